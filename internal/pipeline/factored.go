@@ -1,0 +1,94 @@
+package pipeline
+
+import (
+	"context"
+	"strings"
+)
+
+// MethodFactored is the job method name of CoVe Factored.
+const MethodFactored = "cove-factored"
+
+// Factored is Chain-of-Verification, Factored variant (spec 001): draft, plan one question per
+// line, answer every question in its own call from the question alone (in parallel, under a
+// limit), then revise the draft against the checks. 3 + n model calls for n checks.
+type Factored struct {
+	Model Model
+}
+
+// Name returns the job method name.
+func (Factored) Name() string { return MethodFactored }
+
+// Run verifies one job.
+func (f Factored) Run(ctx context.Context, in Input) (*Result, error) {
+	opts := in.Options.WithDefaults()
+	rec := newRecorder(f.Model)
+	res := &Result{Method: MethodFactored}
+	err := f.run(ctx, rec, in, opts, res)
+	res.Calls = rec.trace()
+	if err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+func (f Factored) run(ctx context.Context, rec *recorder, in Input, opts Options, res *Result) error {
+	if err := draftStep(ctx, rec, in, res); err != nil {
+		return err
+	}
+	questions, err := planQuestions(ctx, rec, in.question(), res.Draft, opts.MaxQuestions, res)
+	if err != nil {
+		return err
+	}
+	if len(questions) == 0 {
+		finishUnchecked(res, "the plan produced no verification questions")
+		return nil
+	}
+
+	res.Checks = make([]Check, len(questions))
+	forEach(len(questions), opts.Concurrency, func(i int) {
+		res.Checks[i] = answerFactoredCheck(ctx, rec, i+1, questions[i])
+	})
+	if err := ctx.Err(); err != nil {
+		return stepError(StepVerify, err)
+	}
+
+	revised, err := rec.prompt(ctx, StepRevise, 0, "factored_revise", struct {
+		Question, Draft string
+		Checks          []Check
+	}{in.question(), res.Draft, res.Checks})
+	if err != nil {
+		return err
+	}
+	res.RevisedText = strings.TrimSpace(revised)
+	res.Status = StatusChecked
+	return nil
+}
+
+// answerFactoredCheck answers one verification question from the question alone: its signature
+// admits nothing else, so neither the draft nor the user's question can reach the prompt. A
+// failed call is retried once; a second failure is recorded as "unsure", which neither confirms
+// nor removes a claim.
+func answerFactoredCheck(ctx context.Context, rec *recorder, position int, verificationQuestion string) Check {
+	check := Check{Position: position, Question: verificationQuestion}
+	data := struct{ VerificationQuestion string }{verificationQuestion}
+	for attempt := 1; attempt <= 2; attempt++ {
+		check.Attempts = attempt
+		answer, err := rec.prompt(ctx, StepVerify, position, "factored_verify", data)
+		if err == nil {
+			check.Answer = strings.TrimSpace(answer)
+			check.Status = CheckAnswered
+			check.Error = ""
+			if isUnsure(check.Answer) {
+				check.Status = CheckUnsure
+			}
+			return check
+		}
+		check.Error = err.Error()
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	check.Answer = "unsure"
+	check.Status = CheckFailed
+	return check
+}

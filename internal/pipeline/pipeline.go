@@ -1,0 +1,248 @@
+// Package pipeline holds Corroborate's verification methods: the Chain-of-Verification variants,
+// CoVe 2.0 and multi-hop query chains. It is pure: it declares the Model and Searcher it needs and
+// knows nothing of NATS or PostgreSQL, so every method runs in a test with a stub model.
+//
+// The isolation rules of the specification are kept by signatures: a function that answers a
+// verification question takes the question (and its evidence) and nothing else, so no draft can
+// reach it by mistake.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Model is the language model a method calls. internal/llm implements it over any
+// OpenAI-compatible endpoint; tests use the fake server in internal/llm/llmtest or a stub.
+type Model interface {
+	Complete(ctx context.Context, req ModelRequest) (ModelReply, error)
+}
+
+// ModelRequest is one call to the model: a single user prompt, sent at temperature 0.
+type ModelRequest struct {
+	// Step names the method's step ("draft", "plan", "verify", "revise", ...) for logs and limits.
+	Step string
+	// Prompt is the full rendered prompt, sent as one user message.
+	Prompt string
+	// Schema, when set, asks for JSON output matching it where the server supports that.
+	// The reply is validated by the caller in every case.
+	Schema *OutputSchema
+	// MaxTokens bounds the reply; 0 leaves the model's configured default.
+	MaxTokens int
+}
+
+// OutputSchema is a JSON Schema for structured output, with the name the API wants for it.
+type OutputSchema struct {
+	Name   string
+	Schema map[string]any
+}
+
+// ModelReply is what the model returned and what it cost.
+type ModelReply struct {
+	Text             string
+	Model            string
+	FinishReason     string
+	PromptTokens     int64
+	CompletionTokens int64
+}
+
+// PermanentError marks a failure that no retry can fix: a model that does not exist, a refused
+// key, an exhausted quota, a plan that stays invalid after its repair. A job that meets one fails
+// with its reason instead of being redelivered.
+type PermanentError struct{ Err error }
+
+func (e *PermanentError) Error() string { return e.Err.Error() }
+func (e *PermanentError) Unwrap() error { return e.Err }
+
+// Permanent wraps err as a PermanentError; nil stays nil.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &PermanentError{Err: err}
+}
+
+// IsPermanent reports whether err, or anything it wraps, is a PermanentError.
+func IsPermanent(err error) bool {
+	var p *PermanentError
+	return errors.As(err, &p)
+}
+
+// Input is one job as a method sees it: the statement and the per-job options, already validated.
+type Input struct {
+	// Question is the user's question. Methods that need one and get only Text use DefaultQuestion.
+	Question string
+	// Text, when set, is the draft to verify: the Draft call is skipped.
+	Text string
+	// Language is the ISO 639-1 code of the statement ("en" when the job gave none).
+	Language string
+	Options  Options
+	// Today anchors freshness-sensitive queries; zero means time.Now().
+	Today time.Time
+}
+
+// DefaultQuestion frames a job that carries only a statement (Text) for the CoVe variants, whose
+// prompts need a question: the statement becomes the draft answer to it.
+const DefaultQuestion = "What are the correct facts in the following statement?"
+
+// question returns the job's question, or DefaultQuestion when it has none.
+func (in Input) question() string {
+	if in.Question != "" {
+		return in.Question
+	}
+	return DefaultQuestion
+}
+
+// Options are the per-job settings a message may carry, with defaults applied by WithDefaults.
+type Options struct {
+	// MaxQuestions caps the verification questions (or claims) of a CoVe run.
+	MaxQuestions int
+	// MaxHops caps the hops of a multi-hop query chain.
+	MaxHops int
+	// Concurrency bounds the parallel verification calls of one run.
+	Concurrency int
+	// Iterate asks CoVe 2.0 for one extra verify and correct cycle.
+	Iterate bool
+	// TemporalScope and IndependenceRules are kept raw here; the methods that use them parse them.
+	TemporalScope     []byte
+	IndependenceRules []byte
+}
+
+// Defaults of Options, applied by WithDefaults.
+const (
+	DefaultMaxQuestions = 10
+	DefaultMaxHops      = 3
+	DefaultConcurrency  = 4
+)
+
+// WithDefaults returns o with every unset field at its default.
+func (o Options) WithDefaults() Options {
+	if o.MaxQuestions <= 0 {
+		o.MaxQuestions = DefaultMaxQuestions
+	}
+	if o.MaxHops <= 0 {
+		o.MaxHops = DefaultMaxHops
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = DefaultConcurrency
+	}
+	return o
+}
+
+// Method is one verification method. Run returns the whole result of the job, every model call
+// included, or an error; a run that fails still returns the calls it made in Result.Calls when
+// it can, so that the failure can be stored with its trace.
+type Method interface {
+	Name() string
+	Run(ctx context.Context, in Input) (*Result, error)
+}
+
+// Status of a finished run.
+const (
+	// StatusChecked: the draft was verified and revised.
+	StatusChecked = "checked"
+	// StatusNothingChecked: the plan produced no questions; the draft is returned unchanged.
+	StatusNothingChecked = "nothing_checked"
+	// StatusNoVerificationNeeded: CoVe 2.0's gate found nothing worth verifying.
+	StatusNoVerificationNeeded = "no_verification_needed"
+)
+
+// Result is everything a run produced, in the shape internal/store writes in one transaction.
+type Result struct {
+	Method string
+	Status string
+	// StatusReason says in words why the status is what it is ("the plan produced no questions").
+	StatusReason string
+	Draft        string
+	// DraftFromInput is true when the job's text was the draft and the Draft call was skipped.
+	DraftFromInput bool
+	// Plan is the raw plan reply (one question per line, JSON, ...), kept as the model wrote it.
+	Plan        string
+	Checks      []Check
+	Claims      []Claim
+	RevisedText string
+	// Report is a rendered statement-level report, for the methods that write one.
+	Report string
+	// Agreed, for Joint runs, is whether the checks left every claim of the draft standing.
+	Agreed *bool
+	Calls  []ModelCall
+}
+
+// Check is one verification question and its answer, in plan order (Position from 1).
+type Check struct {
+	Position int
+	Question string
+	Answer   string
+	// Status is CheckAnswered, CheckUnsure or CheckFailed.
+	Status string
+	// Error is the last error of a failed verify call.
+	Error    string
+	Attempts int
+	// ClaimPosition links the check to the claim it checks (Factor + revise), 0 when none.
+	ClaimPosition int
+}
+
+// Check statuses.
+const (
+	CheckAnswered = "answered"
+	// CheckUnsure: the model said it is not sure. It neither confirms nor contradicts.
+	CheckUnsure = "unsure"
+	// CheckFailed: the verify call failed twice; its answer is recorded as "unsure".
+	CheckFailed = "failed"
+)
+
+// Verdict labels: one vocabulary across methods, stored in claim_results.
+const (
+	VerdictSupported       = "supported"
+	VerdictRefuted         = "refuted"
+	VerdictPartlySupported = "partly_supported"
+	VerdictUnverified      = "unverified"
+	VerdictNotChecked      = "not_checked"
+)
+
+// Claim is one factual claim of a statement and what verification made of it.
+type Claim struct {
+	Position int
+	Text     string
+	// Verdict is one of the Verdict labels; VariantVerdict keeps the method's own word for it
+	// ("PARTIALLY CONSISTENT", "unsure", ...).
+	Verdict        string
+	VariantVerdict string
+	// Reason says why, always set for unverified and not_checked.
+	Reason string
+	// ConsistentPart is the supported part of a partly supported claim.
+	ConsistentPart string
+	// CheckPosition is the check that decided the verdict, 0 when none.
+	CheckPosition int
+	Confidence    string
+}
+
+// ModelCall is one call to the model as it was made: the full prompt and the full reply.
+type ModelCall struct {
+	Seq int
+	// Step names the method's step; Target is the check or claim position it served, 0 for none.
+	Step             string
+	Target           int
+	Prompt           string
+	Reply            string
+	Model            string
+	FinishReason     string
+	PromptTokens     int64
+	CompletionTokens int64
+	StartedAt        time.Time
+	Latency          time.Duration
+	Error            string
+}
+
+// Sentinel errors of the pipeline.
+var (
+	// ErrEmptyReply: the model returned no text where the step needs some.
+	ErrEmptyReply = errors.New("the model returned an empty reply")
+)
+
+// stepError wraps err with the step that failed.
+func stepError(step string, err error) error {
+	return fmt.Errorf("%s: %w", step, err)
+}

@@ -1,0 +1,88 @@
+package pipeline
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+)
+
+// recorder wraps a Model and keeps every call a run makes, in the order the calls started, so
+// that the whole trace is stored with the run: the full prompt, the full reply, tokens, latency
+// and error. It is safe for the concurrent verify calls of one run.
+type recorder struct {
+	model Model
+
+	mu    sync.Mutex
+	calls []ModelCall
+}
+
+func newRecorder(m Model) *recorder { return &recorder{model: m} }
+
+// complete sends one prompt for step and returns the reply text. target is the check or claim
+// position the call serves (0 for none). An empty reply is an error: no step can use one.
+func (r *recorder) complete(ctx context.Context, step string, target int, req ModelRequest) (string, error) {
+	req.Step = step
+	r.mu.Lock()
+	seq := len(r.calls) + 1
+	r.calls = append(r.calls, ModelCall{Seq: seq, Step: step, Target: target, Prompt: req.Prompt, StartedAt: time.Now()})
+	r.mu.Unlock()
+
+	start := time.Now()
+	reply, err := r.model.Complete(ctx, req)
+	latency := time.Since(start)
+	if err == nil && strings.TrimSpace(reply.Text) == "" {
+		err = ErrEmptyReply
+	}
+
+	r.mu.Lock()
+	c := &r.calls[seq-1]
+	c.Reply = reply.Text
+	c.Model = reply.Model
+	c.FinishReason = reply.FinishReason
+	c.PromptTokens = reply.PromptTokens
+	c.CompletionTokens = reply.CompletionTokens
+	c.Latency = latency
+	if err != nil {
+		c.Error = err.Error()
+	}
+	r.mu.Unlock()
+	if err != nil {
+		return "", stepError(step, err)
+	}
+	return reply.Text, nil
+}
+
+// prompt renders a template and sends it as one call.
+func (r *recorder) prompt(ctx context.Context, step string, target int, template string, data any) (string, error) {
+	text, err := renderPrompt(template, data)
+	if err != nil {
+		return "", stepError(step, err)
+	}
+	return r.complete(ctx, step, target, ModelRequest{Prompt: text})
+}
+
+// trace returns a copy of the calls made so far.
+func (r *recorder) trace() []ModelCall {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]ModelCall(nil), r.calls...)
+}
+
+// forEach runs fn for 0..n-1 with at most limit calls at once and waits for all of them.
+func forEach(n, limit int, fn func(i int)) {
+	if limit <= 0 {
+		limit = 1
+	}
+	slots := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for i := range n {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			fn(i)
+		}()
+	}
+	wg.Wait()
+}
