@@ -1,0 +1,89 @@
+// Package store is Corroborate's PostgreSQL room: the connection pool, the schema migrations
+// (goose, under an advisory lock so that many workers may start at once), writing a whole run in
+// one transaction, and the reads that reports, `enqueue --wait` and re-verification need.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"github.com/corroborate/corroborate/migrations"
+)
+
+// Store is the PostgreSQL store. Its zero value is not usable: call Open.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+// Config of the store's connection pool.
+type Config struct {
+	// URL is a PostgreSQL connection URL (DATABASE_URL).
+	URL string
+	// MaxConns bounds the pool; 0 keeps pgx's default (max(4, CPUs)).
+	MaxConns int32
+}
+
+// Open connects to PostgreSQL and checks the connection.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	if cfg.URL == "" {
+		return nil, errors.New("store: no database URL: set DATABASE_URL (for example postgres://user@localhost:5432/corroborate)")
+	}
+	pc, err := pgxpool.ParseConfig(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("store: DATABASE_URL is not a valid PostgreSQL URL: %w", err)
+	}
+	if cfg.MaxConns > 0 {
+		pc.MaxConns = cfg.MaxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("store: opening the pool: %w", err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := pool.Ping(pingCtx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("store: cannot reach PostgreSQL at %s:%d (is it running? is DATABASE_URL right?): %w", pc.ConnConfig.Host, pc.ConnConfig.Port, err)
+	}
+	return &Store{pool: pool}, nil
+}
+
+// New wraps an existing pool.
+func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+
+// Pool returns the underlying pool.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Close closes the pool.
+func (s *Store) Close() { s.pool.Close() }
+
+// Migrate applies every pending migration. A PostgreSQL advisory session lock serialises
+// concurrent callers: one migrates, the others wait for it and then find nothing to do.
+func (s *Store) Migrate(ctx context.Context) ([]string, error) {
+	db := stdlib.OpenDBFromPool(s.pool)
+	defer db.Close()
+	locker, err := lock.NewPostgresSessionLocker()
+	if err != nil {
+		return nil, fmt.Errorf("store: migration lock: %w", err)
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS, goose.WithSessionLocker(locker))
+	if err != nil {
+		return nil, fmt.Errorf("store: loading migrations: %w", err)
+	}
+	results, err := p.Up(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store: applying migrations: %w", err)
+	}
+	var applied []string
+	for _, r := range results {
+		applied = append(applied, r.Source.Path)
+	}
+	return applied, nil
+}
