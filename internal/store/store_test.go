@@ -177,7 +177,7 @@ func TestRecordOutcomeKeepsOneRowPerMessage(t *testing.T) {
 	if err := s.Pool().QueryRow(ctx, `SELECT count(*), max(status), max(attempts), (array_agg(payload))[1] FROM job_outcomes WHERE job_id = $1`, d.JobID).Scan(&rows, &status, &attempts, &payload); err != nil {
 		t.Fatal(err)
 	}
-	if rows != 1 || status != store.OutcomeDead || attempts != 4 || string(payload) != "not json" {
+	if rows != 1 || status != store.OutcomeDead || attempts != 3 || string(payload) != "not json" {
 		t.Fatalf("rows %d status %s attempts %d payload %q: want one dead row that a late pending did not overwrite", rows, status, attempts, payload)
 	}
 }
