@@ -1,0 +1,109 @@
+// Package envflag gives every command-line flag an environment twin: a flag not given on the
+// command line takes its variable's value, and --help lists both. Values from the environment
+// are parsed like the flag's, and a bad one is reported with the variable's name.
+package envflag
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Set is a flag.FlagSet whose flags have environment twins.
+type Set struct {
+	*flag.FlagSet
+	env map[string]string // flag name -> variable
+}
+
+// New returns an empty Set for the named command; summary heads its --help.
+func New(name, summary string) *Set {
+	s := &Set{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), env: map[string]string{}}
+	s.Usage = func() {
+		out := s.Output()
+		fmt.Fprintf(out, "%s\n\nFlags (each has an environment twin; a flag given on the command line wins):\n", summary)
+		s.VisitAll(func(f *flag.Flag) {
+			name, usage := flag.UnquoteUsage(f)
+			line := "  --" + f.Name
+			if name != "" {
+				line += " " + name
+			}
+			if v := s.env[f.Name]; v != "" {
+				line += "   [$" + v + "]"
+			}
+			fmt.Fprintln(out, line)
+			fmt.Fprintf(out, "        %s", strings.ReplaceAll(usage, "\n", "\n        "))
+			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "[]" {
+				fmt.Fprintf(out, " (default %q)", f.DefValue)
+			}
+			fmt.Fprintln(out)
+		})
+	}
+	return s
+}
+
+// String defines a string flag with an environment twin.
+func (s *Set) String(p *string, name, env, def, usage string) {
+	s.StringVar(p, name, def, usage)
+	s.env[name] = env
+}
+
+// Int defines an int flag with an environment twin.
+func (s *Set) Int(p *int, name, env string, def int, usage string) {
+	s.IntVar(p, name, def, usage)
+	s.env[name] = env
+}
+
+// Bool defines a bool flag with an environment twin.
+func (s *Set) Bool(p *bool, name, env string, def bool, usage string) {
+	s.BoolVar(p, name, def, usage)
+	s.env[name] = env
+}
+
+// Duration defines a duration flag with an environment twin.
+func (s *Set) Duration(p *time.Duration, name, env string, def time.Duration, usage string) {
+	s.DurationVar(p, name, def, usage)
+	s.env[name] = env
+}
+
+// Parse parses args, then fills every flag not given on the command line from its environment
+// variable when that is set. Every bad environment value is reported in one error.
+func (s *Set) Parse(args []string) error {
+	if err := s.FlagSet.Parse(args); err != nil {
+		return err
+	}
+	given := map[string]bool{}
+	s.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var problems []string
+	names := make([]string, 0, len(s.env))
+	for name := range s.env {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		variable := s.env[name]
+		value, ok := os.LookupEnv(variable)
+		if given[name] || !ok || variable == "" {
+			continue
+		}
+		if err := s.Set(name, value); err != nil {
+			problems = append(problems, fmt.Sprintf("$%s=%q: %v", variable, value, err))
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("bad environment: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// Given reports whether the flag was set on the command line or by its environment twin.
+func (s *Set) Given(name string) bool {
+	if _, ok := os.LookupEnv(s.env[name]); ok && s.env[name] != "" {
+		return true
+	}
+	found := false
+	s.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}
