@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The project's test command (make test, and CI through .ci/run). It uses the PostgreSQL and
+# NATS named by DATABASE_URL and NATS_URL, else the machine's own on 127.0.0.1:5432 and :4222,
+# else starts throwaway ones (internal/devenv/devservices) and stops them when it ends.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+echo "== gofmt and go vet"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change these files:"; echo "$unformatted"; exit 1
+fi
+go vet ./...
+
+need_pg=false; need_nats=false
+if [ -z "${DATABASE_URL:-}" ] && ! port_open 5432; then need_pg=true; fi
+if [ -z "${NATS_URL:-}" ] && ! port_open 4222; then need_nats=true; fi
+if $need_pg || $need_nats; then
+  services_dir=$(mktemp -d /tmp/corroborate-services.XXXXXX)
+  chmod 755 "$services_dir"
+  echo "== starting throwaway services in $services_dir (postgres: $need_pg, nats: $need_nats)"
+  go build -o "$services_dir/devservices" ./internal/devenv/devservices
+  "$services_dir/devservices" --dir "$services_dir" --env-file "$services_dir/env" \
+    --postgres=$need_pg --nats=$need_nats &
+  services_pid=$!
+  trap 'kill $services_pid 2>/dev/null; wait $services_pid 2>/dev/null; rm -rf "$services_dir"' EXIT
+  for _ in $(seq 1 120); do
+    [ -f "$services_dir/env" ] && break
+    kill -0 $services_pid 2>/dev/null || { echo "devservices failed to start"; exit 1; }
+    sleep 0.5
+  done
+  # shellcheck disable=SC1091
+  source "$services_dir/env"
+fi
+
+echo "== go test -race"
+go test -race -count=1 -timeout 20m ./...
+
+echo "== short fuzz runs"
+fuzz_time=${CORROBORATE_FUZZ_TIME:-5s}
+for pkg in $(go list ./...); do
+  dir=$(go list -f '{{.Dir}}' "$pkg")
+  for target in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //'); do
+    echo "-- $pkg $target ($fuzz_time)"
+    go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_time" "$pkg" >/dev/null
+  done
+done
+echo "== all tests passed"
