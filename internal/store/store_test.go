@@ -220,3 +220,28 @@ func TestStoredRun(t *testing.T) {
 		t.Fatalf("after saving: id %d found %v err %v", id, found, err)
 	}
 }
+
+func TestJobResults(t *testing.T) {
+	t.Parallel()
+	s := setup(t)
+	ctx := context.Background()
+	done := sampleRecord(newJobID(t))
+	if _, err := s.SaveRun(ctx, done); err != nil {
+		t.Fatal(err)
+	}
+	rejected := store.Delivery{JobID: newJobID(t), StreamSeq: uint64(jobCounter.Add(1)), Subject: "s", Payload: []byte("{")}
+	if err := s.RecordOutcome(ctx, store.MessageOutcome{Delivery: rejected, Status: store.OutcomeRejected, Reason: "not JSON"}); err != nil {
+		t.Fatal(err)
+	}
+	results, err := s.JobResults(ctx, []string{done.Delivery.JobID, rejected.JobID, "never-seen"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, r := results[done.Delivery.JobID], results[rejected.JobID]
+	if len(results) != 2 || d.Status != store.OutcomeDone || *d.RevisedText != "Donald Trump" || *d.Checked != 2 || !d.Final() {
+		t.Fatalf("done job: %+v (of %d results)", d, len(results))
+	}
+	if r.Status != store.OutcomeRejected || *r.Reason != "not JSON" || r.Method != nil {
+		t.Fatalf("rejected job: %+v", r)
+	}
+}
