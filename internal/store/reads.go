@@ -49,3 +49,78 @@ func (s *Store) JobResults(ctx context.Context, jobIDs []string) (map[string]Job
 	}
 	return out, nil
 }
+
+// RunSummary is one run as a person reads it: the statement, the draft, the checks and the
+// revised text.
+type RunSummary struct {
+	JobID        string
+	RunID        int64
+	ExternalID   string
+	Text         string
+	Question     string
+	Method       string
+	Model        string
+	Status       string
+	ResultStatus string
+	Draft        string
+	RevisedText  string
+	Error        string
+	Checks       []CheckSummary
+}
+
+// CheckSummary is one verification question and its answer.
+type CheckSummary struct {
+	Position int
+	Question string
+	Answer   string
+	Status   string
+}
+
+// RunSummaries returns the runs of the given jobs, in the order of jobIDs; jobs without a run
+// are left out.
+func (s *Store) RunSummaries(ctx context.Context, jobIDs []string) ([]RunSummary, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT r.job_id, r.id, coalesce(st.external_id, ''), coalesce(st.text, ''), coalesce(st.question, ''),
+		       r.method, coalesce(r.model, ''), r.status, coalesce(r.result_status, ''), coalesce(r.draft, ''),
+		       coalesce(r.revised_text, ''), coalesce(r.error, '')
+		FROM runs r JOIN statements st ON st.id = r.statement_id
+		WHERE r.job_id = ANY ($1)
+		ORDER BY array_position($1, r.job_id)`, jobIDs)
+	if err != nil {
+		return nil, fmt.Errorf("store: reading runs: %w", err)
+	}
+	var out []RunSummary
+	index := map[int64]int{}
+	for rows.Next() {
+		var r RunSummary
+		if err := rows.Scan(&r.JobID, &r.RunID, &r.ExternalID, &r.Text, &r.Question, &r.Method, &r.Model,
+			&r.Status, &r.ResultStatus, &r.Draft, &r.RevisedText, &r.Error); err != nil {
+			return nil, fmt.Errorf("store: reading runs: %w", err)
+		}
+		index[r.RunID] = len(out)
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: reading runs: %w", err)
+	}
+	runIDs := make([]int64, 0, len(out))
+	for _, r := range out {
+		runIDs = append(runIDs, r.RunID)
+	}
+	crows, err := s.pool.Query(ctx, `
+		SELECT run_id, position, question, coalesce(answer, ''), status
+		FROM checks WHERE run_id = ANY ($1) ORDER BY run_id, position`, runIDs)
+	if err != nil {
+		return nil, fmt.Errorf("store: reading checks: %w", err)
+	}
+	defer crows.Close()
+	for crows.Next() {
+		var runID int64
+		var c CheckSummary
+		if err := crows.Scan(&runID, &c.Position, &c.Question, &c.Answer, &c.Status); err != nil {
+			return nil, fmt.Errorf("store: reading checks: %w", err)
+		}
+		out[index[runID]].Checks = append(out[index[runID]].Checks, c)
+	}
+	return out, crows.Err()
+}

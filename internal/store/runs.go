@@ -315,3 +315,15 @@ func cmpTime(t time.Time) time.Time {
 	}
 	return t
 }
+
+// MarkDone marks a message done whose job already has a stored run (a redelivery, or the same
+// job published twice outside the dedupe window).
+func (s *Store) MarkDone(ctx context.Context, d Delivery, runID int64, reason string) error {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		return upsertMessage(ctx, tx, d, OutcomeDone, reason, runID)
+	})
+	if err != nil {
+		return fmt.Errorf("store: marking job %s done: %w", d.JobID, err)
+	}
+	return nil
+}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/pipeline"
+)
+
+// Config is everything the worker is told at start, from flags and their environment twins.
+type Config struct {
+	DatabaseURL string
+	NATSURL     string
+
+	Model         string
+	OpenAIBaseURL string
+	// OpenAIAPIKey comes only from the environment (OPENAI_API_KEY) or from the file named by
+	// OPENAI_API_KEY_FILE: never from a flag, where it would show in the process list.
+	OpenAIAPIKey string
+	ModelTimeout time.Duration
+	MaxTokens    int
+
+	Concurrency       int
+	VerifyConcurrency int
+	MaxQuestions      int
+	DefaultMethod     string
+
+	Stream          string
+	Subjects        string
+	Consumer        string
+	AckWait         time.Duration
+	MaxDeliver      int
+	DuplicateWindow time.Duration
+	MaxMessageBytes int
+
+	ShutdownTimeout time.Duration
+	ExitWhenIdle    bool
+	IdleAfter       time.Duration
+	MetricsAddr     string
+	LogFormat       string
+	LogLevel        string
+	// Dev starts what is missing: an in-process NATS when NATS_URL is unset, a throwaway
+	// PostgreSQL when DATABASE_URL is unset, the replay model when no model is configured.
+	Dev    bool
+	DevDir string
+}
+
+// flags defines the worker's flags on s, each with its environment twin.
+func (c *Config) flags(s *envflag.Set) {
+	s.String(&c.DatabaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL (required unless --dev)")
+	s.String(&c.NATSURL, "nats-url", "NATS_URL", "", "NATS server URL (required unless --dev)")
+	s.String(&c.Model, "model", "CORROBORATE_MODEL", "gpt-4o-mini", "model name sent to the OpenAI-compatible endpoint")
+	s.String(&c.OpenAIBaseURL, "openai-base-url", "OPENAI_BASE_URL", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama (default OpenAI)")
+	s.Duration(&c.ModelTimeout, "model-timeout", "CORROBORATE_MODEL_TIMEOUT", 120*time.Second, "timeout of one model request")
+	s.Int(&c.MaxTokens, "max-tokens", "CORROBORATE_MAX_TOKENS", 1024, "bound on the tokens of one model reply")
+	s.Int(&c.Concurrency, "concurrency", "CORROBORATE_CONCURRENCY", 8, "jobs this worker runs at once")
+	s.Int(&c.VerifyConcurrency, "verify-concurrency", "CORROBORATE_VERIFY_CONCURRENCY", pipeline.DefaultConcurrency, "parallel verification calls within one job")
+	s.Int(&c.MaxQuestions, "max-questions", "CORROBORATE_MAX_QUESTIONS", pipeline.DefaultMaxQuestions, "cap on verification questions per job (a job's options.max_questions may lower or raise it up to 20)")
+	s.String(&c.DefaultMethod, "default-method", "CORROBORATE_DEFAULT_METHOD", pipeline.MethodFactored, "method of a job that names none")
+	s.String(&c.Stream, "stream", "CORROBORATE_STREAM", jobs.DefaultStream, "JetStream stream name")
+	s.String(&c.Subjects, "subjects", "CORROBORATE_SUBJECTS", jobs.DefaultSubjects, "comma-separated subjects of the stream and filter of the consumer")
+	s.String(&c.Consumer, "consumer", "CORROBORATE_CONSUMER", jobs.DefaultConsumer, "durable consumer shared by all workers")
+	s.Duration(&c.AckWait, "ack-wait", "CORROBORATE_ACK_WAIT", jobs.DefaultAckWait, "redelivery deadline without ack or heartbeat (heartbeats every ack-wait/3)")
+	s.Int(&c.MaxDeliver, "max-deliver", "CORROBORATE_MAX_DELIVER", jobs.DefaultMaxDeliver, "attempts per job before it is recorded dead")
+	s.Duration(&c.DuplicateWindow, "dedupe-window", "CORROBORATE_DEDUPE_WINDOW", jobs.DefaultDuplicateWindow, "how long JetStream drops a republished job with the same id")
+	s.Int(&c.MaxMessageBytes, "max-message-bytes", "CORROBORATE_MAX_MESSAGE_BYTES", jobs.DefaultMaxMessageBytes, "largest accepted job message")
+	s.Duration(&c.ShutdownTimeout, "shutdown-timeout", "CORROBORATE_SHUTDOWN_TIMEOUT", 30*time.Second, "on SIGINT/SIGTERM, how long in-flight jobs may take to finish")
+	s.Bool(&c.ExitWhenIdle, "exit-when-idle", "CORROBORATE_EXIT_WHEN_IDLE", false, "exit 0 once the backlog is drained (nightly batch runs)")
+	s.Duration(&c.IdleAfter, "idle-after", "CORROBORATE_IDLE_AFTER", 2*time.Second, "with --exit-when-idle: how long without work counts as idle")
+	s.String(&c.MetricsAddr, "metrics-addr", "CORROBORATE_METRICS_ADDR", "127.0.0.1:9464", "address of /metrics and /healthz (empty: off)")
+	s.String(&c.LogFormat, "log-format", "CORROBORATE_LOG_FORMAT", "auto", "auto (text on a terminal, else JSON), json or text")
+	s.String(&c.LogLevel, "log-level", "CORROBORATE_LOG_LEVEL", "info", "debug, info, warn or error")
+	s.Bool(&c.Dev, "dev", "CORROBORATE_DEV", false, "dev mode: start an in-process NATS, a throwaway PostgreSQL and the replay model for what is not configured")
+	s.String(&c.DevDir, "dev-dir", "CORROBORATE_DEV_DIR", ".corroborate-dev", "dev mode: folder of the throwaway services' files")
+}
+
+// loadSecrets reads the API key from the environment or from the file OPENAI_API_KEY_FILE names.
+func (c *Config) loadSecrets() error {
+	c.OpenAIAPIKey = os.Getenv("OPENAI_API_KEY")
+	if path := os.Getenv("OPENAI_API_KEY_FILE"); path != "" && c.OpenAIAPIKey == "" {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("OPENAI_API_KEY_FILE: %w", err)
+		}
+		c.OpenAIAPIKey = strings.TrimSpace(string(raw))
+	}
+	return nil
+}
+
+// modelConfigured reports whether an OpenAI-compatible endpoint is configured.
+func (c *Config) modelConfigured() bool { return c.OpenAIAPIKey != "" || c.OpenAIBaseURL != "" }
+
+// validate reports every problem of the configuration in one error.
+func (c *Config) validate() error {
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	if !c.Dev {
+		if c.DatabaseURL == "" {
+			bad("no database: set DATABASE_URL or --database-url (or use --dev)")
+		}
+		if c.NATSURL == "" {
+			bad("no NATS: set NATS_URL or --nats-url (or use --dev)")
+		}
+		if !c.modelConfigured() {
+			bad("no model: set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL for an OpenAI-compatible server (or use --dev for the offline replay)")
+		}
+	}
+	if c.Concurrency < 1 || c.Concurrency > 1024 {
+		bad("--concurrency %d must be between 1 and 1024", c.Concurrency)
+	}
+	if c.VerifyConcurrency < 1 || c.VerifyConcurrency > 64 {
+		bad("--verify-concurrency %d must be between 1 and 64", c.VerifyConcurrency)
+	}
+	if c.MaxQuestions < 1 || c.MaxQuestions > 20 {
+		bad("--max-questions %d must be between 1 and 20", c.MaxQuestions)
+	}
+	if _, err := pipeline.NewMethod(c.DefaultMethod, nil); err != nil {
+		bad("--default-method: %v", err)
+	}
+	if c.MaxTokens < 16 {
+		bad("--max-tokens %d must be at least 16", c.MaxTokens)
+	}
+	if c.ModelTimeout < time.Second {
+		bad("--model-timeout %s must be at least 1s", c.ModelTimeout)
+	}
+	switch c.LogFormat {
+	case "auto", "json", "text":
+	default:
+		bad("--log-format %q must be auto, json or text", c.LogFormat)
+	}
+	if err := c.streamConfig().WithDefaults().Validate(); err != nil {
+		bad("%v", err)
+	}
+	if len(problems) > 0 {
+		return errors.New("configuration: " + strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// streamConfig is the JetStream side of the configuration, shared with enqueue.
+func (c *Config) streamConfig() jobs.StreamConfig {
+	var subjects []string
+	for _, s := range strings.Split(c.Subjects, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			subjects = append(subjects, s)
+		}
+	}
+	return jobs.StreamConfig{
+		Stream: c.Stream, Subjects: subjects, Consumer: c.Consumer, AckWait: c.AckWait,
+		MaxDeliver: c.MaxDeliver, DuplicateWindow: c.DuplicateWindow, MaxMessageBytes: c.MaxMessageBytes,
+		Concurrency: c.Concurrency,
+	}
+}

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/store"
+)
+
+// handler runs one job: decode and validate the message, skip it when its result is stored,
+// run its method, and store the whole run in one transaction. Its error tells the consume loop
+// what to do with the message: nil acks, jobs.Reject terms, anything else naks for a retry.
+type handler struct {
+	store        *store.Store
+	model        pipeline.Model
+	modelName    string
+	validation   jobs.ValidationConfig
+	stream       string
+	maxQuestions int
+	concurrency  int
+	worker       string
+	log          *slog.Logger
+	metrics      *metrics
+	// now is time.Now, replaceable in tests.
+	now func() time.Time
+}
+
+// recordTimeout bounds the writes of an outcome, which use their own context: a job cancelled
+// by shutdown must still record why it stopped.
+const recordTimeout = 10 * time.Second
+
+func (h *handler) Handle(ctx context.Context, d *jobs.Delivery) error {
+	log := h.log.With("job_id", d.JobID, "stream_seq", d.StreamSeq, "attempt", d.NumDelivered, "subject", d.Subject)
+	sd := store.Delivery{
+		JobID: d.JobID, Stream: h.stream, StreamSeq: d.StreamSeq, Subject: d.Subject,
+		Attempt: int(d.NumDelivered), Payload: d.Data, ReceivedAt: d.Received,
+	}
+
+	if d.Exhausted {
+		reason := fmt.Sprintf("delivery attempts exhausted (%d): every attempt ended without an outcome (worker stopped, crashed or timed out)", d.NumDelivered-1)
+		return h.finish(log, sd, store.OutcomeDead, reason, jobs.Reject(errors.New(reason)))
+	}
+
+	msg, err := jobs.Decode(d.Data, h.validation)
+	if err != nil {
+		return h.finish(log, sd, store.OutcomeRejected, "invalid message: "+err.Error(), jobs.Reject(err))
+	}
+	log = log.With("method", msg.Method, "external_id", msg.ID)
+
+	if runID, found, err := h.store.StoredRun(ctx, d.JobID); err != nil {
+		return h.retry(log, sd, d, err)
+	} else if found {
+		log.Info("job already has a stored run: acknowledged without running again", "run_id", runID)
+		h.metrics.jobs.WithLabelValues(store.OutcomeDone).Inc()
+		return h.recordDoneDuplicate(log, sd, runID)
+	}
+
+	method, err := pipeline.NewMethod(msg.Method, h.model)
+	if err != nil {
+		reason := fmt.Sprintf("method %q is not available in this worker: %v", msg.Method, err)
+		return h.finish(log, sd, store.OutcomeRejected, reason, jobs.Reject(errors.New(reason)))
+	}
+
+	in := pipeline.Input{
+		Question: msg.Question,
+		Text:     msg.Text,
+		Language: msg.Language,
+		Options:  h.options(msg.Options),
+		Today:    h.now(),
+	}
+	started := h.now()
+	log.Info("job started")
+	h.metrics.inFlight.Inc()
+	res, runErr := method.Run(ctx, in)
+	h.metrics.inFlight.Dec()
+	finished := h.now()
+	h.metrics.observeCalls(res)
+
+	rec := store.RunRecord{
+		Delivery:  sd,
+		Statement: store.Statement{ExternalID: msg.ID, Text: msg.Text, Question: msg.Question, Language: msg.Language},
+		Method:    msg.Method, RequestedMethod: msg.Method, Model: h.modelName,
+		Status: store.RunDone, Options: optionsJSON(msg.Options), Worker: h.worker,
+		StartedAt: started, FinishedAt: finished, Result: res,
+	}
+	if runErr != nil {
+		switch {
+		case pipeline.IsPermanent(runErr):
+			// Retrying cannot help (unknown model, refused key, exhausted quota): store the
+			// failed run with its trace and the reason.
+			rec.Status, rec.Error = store.RunFailed, runErr.Error()
+			if _, err := h.store.SaveRun(context.WithoutCancel(ctx), rec); err != nil {
+				return h.retry(log, sd, d, err)
+			}
+			log.Error("job failed", "error", runErr)
+			h.metrics.jobs.WithLabelValues(store.OutcomeFailed).Inc()
+			return jobs.Reject(runErr)
+		case d.Final:
+			reason := fmt.Sprintf("the last of %d attempts failed: %v", d.NumDelivered, runErr)
+			return h.finish(log, sd, store.OutcomeDead, reason, jobs.Reject(runErr))
+		default:
+			return h.retry(log, sd, d, runErr)
+		}
+	}
+
+	saved, err := h.store.SaveRun(ctx, rec)
+	if err != nil {
+		return h.retry(log, sd, d, err)
+	}
+	if saved.AlreadyStored {
+		log.Info("another delivery of this job stored its run first; this run was not written", "run_id", saved.RunID)
+	} else {
+		log.Info("job done", "run_id", saved.RunID, "status", res.Status, "checks", len(res.Checks),
+			"model_calls", len(res.Calls), "duration_ms", finished.Sub(started).Milliseconds())
+	}
+	h.metrics.jobs.WithLabelValues(store.OutcomeDone).Inc()
+	h.metrics.jobSeconds.Observe(finished.Sub(started).Seconds())
+	return nil
+}
+
+// options turns a message's options into the pipeline's, with the worker's defaults.
+func (h *handler) options(o jobs.MessageOptions) pipeline.Options {
+	opts := pipeline.Options{MaxQuestions: h.maxQuestions, Concurrency: h.concurrency}
+	if o.MaxQuestions != nil {
+		opts.MaxQuestions = *o.MaxQuestions
+	}
+	if o.MaxHops != nil {
+		opts.MaxHops = *o.MaxHops
+	}
+	if o.Iterate != nil {
+		opts.Iterate = *o.Iterate
+	}
+	opts.TemporalScope = o.TemporalScope
+	opts.IndependenceRules = o.IndependenceRules
+	return opts.WithDefaults()
+}
+
+// finish records a final outcome that produced no run (rejected, dead) and returns result. When
+// the outcome cannot be recorded the message is retried instead: nothing is lost unrecorded.
+func (h *handler) finish(log *slog.Logger, sd store.Delivery, outcome, reason string, result error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+	defer cancel()
+	if err := h.store.RecordOutcome(ctx, store.MessageOutcome{Delivery: sd, Status: outcome, Reason: reason}); err != nil {
+		log.Error("cannot record the outcome; the message will be redelivered", "outcome", outcome, "error", err)
+		return fmt.Errorf("recording outcome %s: %w", outcome, err)
+	}
+	log.Warn("job "+outcome, "reason", reason)
+	h.metrics.jobs.WithLabelValues(outcome).Inc()
+	return result
+}
+
+// recordDoneDuplicate marks a redelivered message of a stored job done.
+func (h *handler) recordDoneDuplicate(log *slog.Logger, sd store.Delivery, runID int64) error {
+	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+	defer cancel()
+	if err := h.store.MarkDone(ctx, sd, runID, "a run of this job was already stored"); err != nil {
+		log.Warn("cannot mark the duplicate done; acknowledging anyway (its run is stored)", "error", err)
+	}
+	return nil
+}
+
+// retry records that the job will be retried and returns err, which naks the message.
+func (h *handler) retry(log *slog.Logger, sd store.Delivery, d *jobs.Delivery, err error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+	defer cancel()
+	reason := fmt.Sprintf("attempt %d failed, will retry: %v", d.NumDelivered, err)
+	if recErr := h.store.RecordOutcome(ctx, store.MessageOutcome{Delivery: sd, Status: store.OutcomePending, Reason: reason}); recErr != nil {
+		log.Warn("cannot record the retry", "error", recErr)
+	}
+	log.Warn("job will be retried", "error", err)
+	h.metrics.retries.Inc()
+	return err
+}
+
+func optionsJSON(o jobs.MessageOptions) json.RawMessage {
+	raw, err := json.Marshal(o)
+	if err != nil {
+		return json.RawMessage(`{}`)
+	}
+	return raw
+}

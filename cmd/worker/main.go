@@ -1,0 +1,319 @@
+// Command worker consumes statements from JetStream, verifies each with its method, and stores
+// the whole run in PostgreSQL in one transaction before acknowledging it.
+//
+//	worker [flags]          run until SIGINT/SIGTERM (or, with --exit-when-idle, until drained)
+//	worker migrate [flags]  apply the database migrations and exit
+//	worker demo             the whole system on embedded defaults, with the bundled examples
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"golang.org/x/term"
+
+	"github.com/corroborate/corroborate/examples"
+	"github.com/corroborate/corroborate/internal/devenv"
+	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/llm"
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/store"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// Exit statuses.
+const (
+	exitOK     = 0
+	exitFailed = 1
+	exitUsage  = 2
+)
+
+func run(args []string, stdout, stderr io.Writer) int {
+	command := "run"
+	if len(args) > 0 && (args[0] == "migrate" || args[0] == "demo" || args[0] == "run") {
+		command, args = args[0], args[1:]
+	}
+	var cfg Config
+	fs := envflag.New("worker", "Usage: worker [run|migrate|demo] [flags]\n\n"+
+		"Consumes statements from JetStream, verifies them, stores every run in PostgreSQL.")
+	fs.SetOutput(stderr)
+	cfg.flags(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintln(stderr, "worker:", err)
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "worker: unexpected argument %q (commands: run, migrate, demo)\n", fs.Arg(0))
+		return exitUsage
+	}
+	if err := cfg.loadSecrets(); err != nil {
+		fmt.Fprintln(stderr, "worker:", err)
+		return exitUsage
+	}
+	if command == "demo" {
+		cfg.Dev, cfg.ExitWhenIdle = true, true
+	}
+	if err := cfg.validate(); err != nil {
+		fmt.Fprintln(stderr, "worker:", err)
+		return exitUsage
+	}
+	log := newLogger(cfg, stderr)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var err error
+	switch command {
+	case "migrate":
+		err = migrate(ctx, cfg, log, stdout)
+	case "demo":
+		err = demo(ctx, cfg, log, stdout)
+	default:
+		err = work(ctx, cfg, log)
+	}
+	if err != nil {
+		log.Error("worker stopped", "error", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+// newLogger returns the structured logger: JSON in production, text on a terminal.
+func newLogger(cfg Config, w io.Writer) *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		level = slog.LevelInfo
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	format := cfg.LogFormat
+	if format == "auto" {
+		format = "json"
+		if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			format = "text"
+		}
+	}
+	if format == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// services are the connections a worker needs, and how to let them go.
+type services struct {
+	store    *store.Store
+	nc       *nats.Conn
+	js       jetstream.JetStream
+	model    pipeline.Model
+	replay   bool
+	natsURL  string
+	closeAll []func()
+}
+
+func (s *services) close() {
+	for i := len(s.closeAll) - 1; i >= 0; i-- {
+		s.closeAll[i]()
+	}
+}
+
+// connect opens PostgreSQL (migrated), NATS and the model; in dev mode it first starts what is
+// not configured.
+func connect(ctx context.Context, cfg Config, log *slog.Logger, withModel bool) (*services, error) {
+	s := &services{}
+	ok := false
+	defer func() {
+		if !ok {
+			s.close()
+		}
+	}()
+	if cfg.Dev {
+		if err := os.MkdirAll(cfg.DevDir, 0o755); err != nil {
+			return nil, fmt.Errorf("dev mode: %w", err)
+		}
+		if cfg.DatabaseURL == "" {
+			pg, err := devenv.StartPostgres(ctx, filepath.Join(cfg.DevDir, "postgres"))
+			if err != nil {
+				return nil, fmt.Errorf("dev mode: %w", err)
+			}
+			s.closeAll = append(s.closeAll, func() {
+				if err := pg.Stop(); err != nil {
+					log.Warn("stopping the throwaway PostgreSQL", "error", err)
+				}
+			})
+			cfg.DatabaseURL = pg.URL
+			log.Info("dev mode: started a throwaway PostgreSQL", "database_url", pg.URL, "dir", pg.Dir)
+		}
+		if cfg.NATSURL == "" {
+			ns, err := devenv.StartNATS(filepath.Join(cfg.DevDir, "nats"), 0)
+			if err != nil {
+				return nil, fmt.Errorf("dev mode: %w", err)
+			}
+			s.closeAll = append(s.closeAll, ns.Stop)
+			cfg.NATSURL = ns.URL
+			log.Info("dev mode: started an in-process NATS with JetStream", "nats_url", ns.URL)
+		}
+	}
+
+	st, err := store.Open(ctx, store.Config{URL: cfg.DatabaseURL, MaxConns: int32(max(4, cfg.Concurrency+2))})
+	if err != nil {
+		return nil, err
+	}
+	s.store = st
+	s.closeAll = append(s.closeAll, st.Close)
+	applied, err := st.Migrate(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(applied) > 0 {
+		log.Info("applied database migrations", "migrations", applied)
+	}
+
+	nc, err := nats.Connect(cfg.NATSURL,
+		nats.Name("corroborate-worker"),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(time.Second),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { log.Warn("NATS disconnected", "error", err) }),
+		nats.ReconnectHandler(func(c *nats.Conn) { log.Info("NATS reconnected", "url", c.ConnectedUrlRedacted()) }))
+	if err != nil {
+		return nil, fmt.Errorf("connecting to NATS at %s (is it running? is NATS_URL right?): %w", cfg.NATSURL, err)
+	}
+	s.nc, s.natsURL = nc, cfg.NATSURL
+	s.closeAll = append(s.closeAll, func() { _ = nc.Drain() })
+	if s.js, err = jetstream.New(nc); err != nil {
+		return nil, fmt.Errorf("JetStream: %w", err)
+	}
+
+	if withModel {
+		if err := s.openModel(cfg, log); err != nil {
+			return nil, err
+		}
+	}
+	ok = true
+	return s, nil
+}
+
+func (s *services) openModel(cfg Config, log *slog.Logger) error {
+	if !cfg.modelConfigured() {
+		if !cfg.Dev {
+			return errors.New("no model configured: set OPENAI_API_KEY or OPENAI_BASE_URL")
+		}
+		replay, err := llm.NewReplay(examples.Replay)
+		if err != nil {
+			return err
+		}
+		s.model, s.replay = replay, true
+		log.Warn("dev mode: NO MODEL CONFIGURED: using the offline replay of recorded replies for the bundled examples; results are a REPLAY, not a verification")
+		return nil
+	}
+	client, err := llm.New(llm.Config{
+		APIKey: cfg.OpenAIAPIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.Model,
+		Timeout: cfg.ModelTimeout, MaxTokens: cfg.MaxTokens,
+	})
+	if err != nil {
+		return err
+	}
+	s.model = client
+	log.Info("model", "model", client.Model(), "base_url", client.BaseURL())
+	return nil
+}
+
+// modelName is what runs record as their model.
+func (s *services) modelName(cfg Config) string {
+	if s.replay {
+		return llm.ReplayModel
+	}
+	return cfg.Model
+}
+
+func migrate(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer) error {
+	s, err := connect(ctx, cfg, log, false)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	fmt.Fprintln(stdout, "migrations are up to date")
+	return nil
+}
+
+// work runs the worker until ctx ends (or, with --exit-when-idle, until the backlog is drained).
+func work(ctx context.Context, cfg Config, log *slog.Logger) error {
+	s, err := connect(ctx, cfg, log, true)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	return consume(ctx, cfg, log, s, newMetrics(), cfg.MetricsAddr)
+}
+
+// consume sets up the stream and consumer and runs the consume loop with the job handler.
+func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *metrics, metricsAddr string) error {
+	sc := cfg.streamConfig()
+	_, cons, err := jobs.Setup(ctx, s.js, sc)
+	if err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	h := &handler{
+		store: s.store, model: s.model, modelName: s.modelName(cfg),
+		validation:   jobs.ValidationConfig{MaxMessageBytes: cfg.MaxMessageBytes, DefaultMethod: cfg.DefaultMethod},
+		stream:       sc.WithDefaults().Stream,
+		maxQuestions: cfg.MaxQuestions, concurrency: cfg.VerifyConcurrency,
+		worker: fmt.Sprintf("%s/%d", host, os.Getpid()), log: log, metrics: m, now: time.Now,
+	}
+	if metricsAddr != "" {
+		addr, err := serveMetrics(ctx, metricsAddr, m, func(ctx context.Context) error {
+			if !s.nc.IsConnected() {
+				return errors.New("NATS is not connected")
+			}
+			return s.store.Pool().Ping(ctx)
+		}, log)
+		if err != nil {
+			return fmt.Errorf("--metrics-addr %s: %w", metricsAddr, err)
+		}
+		log.Info("serving /metrics and /healthz", "addr", addr)
+	}
+	cc := sc.ConsumeConfig()
+	cc.Concurrency = cfg.Concurrency
+	cc.ShutdownTimeout = cfg.ShutdownTimeout
+	cc.Logger = log
+	if cfg.ExitWhenIdle {
+		cc.ExitWhenIdle = cfg.IdleAfter
+	}
+	log.Info("worker consuming", "stream", h.stream, "subjects", sc.Subjects, "concurrency", cfg.Concurrency,
+		"model", h.modelName, "exit_when_idle", cfg.ExitWhenIdle)
+	err = jobs.Consume(ctx, cons, cc, h)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	log.Info("worker stopped consuming")
+	return nil
+}
+
+// describeFlags is used by tests to check that --help names every variable.
+func describeFlags() string {
+	var cfg Config
+	fs := envflag.New("worker", "")
+	var b strings.Builder
+	fs.SetOutput(&b)
+	cfg.flags(fs)
+	fs.Usage()
+	return b.String()
+}

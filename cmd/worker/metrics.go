@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+)
+
+// metrics are the worker's Prometheus metrics, on a registry of its own so that tests can make
+// as many workers as they like.
+type metrics struct {
+	registry   *prometheus.Registry
+	jobs       *prometheus.CounterVec
+	retries    prometheus.Counter
+	inFlight   prometheus.Gauge
+	jobSeconds prometheus.Histogram
+	calls      *prometheus.CounterVec
+	callErrors *prometheus.CounterVec
+	tokens     *prometheus.CounterVec
+	callSecs   *prometheus.HistogramVec
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "corroborate_jobs_total", Help: "Jobs finished, by outcome (done, rejected, failed, dead).",
+		}, []string{"outcome"}),
+		retries: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "corroborate_job_retries_total", Help: "Job attempts that failed and were put back for a retry.",
+		}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "corroborate_jobs_in_flight", Help: "Jobs running now.",
+		}),
+		jobSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "corroborate_job_duration_seconds", Help: "Time to run and store one job.",
+			Buckets: prometheus.ExponentialBuckets(0.01, 2, 16),
+		}),
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "corroborate_model_calls_total", Help: "Model calls, by step.",
+		}, []string{"step"}),
+		callErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "corroborate_model_call_errors_total", Help: "Model calls that failed, by step.",
+		}, []string{"step"}),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "corroborate_model_tokens_total", Help: "Model tokens, by kind (prompt, completion).",
+		}, []string{"kind"}),
+		callSecs: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "corroborate_model_call_duration_seconds", Help: "Latency of model calls, by step.",
+			Buckets: prometheus.ExponentialBuckets(0.005, 2, 16),
+		}, []string{"step"}),
+	}
+	m.registry.MustRegister(m.jobs, m.retries, m.inFlight, m.jobSeconds, m.calls, m.callErrors, m.tokens, m.callSecs,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// observeCalls counts a run's model calls.
+func (m *metrics) observeCalls(res *pipeline.Result) {
+	if res == nil {
+		return
+	}
+	for _, c := range res.Calls {
+		m.calls.WithLabelValues(c.Step).Inc()
+		if c.Error != "" {
+			m.callErrors.WithLabelValues(c.Step).Inc()
+		}
+		m.tokens.WithLabelValues("prompt").Add(float64(c.PromptTokens))
+		m.tokens.WithLabelValues("completion").Add(float64(c.CompletionTokens))
+		m.callSecs.WithLabelValues(c.Step).Observe(c.Latency.Seconds())
+	}
+}
+
+// serveMetrics serves /metrics and /healthz on addr until ctx ends. health reports whether the
+// worker can work (NATS connected, PostgreSQL reachable).
+func serveMetrics(ctx context.Context, addr string, m *metrics, health func(context.Context) error, log *slog.Logger) (string, error) {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		hctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+		defer cancel()
+		if err := health(hctx); err != nil {
+			http.Error(w, "unhealthy: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", err
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics server stopped", "error", err)
+		}
+	}()
+	go func() {
+		<-ctx.Done()
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdownCtx)
+	}()
+	return l.Addr().String(), nil
+}
