@@ -1,0 +1,521 @@
+// Package llmtest is an OpenAI-compatible fake server for tests: it speaks the chat completions
+// protocol over real HTTP, so that the real openai-go client (and everything around it: timeouts,
+// error decoding, headers) is exercised, while replies are scripted by the test.
+//
+// Replies come from rules, tried in the order they were registered: the first rule that matches
+// the prompt (the last user message of the request) answers it. Reply and Fail match when the
+// prompt contains their substring ("" matches every prompt); Handle matches when its function
+// says so. A rule limited by Once or Times stops matching once used up, and the search goes on to
+// the next rule, which makes "fail once, then succeed" a two-line script. When no rule matches,
+// the server answers with its default response: by default HTTP 500 naming the unmatched prompt,
+// so that a test with a missing rule fails loudly.
+//
+// The server adds no latency and logs nothing unless asked (WithLatency, Rule.Delay), so it can
+// stand in for the model in throughput benchmarks.
+package llmtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Response is what the server sends back for one request.
+type Response struct {
+	// Text is the assistant message of a successful reply (choices[0].message.content).
+	Text string
+	// FinishReason of a successful reply; "stop" when empty. "length" simulates a reply cut at
+	// the token limit.
+	FinishReason string
+	// Status is the HTTP status; 0 means 200. Any status of 400 or more is an error response.
+	Status int
+	// Body, when set, is sent verbatim instead of the generated JSON: a custom error, a reply
+	// without choices, a body that is not JSON. An error response without Body gets an
+	// OpenAI-shaped error (see ErrorBody) carrying the status text.
+	Body string
+	// Header holds extra response headers, such as Retry-After.
+	Header http.Header
+	// Delay holds the response back this long; the wait ends early when the client goes away.
+	Delay time.Duration
+}
+
+// Request is one chat completions request as the server received it.
+type Request struct {
+	// Path is the request path: "/v1/chat/completions" or "/chat/completions".
+	Path string
+	// Prompt is the text of the last user message.
+	Prompt string
+	Model  string
+	// Temperature, MaxTokens, MaxCompletionTokens and Seed are nil when the request omitted them.
+	Temperature         *float64
+	MaxTokens           *int64
+	MaxCompletionTokens *int64
+	Seed                *int64
+	// ResponseFormat is the raw response_format object, nil when absent.
+	ResponseFormat json.RawMessage
+	// Authorization is the Authorization header as sent, empty when the request had none.
+	Authorization string
+	Received      time.Time
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithLatency delays every response by d, on top of any rule delay: a slow model for timeout and
+// concurrency tests. Without it the server answers at once.
+func WithLatency(d time.Duration) Option {
+	return func(s *Server) { s.latency = d }
+}
+
+// WithDefault sets the response sent when no rule matches, instead of the loud HTTP 500.
+func WithDefault(r Response) Option {
+	return func(s *Server) { s.fallback = &r }
+}
+
+// WithModels makes the server know only these models, as a real server does: a request for any
+// other model gets HTTP 404 in the shape Ollama and OpenAI use. GET /v1/models lists them.
+// Without it every model name is accepted.
+func WithModels(names ...string) Option {
+	return func(s *Server) { s.models = append([]string(nil), names...) }
+}
+
+// Server is a running fake OpenAI-compatible server. Its methods are safe for concurrent use.
+type Server struct {
+	http     *httptest.Server
+	latency  time.Duration
+	fallback *Response
+	models   []string
+	seq      atomic.Int64
+	done     chan struct{}
+	stop     sync.Once
+
+	mu       sync.Mutex
+	rules    []*Rule
+	requests []Request
+}
+
+// NewServer starts a server that t's cleanup closes.
+func NewServer(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	s := &Server{done: make(chan struct{})}
+	for _, opt := range opts {
+		opt(s)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/chat/completions", s.serveChat)
+	mux.HandleFunc("/chat/completions", s.serveChat)
+	mux.HandleFunc("/v1/models", s.serveModels)
+	mux.HandleFunc("/models", s.serveModels)
+	s.http = httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// URL is the base URL to give openai-go (llm.Config.BaseURL): the server's root followed by
+// "/v1", the way OpenAI's own base URL reads. The root without "/v1" works as well, since the
+// server answers on both paths; Request.Path tells which one a client used.
+func (s *Server) URL() string { return s.http.URL + "/v1" }
+
+// Close stops the server. Delayed responses are abandoned, and later requests fail to connect,
+// which is how a test simulates a model server that went away. Closing twice is harmless.
+func (s *Server) Close() {
+	s.stop.Do(func() {
+		close(s.done)
+		s.http.Close()
+	})
+}
+
+// Rule is one scripted answer. Its methods change it in place and return it, for chaining:
+//
+//	srv.Fail("", 503, "").Once()
+//	srv.Fail("plan", 429, llmtest.ErrorBody("slow down", "requests", "rate_limit_exceeded")).Header("Retry-After", "2")
+type Rule struct {
+	s       *Server
+	match   func(prompt string) (Response, bool)
+	limited bool
+	left    int
+	delay   time.Duration
+	finish  string
+	header  http.Header
+}
+
+// Reply answers every prompt containing contains with text, as a successful completion.
+func (s *Server) Reply(contains, text string) *Rule {
+	return s.Handle(func(prompt string) (Response, bool) {
+		return Response{Text: text}, strings.Contains(prompt, contains)
+	})
+}
+
+// Fail answers every prompt containing contains with an error response of the given status.
+// An empty body becomes an OpenAI-shaped error carrying the status text; see ErrorBody for
+// the shape of a custom one.
+func (s *Server) Fail(contains string, status int, body string) *Rule {
+	return s.Handle(func(prompt string) (Response, bool) {
+		return Response{Status: status, Body: body}, strings.Contains(prompt, contains)
+	})
+}
+
+// Handle adds a rule that computes its response: fn is called with the prompt and matches when
+// it returns true. fn may be called concurrently, and must not call the Server's rule methods.
+func (s *Server) Handle(fn func(prompt string) (Response, bool)) *Rule {
+	r := &Rule{s: s, match: fn}
+	s.mu.Lock()
+	s.rules = append(s.rules, r)
+	s.mu.Unlock()
+	return r
+}
+
+// Once makes the rule answer one request only; later requests go on to the next rules.
+func (r *Rule) Once() *Rule { return r.Times(1) }
+
+// Times makes the rule answer n requests only; later requests go on to the next rules.
+func (r *Rule) Times(n int) *Rule {
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	r.limited, r.left = true, n
+	return r
+}
+
+// Delay holds this rule's responses back by d (on top of WithLatency).
+func (r *Rule) Delay(d time.Duration) *Rule {
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	r.delay = d
+	return r
+}
+
+// FinishReason sets the finish_reason of this rule's replies ("length" for a truncated reply).
+func (r *Rule) FinishReason(reason string) *Rule {
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	r.finish = reason
+	return r
+}
+
+// Header adds a response header to this rule's responses, such as Retry-After or Retry-After-Ms.
+func (r *Rule) Header(key, value string) *Rule {
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	if r.header == nil {
+		r.header = http.Header{}
+	}
+	r.header.Add(key, value)
+	return r
+}
+
+// respond finds the response to prompt: the first rule, in registration order, that matches and
+// is not used up. Rule functions run outside the lock, so that a slow Handle does not serialize
+// the server; a limited rule is claimed under the lock once it has matched.
+func (s *Server) respond(prompt string) Response {
+	s.mu.Lock()
+	rules := s.rules
+	s.mu.Unlock()
+	for _, r := range rules {
+		resp, ok := r.match(prompt)
+		if !ok {
+			continue
+		}
+		s.mu.Lock()
+		if r.limited && r.left <= 0 {
+			s.mu.Unlock()
+			continue
+		}
+		if r.limited {
+			r.left--
+		}
+		if r.delay > 0 {
+			resp.Delay = r.delay
+		}
+		if r.finish != "" {
+			resp.FinishReason = r.finish
+		}
+		if len(r.header) > 0 {
+			h := resp.Header.Clone()
+			if h == nil {
+				h = http.Header{}
+			}
+			for k, vs := range r.header {
+				h[k] = append(h[k], vs...)
+			}
+			resp.Header = h
+		}
+		s.mu.Unlock()
+		return resp
+	}
+	if s.fallback != nil {
+		return *s.fallback
+	}
+	return Response{
+		Status: http.StatusInternalServerError,
+		Body:   ErrorBody(fmt.Sprintf("llmtest: no rule matches the prompt %q", abbreviate(prompt, 300)), "llmtest_unmatched", "no_rule"),
+	}
+}
+
+// Requests returns a copy of the chat completions requests received so far, in arrival order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Prompts returns the prompts received so far, in arrival order.
+func (s *Server) Prompts() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, len(s.requests))
+	for i, r := range s.requests {
+		out[i] = r.Prompt
+	}
+	return out
+}
+
+// Count returns how many chat completions requests the server has received.
+func (s *Server) Count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.requests)
+}
+
+// Reset forgets the recorded requests; the rules (and what is left of limited ones) stay.
+func (s *Server) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = nil
+}
+
+// ErrorBody returns an error body in OpenAI's shape, {"error":{"message","type","param","code"}},
+// which openai-go decodes into openai.Error. code may be empty (it is then null, as Ollama sends).
+func ErrorBody(message, typ, code string) string {
+	var c any
+	if code != "" {
+		c = code
+	}
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{
+		"message": message, "type": typ, "param": nil, "code": c,
+	}})
+	return string(b)
+}
+
+// Tokens is the server's token count of s: one token per four bytes, rounded up. Usage in every
+// reply is computed with it, so tests can predict prompt_tokens and completion_tokens.
+func Tokens(s string) int64 { return int64((len(s) + 3) / 4) }
+
+// chatRequest is the part of a chat completions request the server reads.
+type chatRequest struct {
+	Model    string `json:"model"`
+	Messages []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+	Temperature         *float64        `json:"temperature"`
+	MaxTokens           *int64          `json:"max_tokens"`
+	MaxCompletionTokens *int64          `json:"max_completion_tokens"`
+	Seed                *int64          `json:"seed"`
+	ResponseFormat      json.RawMessage `json:"response_format"`
+	Stream              bool            `json:"stream"`
+}
+
+func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		writeJSON(w, http.StatusMethodNotAllowed, nil, ErrorBody("llmtest: use POST for "+r.URL.Path, "invalid_request_error", ""))
+		return
+	}
+	rec := Request{Path: r.URL.Path, Authorization: r.Header.Get("Authorization"), Received: time.Now()}
+	var body chatRequest
+	decodeErr := json.NewDecoder(r.Body).Decode(&body)
+	if decodeErr == nil {
+		rec.Model = body.Model
+		rec.Prompt = lastUserText(body)
+		rec.Temperature, rec.MaxTokens, rec.MaxCompletionTokens, rec.Seed = body.Temperature, body.MaxTokens, body.MaxCompletionTokens, body.Seed
+		if len(body.ResponseFormat) > 0 && !bytes.Equal(body.ResponseFormat, []byte("null")) {
+			rec.ResponseFormat = body.ResponseFormat
+		}
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, rec)
+	s.mu.Unlock()
+
+	switch {
+	case decodeErr != nil:
+		writeJSON(w, http.StatusBadRequest, nil, ErrorBody("llmtest: the request body is not valid JSON: "+decodeErr.Error(), "invalid_request_error", ""))
+		return
+	case body.Model == "":
+		writeJSON(w, http.StatusBadRequest, nil, ErrorBody("you must provide a model parameter", "invalid_request_error", ""))
+		return
+	case len(body.Messages) == 0:
+		writeJSON(w, http.StatusBadRequest, nil, ErrorBody("messages must not be empty", "invalid_request_error", ""))
+		return
+	case body.Stream:
+		writeJSON(w, http.StatusBadRequest, nil, ErrorBody("llmtest: streaming is not supported", "invalid_request_error", ""))
+		return
+	case s.models != nil && !slices.Contains(s.models, body.Model):
+		writeJSON(w, http.StatusNotFound, nil, ErrorBody(fmt.Sprintf("model '%s' not found", body.Model), "not_found_error", ""))
+		return
+	}
+
+	resp := s.respond(rec.Prompt)
+	if d := s.latency + resp.Delay; d > 0 {
+		timer := time.NewTimer(d)
+		select {
+		case <-timer.C:
+		case <-r.Context().Done():
+			timer.Stop()
+			return
+		case <-s.done:
+			timer.Stop()
+			return
+		}
+	}
+	status := resp.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	switch {
+	case resp.Body != "":
+		writeJSON(w, status, resp.Header, resp.Body)
+	case status >= 400:
+		writeJSON(w, status, resp.Header, ErrorBody(http.StatusText(status), errorType(status), ""))
+	default:
+		writeJSON(w, status, resp.Header, s.completion(body.Model, rec.Prompt, resp))
+	}
+}
+
+// completion renders a successful reply in the shape of OpenAI's chat.completion object.
+func (s *Server) completion(model, prompt string, resp Response) string {
+	finish := resp.FinishReason
+	if finish == "" {
+		finish = "stop"
+	}
+	type message struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	}
+	type choice struct {
+		Index        int     `json:"index"`
+		Message      message `json:"message"`
+		Logprobs     any     `json:"logprobs"`
+		FinishReason string  `json:"finish_reason"`
+	}
+	type usage struct {
+		PromptTokens     int64 `json:"prompt_tokens"`
+		CompletionTokens int64 `json:"completion_tokens"`
+		TotalTokens      int64 `json:"total_tokens"`
+	}
+	pt, ct := Tokens(prompt), Tokens(resp.Text)
+	b, _ := json.Marshal(struct {
+		ID                string   `json:"id"`
+		Object            string   `json:"object"`
+		Created           int64    `json:"created"`
+		Model             string   `json:"model"`
+		SystemFingerprint string   `json:"system_fingerprint"`
+		Choices           []choice `json:"choices"`
+		Usage             usage    `json:"usage"`
+	}{
+		ID:                fmt.Sprintf("chatcmpl-llmtest-%d", s.seq.Add(1)),
+		Object:            "chat.completion",
+		Created:           time.Now().Unix(),
+		Model:             model,
+		SystemFingerprint: "fp_llmtest",
+		Choices:           []choice{{Message: message{Role: "assistant", Content: resp.Text}, FinishReason: finish}},
+		Usage:             usage{PromptTokens: pt, CompletionTokens: ct, TotalTokens: pt + ct},
+	})
+	return string(b)
+}
+
+func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		writeJSON(w, http.StatusMethodNotAllowed, nil, ErrorBody("llmtest: use GET for "+r.URL.Path, "invalid_request_error", ""))
+		return
+	}
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	list := struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{Object: "list", Data: []model{}}
+	for _, name := range s.models {
+		list.Data = append(list.Data, model{ID: name, Object: "model", Created: 0, OwnedBy: "llmtest"})
+	}
+	b, _ := json.Marshal(list)
+	writeJSON(w, http.StatusOK, nil, string(b))
+}
+
+// lastUserText returns the text of the last user message, whether its content is a string or a
+// list of parts.
+func lastUserText(req chatRequest) string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		m := req.Messages[i]
+		if m.Role != "user" {
+			continue
+		}
+		var text string
+		if json.Unmarshal(m.Content, &text) == nil {
+			return text
+		}
+		var parts []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(m.Content, &parts) == nil {
+			var b strings.Builder
+			for _, p := range parts {
+				if p.Type == "text" {
+					b.WriteString(p.Text)
+				}
+			}
+			return b.String()
+		}
+		return ""
+	}
+	return ""
+}
+
+func writeJSON(w http.ResponseWriter, status int, header http.Header, body string) {
+	for k, vs := range header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	if w.Header().Get("Content-Type") == "" {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(body))
+}
+
+// errorType is the OpenAI error type for a status, for generated error bodies.
+func errorType(status int) string {
+	switch status {
+	case http.StatusUnauthorized:
+		return "authentication_error"
+	case http.StatusForbidden:
+		return "permission_error"
+	case http.StatusNotFound:
+		return "not_found_error"
+	case http.StatusTooManyRequests:
+		return "rate_limit_error"
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		return "invalid_request_error"
+	default:
+		return "server_error"
+	}
+}
+
+func abbreviate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
