@@ -30,13 +30,8 @@ type Config struct {
 	MaxQuestions      int
 	DefaultMethod     string
 
-	Stream          string
-	Subjects        string
-	Consumer        string
-	AckWait         time.Duration
-	MaxDeliver      int
-	DuplicateWindow time.Duration
-	MaxMessageBytes int
+	// Stream holds the JetStream settings, shared with enqueue (jobs.StreamConfig.DefineFlags).
+	Stream jobs.StreamConfig
 
 	ShutdownTimeout time.Duration
 	ExitWhenIdle    bool
@@ -62,13 +57,7 @@ func (c *Config) flags(s *envflag.Set) {
 	s.Int(&c.VerifyConcurrency, "verify-concurrency", "CORROBORATE_VERIFY_CONCURRENCY", pipeline.DefaultConcurrency, "parallel verification calls within one job")
 	s.Int(&c.MaxQuestions, "max-questions", "CORROBORATE_MAX_QUESTIONS", pipeline.DefaultMaxQuestions, "cap on verification questions per job (a job's options.max_questions may lower or raise it up to 20)")
 	s.String(&c.DefaultMethod, "default-method", "CORROBORATE_DEFAULT_METHOD", pipeline.MethodFactored, "method of a job that names none")
-	s.String(&c.Stream, "stream", "CORROBORATE_STREAM", jobs.DefaultStream, "JetStream stream name")
-	s.String(&c.Subjects, "subjects", "CORROBORATE_SUBJECTS", jobs.DefaultSubjects, "comma-separated subjects of the stream and filter of the consumer")
-	s.String(&c.Consumer, "consumer", "CORROBORATE_CONSUMER", jobs.DefaultConsumer, "durable consumer shared by all workers")
-	s.Duration(&c.AckWait, "ack-wait", "CORROBORATE_ACK_WAIT", jobs.DefaultAckWait, "redelivery deadline without ack or heartbeat (heartbeats every ack-wait/3)")
-	s.Int(&c.MaxDeliver, "max-deliver", "CORROBORATE_MAX_DELIVER", jobs.DefaultMaxDeliver, "attempts per job before it is recorded dead")
-	s.Duration(&c.DuplicateWindow, "dedupe-window", "CORROBORATE_DEDUPE_WINDOW", jobs.DefaultDuplicateWindow, "how long JetStream drops a republished job with the same id")
-	s.Int(&c.MaxMessageBytes, "max-message-bytes", "CORROBORATE_MAX_MESSAGE_BYTES", jobs.DefaultMaxMessageBytes, "largest accepted job message")
+	c.Stream.DefineFlags(s)
 	s.Duration(&c.ShutdownTimeout, "shutdown-timeout", "CORROBORATE_SHUTDOWN_TIMEOUT", 30*time.Second, "on SIGINT/SIGTERM, how long in-flight jobs may take to finish")
 	s.Bool(&c.ExitWhenIdle, "exit-when-idle", "CORROBORATE_EXIT_WHEN_IDLE", false, "exit 0 once the backlog is drained (nightly batch runs)")
 	s.Duration(&c.IdleAfter, "idle-after", "CORROBORATE_IDLE_AFTER", 2*time.Second, "with --exit-when-idle: how long without work counts as idle")
@@ -144,15 +133,7 @@ func (c *Config) validate() error {
 
 // streamConfig is the JetStream side of the configuration, shared with enqueue.
 func (c *Config) streamConfig() jobs.StreamConfig {
-	var subjects []string
-	for _, s := range strings.Split(c.Subjects, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			subjects = append(subjects, s)
-		}
-	}
-	return jobs.StreamConfig{
-		Stream: c.Stream, Subjects: subjects, Consumer: c.Consumer, AckWait: c.AckWait,
-		MaxDeliver: c.MaxDeliver, DuplicateWindow: c.DuplicateWindow, MaxMessageBytes: c.MaxMessageBytes,
-		Concurrency: c.Concurrency,
-	}
+	sc := c.Stream
+	sc.Concurrency = c.Concurrency
+	return sc
 }

@@ -273,7 +273,7 @@ func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *
 	host, _ := os.Hostname()
 	h := &handler{
 		store: s.store, model: s.model, modelName: s.modelName(cfg),
-		validation:   jobs.ValidationConfig{MaxMessageBytes: cfg.MaxMessageBytes, DefaultMethod: cfg.DefaultMethod},
+		validation:   jobs.ValidationConfig{MaxMessageBytes: sc.WithDefaults().MaxMessageBytes, DefaultMethod: cfg.DefaultMethod},
 		stream:       sc.WithDefaults().Stream,
 		maxQuestions: cfg.MaxQuestions, concurrency: cfg.VerifyConcurrency,
 		worker: fmt.Sprintf("%s/%d", host, os.Getpid()), log: log, metrics: m, now: time.Now,

@@ -107,3 +107,34 @@ func (s *Set) Given(name string) bool {
 	s.Visit(func(f *flag.Flag) { found = found || f.Name == name })
 	return found
 }
+
+// Strings defines a comma-separated list flag with an environment twin.
+func (s *Set) Strings(p *[]string, name, env string, def []string, usage string) {
+	*p = append([]string(nil), def...)
+	s.Var(&stringList{p: p}, name, usage)
+	s.env[name] = env
+}
+
+// stringList is a comma-separated flag value; setting it replaces the default.
+type stringList struct{ p *[]string }
+
+func (l *stringList) String() string {
+	if l.p == nil {
+		return ""
+	}
+	return strings.Join(*l.p, ",")
+}
+
+func (l *stringList) Set(v string) error {
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	if len(out) == 0 {
+		return fmt.Errorf("empty list")
+	}
+	*l.p = out
+	return nil
+}

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/corroborate/corroborate/internal/jobs"
+)
+
+// record is one statement read from the input, with where it came from ("file.csv:12").
+type record struct {
+	Source  string
+	Message jobs.Message
+	// Data is the encoded message as it will be published.
+	Data []byte
+}
+
+// inputProblem is one bad record, reported with file and line.
+type inputProblem struct {
+	Source string
+	Reason string
+}
+
+func (p inputProblem) String() string { return p.Source + ": " + p.Reason }
+
+// reader turns the inputs into validated records. Every record is validated by jobs.Decode, the
+// same check the worker applies, so that what enqueue accepts the worker accepts too.
+type reader struct {
+	validation jobs.ValidationConfig
+	// stdinFormat is "jsonl", "csv", "txt" or "" (guess from the first character).
+	stdinFormat string
+
+	records  []record
+	problems []inputProblem
+}
+
+// add validates one message built from the input at source.
+func (r *reader) add(source string, m jobs.Message) {
+	if m.V == 0 {
+		m.V = jobs.Version
+	}
+	if m.Method == "" {
+		m.Method = r.validation.DefaultMethod
+	}
+	for _, field := range []struct{ name, value string }{{"text", m.Text}, {"question", m.Question}, {"id", m.ID}} {
+		if !utf8.ValidString(field.value) {
+			r.problem(source, field.name+": is not valid UTF-8 (save the file as UTF-8)")
+			return
+		}
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		r.problem(source, err.Error())
+		return
+	}
+	r.addEncoded(source, data)
+}
+
+// addEncoded validates one encoded message (a JSONL line).
+func (r *reader) addEncoded(source string, data []byte) {
+	m, err := jobs.Decode(data, r.validation)
+	if err != nil {
+		r.problem(source, err.Error())
+		return
+	}
+	encoded, err := json.Marshal(m)
+	if err != nil {
+		r.problem(source, err.Error())
+		return
+	}
+	r.records = append(r.records, record{Source: source, Message: m, Data: encoded})
+}
+
+func (r *reader) problem(source, reason string) {
+	r.problems = append(r.problems, inputProblem{Source: source, Reason: reason})
+}
+
+// readFile reads one input by its extension: .jsonl (or .ndjson), .csv, .txt; "-" is stdin.
+func (r *reader) readFile(path string, stdin io.Reader) error {
+	if path == "-" {
+		data, err := io.ReadAll(io.LimitReader(stdin, 1<<30))
+		if err != nil {
+			return fmt.Errorf("reading stdin: %w", err)
+		}
+		format := r.stdinFormat
+		if format == "" {
+			format = "txt"
+			if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
+				format = "jsonl"
+			}
+		}
+		return r.read("stdin", format, bytes.NewReader(data))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("opening input: %w", err)
+	}
+	defer f.Close()
+	format := ""
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".jsonl", ".ndjson":
+		format = "jsonl"
+	case ".csv":
+		format = "csv"
+	case ".txt", ".text":
+		format = "txt"
+	default:
+		return fmt.Errorf("%s: unknown input type %q: use .jsonl, .csv or .txt (or - for stdin with --format)", path, filepath.Ext(path))
+	}
+	return r.read(path, format, f)
+}
+
+func (r *reader) read(name, format string, in io.Reader) error {
+	before := len(r.records) + len(r.problems)
+	var err error
+	switch format {
+	case "jsonl":
+		err = r.readLines(name, in, func(source string, line []byte) { r.addEncoded(source, line) })
+	case "txt":
+		err = r.readLines(name, in, func(source string, line []byte) {
+			r.add(source, jobs.Message{Text: string(line)})
+		})
+	case "csv":
+		err = r.readCSV(name, in)
+	default:
+		return fmt.Errorf("unknown --format %q: use jsonl, csv or txt", format)
+	}
+	if err != nil {
+		return err
+	}
+	if len(r.records)+len(r.problems) == before {
+		r.problem(name, "holds no statements (the input is empty)")
+	}
+	return nil
+}
+
+// readLines calls fn for every non-blank line. A line longer than the message size limit is a
+// problem of its own (with its line number) and reading goes on after it.
+func (r *reader) readLines(name string, in io.Reader, fn func(source string, line []byte)) error {
+	limit := r.validation.WithDefaults().MaxMessageBytes
+	br := bufio.NewReaderSize(in, 64*1024)
+	for lineNo := 1; ; lineNo++ {
+		line, tooLong, err := readLine(br, limit)
+		source := fmt.Sprintf("%s:%d", name, lineNo)
+		if len(bytes.TrimSpace(line)) > 0 || tooLong {
+			if tooLong {
+				r.problem(source, fmt.Sprintf("line is longer than the message size limit of %d bytes", limit))
+			} else {
+				fn(source, bytes.TrimRight(line, "\r"))
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", source, err)
+		}
+	}
+}
+
+// readLine reads one line of at most limit bytes; a longer one is consumed and reported as
+// tooLong without being kept in memory.
+func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > limit+1 {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return bytes.TrimSuffix(line, []byte("\n")), tooLong, err
+	}
+}
+
+// readCSV reads a CSV file with a header row: a text column (required) and optional question,
+// id, method and language columns.
+func (r *reader) readCSV(name string, in io.Reader) error {
+	cr := csv.NewReader(in)
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	if err != nil {
+		r.problem(name+":1", "cannot read the CSV header: "+err.Error())
+		return nil
+	}
+	columns := map[string]int{}
+	for i, h := range header {
+		columns[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
+	}
+	if _, ok := columns["text"]; !ok {
+		r.problem(name+":1", fmt.Sprintf("the CSV header has no text column (it has %q); add a header row with text and optionally question, id, method, language", header))
+		return nil
+	}
+	for {
+		row, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		line, _ := cr.FieldPos(0)
+		source := fmt.Sprintf("%s:%d", name, line)
+		if err != nil {
+			var perr *csv.ParseError
+			if errors.As(err, &perr) {
+				source = fmt.Sprintf("%s:%d", name, perr.Line)
+			}
+			r.problem(source, "bad CSV: "+err.Error())
+			if errors.As(err, &perr) {
+				continue
+			}
+			return nil
+		}
+		get := func(col string) string {
+			if i, ok := columns[col]; ok && i < len(row) {
+				return strings.TrimSpace(row[i])
+			}
+			return ""
+		}
+		if strings.Join(row, "") == "" {
+			continue
+		}
+		r.add(source, jobs.Message{Text: get("text"), Question: get("question"), ID: get("id"), Method: get("method"), Language: get("language")})
+	}
+}

@@ -1,0 +1,178 @@
+// Command enqueue reads statements from arguments, files (.jsonl, .csv, .txt) or stdin, validates
+// every record, and publishes them as jobs on JetStream. With --wait it follows the jobs in
+// PostgreSQL until each has an outcome and prints a result table.
+//
+// Nothing of an input is published unless all of it is valid (or --skip-invalid is given), and
+// a record is reported queued only once JetStream has acknowledged it.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/pipeline"
+)
+
+// Exit statuses.
+const (
+	exitOK       = 0
+	exitError    = 1 // NATS or PostgreSQL unreachable, a publish not acknowledged
+	exitInvalid  = 2 // bad input or usage: nothing was published
+	exitJobsFail = 3 // --wait: some job did not end done
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// Config is everything enqueue is told, from flags and their environment twins.
+type Config struct {
+	NATSURL     string
+	DatabaseURL string
+	Texts       []string
+	Method      string
+	Format      string
+	SkipInvalid bool
+	Wait        bool
+	WaitTimeout time.Duration
+
+	// Stream holds the JetStream settings, shared with the worker (jobs.StreamConfig.DefineFlags).
+	Stream jobs.StreamConfig
+}
+
+type textList struct{ values *[]string }
+
+func (l textList) String() string {
+	if l.values == nil {
+		return ""
+	}
+	return strings.Join(*l.values, " | ")
+}
+func (l textList) Set(s string) error { *l.values = append(*l.values, s); return nil }
+
+func (c *Config) flags(s *envflag.Set) {
+	s.String(&c.NATSURL, "nats-url", "NATS_URL", nats.DefaultURL, "NATS server URL")
+	s.String(&c.DatabaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL (needed by --wait)")
+	s.Var(textList{&c.Texts}, "text", "a statement to verify (repeatable)")
+	s.String(&c.Method, "method", "CORROBORATE_DEFAULT_METHOD", pipeline.MethodFactored, "method of records that name none: "+strings.Join(jobs.Methods, ", "))
+	s.String(&c.Format, "format", "CORROBORATE_STDIN_FORMAT", "", "format of stdin (-): jsonl, csv or txt (default: jsonl when it starts with '{', else txt)")
+	s.Bool(&c.SkipInvalid, "skip-invalid", "CORROBORATE_SKIP_INVALID", false, "publish the valid records even when some are invalid (the invalid ones are listed)")
+	s.Bool(&c.Wait, "wait", "CORROBORATE_WAIT", false, "follow the jobs in PostgreSQL until each has an outcome, then print a result table")
+	s.Duration(&c.WaitTimeout, "wait-timeout", "CORROBORATE_WAIT_TIMEOUT", 0, "with --wait: give up after this long (0: wait as long as it takes)")
+	c.Stream.DefineFlags(s)
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var cfg Config
+	fs := envflag.New("enqueue", "Usage: enqueue [flags] [FILE.jsonl|FILE.csv|FILE.txt|-]...\n\n"+
+		"Validates statements and publishes them as jobs. Exit status: 0 all queued (and, with --wait,\n"+
+		"all done); 1 NATS or PostgreSQL error; 2 invalid input, nothing published; 3 some job not done.")
+	fs.SetOutput(stderr)
+	cfg.flags(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintln(stderr, "enqueue:", err)
+		return exitInvalid
+	}
+	if !jobs.KnownMethod(cfg.Method) {
+		fmt.Fprintf(stderr, "enqueue: --method %q is not a method; use one of %s\n", cfg.Method, strings.Join(jobs.Methods, ", "))
+		return exitInvalid
+	}
+	if cfg.Wait && cfg.DatabaseURL == "" {
+		fmt.Fprintln(stderr, "enqueue: --wait reads outcomes from PostgreSQL: set DATABASE_URL or --database-url")
+		return exitInvalid
+	}
+	sc := cfg.Stream.WithDefaults()
+	if err := sc.Validate(); err != nil {
+		fmt.Fprintln(stderr, "enqueue:", err)
+		return exitInvalid
+	}
+
+	r := &reader{validation: jobs.ValidationConfig{MaxMessageBytes: sc.MaxMessageBytes, DefaultMethod: cfg.Method}.WithDefaults(), stdinFormat: cfg.Format}
+	for i, t := range cfg.Texts {
+		r.add(fmt.Sprintf("--text #%d", i+1), jobs.Message{Text: t})
+	}
+	for _, path := range fs.Args() {
+		if err := r.readFile(path, stdin); err != nil {
+			fmt.Fprintln(stderr, "enqueue:", err)
+			return exitInvalid
+		}
+	}
+	if len(cfg.Texts) == 0 && fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "enqueue: nothing to enqueue: give --text, files (.jsonl, .csv, .txt) or - for stdin")
+		return exitInvalid
+	}
+	for _, p := range r.problems {
+		fmt.Fprintln(stderr, "invalid", p)
+	}
+	if len(r.problems) > 0 && !cfg.SkipInvalid {
+		fmt.Fprintf(stderr, "enqueue: %d invalid record(s); nothing was published (fix them, or use --skip-invalid to publish the %d valid ones)\n", len(r.problems), len(r.records))
+		return exitInvalid
+	}
+
+	nc, err := nats.Connect(cfg.NATSURL, nats.Name("corroborate-enqueue"))
+	if err != nil {
+		fmt.Fprintf(stderr, "enqueue: cannot connect to NATS at %s (is it running? is NATS_URL right?): %v\n", cfg.NATSURL, err)
+		return exitError
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		fmt.Fprintln(stderr, "enqueue:", err)
+		return exitError
+	}
+	if _, _, err := jobs.Setup(ctx, js, sc); err != nil {
+		fmt.Fprintln(stderr, "enqueue:", err)
+		return exitError
+	}
+
+	queued, duplicates := 0, 0
+	var published []publishedJob
+	for _, rec := range r.records {
+		res, err := jobs.Publish(ctx, js, sc.PublishSubject, rec.Message, "")
+		if err != nil {
+			fmt.Fprintf(stderr, "enqueue: %s: NOT queued: %v\n", rec.Source, err)
+			fmt.Fprintf(stderr, "enqueue: stopped after %d queued and %d duplicates; the records from %s on were not published (running enqueue again is safe: queued ones are dropped as duplicates)\n", queued, duplicates, rec.Source)
+			return exitError
+		}
+		state := "queued"
+		if res.Duplicate {
+			state, duplicates = "duplicate", duplicates+1
+		} else {
+			queued++
+		}
+		fmt.Fprintf(stdout, "%-9s %s  job %s  seq %d\n", state, rec.Source, res.JobID, res.Sequence)
+		published = append(published, publishedJob{Source: rec.Source, JobID: res.JobID})
+	}
+	fmt.Fprintf(stdout, "%d queued, %d duplicates, %d invalid skipped\n", queued, duplicates, len(r.problems))
+
+	if !cfg.Wait {
+		return exitOK
+	}
+	ok, err := wait(ctx, cfg, published, stdout, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "enqueue:", err)
+		return exitError
+	}
+	if !ok {
+		return exitJobsFail
+	}
+	return exitOK
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/corroborate/corroborate/internal/store"
+)
+
+// publishedJob is a record that JetStream acknowledged, to follow with --wait.
+type publishedJob struct {
+	Source string
+	JobID  string
+}
+
+// waitPoll is how often --wait reads the outcomes.
+const waitPoll = 500 * time.Millisecond
+
+// wait follows the jobs in PostgreSQL until every one has a final outcome, shows progress (a
+// bar on a terminal, plain lines otherwise), and prints a result table. It reports whether every
+// job ended done.
+func wait(ctx context.Context, cfg Config, published []publishedJob, stdout, stderr io.Writer) (bool, error) {
+	st, err := store.Open(ctx, store.Config{URL: cfg.DatabaseURL, MaxConns: 2})
+	if err != nil {
+		return false, err
+	}
+	defer st.Close()
+	// The reporting views may not exist yet when no worker has started: create them (the same
+	// migrations every worker applies, under the same lock).
+	if _, err := st.Migrate(ctx); err != nil {
+		return false, err
+	}
+	if cfg.WaitTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.WaitTimeout)
+		defer cancel()
+	}
+	ids := make([]string, 0, len(published))
+	for _, p := range published {
+		ids = append(ids, p.JobID)
+	}
+	progress := newProgress(len(ids), stderr)
+	var results map[string]store.JobResult
+	for {
+		results, err = st.JobResults(ctx, ids)
+		if err != nil {
+			if ctx.Err() != nil {
+				return false, fmt.Errorf("stopped waiting (%v) with jobs still running; their outcomes will be in job_outcomes", ctx.Err())
+			}
+			return false, err
+		}
+		final := 0
+		for _, r := range results {
+			if r.Final() {
+				final++
+			}
+		}
+		progress.set(final)
+		if final == len(ids) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			progress.done()
+			return false, fmt.Errorf("stopped waiting (%v) with %d of %d jobs without an outcome; they go on in the workers", ctx.Err(), len(ids)-final, len(ids))
+		case <-time.After(waitPoll):
+		}
+	}
+	progress.done()
+	return printResults(stdout, published, results), nil
+}
+
+// printResults prints one row per job and reports whether all ended done.
+func printResults(w io.Writer, published []publishedJob, results map[string]store.JobResult) bool {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SOURCE\tOUTCOME\tMETHOD\tCHECKS\tRESULT")
+	allDone := true
+	counts := map[string]int{}
+	for _, p := range published {
+		r := results[p.JobID]
+		counts[r.Status]++
+		if r.Status != store.OutcomeDone {
+			allDone = false
+		}
+		result := deref(r.RevisedText)
+		if r.Status != store.OutcomeDone {
+			result = deref(r.Reason)
+		}
+		checks := ""
+		if r.Checked != nil {
+			checks = fmt.Sprint(*r.Checked)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Source, r.Status, deref(r.Method), checks, oneLine(result, 100))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "%d done, %d rejected, %d failed, %d dead\n", counts[store.OutcomeDone], counts[store.OutcomeRejected], counts[store.OutcomeFailed], counts[store.OutcomeDead])
+	return allDone
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// progress shows how many jobs have an outcome: a bar on a terminal, a line every few seconds
+// (and at the end) otherwise, so that logs stay readable.
+type progress struct {
+	total    int
+	bar      *progressbar.ProgressBar
+	w        io.Writer
+	last     int
+	lastLine time.Time
+}
+
+func newProgress(total int, w io.Writer) *progress {
+	p := &progress{total: total, w: w, last: -1}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("jobs with an outcome"),
+			progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+	}
+	return p
+}
+
+func (p *progress) set(n int) {
+	if p.bar != nil {
+		_ = p.bar.Set(n)
+		return
+	}
+	if n != p.last && (time.Since(p.lastLine) > 5*time.Second || n == p.total) {
+		fmt.Fprintf(p.w, "progress: %d of %d jobs have an outcome\n", n, p.total)
+		p.last, p.lastLine = n, time.Now()
+	}
+}
+
+func (p *progress) done() {
+	if p.bar != nil {
+		_ = p.bar.Finish()
+	}
+}

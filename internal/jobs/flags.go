@@ -1,0 +1,27 @@
+package jobs
+
+import "time"
+
+// FlagDefiner is what DefineFlags needs of a flag set whose flags have environment twins
+// (internal/envflag.Set). enqueue and worker define the stream's flags through it, so that both
+// read the same variables and agree on the stream and consumer they set up.
+type FlagDefiner interface {
+	String(p *string, name, env, def, usage string)
+	Strings(p *[]string, name, env string, def []string, usage string)
+	Int(p *int, name, env string, def int, usage string)
+	Duration(p *time.Duration, name, env string, def time.Duration, usage string)
+}
+
+// DefineFlags defines the flags of the stream and consumer settings on fs, filling c.
+func (c *StreamConfig) DefineFlags(fs FlagDefiner) {
+	fs.String(&c.Stream, "stream", "CORROBORATE_STREAM", DefaultStream, "JetStream stream name")
+	fs.Strings(&c.Subjects, "subjects", "CORROBORATE_SUBJECTS", []string{DefaultSubjects}, "comma-separated subjects of the stream, and the consumer's filter")
+	fs.String(&c.PublishSubject, "subject", "CORROBORATE_PUBLISH_SUBJECT", DefaultPublishSubject, "subject enqueue publishes on")
+	fs.String(&c.Consumer, "consumer", "CORROBORATE_CONSUMER", DefaultConsumer, "durable consumer shared by all workers")
+	fs.Duration(&c.AckWait, "ack-wait", "CORROBORATE_ACK_WAIT", DefaultAckWait, "redelivery deadline without an ack or heartbeat (heartbeats every ack-wait/3)")
+	fs.Int(&c.MaxDeliver, "max-deliver", "CORROBORATE_MAX_DELIVER", DefaultMaxDeliver, "attempts per job before it is recorded dead")
+	fs.Duration(&c.DuplicateWindow, "dedupe-window", "CORROBORATE_DEDUPE_WINDOW", DefaultDuplicateWindow, "how long JetStream drops a republished job with the same id")
+	fs.Int(&c.MaxMessageBytes, "max-message-bytes", "CORROBORATE_MAX_MESSAGE_BYTES", DefaultMaxMessageBytes, "largest accepted job message, in bytes")
+	fs.Duration(&c.MaxAge, "max-age", "CORROBORATE_MAX_AGE", DefaultMaxAge, "how long an unconsumed job stays in the stream")
+	fs.Int(&c.Replicas, "replicas", "CORROBORATE_REPLICAS", DefaultReplicas, "stream replicas in a NATS cluster")
+}
