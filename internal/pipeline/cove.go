@@ -29,18 +29,75 @@ func draftStep(ctx context.Context, rec *recorder, in Input, res *Result) error 
 	return nil
 }
 
-// planQuestions asks for one verification question per line and returns at most limit of them.
-func planQuestions(ctx context.Context, rec *recorder, question, draft string, limit int, res *Result) ([]string, error) {
+// planQuestions asks for one verification question per line and returns at most limit of them,
+// in plan order, and the ones over the limit, which the caller lists as not checked: nothing the
+// plan asked for is dropped silently.
+func planQuestions(ctx context.Context, rec *recorder, question, draft string, limit int, res *Result) (kept, dropped []string, err error) {
 	reply, err := rec.prompt(ctx, StepPlan, 0, "cove_plan_verification", struct{ Question, Draft string }{question, draft})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res.Plan = reply
-	questions := ParseQuestionLines(reply)
-	if len(questions) > limit {
-		questions = questions[:limit]
+	kept, dropped = capItems(ParseQuestionLines(reply), limit)
+	return kept, dropped, nil
+}
+
+// capItems splits items into the first limit and the rest.
+func capItems[T any](items []T, limit int) (kept, dropped []T) {
+	if limit < 0 {
+		limit = 0
 	}
-	return questions, nil
+	if len(items) <= limit {
+		return items, nil
+	}
+	return items[:limit], items[limit:]
+}
+
+// answerCheck answers one verification question with the named verify prompt, from the question
+// alone: its signature admits nothing else, so neither the draft nor the user's question can reach
+// the prompt. A failed call is retried once; a second failure is recorded as "unsure", which
+// neither confirms nor removes a claim.
+func answerCheck(ctx context.Context, rec *recorder, prompt string, position int, verificationQuestion string) Check {
+	check := Check{Position: position, Question: verificationQuestion}
+	data := struct{ VerificationQuestion string }{verificationQuestion}
+	for attempt := 1; attempt <= 2; attempt++ {
+		check.Attempts = attempt
+		answer, err := rec.prompt(ctx, StepVerify, position, prompt, data)
+		if err == nil {
+			check.Answer = strings.TrimSpace(answer)
+			check.Status = CheckAnswered
+			check.Error = ""
+			if isUnsure(check.Answer) {
+				check.Status = CheckUnsure
+			}
+			return check
+		}
+		check.Error = err.Error()
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	check.Answer = "unsure"
+	check.Status = CheckFailed
+	return check
+}
+
+// renderCheckPairs renders the checks for the {{checks}} placeholder of the Joint and Two-step
+// Revise prompts, in plan order, in the layout of Factored's {{#each checks}} block: a newline,
+// then "Q: <question>\nA: <answer>\n" per check. The prompt's "<checks>{{checks}}</checks>" so
+// reads exactly like Factored's:
+//
+//	<checks>
+//	Q: Where was Hillary Clinton born?
+//	A: Chicago
+//	</checks>
+func renderCheckPairs(checks []Check) string {
+	var b strings.Builder
+	b.WriteString("\n")
+	for _, c := range checks {
+		b.WriteString("Q: " + c.Question + "\nA: " + c.Answer + "\n")
+	}
+	return b.String()
 }
 
 // finishUnchecked ends a run whose plan produced nothing to check: the draft is the answer.

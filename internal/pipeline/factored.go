@@ -10,7 +10,8 @@ const MethodFactored = "cove-factored"
 
 // Factored is Chain-of-Verification, Factored variant (spec 001): draft, plan one question per
 // line, answer every question in its own call from the question alone (in parallel, under a
-// limit), then revise the draft against the checks. 3 + n model calls for n checks.
+// limit), then revise the draft against the checks. 3 + n model calls for n checks. Each check
+// is reported as a claim by checkClaims; questions over the cap are listed as not checked.
 type Factored struct {
 	Model Model
 }
@@ -35,7 +36,7 @@ func (f Factored) run(ctx context.Context, rec *recorder, in Input, opts Options
 	if err := draftStep(ctx, rec, in, res); err != nil {
 		return err
 	}
-	questions, err := planQuestions(ctx, rec, in.question(), res.Draft, opts.MaxQuestions, res)
+	questions, dropped, err := planQuestions(ctx, rec, in.question(), res.Draft, opts.MaxQuestions, res)
 	if err != nil {
 		return err
 	}
@@ -46,7 +47,7 @@ func (f Factored) run(ctx context.Context, rec *recorder, in Input, opts Options
 
 	res.Checks = make([]Check, len(questions))
 	forEach(len(questions), opts.Concurrency, func(i int) {
-		res.Checks[i] = answerFactoredCheck(ctx, rec, i+1, questions[i])
+		res.Checks[i] = answerCheck(ctx, rec, "factored_verify", i+1, questions[i])
 	})
 	if err := ctx.Err(); err != nil {
 		return stepError(StepVerify, err)
@@ -61,34 +62,7 @@ func (f Factored) run(ctx context.Context, rec *recorder, in Input, opts Options
 	}
 	res.RevisedText = strings.TrimSpace(revised)
 	res.Status = StatusChecked
+	res.Claims = checkClaims(res.Checks, res.Draft, res.RevisedText)
+	res.Claims = appendNotChecked(res.Claims, dropped, questionCapReason(opts.MaxQuestions))
 	return nil
-}
-
-// answerFactoredCheck answers one verification question from the question alone: its signature
-// admits nothing else, so neither the draft nor the user's question can reach the prompt. A
-// failed call is retried once; a second failure is recorded as "unsure", which neither confirms
-// nor removes a claim.
-func answerFactoredCheck(ctx context.Context, rec *recorder, position int, verificationQuestion string) Check {
-	check := Check{Position: position, Question: verificationQuestion}
-	data := struct{ VerificationQuestion string }{verificationQuestion}
-	for attempt := 1; attempt <= 2; attempt++ {
-		check.Attempts = attempt
-		answer, err := rec.prompt(ctx, StepVerify, position, "factored_verify", data)
-		if err == nil {
-			check.Answer = strings.TrimSpace(answer)
-			check.Status = CheckAnswered
-			check.Error = ""
-			if isUnsure(check.Answer) {
-				check.Status = CheckUnsure
-			}
-			return check
-		}
-		check.Error = err.Error()
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	check.Answer = "unsure"
-	check.Status = CheckFailed
-	return check
 }

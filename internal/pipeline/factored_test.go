@@ -119,6 +119,42 @@ func TestFactoredCapsQuestions(t *testing.T) {
 	if len(res.Checks) != 4 || len(model.sent(StepVerify)) != 4 {
 		t.Fatalf("checks %d, verify calls %d: want 4", len(res.Checks), len(model.sent(StepVerify)))
 	}
+	// The questions over the cap are listed, never dropped silently.
+	if len(res.Claims) != 15 {
+		t.Fatalf("claims: got %d, want 4 checked and 11 not checked", len(res.Claims))
+	}
+	for i, c := range res.Claims[4:] {
+		if c.Text != plan[4+i] || c.Verdict != VerdictNotChecked || c.Reason != "over the question cap of 4" || c.CheckPosition != 0 {
+			t.Errorf("question over the cap: %+v", c)
+		}
+	}
+}
+
+func TestFactoredReportsEachCheckAsAClaim(t *testing.T) {
+	t.Parallel()
+	model := &stubModel{rules: []stubRule{
+		{contains: "Rewrite the answer", reply: "A was born in X, B in Y."},
+		{contains: "Write one verification question per line", reply: "Where was A born?\nWhere was B born?"},
+		{contains: "Where was A born?</question>", reply: "X"},
+		{contains: "Where was B born?</question>", reply: "unsure"},
+	}}
+	res, err := Factored{Model: model}.Run(context.Background(), Input{Question: "q?", Text: "A was born in X, B in Y."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Claims) != 2 {
+		t.Fatalf("claims: %+v", res.Claims)
+	}
+	a, b := res.Claims[0], res.Claims[1]
+	if a.Text != "Where was A born?" || a.Verdict != VerdictSupported || a.VariantVerdict != CheckAnswered || a.CheckPosition != 1 {
+		t.Errorf("an answered check with the draft unchanged: %+v", a)
+	}
+	if b.Verdict != VerdictUnverified || b.VariantVerdict != CheckUnsure || b.Reason == "" || b.CheckPosition != 2 {
+		t.Errorf("an unsure check: %+v", b)
+	}
+	if res.Agreed != nil {
+		t.Errorf("Agreed is for Joint runs only")
+	}
 }
 
 func TestFactoredFailedRevisePropagatesWithTrace(t *testing.T) {

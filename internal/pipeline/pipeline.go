@@ -165,7 +165,8 @@ type Result struct {
 	RevisedText string
 	// Report is a rendered statement-level report, for the methods that write one.
 	Report string
-	// Agreed, for Joint runs, is whether the checks left every claim of the draft standing.
+	// Agreed, for Joint runs, is whether the checks left every claim of the draft standing: see
+	// Joint for how it is measured. Nil for other methods and for runs with nothing checked.
 	Agreed *bool
 	Calls  []ModelCall
 }
@@ -189,7 +190,8 @@ const (
 	CheckAnswered = "answered"
 	// CheckUnsure: the model said it is not sure. It neither confirms nor contradicts.
 	CheckUnsure = "unsure"
-	// CheckFailed: the verify call failed twice; its answer is recorded as "unsure".
+	// CheckFailed: the verify call failed twice (or, in Two-step, the answer-all reply gave the
+	// question no answer of its number); its answer is recorded as "unsure".
 	CheckFailed = "failed"
 )
 
