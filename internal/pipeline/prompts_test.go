@@ -46,9 +46,9 @@ func specPrompt(t *testing.T, variant, heading string) string {
 
 // mustache renders the specification's Handlebars-style prompt: {{name}} from vars, and
 // {{#each list}}...{{/each}} blocks over items, where a tag alone on its line takes the line
-// with it, as Handlebars does.
+// with it, as Handlebars does (a closing tag on the prompt's last line has no newline to take).
 func mustache(tmpl string, vars map[string]string, lists map[string][]map[string]string) string {
-	each := regexp.MustCompile(`(?s)\{\{#each (\w+)\}\}\n(.*?)\{\{/each\}\}\n`)
+	each := regexp.MustCompile(`(?s)\{\{#each (\w+)\}\}\n(.*?)\{\{/each\}\}(?:\n|$)`)
 	tmpl = each.ReplaceAllStringFunc(tmpl, func(m string) string {
 		parts := each.FindStringSubmatch(m)
 		var b strings.Builder
@@ -151,4 +151,86 @@ func checkPromptCases(t *testing.T, cases []promptCase) {
 func TestFactoredPromptsMatchSpec(t *testing.T) {
 	t.Parallel()
 	checkPromptCases(t, factoredPromptCases)
+}
+
+// sampleCheckPairs is how renderCheckPairs must render sampleChecks for {{checks}}: written out
+// here, not computed, so that the test pins the rendering.
+const sampleCheckPairs = "\nQ: Where was Hillary Clinton born?\nA: Chicago\nQ: Where was Donald Trump born?\nA: Queens\n"
+
+// sharedPromptCases are the Draft and Plan verification prompts as the named variant's section of
+// the specification writes them: every variant that uses them must have the same text, which our
+// one template for each proves.
+func sharedPromptCases(variant string, plan bool) []promptCase {
+	cases := []promptCase{{template: "cove_draft", variant: variant, heading: "Draft prompt",
+		data: struct{ Question string }{sampleQuestion}, vars: map[string]string{"question": sampleQuestion}}}
+	if plan {
+		cases = append(cases, promptCase{template: "cove_plan_verification", variant: variant, heading: "Plan verification prompt",
+			data: struct{ Question, Draft string }{sampleQuestion, sampleDraft},
+			vars: map[string]string{"question": sampleQuestion, "draft": sampleDraft}})
+	}
+	return cases
+}
+
+var jointPromptCases = append(sharedPromptCases("Joint", false),
+	promptCase{template: "joint_plan_answer", variant: "Joint", heading: "Plan and answer prompt",
+		data: struct{ Question, Draft string }{sampleQuestion, sampleDraft},
+		vars: map[string]string{"question": sampleQuestion, "draft": sampleDraft}},
+	promptCase{template: "joint_revise", variant: "Joint", heading: "Revise prompt",
+		data: struct{ Question, Draft, Checks string }{sampleQuestion, sampleDraft, renderCheckPairs(sampleChecks)},
+		vars: map[string]string{"question": sampleQuestion, "draft": sampleDraft, "checks": sampleCheckPairs}},
+)
+
+var twoStepPromptCases = append(sharedPromptCases("Two-step", true),
+	promptCase{template: "twostep_verify_all", variant: "Two-step", heading: "Answer all checks prompt",
+		data: struct{ Questions []numberedQuestion }{[]numberedQuestion{
+			{1, "Where was Hillary Clinton born?"}, {2, "Where was Donald Trump born?"}}},
+		lists: map[string][]map[string]string{"questions": {
+			{"number": "1", "text": "Where was Hillary Clinton born?"},
+			{"number": "2", "text": "Where was Donald Trump born?"}}}},
+	promptCase{template: "twostep_revise", variant: "Two-step", heading: "Revise prompt",
+		data: struct{ Question, Draft, Checks string }{sampleQuestion, sampleDraft, renderCheckPairs(sampleChecks)},
+		vars: map[string]string{"question": sampleQuestion, "draft": sampleDraft, "checks": sampleCheckPairs}},
+)
+
+const (
+	sampleClaim       = "Donald Trump was born in Queens in 1948"
+	sampleClaimCheck  = "When and where was Donald Trump born?"
+	sampleClaimAnswer = "Queens, New York, on June 14, 1946"
+)
+
+var factorRevisePromptCases = append(sharedPromptCases("Factor + revise", false),
+	promptCase{template: "factorrevise_plan", variant: "Factor + revise", heading: "Plan claims and checks prompt",
+		data: struct{ Question, Draft string }{sampleQuestion, sampleDraft},
+		vars: map[string]string{"question": sampleQuestion, "draft": sampleDraft}},
+	promptCase{template: "factorrevise_verify", variant: "Factor + revise", heading: "Verification prompt",
+		data: struct{ VerificationQuestion string }{sampleClaimCheck},
+		vars: map[string]string{"verification_question": sampleClaimCheck}},
+	promptCase{template: "factorrevise_cross_check", variant: "Factor + revise", heading: "Cross-check prompt",
+		data: struct{ Claim, VerificationQuestion, VerificationAnswer string }{sampleClaim, sampleClaimCheck, sampleClaimAnswer},
+		vars: map[string]string{"claim": sampleClaim, "verification_question": sampleClaimCheck, "verification_answer": sampleClaimAnswer}},
+	promptCase{template: "factorrevise_revise", variant: "Factor + revise", heading: "Revise prompt",
+		data: struct{ Question, ClaimsWithVerdicts string }{sampleQuestion, renderClaimVerdicts([]Claim{
+			{Text: "Hillary Clinton was born in New York", VariantVerdict: CrossCheckInconsistent},
+			{Text: sampleClaim, VariantVerdict: CrossCheckPartial, ConsistentPart: "Donald Trump was born in Queens"},
+			{Text: "Theodore Roosevelt was born in Manhattan", VariantVerdict: CrossCheckConsistent},
+		})},
+		vars: map[string]string{"question": sampleQuestion, "claims_with_verdicts": "\n" +
+			"Claim: Hillary Clinton was born in New York\nVerdict: INCONSISTENT\n" +
+			"Claim: Donald Trump was born in Queens in 1948\nVerdict: PARTIALLY CONSISTENT: Donald Trump was born in Queens\n" +
+			"Claim: Theodore Roosevelt was born in Manhattan\nVerdict: CONSISTENT\n"}},
+)
+
+func TestJointPromptsMatchSpec(t *testing.T) {
+	t.Parallel()
+	checkPromptCases(t, jointPromptCases)
+}
+
+func TestTwoStepPromptsMatchSpec(t *testing.T) {
+	t.Parallel()
+	checkPromptCases(t, twoStepPromptCases)
+}
+
+func TestFactorRevisePromptsMatchSpec(t *testing.T) {
+	t.Parallel()
+	checkPromptCases(t, factorRevisePromptCases)
 }

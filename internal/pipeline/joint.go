@@ -1,0 +1,87 @@
+package pipeline
+
+import (
+	"context"
+	"strings"
+)
+
+// MethodJoint is the job method name of CoVe Joint.
+const MethodJoint = "cove-joint"
+
+// StepPlanAnswer is the Joint variant's one call that both plans the checks and answers them.
+const StepPlanAnswer = "plan_answer"
+
+// Joint is Chain-of-Verification, Joint variant (spec 001): draft, one Plan and answer call that
+// writes each verification question followed by its answer, then revise the draft against the
+// pairs. Exactly three model calls (two when the job carries the draft).
+//
+// The joint reply is kept in full in Result.Plan: it is the only record of what was checked.
+// Options.MaxQuestions does not apply: the cap bounds verification calls, and here the one call
+// has answered every pair before any could be dropped, so the Revise call gets all the pairs the
+// reply holds (at most maxParsedItems). Each pair is reported as a claim by checkClaims; a
+// question the reply left unanswered is listed as not checked.
+//
+// Result.Agreed records whether the checks agreed with the draft, so the agreement rate per model
+// can be measured (and a model whose checks almost always agree switched to the factored form).
+// Agreed is true when the revised answer is the draft again, up to case, punctuation and
+// whitespace (sameText): the Revise call removes what a check contradicts, so an unchanged draft
+// means no check contradicted any claim. A revision that only rephrases counts as disagreement,
+// which errs toward running the factored form. Agreed is nil when nothing was checked.
+type Joint struct {
+	Model Model
+}
+
+// Name returns the job method name.
+func (Joint) Name() string { return MethodJoint }
+
+// Run verifies one job.
+func (j Joint) Run(ctx context.Context, in Input) (*Result, error) {
+	rec := newRecorder(j.Model)
+	res := &Result{Method: MethodJoint}
+	err := j.run(ctx, rec, in, res)
+	res.Calls = rec.trace()
+	if err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+func (j Joint) run(ctx context.Context, rec *recorder, in Input, res *Result) error {
+	if err := draftStep(ctx, rec, in, res); err != nil {
+		return err
+	}
+	reply, err := rec.prompt(ctx, StepPlanAnswer, 0, "joint_plan_answer", struct{ Question, Draft string }{in.question(), res.Draft})
+	if err != nil {
+		return err
+	}
+	res.Plan = reply
+	pairs, unanswered := ParseJointPairs(reply)
+	const unansweredReason = "the joint reply asked this question but gave it no answer"
+	if len(pairs) == 0 {
+		res.Claims = appendNotChecked(nil, unanswered, unansweredReason)
+		finishUnchecked(res, "the joint reply held no question and answer pairs")
+		return nil
+	}
+
+	res.Checks = make([]Check, len(pairs))
+	for i, p := range pairs {
+		status := CheckAnswered
+		if isUnsure(p.Answer) {
+			status = CheckUnsure
+		}
+		res.Checks[i] = Check{Position: i + 1, Question: p.Question, Answer: p.Answer, Status: status, Attempts: 1}
+	}
+
+	revised, err := rec.prompt(ctx, StepRevise, 0, "joint_revise", struct{ Question, Draft, Checks string }{
+		in.question(), res.Draft, renderCheckPairs(res.Checks)})
+	if err != nil {
+		return err
+	}
+	res.RevisedText = strings.TrimSpace(revised)
+	res.Status = StatusChecked
+	agreed := sameText(res.Draft, res.RevisedText)
+	res.Agreed = &agreed
+	res.Claims = checkClaims(res.Checks, res.Draft, res.RevisedText)
+	res.Claims = appendNotChecked(res.Claims, unanswered, unansweredReason)
+	return nil
+}
