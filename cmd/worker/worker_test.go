@@ -41,7 +41,7 @@ type bundle struct {
 	text string
 }
 
-func setup(t *testing.T) *bundle {
+func setup(t testing.TB) *bundle {
 	t.Helper()
 	st := store.New(testenv.Postgres(t, "worker"))
 	migrateOnce.Do(func() { _, migrateErr = st.Migrate(context.Background()) })
@@ -89,7 +89,7 @@ func (b *bundle) factoredModel() {
 }
 
 // runWorkers runs n workers, each with its own NATS connection, until the backlog is drained.
-func (b *bundle) runWorkers(t *testing.T, n int) {
+func (b *bundle) runWorkers(t testing.TB, n int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -124,7 +124,7 @@ func (b *bundle) runWorkers(t *testing.T, n int) {
 	}
 }
 
-func (b *bundle) publish(t *testing.T, m jobs.Message) string {
+func (b *bundle) publish(t testing.TB, m jobs.Message) string {
 	t.Helper()
 	if _, _, err := jobs.Setup(context.Background(), b.js, b.cfg.Stream); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/pipeline"
+)
+
+// BenchmarkThroughput measures statements per second through the whole system: JetStream, one
+// worker at --concurrency 8, the real openai-go client against an instant fake model, and the
+// one-transaction write to PostgreSQL. Each iteration is one Factored statement with three checks
+// (five model calls). Run it with:
+//
+//	go test -run '^$' -bench Throughput -benchtime 2000x ./cmd/worker
+//
+// It reports statements/s, model calls/s and the test process's peak RSS (which also holds the
+// fake model server and the publisher, so the worker alone uses less).
+func BenchmarkThroughput(b *testing.B) {
+	bb := setup(b)
+	bb.factoredModel()
+	bb.cfg.Concurrency = 8
+	for i := range b.N {
+		bb.publish(b, jobs.Message{V: 1, Text: fmt.Sprintf("Benchmark statement %d of run %s was said in Paris.", i, bb.text), Method: pipeline.MethodFactored})
+	}
+	b.ResetTimer()
+	start := time.Now()
+	bb.runWorkers(b, 1)
+	b.StopTimer()
+	var last time.Time
+	if err := bb.store.Pool().QueryRow(context.Background(), `SELECT max(finished_at) FROM runs WHERE subject = $1`, bb.cfg.Stream.PublishSubject).Scan(&last); err != nil {
+		b.Fatal(err)
+	}
+	elapsed := last.Sub(start)
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "statements/s")
+	b.ReportMetric(float64(bb.model.Count())/elapsed.Seconds(), "model_calls/s")
+	b.ReportMetric(peakRSSMiB(), "peak_RSS_MiB")
+}
+
+// peakRSSMiB reads the process's peak resident set size (VmHWM) from /proc.
+func peakRSSMiB() float64 {
+	raw, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			fields := strings.Fields(line)
+			kb, _ := strconv.ParseFloat(fields[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
