@@ -305,13 +305,22 @@ JOIN claims c ON c.run_id = x.run_id
 JOIN claims p ON p.run_id = x.previous_run_id AND lower(btrim(p.text)) = lower(btrim(c.text))
 WHERE x.previous_run_id IS NOT NULL AND p.verdict <> c.verdict;
 
+-- joint_agreement: per model, how often cove-joint checks agreed with the draft, overall and
+-- over the last 50 runs (the worker's switch to cove-factored uses its own configured window).
 CREATE VIEW joint_agreement AS
+WITH ranked AS (
+    SELECT model, agreed, finished_at,
+           row_number() OVER (PARTITION BY model ORDER BY finished_at DESC, id DESC) AS recency
+    FROM runs
+    WHERE method = 'cove-joint' AND agreed IS NOT NULL
+)
 SELECT model, count(*)::int AS runs,
        count(*) FILTER (WHERE agreed)::int AS agreed,
        avg(CASE WHEN agreed THEN 1.0 ELSE 0.0 END)::double precision AS agreement_rate,
+       count(*) FILTER (WHERE recency <= 50)::int AS recent_runs,
+       (avg(CASE WHEN agreed THEN 1.0 ELSE 0.0 END) FILTER (WHERE recency <= 50))::double precision AS recent_agreement_rate,
        max(finished_at) AS last_run_at
-FROM runs
-WHERE method = 'cove-joint' AND agreed IS NOT NULL
+FROM ranked
 GROUP BY model;
 
 -- +goose Down

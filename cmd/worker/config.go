@@ -30,6 +30,13 @@ type Config struct {
 	MaxQuestions      int
 	DefaultMethod     string
 
+	// JointSwitch runs new cove-joint jobs of a model as cove-factored once that model's joint
+	// checks agreed with their drafts in at least JointSwitchThreshold of its last
+	// JointSwitchWindow joint runs: checks that always agree are not checking anything.
+	JointSwitch          bool
+	JointSwitchThreshold float64
+	JointSwitchWindow    int
+
 	// Stream holds the JetStream settings, shared with enqueue (jobs.StreamConfig.DefineFlags).
 	Stream jobs.StreamConfig
 
@@ -57,6 +64,9 @@ func (c *Config) flags(s *envflag.Set) {
 	s.Int(&c.VerifyConcurrency, "verify-concurrency", "CORROBORATE_VERIFY_CONCURRENCY", pipeline.DefaultConcurrency, "parallel verification calls within one job")
 	s.Int(&c.MaxQuestions, "max-questions", "CORROBORATE_MAX_QUESTIONS", pipeline.DefaultMaxQuestions, "cap on verification questions per job (a job's options.max_questions may lower or raise it up to 20)")
 	s.String(&c.DefaultMethod, "default-method", "CORROBORATE_DEFAULT_METHOD", pipeline.MethodFactored, "method of a job that names none")
+	s.Bool(&c.JointSwitch, "joint-switch", "CORROBORATE_JOINT_SWITCH", true, "run cove-joint jobs as cove-factored when the model's joint checks almost always agree with the draft")
+	s.Float(&c.JointSwitchThreshold, "joint-switch-threshold", "CORROBORATE_JOINT_SWITCH_THRESHOLD", 0.95, "agreement rate (0..1) at which --joint-switch switches")
+	s.Int(&c.JointSwitchWindow, "joint-switch-window", "CORROBORATE_JOINT_SWITCH_WINDOW", 50, "how many recent joint runs of the model the agreement rate is over")
 	c.Stream.DefineFlags(s)
 	s.Duration(&c.ShutdownTimeout, "shutdown-timeout", "CORROBORATE_SHUTDOWN_TIMEOUT", 30*time.Second, "on SIGINT/SIGTERM, how long in-flight jobs may take to finish")
 	s.Bool(&c.ExitWhenIdle, "exit-when-idle", "CORROBORATE_EXIT_WHEN_IDLE", false, "exit 0 once the backlog is drained (nightly batch runs)")
@@ -110,6 +120,12 @@ func (c *Config) validate() error {
 	}
 	if _, err := pipeline.NewMethod(c.DefaultMethod, nil); err != nil {
 		bad("--default-method: %v", err)
+	}
+	if c.JointSwitchThreshold <= 0 || c.JointSwitchThreshold > 1 {
+		bad("--joint-switch-threshold %v must be above 0 and at most 1", c.JointSwitchThreshold)
+	}
+	if c.JointSwitchWindow < 1 {
+		bad("--joint-switch-window %d must be at least 1", c.JointSwitchWindow)
 	}
 	if c.MaxTokens < 16 {
 		bad("--max-tokens %d must be at least 16", c.MaxTokens)

@@ -24,11 +24,19 @@ type handler struct {
 	stream       string
 	maxQuestions int
 	concurrency  int
+	jointSwitch  jointSwitch
 	worker       string
 	log          *slog.Logger
 	metrics      *metrics
 	// now is time.Now, replaceable in tests.
 	now func() time.Time
+}
+
+// jointSwitch configures handler.chooseMethod.
+type jointSwitch struct {
+	enabled   bool
+	threshold float64
+	window    int
 }
 
 // recordTimeout bounds the writes of an outcome, which use their own context: a job cancelled
@@ -61,7 +69,14 @@ func (h *handler) Handle(ctx context.Context, d *jobs.Delivery) error {
 		return h.recordDoneDuplicate(log, sd, runID)
 	}
 
-	method, err := pipeline.NewMethod(msg.Method, h.model)
+	methodName, methodReason, err := h.chooseMethod(ctx, msg.Method)
+	if err != nil {
+		return h.retry(log, sd, d, err)
+	}
+	if methodReason != "" {
+		log.Info("running another method than the job asked for", "ran", methodName, "reason", methodReason)
+	}
+	method, err := pipeline.NewMethod(methodName, h.model)
 	if err != nil {
 		reason := fmt.Sprintf("method %q is not available in this worker: %v", msg.Method, err)
 		return h.finish(log, sd, store.OutcomeRejected, reason, jobs.Reject(errors.New(reason)))
@@ -85,7 +100,7 @@ func (h *handler) Handle(ctx context.Context, d *jobs.Delivery) error {
 	rec := store.RunRecord{
 		Delivery:  sd,
 		Statement: store.Statement{ExternalID: msg.ID, Text: msg.Text, Question: msg.Question, Language: msg.Language},
-		Method:    msg.Method, RequestedMethod: msg.Method, Model: h.modelName,
+		Method:    methodName, RequestedMethod: msg.Method, MethodReason: methodReason, Model: h.modelName,
 		Status: store.RunDone, Options: optionsJSON(msg.Options), Worker: h.worker,
 		StartedAt: started, FinishedAt: finished, Result: res,
 	}
@@ -122,6 +137,27 @@ func (h *handler) Handle(ctx context.Context, d *jobs.Delivery) error {
 	h.metrics.jobs.WithLabelValues(store.OutcomeDone).Inc()
 	h.metrics.jobSeconds.Observe(finished.Sub(started).Seconds())
 	return nil
+}
+
+// chooseMethod returns the method to run for the job's method, and why when it is another one:
+// a cove-joint job runs as cove-factored once the model's joint checks (almost) always agreed
+// with their drafts, since such checks confirm rather than verify. The switch lasts: runs that
+// switched are factored runs, so the joint rate that caused it stays as it was.
+func (h *handler) chooseMethod(ctx context.Context, requested string) (string, string, error) {
+	if requested != pipeline.MethodJoint || !h.jointSwitch.enabled {
+		return requested, "", nil
+	}
+	a, err := h.store.RecentJointAgreement(ctx, h.modelName, h.jointSwitch.window)
+	if err != nil {
+		return "", "", err
+	}
+	h.metrics.jointAgreement.WithLabelValues(h.modelName).Set(a.Rate())
+	if a.Runs < h.jointSwitch.window || a.Rate() < h.jointSwitch.threshold {
+		return requested, "", nil
+	}
+	reason := fmt.Sprintf("the checks of the last %d cove-joint runs of model %s agreed with their drafts in %.0f%% of runs (switch threshold %.0f%%): ran cove-factored instead",
+		a.Runs, h.modelName, 100*a.Rate(), 100*h.jointSwitch.threshold)
+	return pipeline.MethodFactored, reason, nil
 }
 
 // options turns a message's options into the pipeline's, with the worker's defaults.

@@ -276,7 +276,8 @@ func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *
 		validation:   jobs.ValidationConfig{MaxMessageBytes: sc.WithDefaults().MaxMessageBytes, DefaultMethod: cfg.DefaultMethod},
 		stream:       sc.WithDefaults().Stream,
 		maxQuestions: cfg.MaxQuestions, concurrency: cfg.VerifyConcurrency,
-		worker: fmt.Sprintf("%s/%d", host, os.Getpid()), log: log, metrics: m, now: time.Now,
+		jointSwitch: jointSwitch{enabled: cfg.JointSwitch, threshold: cfg.JointSwitchThreshold, window: cfg.JointSwitchWindow},
+		worker:      fmt.Sprintf("%s/%d", host, os.Getpid()), log: log, metrics: m, now: time.Now,
 	}
 	if metricsAddr != "" {
 		addr, err := serveMetrics(ctx, metricsAddr, m, func(ctx context.Context) error {

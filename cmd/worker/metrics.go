@@ -27,6 +27,8 @@ type metrics struct {
 	callErrors *prometheus.CounterVec
 	tokens     *prometheus.CounterVec
 	callSecs   *prometheus.HistogramVec
+	// jointAgreement is the recent agreement rate of cove-joint checks, by model.
+	jointAgreement *prometheus.GaugeVec
 }
 
 func newMetrics() *metrics {
@@ -58,8 +60,11 @@ func newMetrics() *metrics {
 			Name: "corroborate_model_call_duration_seconds", Help: "Latency of model calls, by step.",
 			Buckets: prometheus.ExponentialBuckets(0.005, 2, 16),
 		}, []string{"step"}),
+		jointAgreement: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "corroborate_joint_agreement_rate", Help: "Share of recent cove-joint runs whose checks agreed with the draft, by model.",
+		}, []string{"model"}),
 	}
-	m.registry.MustRegister(m.jobs, m.retries, m.inFlight, m.jobSeconds, m.calls, m.callErrors, m.tokens, m.callSecs,
+	m.registry.MustRegister(m.jointAgreement, m.jobs, m.retries, m.inFlight, m.jobSeconds, m.calls, m.callErrors, m.tokens, m.callSecs,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -55,7 +55,7 @@ func setup(t testing.TB) *bundle {
 	}
 	id := fmt.Sprintf("%d", rand.Uint64())
 	cfg := Config{
-		NATSURL: testenv.NATSURL(t), Model: "fake-model", Concurrency: 8, VerifyConcurrency: 4,
+		NATSURL: testenv.NATSURL(t), Model: "fake-model-" + id, Concurrency: 8, VerifyConcurrency: 4,
 		MaxQuestions: 10, DefaultMethod: pipeline.MethodFactored, ModelTimeout: 5 * time.Second, MaxTokens: 256,
 		ShutdownTimeout: 5 * time.Second, ExitWhenIdle: true, IdleAfter: 300 * time.Millisecond,
 		Stream: jobs.StreamConfig{
@@ -81,7 +81,7 @@ func (b *bundle) factoredModel() {
 			return llmtest.Response{Text: "Revised: " + draft.FindStringSubmatch(prompt)[1]}, true
 		case strings.Contains(prompt, "Write one verification question per line"):
 			return llmtest.Response{Text: "Who said it?\nWhen was it said?\nWhere was it said?"}, true
-		case strings.Contains(prompt, `say "unsure".`):
+		case strings.Contains(prompt, "say \"unsure\".\n\n<question>"):
 			return llmtest.Response{Text: "An answer"}, true
 		}
 		return llmtest.Response{}, false

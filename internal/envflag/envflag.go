@@ -138,3 +138,9 @@ func (l *stringList) Set(v string) error {
 	*l.p = out
 	return nil
 }
+
+// Float defines a float64 flag with an environment twin.
+func (s *Set) Float(p *float64, name, env string, def float64, usage string) {
+	s.Float64Var(p, name, def, usage)
+	s.env[name] = env
+}
