@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/store"
+	"github.com/corroborate/corroborate/internal/testenv"
+)
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func newReader() *reader {
+	return &reader{validation: jobs.ValidationConfig{DefaultMethod: pipeline.MethodFactored}.WithDefaults()}
+}
+
+func TestReadInputs(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, file, content string
+		records             int
+		problems            []string
+	}{
+		{"jsonl", "a.jsonl", `{"v":1,"text":"The Eiffel Tower is in Paris."}` + "\n\n" + `{"v":1,"question":"Where is the Eiffel Tower?","id":"x1"}` + "\n", 2, nil},
+		{"bad jsonl", "a.jsonl", `{"v":1,"text":"Fine statement here."}` + "\nnot json\n" + `{"v":1}` + "\n" + `{"v":1,"text":"hello"}`,
+			1, []string{"a.jsonl:2: invalid job message: message: is not valid JSON", "a.jsonl:3: invalid job message: message: needs text, question, or both", "a.jsonl:4: invalid job message: text: a statement needs at least two words"}},
+		{"unknown method and language", "a.jsonl", `{"v":1,"text":"Two words here.","method":"magic"}` + "\n" + `{"v":1,"text":"Two words here.","language":"xx"}`,
+			0, []string{"a.jsonl:1: invalid job message: method", "a.jsonl:2: invalid job message: language"}},
+		{"csv", "a.csv", "id,text,question,method\nr1,The Eiffel Tower is in Paris.,,\nr2,\"Quoted, with a comma.\",Where?,cove-joint\n", 2, nil},
+		{"csv without text column", "a.csv", "statement,question\nThe Eiffel Tower is in Paris.,\n", 0, []string{"a.csv:1: the CSV header has no text column"}},
+		{"csv bad row", "a.csv", "text\nword\nThe Eiffel Tower is in Paris.\n", 1, []string{"a.csv:2: invalid job message: text: a statement needs at least two words"}},
+		{"txt", "a.txt", "The Eiffel Tower is in Paris.\r\n\r\nWater boils at 100 degrees.\n", 2, nil},
+		{"txt invalid utf-8", "a.txt", "The Eiffel \xff Tower.\nFine statement here.\n", 1, []string{"a.txt:1: text: is not valid UTF-8"}},
+		{"txt control characters", "a.txt", "The Eiffel\x00 Tower is here.\n", 0, []string{"a.txt:1: invalid job message: text"}},
+		{"empty file", "a.txt", "", 0, []string{"a.txt: holds no statements"}},
+		{"line over the size limit", "a.txt", "Short statement here.\n" + strings.Repeat("word ", 300000) + "\nAnother statement here.\n", 2, []string{"a.txt:2: line is longer than the message size limit"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := newReader()
+			path := writeFile(t, c.file, c.content)
+			if err := r.readFile(path, nil); err != nil {
+				t.Fatal(err)
+			}
+			if len(r.records) != c.records {
+				t.Errorf("records: %d, want %d (problems %v)", len(r.records), c.records, r.problems)
+			}
+			if len(r.problems) != len(c.problems) {
+				t.Fatalf("problems: %v, want %d like %q", r.problems, len(c.problems), c.problems)
+			}
+			for i, p := range r.problems {
+				got := strings.TrimPrefix(p.String(), filepath.Dir(path)+"/")
+				if !strings.HasPrefix(got, c.problems[i]) {
+					t.Errorf("problem %d: %q, want it to start with %q", i+1, got, c.problems[i])
+				}
+			}
+		})
+	}
+}
+
+func TestReadStdinGuessesTheFormat(t *testing.T) {
+	t.Parallel()
+	r := newReader()
+	if err := r.readFile("-", strings.NewReader(`{"v":1,"text":"From stdin as JSON."}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.readFile("-", strings.NewReader("From stdin as text.\n")); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.records) != 2 || r.records[0].Source != "stdin:1" || r.records[1].Message.Text != "From stdin as text." {
+		t.Fatalf("records %+v problems %v", r.records, r.problems)
+	}
+}
+
+// enqueueEnv points run at a stream of the test's own on the test NATS and PostgreSQL.
+func enqueueEnv(t *testing.T) (args []string, js jetstream.JetStream, stream string) {
+	t.Helper()
+	id := fmt.Sprintf("%d", rand.Uint64())
+	stream = "E" + id
+	js, err := jetstream.New(testenv.NATS(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = js.DeleteStream(context.Background(), stream) })
+	return []string{"--nats-url", testenv.NATSURL(t), "--stream", stream, "--subjects", "e" + id + ".>", "--subject", "e" + id + ".backlog", "--consumer", "c" + id}, js, stream
+}
+
+func TestInvalidInputPublishesNothing(t *testing.T) {
+	t.Parallel()
+	args, js, stream := enqueueEnv(t)
+	path := writeFile(t, "mixed.jsonl", `{"v":1,"text":"A valid statement here."}`+"\n"+`{"v":1,"text":"invalid"}`+"\n")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), append(args, path), nil, &stdout, &stderr)
+	if code != exitInvalid || !strings.Contains(stderr.String(), "mixed.jsonl:2") || !strings.Contains(stderr.String(), "nothing was published") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
+	}
+	if _, err := js.Stream(context.Background(), stream); err == nil {
+		t.Fatal("invalid input must not even create the stream")
+	}
+
+	stdout.Reset()
+	stderr.Reset()
+	code = run(context.Background(), append(args, "--skip-invalid", path), nil, &stdout, &stderr)
+	if code != exitOK || !strings.Contains(stdout.String(), "1 queued, 0 duplicates, 1 invalid skipped") {
+		t.Fatalf("--skip-invalid: exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
+	}
+	s, err := js.Stream(context.Background(), stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := s.Info(context.Background()); info.State.Msgs != 1 {
+		t.Fatalf("stream holds %d messages, want 1", info.State.Msgs)
+	}
+}
+
+func TestPublishReportsDuplicates(t *testing.T) {
+	t.Parallel()
+	args, _, _ := enqueueEnv(t)
+	text := fmt.Sprintf("A statement of test %d to publish twice.", rand.Uint64())
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), append(args, "--text", text, "--text", text), nil, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "queued    --text #1") || !strings.Contains(stdout.String(), "duplicate --text #2") || !strings.Contains(stdout.String(), "1 queued, 1 duplicates") {
+		t.Fatalf("stdout:\n%s", stdout.String())
+	}
+}
+
+// --wait follows the jobs in PostgreSQL: here a stand-in worker records their outcomes.
+func TestWaitPrintsResultsAndFailsOnAFailedJob(t *testing.T) {
+	t.Parallel()
+	args, js, stream := enqueueEnv(t)
+	dbURL := testenv.SchemaURL(t, "enqueue")
+	st := store.New(testenv.Postgres(t, "enqueue"))
+	if _, err := st.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{fmt.Sprintf("First statement %d to wait for.", rand.Uint64()), fmt.Sprintf("Second statement %d to wait for.", rand.Uint64())}
+
+	// The stand-in worker: done for the first job, rejected for the second.
+	go func() {
+		ctx := context.Background()
+		for {
+			s, err := js.Stream(ctx, stream)
+			if err == nil {
+				if info, err := s.Info(ctx); err == nil && info.State.Msgs == 2 {
+					break
+				}
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		s, _ := js.Stream(ctx, stream)
+		for seq := uint64(1); seq <= 2; seq++ {
+			raw, err := s.GetMsg(ctx, seq)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			d := store.Delivery{JobID: raw.Header.Get("Nats-Msg-Id"), StreamSeq: seq, Subject: raw.Subject, Attempt: 1, Payload: raw.Data}
+			if seq == 1 {
+				_, err = st.SaveRun(ctx, store.RunRecord{Delivery: d, Statement: store.Statement{Text: texts[0], Language: "en"}, Method: pipeline.MethodFactored, Status: store.RunDone,
+					Result: &pipeline.Result{Status: pipeline.StatusChecked, RevisedText: "The revised first statement."}})
+			} else {
+				err = st.RecordOutcome(ctx, store.MessageOutcome{Delivery: d, Status: store.OutcomeRejected, Reason: "a reason to reject"})
+			}
+			if err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), append(args, "--wait", "--database-url", dbURL, "--wait-timeout", "30s", "--text", texts[0], "--text", texts[1]), nil, &stdout, &stderr)
+	out := stdout.String()
+	if code != exitJobsFail || !strings.Contains(out, "The revised first statement.") || !strings.Contains(out, "a reason to reject") || !strings.Contains(out, "1 done, 1 rejected, 0 failed, 0 dead") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "progress: 2 of 2 jobs have an outcome") {
+		t.Fatalf("progress lines off a terminal:\n%s", stderr.String())
+	}
+}
