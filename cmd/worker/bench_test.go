@@ -58,3 +58,33 @@ func peakRSSMiB() float64 {
 	}
 	return 0
 }
+
+// BenchmarkMethodCost measures what each CoVe method costs per statement on the fake model (two
+// checks per statement): model calls and tokens (the fake model counts four bytes a token).
+//
+//	go test -run '^$' -bench MethodCost -benchtime 50x ./cmd/worker
+func BenchmarkMethodCost(b *testing.B) {
+	for _, method := range []string{pipeline.MethodFactored, pipeline.MethodJoint, pipeline.MethodTwoStep, pipeline.MethodFactorRevise} {
+		b.Run(method, func(b *testing.B) {
+			bb := setup(b)
+			bb.coveModel(false)
+			bb.model.Reply("Answer the question.\n\n<question>", "A test said it in Paris, in a draft answer of typical length.")
+			for i := range b.N {
+				bb.publish(b, jobs.Message{V: 1, Question: fmt.Sprintf("Which test said what, and where? (%d %s)", i, bb.text), Method: method})
+			}
+			b.ResetTimer()
+			bb.runWorkers(b, 1)
+			b.StopTimer()
+			var calls, tokens, checks float64
+			if err := bb.store.Pool().QueryRow(context.Background(), `
+				SELECT avg(model_calls), avg(total_tokens), avg((SELECT count(*) FROM checks c WHERE c.run_id = r.id))
+				FROM runs r WHERE subject = $1`, bb.cfg.Stream.PublishSubject).Scan(&calls, &tokens, &checks); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(calls, "calls/statement")
+			b.ReportMetric(tokens, "tokens/statement")
+			b.ReportMetric(calls/checks, "calls/check")
+			b.ReportMetric(tokens/checks, "tokens/check")
+		})
+	}
+}
