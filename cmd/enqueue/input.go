@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/pipeline"
 )
 
 // record is one statement read from the input, with where it came from ("file.csv:12").
@@ -70,6 +71,12 @@ func (r *reader) addEncoded(source string, data []byte) {
 	m, err := jobs.Decode(data, r.validation)
 	if err != nil {
 		r.problem(source, err.Error())
+		return
+	}
+	// The message format names every planned method; refuse the ones this version cannot run
+	// yet, so that they are not queued only to be rejected by the workers.
+	if _, err := pipeline.NewMethod(m.Method, nil); err != nil {
+		r.problem(source, fmt.Sprintf("method: %q is not available in this version of Corroborate (%v)", m.Method, err))
 		return
 	}
 	encoded, err := json.Marshal(m)
