@@ -70,6 +70,12 @@ type Config struct {
 	// HTTPClient, when set, makes the requests; nil means a client tuned for many parallel calls
 	// to one host.
 	HTTPClient *http.Client
+	// OnResponse, when set, is called with every HTTP response the client receives, successful
+	// or not, and once per attempt when openai-go retries: it is how a rate limiter sees the
+	// x-ratelimit-* headers of successful calls and every 429. ctx is the context of the
+	// Complete call that made the request, with its values. It is called before the body is
+	// read, must return quickly, must not modify header and must not keep it after returning.
+	OnResponse func(ctx context.Context, status int, header http.Header)
 }
 
 // withDefaults returns c with every unset field at its default: the one place defaults live.
@@ -172,13 +178,17 @@ func New(cfg Config) (*Client, error) {
 	}
 	// openai.ChatCompletionService, unlike openai.Client, takes its options from its caller
 	// alone and reads no environment variables.
-	chat := openai.NewChatCompletionService(
+	opts := []option.RequestOption{
 		option.WithBaseURL(cfg.BaseURL),
 		option.WithAPIKey(cfg.APIKey),
 		option.WithHTTPClient(hc),
 		option.WithRequestTimeout(cfg.Timeout),
 		option.WithMaxRetries(cfg.MaxRetries),
-	)
+	}
+	if cfg.OnResponse != nil {
+		opts = append(opts, option.WithMiddleware(observe(cfg.OnResponse)))
+	}
+	chat := openai.NewChatCompletionService(opts...)
 	c := &Client{
 		chat:      chat,
 		model:     cfg.Model,
@@ -190,6 +200,18 @@ func New(cfg Config) (*Client, error) {
 		c.redactor = strings.NewReplacer(cfg.APIKey, "[redacted]")
 	}
 	return c, nil
+}
+
+// observe is a middleware that shows every response to fn: a middleware runs once per attempt,
+// so retries made inside openai-go are seen too.
+func observe(fn func(ctx context.Context, status int, header http.Header)) option.Middleware {
+	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		resp, err := next(req)
+		if resp != nil {
+			fn(req.Context(), resp.StatusCode, resp.Header)
+		}
+		return resp, err
+	}
 }
 
 // defaultHTTPClient is http.DefaultTransport with room for the worker's parallel calls: the
