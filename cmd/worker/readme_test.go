@@ -1,0 +1,42 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/corroborate/corroborate/internal/jobs"
+)
+
+// The README carries the job message's JSON Schema for other systems: it must be the one the
+// worker validates with.
+func TestREADMEShowsTheMessageSchema(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(readme, bytes.TrimSpace(jobs.SchemaJSON)) {
+		t.Fatal("README.md does not hold internal/jobs/job.v1.schema.json verbatim: copy it into the JSON Schema section")
+	}
+}
+
+// The README's configuration table names every variable the worker reads.
+func TestREADMENamesEveryVariable(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(describeFlags(), "\n") {
+		i := strings.Index(line, "[$")
+		if i < 0 {
+			continue
+		}
+		variable := strings.TrimSuffix(line[i+2:], "]")
+		if !bytes.Contains(readme, []byte("`"+variable+"`")) {
+			t.Errorf("README.md does not document $%s", variable)
+		}
+	}
+}
