@@ -169,6 +169,8 @@ type Result struct {
 	// Joint for how it is measured. Nil for other methods and for runs with nothing checked.
 	Agreed *bool
 	Calls  []ModelCall
+	// Searches are the run's search calls, in the order they started (see SearchRecorder).
+	Searches []SearchCall
 }
 
 // Check is one verification question and its answer, in plan order (Position from 1).
