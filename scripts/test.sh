@@ -14,7 +14,12 @@ if [ -n "$unformatted" ]; then
 fi
 go vet ./...
 
+# CORROBORATE_TEST_SERVICES=start starts throwaway services even where the machine has its own
+# (it is how the fresh-machine path is tried on a machine that runs them).
 need_pg=false; need_nats=false
+if [ "${CORROBORATE_TEST_SERVICES:-}" = start ]; then
+  unset DATABASE_URL NATS_URL; need_pg=true; need_nats=true
+fi
 if [ -z "${DATABASE_URL:-}" ] && ! port_open 5432; then need_pg=true; fi
 if [ -z "${NATS_URL:-}" ] && ! port_open 4222; then need_nats=true; fi
 if $need_pg || $need_nats; then

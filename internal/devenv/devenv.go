@@ -86,9 +86,15 @@ func StartPostgres(ctx context.Context, dir string) (*Postgres, error) {
 	}
 	p := &Postgres{Dir: filepath.Join(dir, "data"), bin: bin, logDir: dir}
 	if os.Geteuid() == 0 {
-		p.runAs = "postgres"
-		if _, err := user.Lookup(p.runAs); err != nil {
-			return nil, fmt.Errorf("running as root, PostgreSQL needs the system user %q: %w", p.runAs, err)
+		// PostgreSQL refuses to run as root: use its own system user, else nobody.
+		for _, name := range []string{"postgres", "nobody"} {
+			if _, err := user.Lookup(name); err == nil {
+				p.runAs = name
+				break
+			}
+		}
+		if p.runAs == "" {
+			return nil, errors.New("running as root, PostgreSQL needs a system user to run as: create the user postgres, or run as another user")
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
