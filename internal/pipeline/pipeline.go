@@ -171,6 +171,19 @@ type Result struct {
 	Calls  []ModelCall
 	// Searches are the run's search calls, in the order they started (see SearchRecorder).
 	Searches []SearchCall
+
+	// The open-book methods (cove2, multihop) fill these.
+
+	// PlanJSON is the validated plan; PlanViolations what the first plan broke when it needed
+	// its repair round-trip (PlanRepaired).
+	PlanJSON       []byte
+	PlanViolations []string
+	PlanRepaired   bool
+	Evidence       []Evidence
+	Hops           []Hop
+	CrossChecks    []CrossValidation
+	// ReviewFlags ask a person to look ("max_hops_above_5", "citation_removed", ...).
+	ReviewFlags []string
 }
 
 // Check is one verification question and its answer, in plan order (Position from 1).
@@ -220,7 +233,82 @@ type Claim struct {
 	ConsistentPart string
 	// CheckPosition is the check that decided the verdict, 0 when none.
 	CheckPosition int
-	Confidence    string
+	// Confidence is High, Medium or Low for the evidence-grounded methods, calibrated in code.
+	Confidence string
+
+	// The open-book methods (cove2, multihop) fill these.
+
+	// Key is the plan's own id of the claim ("c1").
+	Key string
+	// Span locates the claim in the statement: byte offsets [SpanStart, SpanEnd) of SpanText.
+	SpanStart, SpanEnd int
+	SpanText           string
+	Entities           []string
+	// Verifiable and RequiresTemporalScope are the plan's flags; nil when the method has none.
+	Verifiable            *bool
+	RequiresTemporalScope *bool
+	AmbiguityNote         string
+	// Tier is "deep" (searched) or "shallow" (closed-book) for cove2.
+	Tier string
+	// VerificationQuery is the query the verifier got, after the checks in code; QueryFlags say
+	// what those checks found or repaired ("yes_no_repaired", "date_anchored", ...).
+	VerificationQuery string
+	QueryFlags        []string
+	SubQueries        []string
+	// SourceIndependenceScore is the plan's 0..1 estimate; nil when none.
+	SourceIndependenceScore *float64
+	// CorrectedText replaces the claim in the revision when the evidence contradicted it.
+	CorrectedText string
+	// Citations are the source numbers ([n] of Result.Evidence.SourceNumber) that ground the verdict.
+	Citations []int
+}
+
+// Evidence is one piece of retrieved evidence a run kept: a search result a verifier read, with
+// the short quote it used. SourceNumber is the [n] citations point at (0 when never cited).
+type Evidence struct {
+	ID            int
+	SourceNumber  int
+	ClaimPosition int
+	HopNumber     int
+	// SearchSeq is the search call (Result.Searches[].Seq) that returned it.
+	SearchSeq   int
+	URL         string
+	Title       string
+	Snippet     string
+	Quote       string
+	Domain      string
+	Publisher   string
+	PublishedAt *time.Time
+	Provider    string
+	Rank        int
+}
+
+// Hop is one hop of a multi-hop query chain, with what it excluded to stay independent of the
+// chain's earlier hops.
+type Hop struct {
+	ClaimPosition        int
+	Number               int
+	Query                string
+	TargetSourceType     string
+	ExpectedEvidenceType string
+	ExcludedDomains      []string
+	ExcludedPublishers   []string
+	ExcludedURLs         []string
+	// Status says how the hop ended ("found", "no_independent_source", "failed"); Note why.
+	Status    string
+	Note      string
+	SearchSeq int
+}
+
+// CrossValidation is a query that tests two or more claims jointly, and what it found.
+type CrossValidation struct {
+	Position       int
+	Query          string
+	Relationship   string
+	ClaimPositions []int
+	Verdict        string
+	Reason         string
+	SearchSeq      int
 }
 
 // ModelCall is one call to the model as it was made: the full prompt and the full reply.

@@ -136,10 +136,12 @@ func saveRun(ctx context.Context, tx pgx.Tx, rec RunRecord) (Saved, error) {
 		INSERT INTO runs (job_id, statement_id, method, requested_method, method_reason, model, status,
 			result_status, status_reason, error, attempt, reverify, options, draft, draft_from_input,
 			plan_raw, revised_text, report, agreed, model_calls, prompt_tokens, completion_tokens,
-			total_tokens, subject, stream_seq, worker, received_at, started_at, finished_at, duration_ms)
+			total_tokens, subject, stream_seq, worker, received_at, started_at, finished_at, duration_ms,
+			search_calls, plan, plan_violations, plan_repaired, review_flags)
 		VALUES ($1, $2, $3, $4, NULLIF($5, ''), NULLIF($6, ''), $7, NULLIF($8, ''), NULLIF($9, ''),
 			NULLIF($10, ''), $11, $12, $13, NULLIF($14, ''), $15, NULLIF($16, ''), NULLIF($17, ''),
-			NULLIF($18, ''), $19, $20, $21, $22, $23, $24, $25, NULLIF($26, ''), $27, $28, $29, $30)
+			NULLIF($18, ''), $19, $20, $21, $22, $23, $24, $25, NULLIF($26, ''), $27, $28, $29, $30,
+			$31, $32, $33, $34, $35)
 		ON CONFLICT (job_id) DO NOTHING
 		RETURNING id`,
 		d.JobID, statementID, rec.Method, cmpOr(rec.RequestedMethod, rec.Method), rec.MethodReason,
@@ -147,7 +149,8 @@ func saveRun(ctx context.Context, tx pgx.Tx, rec RunRecord) (Saved, error) {
 		options, res.Draft, res.DraftFromInput, res.Plan, res.RevisedText, res.Report, res.Agreed,
 		len(res.Calls), promptTokens, completionTokens, promptTokens+completionTokens, d.Subject,
 		int64(d.StreamSeq), rec.Worker, nullTime(d.ReceivedAt), rec.StartedAt, rec.FinishedAt,
-		float64(rec.FinishedAt.Sub(rec.StartedAt).Microseconds())/1000).Scan(&runID)
+		float64(rec.FinishedAt.Sub(rec.StartedAt).Microseconds())/1000,
+		len(res.Searches), rawJSONOrNil(res.PlanJSON), jsonOrNil(res.PlanViolations), res.PlanRepaired, emptyIfNil(res.ReviewFlags)).Scan(&runID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		if err := tx.QueryRow(ctx, `SELECT id FROM runs WHERE job_id = $1`, d.JobID).Scan(&runID); err != nil {
 			return Saved{}, fmt.Errorf("existing run: %w", err)
@@ -168,10 +171,55 @@ func saveRun(ctx context.Context, tx pgx.Tx, rec RunRecord) (Saved, error) {
 		}); err != nil {
 		return Saved{}, err
 	}
-	if err := copyRows(ctx, tx, "claims", []string{"run_id", "position", "text", "verdict", "variant_verdict", "confidence", "reason", "consistent_part", "check_position"},
+	if err := copyRows(ctx, tx, "claims", []string{"run_id", "position", "claim_key", "text", "span_start", "span_end", "span_text",
+		"entities", "verifiable", "requires_temporal_scope", "ambiguity_note", "tier", "verification_query", "query_flags",
+		"sub_queries", "source_independence_score", "verdict", "variant_verdict", "confidence", "reason", "consistent_part",
+		"corrected_text", "check_position", "citations"},
 		len(res.Claims), func(i int) []any {
 			c := res.Claims[i]
-			return []any{runID, c.Position, c.Text, c.Verdict, nullString(c.VariantVerdict), nullString(c.Confidence), nullString(c.Reason), nullString(c.ConsistentPart), nullInt(c.CheckPosition)}
+			var spanStart, spanEnd *int
+			if c.SpanText != "" {
+				spanStart, spanEnd = &c.SpanStart, &c.SpanEnd
+			}
+			return []any{runID, c.Position, nullString(c.Key), c.Text, spanStart, spanEnd, nullString(c.SpanText),
+				jsonOrNil(c.Entities), c.Verifiable, c.RequiresTemporalScope, nullString(c.AmbiguityNote), nullString(c.Tier),
+				nullString(c.VerificationQuery), emptyIfNil(c.QueryFlags), jsonOrNil(c.SubQueries), c.SourceIndependenceScore,
+				c.Verdict, nullString(c.VariantVerdict), nullString(c.Confidence), nullString(c.Reason), nullString(c.ConsistentPart),
+				nullString(c.CorrectedText), nullInt(c.CheckPosition), intsOrEmpty(c.Citations)}
+		}); err != nil {
+		return Saved{}, err
+	}
+	if err := copyRows(ctx, tx, "search_calls", []string{"run_id", "seq", "provider", "query", "options", "results", "result_count", "cached", "started_at", "latency_ms", "error"},
+		len(res.Searches), func(i int) []any {
+			c := res.Searches[i]
+			return []any{runID, c.Seq, cmpOr(c.Provider, "unknown"), c.Query, jsonOrEmpty(c.Options), jsonOrNil(c.Results), len(c.Results),
+				c.Cached, c.StartedAt, float64(c.Latency.Microseconds()) / 1000, nullString(c.Error)}
+		}); err != nil {
+		return Saved{}, err
+	}
+	if err := copyRows(ctx, tx, "evidence", []string{"run_id", "id", "source_number", "claim_position", "hop_number", "search_seq", "url", "title",
+		"snippet", "quote", "domain", "publisher", "published_at", "provider", "rank"},
+		len(res.Evidence), func(i int) []any {
+			e := res.Evidence[i]
+			return []any{runID, cmpInt(e.ID, i+1), nullInt(e.SourceNumber), nullInt(e.ClaimPosition), nullInt(e.HopNumber), nullInt(e.SearchSeq), e.URL,
+				nullString(e.Title), nullString(e.Snippet), nullString(e.Quote), nullString(e.Domain), nullString(e.Publisher), e.PublishedAt,
+				nullString(e.Provider), nullInt(e.Rank)}
+		}); err != nil {
+		return Saved{}, err
+	}
+	if err := copyRows(ctx, tx, "query_hops", []string{"run_id", "claim_position", "hop_number", "query", "target_source_type", "expected_evidence_type",
+		"excluded_domains", "excluded_publishers", "excluded_urls", "status", "note", "search_seq"},
+		len(res.Hops), func(i int) []any {
+			h := res.Hops[i]
+			return []any{runID, h.ClaimPosition, h.Number, h.Query, nullString(h.TargetSourceType), nullString(h.ExpectedEvidenceType),
+				emptyIfNil(h.ExcludedDomains), emptyIfNil(h.ExcludedPublishers), emptyIfNil(h.ExcludedURLs), nullString(h.Status), nullString(h.Note), nullInt(h.SearchSeq)}
+		}); err != nil {
+		return Saved{}, err
+	}
+	if err := copyRows(ctx, tx, "cross_validations", []string{"run_id", "position", "query", "relationship", "claim_positions", "verdict", "reason", "search_seq"},
+		len(res.CrossChecks), func(i int) []any {
+			x := res.CrossChecks[i]
+			return []any{runID, x.Position, x.Query, nullString(x.Relationship), intsOrEmpty(x.ClaimPositions), nullString(x.Verdict), nullString(x.Reason), nullInt(x.SearchSeq)}
 		}); err != nil {
 		return Saved{}, err
 	}
@@ -272,6 +320,58 @@ func (s *Store) StoredRun(ctx context.Context, jobID string) (int64, bool, error
 		return 0, false, fmt.Errorf("store: looking up the run of job %s: %w", jobID, err)
 	}
 	return id, true, nil
+}
+
+// jsonOrNil encodes v as JSON for a jsonb column; an empty slice or nil is SQL NULL.
+func jsonOrNil[T any](v []T) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return raw
+}
+
+// jsonOrEmpty encodes v as JSON for a NOT NULL jsonb column.
+func jsonOrEmpty(v any) []byte {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return []byte(`{}`)
+	}
+	return raw
+}
+
+// rawJSONOrNil passes JSON through to a jsonb column; empty is SQL NULL.
+func rawJSONOrNil(raw []byte) []byte {
+	if len(raw) == 0 || !json.Valid(raw) {
+		return nil
+	}
+	return raw
+}
+
+// emptyIfNil gives a text[] NOT NULL column an empty array for nil.
+func emptyIfNil(v []string) []string {
+	if v == nil {
+		return []string{}
+	}
+	return v
+}
+
+func intsOrEmpty(v []int) []int32 {
+	out := make([]int32, len(v))
+	for i, n := range v {
+		out[i] = int32(n)
+	}
+	return out
+}
+
+func cmpInt(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
 }
 
 func cmpOr(a, b string) string {

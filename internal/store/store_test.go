@@ -245,3 +245,61 @@ func TestJobResults(t *testing.T) {
 		t.Fatalf("rejected job: %+v", r)
 	}
 }
+
+func TestSaveRunStoresEvidenceSearchesAndHops(t *testing.T) {
+	t.Parallel()
+	s := setup(t)
+	ctx := context.Background()
+	rec := sampleRecord(newJobID(t))
+	published := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
+	yes, score := true, 0.8
+	rec.Result.PlanJSON = []byte(`{"claims":[{"text":"x"}]}`)
+	rec.Result.PlanViolations = []string{"claims[0]: no span"}
+	rec.Result.PlanRepaired = true
+	rec.Result.ReviewFlags = []string{"max_hops_above_5"}
+	rec.Result.Claims = []pipeline.Claim{{
+		Position: 1, Key: "c1", Text: "The tower is 330 m tall", SpanStart: 4, SpanEnd: 27, SpanText: "tower is 330 m tall",
+		Entities: []string{"Eiffel Tower"}, Verifiable: &yes, Tier: "deep", VerificationQuery: "How tall is the Eiffel Tower?",
+		QueryFlags: []string{"date_anchored"}, SubQueries: []string{"Eiffel Tower height"}, SourceIndependenceScore: &score,
+		Verdict: pipeline.VerdictSupported, Confidence: "High", Citations: []int{1, 2},
+	}}
+	rec.Result.Searches = []pipeline.SearchCall{{Seq: 1, Provider: "postgres", Query: "Eiffel Tower height", StartedAt: time.Now(), Latency: time.Millisecond,
+		Results: []pipeline.SearchResult{{URL: "https://a.example/eiffel", Title: "Eiffel", Domain: "a.example", Rank: 1}}}}
+	rec.Result.Evidence = []pipeline.Evidence{
+		{ID: 1, SourceNumber: 1, ClaimPosition: 1, HopNumber: 1, SearchSeq: 1, URL: "https://a.example/eiffel", Domain: "a.example", Quote: "330 m", PublishedAt: &published},
+		{ID: 2, SourceNumber: 2, ClaimPosition: 1, HopNumber: 2, SearchSeq: 1, URL: "https://b.example/tower", Domain: "b.example", Quote: "330 metres"},
+	}
+	rec.Result.Hops = []pipeline.Hop{{ClaimPosition: 1, Number: 1, Query: "Eiffel Tower height", Status: "found", SearchSeq: 1},
+		{ClaimPosition: 1, Number: 2, Query: "Eiffel Tower metres", ExcludedDomains: []string{"a.example"}, Status: "found", SearchSeq: 1}}
+	rec.Result.CrossChecks = []pipeline.CrossValidation{{Position: 1, Query: "tower height and year", ClaimPositions: []int{1, 2}, Verdict: pipeline.VerdictUnverified, Reason: "no evidence"}}
+	saved, err := s.SaveRun(ctx, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	var searches int
+	if err := s.Pool().QueryRow(ctx, `SELECT citation_urls, (SELECT search_calls FROM runs WHERE id = $1) FROM claim_results WHERE run_id = $1`, saved.RunID).Scan(&urls, &searches); err != nil {
+		t.Fatal(err)
+	}
+	if len(urls) != 2 || urls[0] != "https://a.example/eiffel" || urls[1] != "https://b.example/tower" || searches != 1 {
+		t.Fatalf("citations resolve to stored evidence: %q, searches %d", urls, searches)
+	}
+	if n := countRows(t, s, `SELECT count(*) FROM query_hops WHERE run_id = $1 AND 'a.example' = ANY (excluded_domains)`, saved.RunID); n != 1 {
+		t.Fatalf("hops with their exclusions: %d", n)
+	}
+	if n := countRows(t, s, `SELECT count(*) FROM runs WHERE id = $1 AND plan_repaired AND plan ? 'claims' AND 'max_hops_above_5' = ANY (review_flags)`, saved.RunID); n != 1 {
+		t.Fatalf("plan and review flags: %d", n)
+	}
+	if n := countRows(t, s, `SELECT count(*) FROM cross_validations WHERE run_id = $1 AND claim_positions = '{1,2}'`, saved.RunID); n != 1 {
+		t.Fatalf("cross validations: %d", n)
+	}
+}
+
+func countRows(t *testing.T, s *store.Store, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := s.Pool().QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
