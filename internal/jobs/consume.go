@@ -1,0 +1,522 @@
+package jobs
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Delivery is one delivery of a job message to a Handler.
+type Delivery struct {
+	// JobID identifies the job across redeliveries and duplicates: the Nats-Msg-Id header when
+	// the producer set one, else DedupeID of the message when it decodes as one with text or a
+	// question, else "seq:<stream sequence>".
+	JobID        string
+	Data         []byte
+	Subject      string
+	StreamSeq    uint64
+	NumDelivered uint64
+	// Final is true on the last attempt (NumDelivered == MaxDeliver): a handler that fails now
+	// may record the job failed with its error. If it returns a retryable error instead, the
+	// job comes back once more as Exhausted.
+	Final bool
+	// Exhausted is true on the dead-letter delivery (NumDelivered > MaxDeliver): every attempt
+	// ended without an outcome. The handler records the job dead, and the message is terminated
+	// whatever the handler returns.
+	Exhausted bool
+	Header    nats.Header
+	Received  time.Time
+	// Log carries job_id, stream_seq and attempt, for the handler's own log lines.
+	Log *slog.Logger
+}
+
+// Handler runs one job. Its error decides the message's fate: nil acks it, an error wrapped by
+// Reject terminates it (no retry), any other error naks it for a retry after a backoff.
+//
+// The context is not cancelled when the consume loop is asked to stop: in-flight jobs may finish
+// for ConsumeConfig.ShutdownTimeout, and only then is it cancelled.
+type Handler interface {
+	Handle(ctx context.Context, d *Delivery) error
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(ctx context.Context, d *Delivery) error
+
+// Handle calls f.
+func (f HandlerFunc) Handle(ctx context.Context, d *Delivery) error { return f(ctx, d) }
+
+// ErrReject marks a permanent outcome: the message is terminated and never retried (bad input,
+// an unknown method, a failure no retry can fix). Test for it with errors.Is.
+var ErrReject = errors.New("job rejected")
+
+// Reject wraps err as a permanent outcome: errors.Is(Reject(err), ErrReject) is true, and err
+// stays reachable for errors.Is and errors.As. Reject(nil) is ErrReject itself.
+func Reject(err error) error {
+	if err == nil {
+		return ErrReject
+	}
+	return &rejectError{err: err}
+}
+
+type rejectError struct{ err error }
+
+func (e *rejectError) Error() string   { return e.err.Error() }
+func (e *rejectError) Unwrap() []error { return []error{e.err, ErrReject} }
+
+// Outcomes of a delivery, as the consume loop settled it, reported to the Observer.
+const (
+	OutcomeDone        = "done"        // handler returned nil; acked
+	OutcomeRejected    = "rejected"    // handler rejected it; terminated
+	OutcomeRetry       = "retry"       // handler failed; nakked with a backoff delay
+	OutcomeDead        = "dead"        // attempts exhausted; terminated
+	OutcomeInterrupted = "interrupted" // shutdown cut the handler short; nakked for another worker
+)
+
+// Observer is told of every job the loop runs, for metrics. Its methods are called from the
+// jobs' goroutines, concurrently.
+type Observer interface {
+	JobStarted()
+	JobFinished(outcome string, took time.Duration)
+}
+
+// Defaults of ConsumeConfig.
+const (
+	DefaultConcurrency     = 4
+	DefaultShutdownTimeout = 30 * time.Second
+	// abandonGrace is how long handlers get to return after their context was cancelled at the
+	// end of ShutdownTimeout, before Consume gives up on them and returns.
+	abandonGrace = 5 * time.Second
+)
+
+// ConsumeConfig tunes Consume. Its zero value works: unset fields take the defaults, or the
+// consumer's own settings where those must agree (AckWait, MaxDeliver).
+type ConsumeConfig struct {
+	// Concurrency is how many jobs this process runs at once (default 4).
+	Concurrency int
+	// AckWait is the consumer's ack wait (default: the consumer's); heartbeats go every third.
+	AckWait time.Duration
+	// MaxDeliver is how many attempts a job gets (default: the consumer's MaxDeliver minus the
+	// dead-letter delivery, see Setup).
+	MaxDeliver int
+	// BackoffBase and BackoffMax bound retry delays: base*2^(attempt-1), capped at max, plus up
+	// to a tenth of jitter so that jobs failing together do not return together (5s, 5m).
+	BackoffBase time.Duration
+	BackoffMax  time.Duration
+	// ExitWhenIdle, when set, makes Consume return nil once no message arrived for that long,
+	// nothing runs here, and the consumer has nothing pending nor awaiting an ack anywhere (see
+	// Consume). Zero consumes until ctx is cancelled.
+	ExitWhenIdle time.Duration
+	// ShutdownTimeout is how long in-flight jobs may run on after ctx is cancelled (30s).
+	ShutdownTimeout time.Duration
+	// TermWithReason terminates messages with TermWithReason, whose reason the server puts in
+	// its termination advisory. Servers before 2.10.4 ignore such a term altogether (the message
+	// stays and is redelivered), so it is off by default and a plain Term is sent; set it from
+	// TermReasonSupported. The reason is logged either way, and the handler stores it.
+	TermWithReason bool
+	Logger         *slog.Logger
+	Observer       Observer
+}
+
+// TermReasonSupported reports whether the server nc is connected to honours TermWithReason
+// (nats-server 2.10.4 and later).
+func TermReasonSupported(nc *nats.Conn) bool {
+	return termReasonVersion(nc.ConnectedServerVersion())
+}
+
+func termReasonVersion(version string) bool {
+	var major, minor, patch int
+	if _, err := fmt.Sscanf(strings.TrimPrefix(version, "v"), "%d.%d.%d", &major, &minor, &patch); err != nil {
+		return false
+	}
+	return major > 2 || major == 2 && (minor > 10 || minor == 10 && patch >= 4)
+}
+
+// withDefaults fills unset fields, from the consumer's settings where they must agree.
+func (c ConsumeConfig) withDefaults(info *jetstream.ConsumerInfo) ConsumeConfig {
+	var serverAckWait time.Duration
+	serverMaxDeliver := 0
+	if info != nil {
+		serverAckWait = info.Config.AckWait
+		serverMaxDeliver = info.Config.MaxDeliver - 1 // the dead-letter delivery, see Setup
+	}
+	c.Concurrency = max(cmp.Or(c.Concurrency, DefaultConcurrency), 1)
+	c.AckWait = cmp.Or(c.AckWait, serverAckWait, DefaultAckWait)
+	if serverAckWait > 0 {
+		// Heartbeats must beat the deadline the server actually applies.
+		c.AckWait = min(c.AckWait, serverAckWait)
+	}
+	if c.MaxDeliver <= 0 {
+		c.MaxDeliver = DefaultMaxDeliver
+		if serverMaxDeliver >= 1 {
+			c.MaxDeliver = serverMaxDeliver
+		}
+	}
+	c.BackoffBase = cmp.Or(c.BackoffBase, DefaultBackoffBase)
+	c.BackoffMax = max(cmp.Or(c.BackoffMax, DefaultBackoffMax), c.BackoffBase)
+	c.ShutdownTimeout = cmp.Or(c.ShutdownTimeout, DefaultShutdownTimeout)
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Observer == nil {
+		c.Observer = noObserver{}
+	}
+	return c
+}
+
+type noObserver struct{}
+
+func (noObserver) JobStarted()                       {}
+func (noObserver) JobFinished(string, time.Duration) {}
+
+// Consume runs h on the consumer's messages until ctx is cancelled (or, with ExitWhenIdle, until
+// the backlog is drained), with at most cfg.Concurrency jobs at once.
+//
+// A slot is taken before the next message is asked for, so no more than Concurrency jobs run,
+// and the client buffers at most one pull batch of Concurrency messages behind them (their
+// AckWait runs while they wait; each job's first heartbeat resets it). Each job gets its own
+// goroutine and a heartbeat (InProgress every AckWait/3) until its handler returns. Then: nil
+// acks the message (DoubleAck: the server confirms), Reject terminates it, an Exhausted delivery
+// is terminated whatever the handler said, and any other error naks it with a growing delay.
+//
+// Stopping: when ctx is cancelled, fetching stops at once (buffered messages not yet started go
+// back to the server after AckWait, to this worker or another); running handlers keep a context
+// that is cancelled only ShutdownTimeout later, and Consume returns when they are done.
+//
+// Idle exit, for nightly batches: with ExitWhenIdle set, Consume returns nil when no message
+// arrived for that long, no job runs here, and the consumer reports no message pending and none
+// awaiting an ack. The last condition keeps a worker from leaving while a job waits out a nak
+// delay (it is still awaiting an ack until redelivered) or runs on another worker that might
+// crash: the backlog is drained only when every message has an outcome. Until then the worker
+// checks again every ExitWhenIdle. A job whose deliveries are exhausted on the server leaves the
+// ack-pending count, so it cannot hold an idle worker forever.
+func Consume(ctx context.Context, cons jetstream.Consumer, cfg ConsumeConfig, h Handler) error {
+	cfg = cfg.withDefaults(cons.CachedInfo())
+	iter, err := cons.Messages(jetstream.PullMaxMessages(cfg.Concurrency))
+	if err != nil {
+		return fmt.Errorf("consuming jobs: %w", err)
+	}
+	defer iter.Stop()
+
+	// Handlers outlive ctx by up to ShutdownTimeout; see the shutdown below.
+	hctx, hcancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer hcancel()
+
+	l := &loop{cfg: cfg, cons: cons, h: h, log: cfg.Logger}
+	l.touch()
+	fetchErr := l.fetch(ctx, hctx, iter)
+	iter.Stop()
+
+	done := make(chan struct{})
+	go func() { l.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return fetchErr
+	case <-time.After(cfg.ShutdownTimeout):
+	}
+	l.log.Warn("shutdown timeout reached: cancelling running jobs", "running", l.inFlight.Load(), "shutdown_timeout", cfg.ShutdownTimeout)
+	hcancel()
+	select {
+	case <-done:
+		return fetchErr
+	case <-time.After(abandonGrace):
+	}
+	return errors.Join(fetchErr, fmt.Errorf("consuming jobs: %d jobs did not return within %s of their cancellation; their messages return after the ack wait",
+		l.inFlight.Load(), abandonGrace))
+}
+
+// loop is the state of one Consume call.
+type loop struct {
+	cfg  ConsumeConfig
+	cons jetstream.Consumer
+	h    Handler
+	log  *slog.Logger
+
+	wg       sync.WaitGroup
+	inFlight atomic.Int64
+	// lastActivity is the UnixNano of the last message received or job finished.
+	lastActivity atomic.Int64
+}
+
+func (l *loop) touch() { l.lastActivity.Store(time.Now().UnixNano()) }
+
+// errIdle ends the fetch loop when ExitWhenIdle found the backlog drained.
+var errIdle = errors.New("idle")
+
+// fetch takes a slot, then a message, and starts its job, until ctx is cancelled, the backlog is
+// drained (ExitWhenIdle) or the iterator fails for good.
+func (l *loop) fetch(ctx, hctx context.Context, iter jetstream.MessagesContext) error {
+	slots := make(chan struct{}, l.cfg.Concurrency)
+	for {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil
+		}
+		msg, err := l.next(ctx, iter)
+		if err != nil {
+			<-slots
+			switch {
+			case ctx.Err() != nil:
+				return nil
+			case errors.Is(err, errIdle):
+				l.log.Info("no more jobs: the backlog is drained", "exit_when_idle", l.cfg.ExitWhenIdle)
+				return nil
+			case errors.Is(err, jetstream.ErrMsgIteratorClosed), errors.Is(err, jetstream.ErrConsumerDeleted):
+				return fmt.Errorf("consuming jobs: %w", err)
+			}
+			// Missing heartbeats and the like: the iterator recovers by itself.
+			l.log.Warn("waiting for jobs", "err", err)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
+		}
+		if ctx.Err() != nil {
+			// Stopping: give it straight back rather than let it wait out the ack wait.
+			_ = msg.Nak()
+			<-slots
+			return nil
+		}
+		l.touch()
+		l.inFlight.Add(1)
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			defer func() { <-slots }()
+			defer l.inFlight.Add(-1)
+			defer l.touch()
+			l.run(hctx, msg)
+		}()
+	}
+}
+
+// next waits for the next message. With ExitWhenIdle it wakes up when the idle time is reached
+// and returns errIdle if the backlog is drained, else waits on.
+func (l *loop) next(ctx context.Context, iter jetstream.MessagesContext) (jetstream.Msg, error) {
+	if l.cfg.ExitWhenIdle <= 0 {
+		return iter.Next(jetstream.NextContext(ctx))
+	}
+	var notBefore time.Time
+	for {
+		wake := time.Unix(0, l.lastActivity.Load()).Add(l.cfg.ExitWhenIdle)
+		if wake.Before(notBefore) {
+			wake = notBefore
+		}
+		wait := max(time.Until(wake), 10*time.Millisecond)
+		nctx, cancel := context.WithTimeout(ctx, wait)
+		msg, err := iter.Next(jetstream.NextContext(nctx))
+		cancel()
+		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+			return msg, err
+		}
+		if l.inFlight.Load() > 0 || time.Since(time.Unix(0, l.lastActivity.Load())) < l.cfg.ExitWhenIdle {
+			continue
+		}
+		drained, err := l.drained(ctx)
+		if err != nil {
+			l.log.Warn("checking whether the backlog is drained", "err", err)
+		}
+		if drained {
+			return nil, errIdle
+		}
+		notBefore = time.Now().Add(l.cfg.ExitWhenIdle)
+	}
+}
+
+// drained asks the server whether any message of the consumer is pending or awaiting an ack.
+func (l *loop) drained(ctx context.Context) (bool, error) {
+	info, err := l.cons.Info(ctx)
+	if err != nil {
+		return false, err
+	}
+	if info.NumPending > 0 || info.NumAckPending > 0 {
+		l.log.Debug("idle here, but jobs remain", "pending", info.NumPending, "ack_pending", info.NumAckPending)
+		return false, nil
+	}
+	return true, nil
+}
+
+// run runs one job and settles its message.
+func (l *loop) run(ctx context.Context, msg jetstream.Msg) {
+	received := time.Now()
+	md, err := msg.Metadata()
+	if err != nil {
+		// A consumer delivers only JetStream messages; anything else cannot be acked either.
+		l.log.Error("dropping a delivery without JetStream metadata", "subject", msg.Subject(), "err", err)
+		_ = msg.Term()
+		return
+	}
+	d := &Delivery{
+		Data:         msg.Data(),
+		Subject:      msg.Subject(),
+		StreamSeq:    md.Sequence.Stream,
+		NumDelivered: md.NumDelivered,
+		Final:        md.NumDelivered == uint64(l.cfg.MaxDeliver),
+		Exhausted:    md.NumDelivered > uint64(l.cfg.MaxDeliver),
+		Header:       msg.Headers(),
+		Received:     received,
+	}
+	d.JobID = jobID(d)
+	d.Log = l.log.With("job_id", d.JobID, "stream_seq", d.StreamSeq, "attempt", d.NumDelivered)
+	d.Log.Debug("job started", "subject", d.Subject, "final", d.Final, "exhausted", d.Exhausted)
+	l.cfg.Observer.JobStarted()
+
+	stop := l.heartbeat(ctx, msg, d.Log)
+	err = l.handle(ctx, d)
+	stop()
+
+	outcome := l.settle(ctx, msg, d, err)
+	took := time.Since(received)
+	l.cfg.Observer.JobFinished(outcome, took)
+	level := slog.LevelInfo
+	if outcome != OutcomeDone {
+		level = slog.LevelWarn
+	}
+	attrs := []any{"outcome", outcome, "took", took}
+	if err != nil {
+		attrs = append(attrs, "err", err)
+	}
+	d.Log.Log(context.Background(), level, "job finished", attrs...)
+}
+
+// handle calls the handler; a panic is a failed attempt, not a dead worker.
+func (l *loop) handle(ctx context.Context, d *Delivery) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("handler panic: %v", r)
+		}
+	}()
+	return l.h.Handle(ctx, d)
+}
+
+// heartbeat tells the server every AckWait/3 that the job is still running, beginning at once
+// (the message may have waited in the client's buffer). It ends when the job's context is
+// cancelled, so that a handler that ignores the cancellation at shutdown cannot keep its message
+// from another worker. The returned stop waits for the heartbeat to end: a late InProgress after
+// a nak would reset the nak's delay.
+func (l *loop) heartbeat(ctx context.Context, msg jetstream.Msg, log *slog.Logger) (stop func()) {
+	quit := make(chan struct{})
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		period := max(l.cfg.AckWait/3, 10*time.Millisecond)
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			if err := msg.InProgress(); err != nil {
+				log.Warn("heartbeat failed; the job may be redelivered", "err", err)
+			}
+			select {
+			case <-quit:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(quit); <-ended }
+}
+
+// settle acks, terms or naks the message after its handler returned err.
+func (l *loop) settle(ctx context.Context, msg jetstream.Msg, d *Delivery, err error) string {
+	switch {
+	case d.Exhausted:
+		if err != nil && !errors.Is(err, ErrReject) {
+			d.Log.Error("dead letter: the handler could not record it; terminating it anyway", "err", err,
+				"payload_bytes", len(d.Data))
+		}
+		l.term(msg, d, fmt.Sprintf("attempts exhausted after %d deliveries", d.NumDelivered))
+		return OutcomeDead
+	case err == nil:
+		// The handler has stored the result; if this ack is lost the job comes back and the
+		// handler recognises it as already stored.
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if aerr := msg.DoubleAck(actx); aerr != nil {
+			d.Log.Warn("ack not confirmed; a redelivery will find the job done", "err", aerr)
+		}
+		return OutcomeDone
+	case errors.Is(err, ErrReject):
+		l.term(msg, d, err.Error())
+		return OutcomeRejected
+	case ctx.Err() != nil:
+		// Shutdown cancelled the handler: no backoff, another worker may take it now.
+		if nerr := msg.Nak(); nerr != nil {
+			d.Log.Warn("nak failed; the job returns after the ack wait", "err", nerr)
+		}
+		return OutcomeInterrupted
+	default:
+		delay := l.backoff(d.NumDelivered)
+		if d.Final {
+			d.Log.Warn("final attempt failed; the job returns once more as a dead letter", "err", err, "delay", delay)
+		}
+		if nerr := msg.NakWithDelay(delay); nerr != nil {
+			d.Log.Warn("nak failed; the job returns after the ack wait", "err", nerr)
+		}
+		return OutcomeRetry
+	}
+}
+
+func (l *loop) term(msg jetstream.Msg, d *Delivery, reason string) {
+	var err error
+	if l.cfg.TermWithReason {
+		err = msg.TermWithReason(termReason(reason))
+	} else {
+		err = msg.Term()
+	}
+	if err != nil {
+		d.Log.Warn("term failed; the job may be delivered again", "err", err)
+	}
+}
+
+// termReason makes a reason fit the one-line advisory the server publishes with a term.
+func termReason(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	const max = 256
+	if len(s) > max {
+		s = strings.ToValidUTF8(s[:max], "") + "..."
+	}
+	return s
+}
+
+// backoff is the nak delay after attempt n (from 1): base*2^(n-1), capped at max, plus up to a
+// tenth of jitter.
+func (l *loop) backoff(n uint64) time.Duration {
+	return backoff(n, l.cfg.BackoffBase, l.cfg.BackoffMax)
+}
+
+func backoff(n uint64, base, limit time.Duration) time.Duration {
+	d := base
+	for i := uint64(1); i < n && d < limit; i++ {
+		d *= 2
+	}
+	d = min(d, limit)
+	return d + rand.N(d/10+1)
+}
+
+// jobID names a delivery's job; see Delivery.JobID.
+func jobID(d *Delivery) string {
+	if id := d.Header.Get(jetstream.MsgIDHeader); id != "" {
+		return id
+	}
+	var m Message
+	if json.Unmarshal(d.Data, &m) == nil && (m.Text != "" || m.Question != "") {
+		return DedupeID(m)
+	}
+	return "seq:" + strconv.FormatUint(d.StreamSeq, 10)
+}

@@ -1,0 +1,243 @@
+package jobs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/corroborate/corroborate/internal/devenv"
+	"github.com/corroborate/corroborate/internal/testenv"
+)
+
+// testBundle is what a NATS test works with: its own stream, subjects and shared consumer.
+type testBundle struct {
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	cfg     StreamConfig
+	stream  jetstream.Stream
+	cons    jetstream.Consumer
+	subject string
+}
+
+// setup creates a stream of the test's own ("T_<random>" on "t<random>.statements.>") on the
+// test NATS server (testenv) and the shared consumer, with short timings, and deletes the stream
+// when the test ends. modify, when given, changes the config before Setup.
+func setup(t *testing.T, modify func(*StreamConfig)) *testBundle {
+	t.Helper()
+	return setupOn(t, testenv.NATS(t), modify)
+}
+
+func setupOn(t *testing.T, nc *nats.Conn, modify func(*StreamConfig)) *testBundle {
+	t.Helper()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := randomID(t)
+	cfg := StreamConfig{
+		Stream:          "T_" + id,
+		Subjects:        []string{"t" + id + ".statements.>"},
+		PublishSubject:  "t" + id + ".statements.backlog",
+		Consumer:        "workers",
+		AckWait:         2 * time.Second,
+		MaxDeliver:      3,
+		Concurrency:     4,
+		DuplicateWindow: time.Minute,
+		MaxAge:          time.Hour,
+		BackoffBase:     10 * time.Millisecond,
+		BackoffMax:      40 * time.Millisecond,
+	}
+	if modify != nil {
+		modify(&cfg)
+	}
+	ctx := testContext(t)
+	stream, cons, err := Setup(ctx, js, cfg)
+	if err != nil {
+		t.Fatalf("Setup: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := js.DeleteStream(ctx, cfg.Stream); err != nil {
+			t.Logf("deleting stream %s: %v", cfg.Stream, err)
+		}
+	})
+	return &testBundle{nc: nc, js: js, cfg: cfg.WithDefaults(), stream: stream, cons: cons, subject: cfg.PublishSubject}
+}
+
+// newServer is an in-process nats-server of the version in go.mod (2.15), shared by the tests
+// that must also run against a server newer than the machine's.
+var newServer = sync.OnceValues(func() (*devenv.NATS, error) {
+	dir, err := os.MkdirTemp("", "corroborate-jobs-test-nats-")
+	if err != nil {
+		return nil, err
+	}
+	return devenv.StartNATS(dir, 0)
+})
+
+// servers returns connections to the test NATS server and, when it is a different version, to
+// the in-process one, so that version-dependent behaviour is tested on both.
+func servers(t *testing.T) map[string]*nats.Conn {
+	t.Helper()
+	nc := testenv.NATS(t)
+	out := map[string]*nats.Conn{"nats-" + nc.ConnectedServerVersion(): nc}
+	ns, err := newServer()
+	if err != nil {
+		t.Fatalf("starting an in-process NATS: %v", err)
+	}
+	nc2, err := nats.Connect(ns.URL, nats.Name(t.Name()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc2.Close)
+	out["nats-"+nc2.ConnectedServerVersion()] = nc2
+	return out
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if ns, err := newServer(); err == nil && ns != nil {
+		ns.Stop()
+		os.RemoveAll(ns.Server.StoreDir())
+	}
+	os.Exit(code)
+}
+
+func randomID(t *testing.T) string {
+	t.Helper()
+	b := make([]byte, 6)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// testLogger writes the loop's logs into the test log, so a failure shows what happened.
+func testLogger(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Helper()
+	w.t.Log(string(p[:len(p)-1]))
+	return len(p), nil
+}
+
+var _ io.Writer = testWriter{}
+
+// publishN publishes n distinct valid jobs and returns their ids.
+func (b *testBundle) publishN(t *testing.T, n int) []string {
+	t.Helper()
+	ids := make([]string, n)
+	for i := range n {
+		res, err := Publish(testContext(t), b.js, b.subject, Message{Text: fmt.Sprintf("Statement number %d is true.", i)}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = res.JobID
+	}
+	return ids
+}
+
+// consume runs Consume in the background. stop cancels it and returns its error; done yields
+// its error once it returns by itself (ExitWhenIdle). Either may be used, or both.
+func (b *testBundle) consume(t *testing.T, cfg ConsumeConfig, h Handler) (stop func() error, done <-chan error) {
+	t.Helper()
+	if cfg.Logger == nil {
+		cfg.Logger = testLogger(t)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var result error
+	finished := make(chan struct{})
+	go func() {
+		result = Consume(ctx, b.cons, cfg, h)
+		close(finished)
+	}()
+	wait := func() error {
+		select {
+		case <-finished:
+			return result
+		case <-time.After(15 * time.Second):
+			return fmt.Errorf("Consume did not return within 15s")
+		}
+	}
+	stop = func() error {
+		cancel()
+		return wait()
+	}
+	errc := make(chan error, 1)
+	go func() {
+		<-finished
+		errc <- result
+	}()
+	t.Cleanup(func() { _ = stop() })
+	return stop, errc
+}
+
+// streamMsgs is how many messages the stream holds.
+func (b *testBundle) streamMsgs(t *testing.T) uint64 {
+	t.Helper()
+	info, err := b.stream.Info(testContext(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.State.Msgs
+}
+
+// eventually polls cond every 20ms until it holds or timeout passes.
+func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// recorder is an Observer that counts outcomes.
+type recorder struct {
+	mu       sync.Mutex
+	started  int
+	outcomes map[string]int
+}
+
+func (r *recorder) JobStarted() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.started++
+}
+
+func (r *recorder) JobFinished(outcome string, _ time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.outcomes == nil {
+		r.outcomes = map[string]int{}
+	}
+	r.outcomes[outcome]++
+}
+
+func (r *recorder) count(outcome string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.outcomes[outcome]
+}

@@ -1,0 +1,415 @@
+package jobs
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Message is the job message, version 1: one statement and one method. Its JSON form is
+// described by SchemaJSON; Decode is the only way in that validates it.
+type Message struct {
+	V int `json:"v"`
+	// Text is the statement to verify; for the CoVe methods it is the draft answer to Question.
+	Text     string `json:"text,omitempty"`
+	Question string `json:"question,omitempty"`
+	// ID is the producer's own reference (an article id, a row number). It does not take part in
+	// deduplication: the same statement sent under two references is one job.
+	ID       string         `json:"id,omitempty"`
+	Method   string         `json:"method,omitempty"`
+	Language string         `json:"language,omitempty"`
+	Options  MessageOptions `json:"options,omitzero"`
+}
+
+// MessageOptions are the per-job settings of a Message. Nil and empty fields mean "the worker's
+// default".
+type MessageOptions struct {
+	MaxQuestions *int `json:"max_questions,omitempty"`
+	MaxHops      *int `json:"max_hops,omitempty"`
+	// TemporalScope is null or {"start_date", "end_date", "prefer_recent"}; IndependenceRules is
+	// a sentence or a rules object. Both are kept raw: the methods that use them parse them.
+	TemporalScope     json.RawMessage `json:"temporal_scope,omitempty"`
+	IndependenceRules json.RawMessage `json:"independence_rules,omitempty"`
+	Iterate           *bool           `json:"iterate,omitempty"`
+}
+
+// TemporalScope is the parsed form of MessageOptions.TemporalScope.
+type TemporalScope struct {
+	StartDate    string `json:"start_date,omitempty"`
+	EndDate      string `json:"end_date,omitempty"`
+	PreferRecent bool   `json:"prefer_recent,omitempty"`
+}
+
+// Scope parses o.TemporalScope; it returns nil when the message has none (absent or null).
+// A message that passed Decode always parses.
+func (o MessageOptions) Scope() (*TemporalScope, error) {
+	if isNull(o.TemporalScope) {
+		return nil, nil
+	}
+	var s TemporalScope
+	if err := json.Unmarshal(o.TemporalScope, &s); err != nil {
+		return nil, fmt.Errorf("options.temporal_scope: %w", err)
+	}
+	return &s, nil
+}
+
+// Version is the only message version this package reads and writes.
+const Version = 1
+
+// The methods a job may name. Methods lists them all; it is the one list, and a test checks
+// that the schema's enum says the same.
+const (
+	MethodCoveFactored     = "cove-factored"
+	MethodCoveJoint        = "cove-joint"
+	MethodCoveTwoStep      = "cove-two-step"
+	MethodCoveFactorRevise = "cove-factor-revise"
+	MethodCove2            = "cove2"
+	MethodMultihop         = "multihop"
+)
+
+// Methods are the known method names, in the order of DESIGN.md.
+var Methods = []string{
+	MethodCoveFactored, MethodCoveJoint, MethodCoveTwoStep, MethodCoveFactorRevise,
+	MethodCove2, MethodMultihop,
+}
+
+// KnownMethod reports whether name is one of Methods.
+func KnownMethod(name string) bool { return slices.Contains(Methods, name) }
+
+// Defaults of a message and of its validation.
+const (
+	DefaultMethod   = MethodMultihop
+	DefaultLanguage = "en"
+	// DefaultMaxMessageBytes is the stream's MaxMsgSize as well: one limit for both ends.
+	DefaultMaxMessageBytes  = 1 << 20
+	DefaultMaxTextBytes     = 32768
+	DefaultMaxQuestionBytes = 4096
+)
+
+// ValidationConfig bounds what Decode accepts. Its zero value uses the defaults.
+type ValidationConfig struct {
+	// MaxMessageBytes bounds the whole encoded message (default DefaultMaxMessageBytes).
+	MaxMessageBytes int
+	// MaxTextBytes and MaxQuestionBytes bound text and question, in bytes of UTF-8.
+	MaxTextBytes     int
+	MaxQuestionBytes int
+	// DefaultMethod is given to a message that names none (default DefaultMethod). The caller
+	// supplies it from its own configuration (enqueue --method, the worker's default).
+	DefaultMethod string
+}
+
+// WithDefaults returns c with every unset field at its default.
+func (c ValidationConfig) WithDefaults() ValidationConfig {
+	c.MaxMessageBytes = cmp.Or(c.MaxMessageBytes, DefaultMaxMessageBytes)
+	c.MaxTextBytes = cmp.Or(c.MaxTextBytes, DefaultMaxTextBytes)
+	c.MaxQuestionBytes = cmp.Or(c.MaxQuestionBytes, DefaultMaxQuestionBytes)
+	c.DefaultMethod = cmp.Or(c.DefaultMethod, DefaultMethod)
+	return c
+}
+
+// Problem is one thing wrong with a message: the field (a dotted path such as
+// "options.max_hops", or "message" for the whole) and the reason in words.
+type Problem struct {
+	Field  string
+	Reason string
+}
+
+func (p Problem) String() string { return p.Field + ": " + p.Reason }
+
+// ValidationError lists every problem Decode found in a message. Callers find it with
+// errors.As: enqueue prints it with file and line, the worker stores it as the rejected reason.
+type ValidationError struct {
+	Problems []Problem
+}
+
+func (e *ValidationError) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.String()
+	}
+	return "invalid job message: " + strings.Join(parts, "; ")
+}
+
+// has reports whether a problem was already recorded for field or anything inside it, so that
+// the code checks do not repeat what the schema said.
+func (e *ValidationError) has(field string) bool {
+	for _, p := range e.Problems {
+		if p.Field == field || strings.HasPrefix(p.Field, field+".") {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *ValidationError) add(field, format string, args ...any) {
+	e.Problems = append(e.Problems, Problem{Field: field, Reason: fmt.Sprintf(format, args...)})
+}
+
+// Decode reads and validates a job message, in this order: its size, its JSON syntax, the JSON
+// Schema (SchemaJSON), then the checks a schema cannot say (words, byte limits, control
+// characters, language codes, dates). Defaults are applied last, in one place: V 1, Method
+// cfg.DefaultMethod, Language "en". Every error is a *ValidationError that lists every problem
+// found, each naming its field.
+func Decode(data []byte, cfg ValidationConfig) (Message, error) {
+	cfg = cfg.WithDefaults()
+	verr := &ValidationError{}
+	if len(data) > cfg.MaxMessageBytes {
+		verr.add("message", "is %d bytes, over the limit of %d bytes", len(data), cfg.MaxMessageBytes)
+		return Message{}, verr
+	}
+	if !utf8.Valid(data) {
+		// encoding/json would quietly turn invalid UTF-8 into U+FFFD; refuse it instead.
+		verr.add("message", "is not valid UTF-8 (first bad byte at byte offset %d)", invalidUTF8Offset(data))
+		return Message{}, verr
+	}
+	doc, err := parseJSON(data)
+	if err != nil {
+		verr.add("message", "%v", err)
+		return Message{}, verr
+	}
+	validateSchema(doc, verr)
+
+	var m Message
+	if err := json.Unmarshal(data, &m); err != nil {
+		// encoding/json decodes every field it can and reports the first one of the wrong type.
+		// The schema has named that field already, unless it is a number the schema takes for an
+		// integer and Go does not (2.0); the other fields are still worth checking.
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			if len(verr.Problems) == 0 {
+				verr.add("message", "%v", err)
+			}
+			return Message{}, verr
+		}
+		if field := cmp.Or(te.Field, "message"); !verr.has(field) {
+			verr.add(field, "must be written as a whole number such as 3, got %s", te.Value)
+		}
+	}
+	checkMessage(m, cfg, verr)
+	if len(verr.Problems) > 0 {
+		return Message{}, verr
+	}
+	return m.withDefaults(cfg), nil
+}
+
+// withDefaults is the one place where a valid message gets its defaults.
+func (m Message) withDefaults(cfg ValidationConfig) Message {
+	m.V = cmp.Or(m.V, Version)
+	m.Method = cmp.Or(m.Method, cfg.DefaultMethod)
+	m.Language = cmp.Or(m.Language, DefaultLanguage)
+	if isNull(m.Options.TemporalScope) {
+		m.Options.TemporalScope = nil
+	}
+	return m
+}
+
+// checkMessage runs the checks that the schema cannot express. A field the schema already
+// found fault with is skipped, so each field gets one clear reason.
+func checkMessage(m Message, cfg ValidationConfig, verr *ValidationError) {
+	if m.Text != "" && !verr.has("text") {
+		checkString(verr, "text", m.Text, cfg.MaxTextBytes)
+		if !verr.has("text") && len(strings.Fields(m.Text)) < 2 {
+			verr.add("text", "a statement needs at least two words, got %s", quoteShort(m.Text))
+		}
+	}
+	if m.Question != "" && !verr.has("question") {
+		checkString(verr, "question", m.Question, cfg.MaxQuestionBytes)
+	}
+	if m.ID != "" && !verr.has("id") {
+		checkString(verr, "id", m.ID, 1024)
+	}
+	if m.Method != "" && !verr.has("method") && !KnownMethod(m.Method) {
+		verr.add("method", "%q is not a known method (known: %s)", m.Method, strings.Join(Methods, ", "))
+	}
+	if m.Method == "" && !KnownMethod(cfg.DefaultMethod) {
+		verr.add("method", "none given, and the configured default %q is not a known method (known: %s)",
+			cfg.DefaultMethod, strings.Join(Methods, ", "))
+	}
+	if m.Language != "" && !verr.has("language") && !KnownLanguage(m.Language) {
+		verr.add("language", "%q is not an ISO 639-1 code", m.Language)
+	}
+	if !verr.has("options.independence_rules") {
+		var rules string
+		if json.Unmarshal(m.Options.IndependenceRules, &rules) == nil && strings.TrimSpace(rules) == "" &&
+			len(m.Options.IndependenceRules) > 0 {
+			verr.add("options.independence_rules", "must not be blank")
+		}
+	}
+	if !verr.has("options.temporal_scope") {
+		checkScope(m.Options, verr)
+	}
+}
+
+// checkString checks a text field: not blank, within max bytes, no control characters other
+// than newline, carriage return and tab. Valid UTF-8 was checked on the raw message, before
+// encoding/json could hide a bad byte behind U+FFFD.
+func checkString(verr *ValidationError, field, s string, max int) {
+	if strings.TrimSpace(s) == "" {
+		verr.add(field, "must not be blank")
+		return
+	}
+	if len(s) > max {
+		verr.add(field, "is %d bytes, over the limit of %d bytes", len(s), max)
+		return
+	}
+	for i, r := range s {
+		if unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' {
+			verr.add(field, "contains the control character %U at byte %d; only newline, carriage return and tab are allowed", r, i)
+			return
+		}
+	}
+}
+
+// checkScope checks the dates of options.temporal_scope: real calendar dates, start before end.
+func checkScope(o MessageOptions, verr *ValidationError) {
+	s, err := o.Scope()
+	if err != nil {
+		verr.add("options.temporal_scope", "%v", err)
+		return
+	}
+	if s == nil {
+		return
+	}
+	var start, end time.Time
+	for _, d := range []struct {
+		field, value string
+		t            *time.Time
+	}{
+		{"options.temporal_scope.start_date", s.StartDate, &start},
+		{"options.temporal_scope.end_date", s.EndDate, &end},
+	} {
+		if d.value == "" || verr.has(d.field) {
+			continue
+		}
+		t, err := time.Parse(time.DateOnly, d.value)
+		if err != nil {
+			verr.add(d.field, "must be a calendar date as YYYY-MM-DD, got %q", d.value)
+			continue
+		}
+		*d.t = t
+	}
+	if !start.IsZero() && !end.IsZero() && !start.Before(end) {
+		verr.add("options.temporal_scope", "start_date %s must precede end_date %s", s.StartDate, s.EndDate)
+	}
+}
+
+// parseJSON parses one JSON value, keeping numbers exact for the schema, and reports a syntax
+// error with its byte offset, line and column.
+func parseJSON(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &se):
+			// Offset counts the bytes read, the offending one included.
+			off := max(se.Offset-1, 0)
+			line, col := lineCol(data, off)
+			return nil, fmt.Errorf("is not valid JSON: %v at byte offset %d (line %d, column %d)", se, off, line, col)
+		case errors.Is(err, io.EOF) && len(bytes.TrimSpace(data)) == 0:
+			return nil, errors.New("is empty; a job message is a JSON object")
+		default:
+			return nil, fmt.Errorf("is not valid JSON: %v", err)
+		}
+	}
+	if off := dec.InputOffset(); len(bytes.TrimSpace(data[off:])) > 0 {
+		rest := int64(off) + int64(len(data[off:])-len(bytes.TrimLeft(data[off:], " \t\r\n")))
+		line, col := lineCol(data, rest)
+		return nil, fmt.Errorf("is not valid JSON: unexpected data after the top-level value at byte offset %d (line %d, column %d)", rest, line, col)
+	}
+	return doc, nil
+}
+
+// lineCol turns a 0-based byte offset into a 1-based line and column.
+func lineCol(data []byte, off int64) (line, col int) {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return line, col
+}
+
+func invalidUTF8Offset(data []byte) int {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return len(data)
+}
+
+// quoteShort quotes s for a reason, cut to a readable length.
+func quoteShort(s string) string {
+	const max = 60
+	if utf8.RuneCountInString(s) > max {
+		r := []rune(s)
+		return fmt.Sprintf("%q...", string(r[:max]))
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+func isNull(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || string(t) == "null"
+}
+
+// DedupeID is the job id of a message that carries no Nats-Msg-Id of its own: "sha256:" and the
+// hex digest of a canonical JSON encoding of method, question, text and options. Canonical means
+// that key order and whitespace inside the options do not change it; any change of content does.
+// The producer's id and the language are left out on purpose: the same statement checked the
+// same way is the same job.
+func DedupeID(m Message) string {
+	canonical := struct {
+		Method   string `json:"method"`
+		Question string `json:"question"`
+		Text     string `json:"text"`
+		Options  any    `json:"options"`
+	}{m.Method, m.Question, m.Text, canonicalOptions(m.Options)}
+	// Marshal cannot fail: the value holds only strings, numbers, booleans, maps and slices.
+	b, _ := json.Marshal(canonical)
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// canonicalOptions turns options into a map whose JSON encoding is canonical: encoding/json
+// sorts map keys, and the raw fields are re-encoded from their parsed form.
+func canonicalOptions(o MessageOptions) map[string]any {
+	out := map[string]any{}
+	if o.MaxQuestions != nil {
+		out["max_questions"] = *o.MaxQuestions
+	}
+	if o.MaxHops != nil {
+		out["max_hops"] = *o.MaxHops
+	}
+	if o.Iterate != nil {
+		out["iterate"] = *o.Iterate
+	}
+	for key, raw := range map[string]json.RawMessage{
+		"temporal_scope":     o.TemporalScope,
+		"independence_rules": o.IndependenceRules,
+	} {
+		if isNull(raw) {
+			continue
+		}
+		v, err := parseJSON(raw)
+		if err != nil {
+			out[key] = string(raw)
+			continue
+		}
+		out[key] = v
+	}
+	return out
+}

@@ -1,0 +1,197 @@
+package jobs
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+func TestStreamConfigDefaults(t *testing.T) {
+	t.Parallel()
+	got := StreamConfig{}.WithDefaults()
+	want := StreamConfig{
+		Stream: "CORROBORATE", Subjects: []string{"corroborate.statements.>"},
+		PublishSubject: "corroborate.statements.backlog", Consumer: "corroborate-workers",
+		DuplicateWindow: 24 * time.Hour, MaxMessageBytes: 1 << 20, MaxAge: 14 * 24 * time.Hour,
+		Replicas: 1, AckWait: 60 * time.Second, MaxDeliver: 5,
+		BackoffBase: 5 * time.Second, BackoffMax: 5 * time.Minute,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("WithDefaults =\n %+v\nwant\n %+v", got, want)
+	}
+	if err := (StreamConfig{}).WithDefaults().Validate(); err != nil {
+		t.Errorf("the defaults do not validate: %v", err)
+	}
+}
+
+func TestStreamConfigValidate(t *testing.T) {
+	t.Parallel()
+	cfg := StreamConfig{
+		Stream: "bad.name", PublishSubject: "elsewhere.backlog", AckWait: time.Millisecond,
+		Replicas: 7, BackoffBase: time.Minute, BackoffMax: time.Second,
+	}.WithDefaults()
+	err := cfg.Validate()
+	if err == nil {
+		t.Fatal("Validate accepted a bad config")
+	}
+	for _, want := range []string{`stream name "bad.name"`, `publish subject "elsewhere.backlog" is not matched`,
+		"replicas 7", "ack wait 1ms", "backoff 1m0s..1s"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%v\ndoes not mention %q", err, want)
+		}
+	}
+}
+
+func TestSubjectMatches(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		filter, subject string
+		want            bool
+	}{
+		{"a.b.>", "a.b.c", true}, {"a.b.>", "a.b.c.d", true}, {"a.b.>", "a.b", false},
+		{"a.*.c", "a.x.c", true}, {"a.*.c", "a.x.d", false}, {"a.b", "a.b", true}, {"a.b", "a.b.c", false},
+	} {
+		if got := subjectMatches(tt.filter, tt.subject); got != tt.want {
+			t.Errorf("subjectMatches(%q, %q) = %v", tt.filter, tt.subject, got)
+		}
+	}
+}
+
+// TestSetupIdempotent runs Setup again, from several goroutines at once, with a changed
+// concurrency, and without one (as enqueue does), on every server version at hand.
+func TestSetupIdempotent(t *testing.T) {
+	t.Parallel()
+	for name, nc := range servers(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b := setupOn(t, nc, nil)
+			ctx := testContext(t)
+
+			info, err := b.cons.Info(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := info.Config
+			if c.Durable != "workers" || c.AckPolicy != jetstream.AckExplicitPolicy || c.DeliverPolicy != jetstream.DeliverAllPolicy ||
+				c.AckWait != 2*time.Second || c.MaxDeliver != 4 || c.MaxAckPending != 8 || c.FilterSubject != b.cfg.Subjects[0] || len(c.BackOff) != 0 {
+				t.Errorf("consumer config %+v", c)
+			}
+			sinfo, err := b.stream.Info(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := sinfo.Config
+			if s.Retention != jetstream.WorkQueuePolicy || s.Storage != jetstream.FileStorage || s.Duplicates != time.Minute ||
+				s.MaxMsgSize != 1<<20 || s.MaxAge != time.Hour || !slices.Equal(s.Subjects, b.cfg.Subjects) {
+				t.Errorf("stream config %+v", s)
+			}
+
+			// Again, and from five goroutines at once.
+			if _, _, err := Setup(ctx, b.js, b.cfg); err != nil {
+				t.Fatalf("second Setup: %v", err)
+			}
+			var wg sync.WaitGroup
+			errs := make(chan error, 5)
+			for range 5 {
+				wg.Go(func() {
+					_, _, err := Setup(ctx, b.js, b.cfg)
+					errs <- err
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Errorf("concurrent Setup: %v", err)
+				}
+			}
+
+			// A worker with another concurrency updates MaxAckPending...
+			changed := b.cfg
+			changed.Concurrency = 16
+			_, cons, err := Setup(ctx, b.js, changed)
+			if err != nil {
+				t.Fatalf("Setup with a new concurrency: %v", err)
+			}
+			if got := cons.CachedInfo().Config.MaxAckPending; got != 32 {
+				t.Errorf("MaxAckPending after the change = %d, want 32", got)
+			}
+			// ...and enqueue, which knows no concurrency, leaves it alone.
+			enqueue := b.cfg
+			enqueue.Concurrency = 0
+			_, cons, err = Setup(ctx, b.js, enqueue)
+			if err != nil {
+				t.Fatalf("Setup without concurrency: %v", err)
+			}
+			if got := cons.CachedInfo().Config.MaxAckPending; got != 32 {
+				t.Errorf("MaxAckPending after enqueue's Setup = %d, want 32 kept", got)
+			}
+			// An explicit MaxAckPending wins.
+			explicit := b.cfg
+			explicit.MaxAckPending = 100
+			if _, cons, err = Setup(ctx, b.js, explicit); err != nil || cons.CachedInfo().Config.MaxAckPending != 100 {
+				t.Errorf("Setup with MaxAckPending 100: %v, %d", err, cons.CachedInfo().Config.MaxAckPending)
+			}
+			names := b.stream.ConsumerNames(ctx)
+			var all []string
+			for n := range names.Name() {
+				all = append(all, n)
+			}
+			if !slices.Equal(all, []string{"workers"}) {
+				t.Errorf("consumers %q, want the one shared consumer", all)
+			}
+		})
+	}
+}
+
+// TestSetupFirstByEnqueue: a consumer created by enqueue (no concurrency) gets the server's
+// default MaxAckPending, and a worker's Setup then tunes it.
+func TestSetupFirstByEnqueue(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(c *StreamConfig) { c.Concurrency = 0 })
+	if got := b.cons.CachedInfo().Config.MaxAckPending; got != DefaultMaxAckPending {
+		t.Errorf("MaxAckPending = %d, want %d", got, DefaultMaxAckPending)
+	}
+	worker := b.cfg
+	worker.Concurrency = 3
+	_, cons, err := Setup(testContext(t), b.js, worker)
+	if err != nil || cons.CachedInfo().Config.MaxAckPending != 6 {
+		t.Errorf("worker Setup: %v, MaxAckPending %d, want 6", err, cons.CachedInfo().Config.MaxAckPending)
+	}
+}
+
+// TestSetupSeveralSubjects uses FilterSubjects, which needs nats-server 2.10 or later.
+func TestSetupSeveralSubjects(t *testing.T) {
+	t.Parallel()
+	ns, err := newServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc := connect(t, ns.URL)
+	b := setupOn(t, nc, func(c *StreamConfig) {
+		prefix := strings.TrimSuffix(c.Subjects[0], ".statements.>")
+		c.Subjects = []string{prefix + ".statements.urgent", prefix + ".statements.backlog"}
+	})
+	got := b.cons.CachedInfo().Config.FilterSubjects
+	if !slices.Equal(got, b.cfg.Subjects) {
+		t.Errorf("FilterSubjects = %q, want %q", got, b.cfg.Subjects)
+	}
+	if _, _, err := Setup(testContext(t), b.js, b.cfg); err != nil {
+		t.Errorf("second Setup: %v", err)
+	}
+}
+
+func TestSetupRefusesBadConfig(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	bad := b.cfg
+	bad.PublishSubject = "nowhere"
+	if _, _, err := Setup(testContext(t), b.js, bad); err == nil || !strings.Contains(err.Error(), `publish subject "nowhere"`) {
+		t.Errorf("Setup with a bad publish subject: %v", err)
+	}
+}
