@@ -295,6 +295,7 @@ func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *
 	cc.Concurrency = cfg.Concurrency
 	cc.ShutdownTimeout = cfg.ShutdownTimeout
 	cc.Logger = log
+	cc.TermWithReason = jobs.TermReasonSupported(s.nc)
 	if cfg.ExitWhenIdle {
 		cc.ExitWhenIdle = cfg.IdleAfter
 	}
