@@ -22,6 +22,14 @@ func newRecorder(m Model) *recorder { return &recorder{model: m} }
 // complete sends one prompt for step and returns the reply text. target is the check or claim
 // position the call serves (0 for none). An empty reply is an error: no step can use one.
 func (r *recorder) complete(ctx context.Context, step string, target int, req ModelRequest) (string, error) {
+	reply, err := r.completeReply(ctx, step, target, req)
+	return reply.Text, err
+}
+
+// completeReply is complete returning the whole reply, for steps that must see how it ended (a
+// structured reply cut off with finish reason "length" is invalid even when it parses). On error
+// the reply is empty.
+func (r *recorder) completeReply(ctx context.Context, step string, target int, req ModelRequest) (ModelReply, error) {
 	req.Step = step
 	r.mu.Lock()
 	seq := len(r.calls) + 1
@@ -48,9 +56,9 @@ func (r *recorder) complete(ctx context.Context, step string, target int, req Mo
 	}
 	r.mu.Unlock()
 	if err != nil {
-		return "", stepError(step, err)
+		return ModelReply{}, stepError(step, err)
 	}
-	return reply.Text, nil
+	return reply, nil
 }
 
 // prompt renders a template and sends it as one call.
