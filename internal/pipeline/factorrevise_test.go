@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -103,7 +104,7 @@ func TestFactorReviseStubModel(t *testing.T) {
 		t.Fatalf("claims: %+v", res.Claims)
 	}
 	for i := range want {
-		if res.Claims[i] != want[i] {
+		if !reflect.DeepEqual(res.Claims[i], want[i]) {
 			t.Errorf("claim %d: got %+v, want %+v", i+1, res.Claims[i], want[i])
 		}
 		if c := res.Checks[i]; c.Position != i+1 || c.ClaimPosition != i+1 || c.Status != CheckAnswered {

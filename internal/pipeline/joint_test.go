@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -91,7 +92,7 @@ func TestJointAgreementWhenRevisionKeepsTheDraft(t *testing.T) {
 		t.Fatalf("claims: %+v", res.Claims)
 	}
 	for i := range want {
-		if res.Claims[i] != want[i] {
+		if !reflect.DeepEqual(res.Claims[i], want[i]) {
 			t.Errorf("claim %d: got %+v, want %+v", i+1, res.Claims[i], want[i])
 		}
 	}
