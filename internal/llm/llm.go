@@ -42,6 +42,9 @@ const (
 	DefaultMaxRetries = 0
 )
 
+// minRedactedKey is the shortest API key that is removed from messages.
+const minRedactedKey = 8
+
 // seed is sent with every request so that servers that honour it sample the same way each time.
 // It is not 0 because a server written with `omitempty` would drop a zero seed and sample at
 // random.
@@ -196,7 +199,9 @@ func New(cfg Config) (*Client, error) {
 		timeout:   cfg.Timeout,
 		maxTokens: int64(cfg.MaxTokens),
 	}
-	if cfg.APIKey != "" {
+	// A key too short to be a secret (local servers take any placeholder, such as "x") would
+	// turn every message into confetti; real keys are far longer than minRedactedKey.
+	if len(cfg.APIKey) >= minRedactedKey {
 		c.redactor = strings.NewReplacer(cfg.APIKey, "[redacted]")
 	}
 	return c, nil
