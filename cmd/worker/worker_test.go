@@ -73,9 +73,9 @@ func setup(t testing.TB) *bundle {
 
 // factoredModel scripts the fake model for Factored runs on statements given as text: three
 // questions per draft, each answered, and a revision that names the draft.
-func (b *bundle) factoredModel() {
+func (b *bundle) factoredModel() *llmtest.Rule {
 	draft := regexp.MustCompile(`(?s)<draft>(.*?)</draft>`)
-	b.model.Handle(func(prompt string) (llmtest.Response, bool) {
+	return b.model.Handle(func(prompt string) (llmtest.Response, bool) {
 		switch {
 		case strings.Contains(prompt, "Rewrite the answer so it agrees with the checks"):
 			return llmtest.Response{Text: "Revised: " + draft.FindStringSubmatch(prompt)[1]}, true
