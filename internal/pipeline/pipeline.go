@@ -108,6 +108,11 @@ type Options struct {
 	// TemporalScope and IndependenceRules are kept raw here; the methods that use them parse them.
 	TemporalScope     []byte
 	IndependenceRules []byte
+	// ClaimSchema and OutputSchema are JSON Schemas of a multihop plan's claims and of the whole
+	// plan, raw; nil means the spec's. Grounding is the grounding instruction; "" means the spec's.
+	ClaimSchema  []byte
+	OutputSchema []byte
+	Grounding    string
 }
 
 // Defaults of Options, applied by WithDefaults.
