@@ -41,6 +41,12 @@ type MessageOptions struct {
 	TemporalScope     json.RawMessage `json:"temporal_scope,omitempty"`
 	IndependenceRules json.RawMessage `json:"independence_rules,omitempty"`
 	Iterate           *bool           `json:"iterate,omitempty"`
+	// ClaimSchema and OutputSchema are JSON Schemas of the multihop plan's claim records and of
+	// the whole plan; Grounding is its grounding instruction. The multihop method checks them and
+	// uses spec 004's when they are absent.
+	ClaimSchema  json.RawMessage `json:"claim_schema,omitempty"`
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
+	Grounding    string          `json:"grounding,omitempty"`
 }
 
 // TemporalScope is the parsed form of MessageOptions.TemporalScope.
@@ -248,6 +254,9 @@ func checkMessage(m Message, cfg ValidationConfig, verr *ValidationError) {
 	if !verr.has("options.temporal_scope") {
 		checkScope(m.Options, verr)
 	}
+	if m.Options.Grounding != "" && !verr.has("options.grounding") {
+		checkString(verr, "options.grounding", m.Options.Grounding, 2000)
+	}
 }
 
 // checkString checks a text field: not blank, within max bytes, no control characters other
@@ -397,9 +406,14 @@ func canonicalOptions(o MessageOptions) map[string]any {
 	if o.Iterate != nil {
 		out["iterate"] = *o.Iterate
 	}
+	if o.Grounding != "" {
+		out["grounding"] = o.Grounding
+	}
 	for key, raw := range map[string]json.RawMessage{
 		"temporal_scope":     o.TemporalScope,
 		"independence_rules": o.IndependenceRules,
+		"claim_schema":       o.ClaimSchema,
+		"output_schema":      o.OutputSchema,
 	} {
 		if isNull(raw) {
 			continue
