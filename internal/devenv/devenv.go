@@ -26,6 +26,9 @@ type NATS struct {
 	Server *server.Server
 	// URL is where clients (enqueue, other workers) reach it: a loopback address.
 	URL string
+
+	dir  string
+	port int
 }
 
 // StartNATS starts nats-server with JetStream storing in dir, on a free loopback port, or on
@@ -52,7 +55,20 @@ func StartNATS(dir string, port int) (*NATS, error) {
 		ns.Shutdown()
 		return nil, errors.New("starting the in-process nats-server: not ready after 10s")
 	}
-	return &NATS{Server: ns, URL: ns.ClientURL()}, nil
+	return &NATS{Server: ns, URL: ns.ClientURL(), dir: dir, port: ns.Addr().(*net.TCPAddr).Port}, nil
+}
+
+// Restart stops the server and starts a new one on the same port and store: what a client
+// sees of a NATS server restart.
+func (n *NATS) Restart(down time.Duration) error {
+	n.Stop()
+	time.Sleep(down)
+	next, err := StartNATS(n.dir, n.port)
+	if err != nil {
+		return err
+	}
+	*n = *next
+	return nil
 }
 
 // Stop shuts the server down and waits for it.
@@ -111,13 +127,21 @@ func StartPostgres(ctx context.Context, dir string) (*Postgres, error) {
 	if p.Port, err = freePort(); err != nil {
 		return nil, err
 	}
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", p.Port, p.Dir)
-	logFile := filepath.Join(p.logDir, "postgres.log")
-	if out, err := p.command(ctx, "pg_ctl", "-D", p.Dir, "-l", logFile, "-o", opts, "-w", "-t", "60", "start").CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("pg_ctl start (log in %s): %w\n%s", logFile, err, out)
+	if err := p.Start(ctx); err != nil {
+		return nil, err
 	}
 	p.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", p.Port)
 	return p, nil
+}
+
+// Start starts the (stopped) cluster on its port again.
+func (p *Postgres) Start(ctx context.Context) error {
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", p.Port, p.Dir)
+	logFile := filepath.Join(p.logDir, "postgres.log")
+	if out, err := p.command(ctx, "pg_ctl", "-D", p.Dir, "-l", logFile, "-o", opts, "-w", "-t", "60", "start").CombinedOutput(); err != nil {
+		return fmt.Errorf("pg_ctl start (log in %s): %w\n%s", logFile, err, out)
+	}
+	return nil
 }
 
 // Stop stops the cluster fast; its files stay in Dir.

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/corroborate/corroborate/internal/devenv"
+	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/store"
+)
+
+// isolated is a bundle on a PostgreSQL and a NATS of the test's own, which it may restart.
+type isolated struct {
+	*bundle
+	pg *devenv.Postgres
+	ns *devenv.NATS
+}
+
+func setupIsolated(t *testing.T) *isolated {
+	t.Helper()
+	b := setup(t)
+	ctx := context.Background()
+	// Not t.TempDir(): its parent is private to this user, and as root the cluster runs as the
+	// postgres user, who must be able to reach it.
+	dir, err := os.MkdirTemp("", "corroborate-faults-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	pg, err := devenv.StartPostgres(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pg.Stop() })
+	st, err := store.Open(ctx, store.Config{URL: pg.URL, MaxConns: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	if _, err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := devenv.StartNATS(t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ns.Stop() })
+	nc, err := nats.Connect(ns.URL, nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.store, b.js, b.cfg.NATSURL = st, js, ns.URL
+	// Enough attempts, closely spaced, to outlast a restart of a few seconds.
+	b.cfg.Stream.MaxDeliver, b.cfg.Stream.BackoffBase, b.cfg.Stream.BackoffMax = 30, 100*time.Millisecond, 500*time.Millisecond
+	return &isolated{bundle: b, pg: pg, ns: ns}
+}
+
+// whenRuns calls fn once n runs are stored.
+func (b *isolated) whenRuns(t *testing.T, n int, fn func()) {
+	t.Helper()
+	go func() {
+		deadline := time.Now().Add(time.Minute)
+		for time.Now().Before(deadline) {
+			var got int
+			if err := b.store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM runs`).Scan(&got); err == nil && got >= n {
+				fn()
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Errorf("never reached %d runs", n)
+	}()
+}
+
+func TestPostgresRestartMidBacklog(t *testing.T) {
+	t.Parallel()
+	b := setupIsolated(t)
+	b.factoredModel().Delay(20 * time.Millisecond)
+	const statements = 60
+	for i := range statements {
+		b.publish(t, jobs.Message{V: 1, Text: fmt.Sprintf("Restart statement %d of %s", i, b.text), Method: pipeline.MethodFactored})
+	}
+	restarted := make(chan error, 1)
+	b.whenRuns(t, 10, func() {
+		if err := b.pg.Stop(); err != nil {
+			restarted <- err
+			return
+		}
+		time.Sleep(2 * time.Second)
+		restarted <- b.pg.Start(context.Background())
+	})
+	b.runWorkers(t, 2)
+	if err := <-restarted; err != nil {
+		t.Fatal(err)
+	}
+	b.checkNothingLostNothingDoubled(t, statements)
+}
+
+func TestNATSRestartMidBacklog(t *testing.T) {
+	t.Parallel()
+	b := setupIsolated(t)
+	b.factoredModel().Delay(20 * time.Millisecond)
+	const statements = 60
+	for i := range statements {
+		b.publish(t, jobs.Message{V: 1, Text: fmt.Sprintf("Restart statement %d of %s", i, b.text), Method: pipeline.MethodFactored})
+	}
+	restarted := make(chan error, 1)
+	b.whenRuns(t, 10, func() { restarted <- b.ns.Restart(time.Second) })
+	b.runWorkers(t, 2)
+	if err := <-restarted; err != nil {
+		t.Fatal(err)
+	}
+	b.checkNothingLostNothingDoubled(t, statements)
+}
+
+func TestModelHangingPastTheTimeoutIsRetried(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.cfg.ModelTimeout = time.Second
+	b.model.Reply("Write one verification question per line", "never mind").Delay(3 * time.Second).Once()
+	b.factoredModel()
+	job := b.publish(t, jobs.Message{V: 1, Text: b.text, Method: pipeline.MethodFactored})
+	b.runWorkers(t, 1)
+	if n := b.count(t, `SELECT count(*) FROM job_outcomes WHERE job_id = $1 AND status = 'done' AND attempts = 2`, job); n != 1 {
+		t.Fatalf("a model call that hung past the timeout must fail the attempt and be retried")
+	}
+}
