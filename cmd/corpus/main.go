@@ -1,0 +1,360 @@
+// Command corpus manages the PostgreSQL search corpus: it loads documents (a newsroom's archive)
+// from JSONL files, searches them by hand, and measures retrieval on FEVEROUS-S.
+//
+//	corpus load FILE.jsonl...        one document a line: url, title, body, publisher,
+//	                                 published_at (RFC 3339 or YYYY-MM-DD), language
+//	corpus search [--limit 10] [--json] [--language en] QUERY
+//	corpus eval-feverous [--limit N]  MRR@10 and recall@10 of every ranking
+//
+// Every subcommand applies the schema migrations first. A file with a bad line is reported line
+// by line and nothing of it is loaded.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/search"
+	"github.com/corroborate/corroborate/internal/search/searcheval"
+	"github.com/corroborate/corroborate/internal/store"
+)
+
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitError   = 1 // PostgreSQL unreachable or failing
+	exitInvalid = 2 // bad input or usage: nothing was loaded
+)
+
+const usage = `Usage: corpus COMMAND [flags] [ARGS]
+
+Commands:
+  load FILE.jsonl...   load documents (one JSON object a line: url, title, body, publisher,
+                       published_at, language); a URL loaded again is updated; a file with a bad
+                       line is reported line by line and nothing of it is loaded. "-" reads stdin.
+  search QUERY         search the corpus (--limit, --json, --language, --ranking)
+  eval-feverous        load FEVEROUS-S into a schema of its own and print MRR@10 and recall@10
+                       of every ranking against a plain BM25 computed in Go
+
+Run "corpus COMMAND --help" for a command's flags. Exit status: 0 done; 1 PostgreSQL error;
+2 bad input or usage (nothing loaded).
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stderr, usage)
+		if len(args) == 0 {
+			return exitInvalid
+		}
+		return exitOK
+	}
+	switch args[0] {
+	case "load":
+		return runLoad(ctx, args[1:], stdin, stdout, stderr)
+	case "search":
+		return runSearch(ctx, args[1:], stdout, stderr)
+	case "eval-feverous":
+		return runEval(ctx, args[1:], stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "corpus: unknown command %q\n\n%s", args[0], usage)
+	return exitInvalid
+}
+
+// parse parses a subcommand's flags; ok false means exit with code.
+func parse(fs *envflag.Set, args []string, stderr io.Writer) (code int, ok bool) {
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK, false
+		}
+		fmt.Fprintln(stderr, "corpus:", err)
+		return exitInvalid, false
+	}
+	return 0, true
+}
+
+// open connects to PostgreSQL and applies the migrations. searchPath, when set, is the schema
+// every statement works in.
+func open(ctx context.Context, databaseURL, searchPath string) (*pgxpool.Pool, error) {
+	if databaseURL == "" {
+		return nil, errors.New("no database: set DATABASE_URL or --database-url (for example postgres://user@localhost:5432/corroborate)")
+	}
+	cfg, err := pgxpool.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("DATABASE_URL is not a valid PostgreSQL URL: %w", err)
+	}
+	if searchPath != "" {
+		cfg.ConnConfig.RuntimeParams["search_path"] = searchPath
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("opening the pool: %w", err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := pool.Ping(pingCtx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("cannot reach PostgreSQL at %s:%d (is it running? is DATABASE_URL right?): %w", cfg.ConnConfig.Host, cfg.ConnConfig.Port, err)
+	}
+	if _, err := store.New(pool).Migrate(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return pool, nil
+}
+
+func runLoad(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var databaseURL, language string
+	fs := envflag.New("corpus load", "Usage: corpus load [flags] FILE.jsonl... (- for stdin)\n\n"+
+		"Loads documents, one JSON object a line: url (required), title, body (one of them required),\n"+
+		"publisher, published_at (RFC 3339 or YYYY-MM-DD), language (ISO 639-1). Each file is loaded\n"+
+		"in one transaction: a URL loaded again is updated; a file with a bad line loads nothing.")
+	fs.String(&databaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL")
+	fs.String(&language, "language", "CORROBORATE_CORPUS_LANGUAGE", "en", "language of documents that give none")
+	if code, ok := parse(fs, args, stderr); !ok {
+		return code
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "corpus load: no file given: corpus load FILE.jsonl (- for stdin)")
+		return exitInvalid
+	}
+	pool, err := open(ctx, databaseURL, "")
+	if err != nil {
+		fmt.Fprintln(stderr, "corpus load:", err)
+		return exitError
+	}
+	defer pool.Close()
+	corpus := search.NewCorpus(pool, search.CorpusOpts{})
+	status := exitOK
+	for _, path := range fs.Args() {
+		if code := loadFile(ctx, corpus, path, language, stdin, stdout, stderr); code != exitOK {
+			status = max(status, code)
+			if code == exitError {
+				return code
+			}
+		}
+	}
+	return status
+}
+
+func loadFile(ctx context.Context, corpus *search.Corpus, path, language string, stdin io.Reader, stdout, stderr io.Writer) int {
+	r, name := stdin, "stdin"
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			fmt.Fprintf(stderr, "corpus load: %v\n", err)
+			return exitInvalid
+		}
+		defer f.Close()
+		r, name = f, path
+	}
+	stats, err := corpus.Load(ctx, r, search.LoadOpts{
+		DefaultLanguage: language,
+		Progress: func(p search.LoadProgress) {
+			if !p.Done {
+				fmt.Fprintf(stderr, "%s: %d lines read (%d documents)...\n", name, p.Lines, p.Documents)
+			}
+		},
+	})
+	var inputErr *search.InputError
+	switch {
+	case errors.As(err, &inputErr):
+		fmt.Fprintf(stderr, "corpus load: %s: %v\n", name, err)
+		return exitInvalid
+	case err != nil:
+		fmt.Fprintf(stderr, "corpus load: %s: %v\n", name, err)
+		return exitError
+	}
+	fmt.Fprintf(stdout, "%s: %d documents loaded: %d new, %d updated, %d unchanged, %d duplicate lines (%s)\n",
+		name, stats.Documents-stats.Duplicates, stats.Inserted, stats.Updated, stats.Unchanged, stats.Duplicates, stats.Duration.Round(time.Millisecond))
+	return exitOK
+}
+
+// resultLine is one --json output line.
+type resultLine struct {
+	Rank        int        `json:"rank"`
+	URL         string     `json:"url"`
+	Title       string     `json:"title"`
+	Snippet     string     `json:"snippet"`
+	Domain      string     `json:"domain"`
+	Publisher   string     `json:"publisher,omitempty"`
+	PublishedAt *time.Time `json:"published_at,omitempty"`
+	Score       float64    `json:"score"`
+}
+
+func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var databaseURL, language, ranking string
+	var limit int
+	var asJSON bool
+	fs := envflag.New("corpus search", "Usage: corpus search [flags] QUERY\n\nSearches the corpus as the worker does.")
+	fs.String(&databaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL")
+	fs.String(&language, "language", "CORROBORATE_SEARCH_LANGUAGE", "", "ISO 639-1 language of the query (empty: every language)")
+	fs.String(&ranking, "ranking", "CORROBORATE_CORPUS_RANKING", string(search.RankingBM25Title), "ranking: "+rankingNames())
+	fs.Int(&limit, "limit", "CORROBORATE_SEARCH_LIMIT", pipeline.DefaultSearchLimit, "number of results")
+	fs.Bool(&asJSON, "json", "CORROBORATE_SEARCH_JSON", false, "one JSON object per line per result (rank, url, title, snippet, domain, score)")
+	if code, ok := parse(fs, args, stderr); !ok {
+		return code
+	}
+	query := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	if query == "" {
+		fmt.Fprintln(stderr, "corpus search: no query: corpus search [flags] QUERY")
+		return exitInvalid
+	}
+	if limit < 1 {
+		fmt.Fprintf(stderr, "corpus search: --limit %d: give at least 1\n", limit)
+		return exitInvalid
+	}
+	opts := search.CorpusOpts{Ranking: search.Ranking(ranking)}
+	if err := opts.Validate(); err != nil {
+		fmt.Fprintln(stderr, "corpus search:", err)
+		return exitInvalid
+	}
+	pool, err := open(ctx, databaseURL, "")
+	if err != nil {
+		fmt.Fprintln(stderr, "corpus search:", err)
+		return exitError
+	}
+	defer pool.Close()
+	resp, err := search.NewCorpus(pool, opts).Search(ctx, pipeline.SearchQuery{Query: query, Language: language, Limit: limit})
+	if err != nil {
+		fmt.Fprintln(stderr, "corpus search:", err)
+		return exitError
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		for _, r := range resp.Results {
+			_ = enc.Encode(resultLine{Rank: r.Rank, URL: r.URL, Title: r.Title, Snippet: r.Snippet, Domain: r.Domain, Publisher: r.Publisher, PublishedAt: r.PublishedAt, Score: r.Score})
+		}
+		return exitOK
+	}
+	if len(resp.Results) == 0 {
+		fmt.Fprintln(stdout, "no results")
+		return exitOK
+	}
+	for _, r := range resp.Results {
+		meta := r.Domain
+		if r.Publisher != "" {
+			meta += ", " + r.Publisher
+		}
+		if r.PublishedAt != nil {
+			meta += ", " + r.PublishedAt.Format(time.DateOnly)
+		}
+		fmt.Fprintf(stdout, "%2d. %s  (%s)  score %.3f\n    %s\n    %s\n", r.Rank, r.Title, meta, r.Score, r.URL, r.Snippet)
+	}
+	return exitOK
+}
+
+func rankingNames() string {
+	names := make([]string, len(search.Rankings))
+	for i, r := range search.Rankings {
+		names[i] = string(r)
+	}
+	return strings.Join(names, ", ")
+}
+
+func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var databaseURL, dataset, schema string
+	var limit, concurrency int
+	var keep bool
+	fs := envflag.New("corpus eval-feverous", "Usage: corpus eval-feverous [flags]\n\n"+
+		"Loads FEVEROUS-S (one document per page title, its evidence lines joined) into a schema of\n"+
+		"its own, queries with every claim, and prints MRR@10, hit@10 and recall@10 of a gold page\n"+
+		"for every ranking and for a plain BM25 computed in Go over the same tokens.")
+	fs.String(&databaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL")
+	wd, _ := os.Getwd()
+	fs.String(&dataset, "dataset", "CORROBORATE_FEVEROUS", searcheval.FeverousPath(wd), "path of feverous_s_dev.json")
+	fs.String(&schema, "schema", "CORROBORATE_EVAL_SCHEMA", "eval_feverous", "schema to load the benchmark corpus into (dropped and made afresh; never the corpus's own)")
+	fs.Int(&limit, "limit", "CORROBORATE_EVAL_LIMIT", 0, "use only the first N claims (0: all)")
+	fs.Int(&concurrency, "concurrency", "CORROBORATE_EVAL_CONCURRENCY", 4, "queries at once")
+	fs.Bool(&keep, "keep", "CORROBORATE_EVAL_KEEP", false, "keep the schema afterwards, to try queries by hand")
+	if code, ok := parse(fs, args, stderr); !ok {
+		return code
+	}
+	if !validSchema(schema) {
+		fmt.Fprintf(stderr, "corpus eval-feverous: --schema %q: use lower-case letters, digits and _ (and not public)\n", schema)
+		return exitInvalid
+	}
+	docs, claims, err := searcheval.ReadFeverous(dataset)
+	if err != nil {
+		fmt.Fprintln(stderr, "corpus eval-feverous:", err)
+		return exitInvalid
+	}
+	if limit > 0 && limit < len(claims) {
+		claims = claims[:limit]
+	}
+	if err := resetSchema(ctx, databaseURL, schema); err != nil {
+		fmt.Fprintln(stderr, "corpus eval-feverous:", err)
+		return exitError
+	}
+	pool, err := open(ctx, databaseURL, schema)
+	if err != nil {
+		fmt.Fprintln(stderr, "corpus eval-feverous:", err)
+		return exitError
+	}
+	defer pool.Close()
+	if !keep {
+		defer func() {
+			if _, err := pool.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+				fmt.Fprintln(stderr, "corpus eval-feverous: dropping the schema:", err)
+			}
+		}()
+	}
+	scores, stats, err := searcheval.RunFeverous(ctx, pool, docs, claims, concurrency, func(line string) { fmt.Fprintln(stderr, line) })
+	if err != nil {
+		fmt.Fprintln(stderr, "corpus eval-feverous:", err)
+		return exitError
+	}
+	fmt.Fprintf(stdout, "FEVEROUS-S dev: %d claims, %d documents (one per page title, loaded in %s), top %d\n\n",
+		len(claims), stats.Inserted, stats.Duration.Round(time.Millisecond), searcheval.K)
+	fmt.Fprint(stdout, searcheval.Table(scores))
+	return exitOK
+}
+
+func validSchema(s string) bool {
+	if s == "" || s == "public" || len(s) > 40 || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for _, c := range s {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// resetSchema drops and creates the benchmark's schema.
+func resetSchema(ctx context.Context, databaseURL, schema string) error {
+	if databaseURL == "" {
+		return errors.New("no database: set DATABASE_URL or --database-url")
+	}
+	conn, err := pgx.Connect(ctx, databaseURL)
+	if err != nil {
+		return fmt.Errorf("cannot reach PostgreSQL (is it running? is DATABASE_URL right?): %w", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, fmt.Sprintf("DROP SCHEMA IF EXISTS %s CASCADE; CREATE SCHEMA %s", schema, schema)); err != nil {
+		return fmt.Errorf("making schema %s: %w", schema, err)
+	}
+	return nil
+}
