@@ -10,6 +10,7 @@ import (
 	"github.com/corroborate/corroborate/internal/envflag"
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/search"
 )
 
 // Config is everything the worker is told at start, from flags and their environment twins.
@@ -36,6 +37,9 @@ type Config struct {
 	JointSwitch          bool
 	JointSwitchThreshold float64
 	JointSwitchWindow    int
+
+	// Search selects the evidence search provider of the open-book methods.
+	Search search.Config
 
 	// Stream holds the JetStream settings, shared with enqueue (jobs.StreamConfig.DefineFlags).
 	Stream jobs.StreamConfig
@@ -68,6 +72,7 @@ func (c *Config) flags(s *envflag.Set) {
 	s.Float(&c.JointSwitchThreshold, "joint-switch-threshold", "CORROBORATE_JOINT_SWITCH_THRESHOLD", 0.95, "agreement rate (0..1) at which --joint-switch switches")
 	s.Int(&c.JointSwitchWindow, "joint-switch-window", "CORROBORATE_JOINT_SWITCH_WINDOW", 50, "how many recent joint runs of the model the agreement rate is over")
 	c.Stream.DefineFlags(s)
+	c.Search.DefineFlags(s)
 	s.Duration(&c.ShutdownTimeout, "shutdown-timeout", "CORROBORATE_SHUTDOWN_TIMEOUT", 30*time.Second, "on SIGINT/SIGTERM, how long in-flight jobs may take to finish")
 	s.Bool(&c.ExitWhenIdle, "exit-when-idle", "CORROBORATE_EXIT_WHEN_IDLE", false, "exit 0 once the backlog is drained (nightly batch runs)")
 	s.Duration(&c.IdleAfter, "idle-after", "CORROBORATE_IDLE_AFTER", 2*time.Second, "with --exit-when-idle: how long without work counts as idle")

@@ -19,6 +19,7 @@ import (
 type handler struct {
 	store        *store.Store
 	model        pipeline.Model
+	searcher     pipeline.Searcher
 	modelName    string
 	validation   jobs.ValidationConfig
 	stream       string

@@ -30,6 +30,7 @@ import (
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/llm"
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/search"
 	"github.com/corroborate/corroborate/internal/store"
 )
 
@@ -123,6 +124,7 @@ type services struct {
 	nc       *nats.Conn
 	js       jetstream.JetStream
 	model    pipeline.Model
+	searcher pipeline.Searcher
 	replay   bool
 	natsURL  string
 	closeAll []func()
@@ -205,6 +207,10 @@ func connect(ctx context.Context, cfg Config, log *slog.Logger, withModel bool) 
 		if err := s.openModel(cfg, log); err != nil {
 			return nil, err
 		}
+		cfg.Search.Logger = log
+		if s.searcher, err = search.New(cfg.Search, st.Pool()); err != nil {
+			return nil, err
+		}
 	}
 	ok = true
 	return s, nil
@@ -272,7 +278,7 @@ func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *
 	}
 	host, _ := os.Hostname()
 	h := &handler{
-		store: s.store, model: s.model, modelName: s.modelName(cfg),
+		store: s.store, model: s.model, searcher: s.searcher, modelName: s.modelName(cfg),
 		validation:   jobs.ValidationConfig{MaxMessageBytes: sc.WithDefaults().MaxMessageBytes, DefaultMethod: cfg.DefaultMethod},
 		stream:       sc.WithDefaults().Stream,
 		maxQuestions: cfg.MaxQuestions, concurrency: cfg.VerifyConcurrency,
