@@ -58,7 +58,7 @@ func (h *handler) Handle(ctx context.Context, d *jobs.Delivery) error {
 
 	msg, err := jobs.Decode(d.Data, h.validation)
 	if err != nil {
-		return h.finish(log, sd, store.OutcomeRejected, "invalid message: "+err.Error(), jobs.Reject(err))
+		return h.finish(log, sd, store.OutcomeRejected, err.Error(), jobs.Reject(err))
 	}
 	log = log.With("method", msg.Method, "external_id", msg.ID)
 
