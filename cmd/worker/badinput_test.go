@@ -62,4 +62,3 @@ func TestHostileMessagesAreRejectedWithTheirReason(t *testing.T) {
 		t.Fatal("the worker stopped working after the bad messages")
 	}
 }
-

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,7 +21,7 @@ import (
 type Delivery struct {
 	// JobID identifies the job across redeliveries and duplicates: the Nats-Msg-Id header when
 	// the producer set one, else DedupeID of the message when it decodes as one with text or a
-	// question, else "seq:<stream sequence>".
+	// question, else "seq:<stream>/<stream sequence>@<publish time in Unix ns>".
 	JobID        string
 	Data         []byte
 	Subject      string
@@ -38,6 +37,9 @@ type Delivery struct {
 	Exhausted bool
 	Header    nats.Header
 	Received  time.Time
+	// Stream is the stream's name; Published the time the server stored the message.
+	Stream    string
+	Published time.Time
 	// Log carries job_id, stream_seq and attempt, for the handler's own log lines.
 	Log *slog.Logger
 }
@@ -369,6 +371,8 @@ func (l *loop) run(ctx context.Context, msg jetstream.Msg) {
 		Exhausted:    md.NumDelivered > uint64(l.cfg.MaxDeliver),
 		Header:       msg.Headers(),
 		Received:     received,
+		Stream:       md.Stream,
+		Published:    md.Timestamp,
 	}
 	d.JobID = jobID(d)
 	d.Log = l.log.With("job_id", d.JobID, "stream_seq", d.StreamSeq, "attempt", d.NumDelivered)
@@ -518,5 +522,8 @@ func jobID(d *Delivery) string {
 	if json.Unmarshal(d.Data, &m) == nil && (m.Text != "" || m.Question != "") {
 		return DedupeID(m)
 	}
-	return "seq:" + strconv.FormatUint(d.StreamSeq, 10)
+	// A message that is not a job has no content to name it by: its place in the stream does,
+	// with the stream's name and the time it was published, so that a stream recreated (its
+	// sequence starting again at 1) or another stream on the same database cannot collide.
+	return fmt.Sprintf("seq:%s/%d@%d", d.Stream, d.StreamSeq, d.Published.UnixNano())
 }

@@ -368,7 +368,7 @@ func TestConsumeJobIDs(t *testing.T) {
 		seqs[0]: "producer-1",
 		seqs[1]: DedupeID(m),
 		seqs[2]: DedupeID(m),
-		seqs[3]: fmt.Sprintf("seq:%d", seqs[3]),
+		seqs[3]: fmt.Sprintf("seq:%s/%d@", b.cfg.Stream, seqs[3]),
 	}
 	var mu sync.Mutex
 	got := map[uint64]string{}
@@ -384,7 +384,8 @@ func TestConsumeJobIDs(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	for seq, id := range want {
-		if got[seq] != id {
+		// A message that is no job is named by its place and publish time: check the place.
+		if got[seq] != id && !(strings.HasPrefix(id, "seq:") && strings.HasPrefix(got[seq], id)) {
 			t.Errorf("seq %d: job id %q, want %q", seq, got[seq], id)
 		}
 	}
