@@ -1,0 +1,150 @@
+package ratelimit
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+var testParams = paceParams{decrease: 0.5, recovery: 10 * time.Second, headroom: 0.1, floor: 1}
+
+func near(got, want float64) bool { return math.Abs(got-want) < 1e-6*max(1, math.Abs(want)) }
+
+func TestPaceCeiling(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(1000, 0)
+	tests := []struct {
+		name                string
+		configured, learned float64
+		want                float64
+	}{
+		{"nothing known: unlimited", 0, 0, math.Inf(1)},
+		{"configured", 600, 0, 540},
+		{"learned from headers", 0, 1000, 900},
+		{"the lower of configured and learned", 600, 1000, 540},
+		{"the lower of learned and configured", 2000, 1000, 900},
+	}
+	for _, tt := range tests {
+		p := pace{configured: tt.configured, learned: tt.learned}
+		if got := p.rate(now, testParams); !near(got, tt.want) && !(math.IsInf(got, 1) && math.IsInf(tt.want, 1)) {
+			t.Errorf("%s: rate = %g, want %g", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestPaceAIMDKnownCeiling: a cut halves the pace, which then climbs back linearly to the safe
+// pace over Recovery and stays there.
+func TestPaceAIMDKnownCeiling(t *testing.T) {
+	t.Parallel()
+	t0 := time.Unix(1000, 0)
+	p := pace{configured: 1000}
+	p.decrease(t0, 0, testParams)
+	steps := []struct {
+		after time.Duration
+		want  float64
+	}{
+		{0, 450},
+		{5 * time.Second, 675},
+		{10 * time.Second, 900},
+		{time.Hour, 900},
+	}
+	for _, s := range steps {
+		if got := p.rate(t0.Add(s.after), testParams); !near(got, s.want) {
+			t.Errorf("%s after the cut: rate = %g, want %g", s.after, got, s.want)
+		}
+	}
+	// A second cut halfway through recovery cuts from where the pace was.
+	p.decrease(t0.Add(5*time.Second), 0, testParams)
+	if got := p.rate(t0.Add(5*time.Second), testParams); !near(got, 337.5) {
+		t.Errorf("after a second cut: rate = %g, want 337.5", got)
+	}
+}
+
+// TestPaceAIMDUnknownCeiling: with nothing known, the first 429 sets the pace from what was
+// sent; recovery returns to the refused rate and then probes above it.
+func TestPaceAIMDUnknownCeiling(t *testing.T) {
+	t.Parallel()
+	t0 := time.Unix(1000, 0)
+	var p pace
+	p.decrease(t0, 800, testParams)
+	steps := []struct {
+		after time.Duration
+		want  float64
+	}{
+		{0, 400},
+		{5 * time.Second, 560},
+		{10 * time.Second, 720}, // headroom below the refused 800
+		{20 * time.Second, 720 * (1 + probeGain)},
+		{30 * time.Second, 720 * (1 + 8*probeGain)}, // probing speeds up while nothing refuses
+	}
+	for _, s := range steps {
+		if got := p.rate(t0.Add(s.after), testParams); !near(got, s.want) {
+			t.Errorf("%s after the cut: rate = %g, want %g", s.after, got, s.want)
+		}
+	}
+	// The limit learned later caps the probing.
+	p.learned = 500
+	if got := p.rate(t0.Add(time.Hour), testParams); !near(got, 450) {
+		t.Errorf("with a learned limit of 500: rate = %g, want 450", got)
+	}
+}
+
+// TestPaceConvergesFrom429s drives the controller against a provider limit it does not know and
+// checks that, after the first cuts, it spends most of its time near the limit and rarely above.
+func TestPaceConvergesFrom429s(t *testing.T) {
+	t.Parallel()
+	const limit = 600.0
+	params := paceParams{decrease: DefaultDecrease, recovery: DefaultRecovery, headroom: DefaultHeadroom, floor: 1}
+	var p pace
+	now := time.Unix(0, 0)
+	p.decrease(now, 3*limit, params) // the first burst overshot threefold
+	var sum, over float64
+	var samples int
+	for i := 0; i < 3600; i++ { // an hour in one-second steps
+		now = now.Add(time.Second)
+		r := p.rate(now, params)
+		if r > limit {
+			p.decrease(now, 0, params) // the provider answers 429
+		}
+		if i >= 600 {
+			sum += min(r, limit)
+			samples++
+			if r > limit {
+				over++
+			}
+		}
+	}
+	if mean := sum / float64(samples); mean < 0.8*limit {
+		t.Errorf("mean pace after 10 minutes = %.0f, want at least 80%% of the limit %.0f", mean, limit)
+	}
+	if share := over / float64(samples); share > 0.02 {
+		t.Errorf("pace above the limit %.1f%% of the time, want at most 2%%", 100*share)
+	}
+}
+
+func TestMeter(t *testing.T) {
+	t.Parallel()
+	var m meter
+	t0 := time.Unix(1_000_000, 0)
+	if got := m.perMinute(t0); got != 0 {
+		t.Errorf("nothing sent: %g a minute, want 0", got)
+	}
+	// 40 in the first second: refused at 2400 a minute.
+	m.add(t0, 40)
+	if got := m.perMinute(t0.Add(500 * time.Millisecond)); got != 2400 {
+		t.Errorf("40 in one second = %g a minute, want 2400", got)
+	}
+	for i := 1; i < 90; i++ {
+		m.add(t0.Add(time.Duration(i)*time.Second), 2)
+	}
+	last := t0.Add(89 * time.Second)
+	if got := m.perMinute(last); got != 120 {
+		t.Errorf("2 a second for 90s = %g a minute, want 120", got)
+	}
+	if got := m.perMinute(last.Add(30 * time.Second)); got != 60 {
+		t.Errorf("30s after the last send = %g a minute, want the 60 sent in the last minute", got)
+	}
+	if got := m.perMinute(last.Add(time.Hour)); got != 0 {
+		t.Errorf("an hour later = %g, want 0", got)
+	}
+}

@@ -1,0 +1,180 @@
+package ratelimit_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/corroborate/corroborate/internal/llm"
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/ratelimit"
+	"github.com/corroborate/corroborate/internal/ratelimit/ratelimittest"
+)
+
+// worker is one worker's model against a simulated provider: a limiter around a real client.
+type worker struct {
+	lim   *ratelimit.Limiter
+	model pipeline.Model
+}
+
+func newWorker(t *testing.T, p *ratelimittest.Provider, cfg ratelimit.Config) worker {
+	t.Helper()
+	lim, err := ratelimit.New(cfg)
+	if err != nil {
+		t.Fatalf("ratelimit.New: %v", err)
+	}
+	client, err := llm.New(llm.Config{BaseURL: p.URL(), Model: "sim", OnResponse: lim.ObserveResponse})
+	if err != nil {
+		t.Fatalf("llm.New: %v", err)
+	}
+	return worker{lim: lim, model: ratelimit.Model(client, lim)}
+}
+
+// load makes calls model calls from concurrency goroutines, each job's calls under its own job
+// key, and returns how long they took and the errors.
+func load(w worker, calls, concurrency int, req pipeline.ModelRequest) (time.Duration, []error) {
+	start := time.Now()
+	next := make(chan int)
+	go func() {
+		for i := range calls {
+			next <- i
+		}
+		close(next)
+	}()
+	var mu sync.Mutex
+	var errs []error
+	var wg sync.WaitGroup
+	for range concurrency {
+		wg.Go(func() {
+			for i := range next {
+				ctx := ratelimit.WithJob(context.Background(), fmt.Sprintf("job-%d", i%7))
+				if _, err := w.model.Complete(ctx, req); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return time.Since(start), errs
+}
+
+var smallRequest = pipeline.ModelRequest{Step: "verify", Prompt: "Is the sky blue?", MaxTokens: 64}
+
+func TestStaysUnderConfiguredLimits(t *testing.T) {
+	t.Parallel()
+	p := ratelimittest.Start(ratelimittest.Config{RPM: 1200, Burst: time.Second, Latency: ratelimittest.Uniform(5*time.Millisecond, 20*time.Millisecond)})
+	defer p.Close()
+	w := newWorker(t, p, ratelimit.Config{RequestsPerMinute: 1200})
+
+	took, errs := load(w, 60, 16, smallRequest)
+	if len(errs) > 0 {
+		t.Fatalf("%d calls failed, first: %v", len(errs), errs[0])
+	}
+	ps := p.Stats()
+	if ps.Limited != 0 {
+		t.Errorf("the provider answered %d of %d requests with 429, want none", ps.Limited, ps.Requests)
+	}
+	// 20 at once, then 40 at 19.4 a second: paced, not in one burst.
+	if took < 1800*time.Millisecond {
+		t.Errorf("60 calls at 1200/min took %s, want about 2s", took)
+	}
+	if s := w.lim.Stats(); s.Succeeded != 60 || s.RateLimited != 0 || s.Waits == 0 {
+		t.Errorf("limiter stats = %+v, want 60 successes, no 429, some waits", s)
+	}
+}
+
+func TestStaysUnderConfiguredTokens(t *testing.T) {
+	t.Parallel()
+	p := ratelimittest.Start(ratelimittest.Config{TPM: 120000, Burst: time.Second, ReplyTokens: 30, Latency: ratelimittest.Fixed(5 * time.Millisecond)})
+	defer p.Close()
+	w := newWorker(t, p, ratelimit.Config{TokensPerMinute: 120000})
+	// 50 prompt tokens and 30 reply tokens used, 150 estimated.
+	req := pipeline.ModelRequest{Prompt: strings.Repeat("word", 50), MaxTokens: 100}
+
+	took, errs := load(w, 80, 16, req)
+	if len(errs) > 0 {
+		t.Fatalf("%d calls failed, first: %v", len(errs), errs[0])
+	}
+	ps := p.Stats()
+	if ps.Limited != 0 {
+		t.Errorf("the provider answered %d of %d requests with 429, want none", ps.Limited, ps.Requests)
+	}
+	s := w.lim.Stats()
+	if s.TokensUsed != ps.Tokens || s.TokensEstimated != 80*150 {
+		t.Errorf("tokens used %d (provider counted %d), estimated %d (want %d)", s.TokensUsed, ps.Tokens, s.TokensEstimated, 80*150)
+	}
+	// 6400 tokens used, 2000 at once, then 1940 a second: the pace follows usage, not the
+	// estimates (12000 tokens, 5s).
+	if took < 1500*time.Millisecond || took > 4*time.Second {
+		t.Errorf("80 calls took %s, want about 2.3s", took)
+	}
+}
+
+func TestLearnsLimitsFromHeaders(t *testing.T) {
+	t.Parallel()
+	p := ratelimittest.Start(ratelimittest.Config{RPM: 1200, TPM: 600000, Burst: time.Second, Latency: ratelimittest.Uniform(5*time.Millisecond, 20*time.Millisecond)})
+	defer p.Close()
+	w := newWorker(t, p, ratelimit.Config{}) // nothing configured
+
+	_, errs := load(w, 40, 16, smallRequest)
+	if len(errs) > 0 {
+		t.Fatalf("%d calls failed, first: %v", len(errs), errs[0])
+	}
+	s := w.lim.Stats()
+	if s.RequestLimit != 1200 || s.TokenLimit != 600000 {
+		t.Errorf("learned limits %g, %g; want 1200, 600000", s.RequestLimit, s.TokenLimit)
+	}
+	warmup := p.Stats().Limited
+
+	// Learned, the limiter keeps to them: no 429 from here on.
+	took, errs := load(w, 60, 16, smallRequest)
+	if len(errs) > 0 {
+		t.Fatalf("%d calls failed, first: %v", len(errs), errs[0])
+	}
+	if limited := p.Stats().Limited - warmup; limited != 0 {
+		t.Errorf("after learning the limits, %d requests were answered 429, want none", limited)
+	}
+	if took < 1500*time.Millisecond {
+		t.Errorf("60 calls at a learned 1200/min took %s, want about 2-3s", took)
+	}
+	t.Logf("429s while learning: %d of %d requests", warmup, p.Stats().Requests)
+}
+
+// TestConvergesFrom429sAlone: a provider that sends no rate-limit headers (or garbage) teaches
+// the limiter by its 429s: every call still succeeds, and the pace settles near the limit.
+func TestConvergesFrom429sAlone(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []ratelimittest.Headers{ratelimittest.HeadersNone, ratelimittest.HeadersGarbage} {
+		t.Run(fmt.Sprintf("headers-%d", mode), func(t *testing.T) {
+			t.Parallel()
+			const rpm = 2400
+			p := ratelimittest.Start(ratelimittest.Config{RPM: rpm, Burst: time.Second, Headers: mode, Latency: ratelimittest.Uniform(5*time.Millisecond, 15*time.Millisecond)})
+			defer p.Close()
+			w := newWorker(t, p, ratelimit.Config{Recovery: 2 * time.Second, MaxRetries: 20})
+
+			took, errs := load(w, 240, 16, smallRequest)
+			if len(errs) > 0 {
+				t.Fatalf("%d calls failed, first: %v", len(errs), errs[0])
+			}
+			ps, s := p.Stats(), w.lim.Stats()
+			if s.RequestLimit != 0 {
+				t.Errorf("learned a request limit of %g from headers that say nothing", s.RequestLimit)
+			}
+			if s.Decreases == 0 || s.RequestsPerMinute == 0 {
+				t.Errorf("stats = %+v, want cuts and a finite pace", s)
+			}
+			if s.RequestsPerMinute < 0.5*rpm || s.RequestsPerMinute > 1.5*rpm {
+				t.Errorf("pace after %d calls = %.0f/min, want near the provider's %d", ps.Requests, s.RequestsPerMinute, rpm)
+			}
+			if share := float64(ps.Limited) / float64(ps.Requests); share > 0.1 {
+				t.Errorf("%d of %d requests answered 429 (%.0f%%), want under 10%%", ps.Limited, ps.Requests, 100*share)
+			}
+			t.Logf("%d calls in %s: %d requests, %d answered 429; %d cuts; pace %.0f/min", 240, took, ps.Requests, ps.Limited, s.Decreases, s.RequestsPerMinute)
+		})
+	}
+}

@@ -1,0 +1,365 @@
+// Package ratelimittest is a simulated model provider for rate-limit tests and benchmarks: an
+// OpenAI-compatible chat completions server (real HTTP, so the real openai-go client and the
+// llm adapter are exercised) that enforces requests and tokens per minute the way OpenAI does.
+// A request that does not fit the budget gets a real 429 with Retry-After-Ms, and every
+// response carries x-ratelimit-* headers (or none, or garbage, as configured); accepted requests
+// are answered after a latency drawn from a distribution.
+//
+// Each limit is a bucket that holds Burst worth of the per-minute limit (a minute by default,
+// like OpenAI; shorter to make the limit bite at once) and refills continuously. A request is
+// charged one request and its real token cost (prompt tokens plus the reply's tokens, counted
+// as bytes / 4) when it arrives; a request that would overdraw either bucket is refused and
+// charged nothing.
+package ratelimittest
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Headers is how the provider reports its limits.
+type Headers int
+
+const (
+	// HeadersOpenAI sends x-ratelimit-limit-*, -remaining-* and -reset-* the way OpenAI does.
+	HeadersOpenAI Headers = iota
+	// HeadersNone sends no rate-limit headers: the client learns from 429s alone.
+	HeadersNone
+	// HeadersGarbage sends the headers with values no client can use ("-1", "soon", "NaN").
+	HeadersGarbage
+)
+
+// Config is the simulated provider's behaviour. The zero value is a provider without limits
+// that answers at once.
+type Config struct {
+	// RPM and TPM are the limits per minute; 0 means none.
+	RPM, TPM int
+	// Burst is how much of a minute's budget a bucket holds when full; 0 means a minute.
+	Burst time.Duration
+	// Latency draws the time an accepted request takes; nil means none. See Fixed, Uniform and
+	// LogNormal.
+	Latency func(r *rand.Rand) time.Duration
+	// Headers selects the rate-limit headers sent; the zero value sends OpenAI's.
+	Headers Headers
+	// NoRetryAfter leaves Retry-After-Ms and Retry-After out of 429s.
+	NoRetryAfter bool
+	// Reply computes the reply to a prompt; nil means a reply of ReplyTokens tokens.
+	Reply func(prompt string) string
+	// ReplyTokens is the length of the default reply; 0 means 32.
+	ReplyTokens int
+	// Seed seeds the latency draws.
+	Seed uint64
+}
+
+// Fixed is a latency of exactly d.
+func Fixed(d time.Duration) func(*rand.Rand) time.Duration {
+	return func(*rand.Rand) time.Duration { return d }
+}
+
+// Uniform is a latency drawn evenly from [lo, hi].
+func Uniform(lo, hi time.Duration) func(*rand.Rand) time.Duration {
+	return func(r *rand.Rand) time.Duration {
+		if hi <= lo {
+			return lo
+		}
+		return lo + time.Duration(r.Int64N(int64(hi-lo)+1))
+	}
+}
+
+// LogNormal is a latency with the given median and 95th percentile, the long-tailed shape of
+// real model latencies.
+func LogNormal(median, p95 time.Duration) func(*rand.Rand) time.Duration {
+	sigma := 0.0
+	if p95 > median && median > 0 {
+		sigma = math.Log(float64(p95)/float64(median)) / 1.6448536269514722
+	}
+	mu := math.Log(float64(max(median, 1)))
+	return func(r *rand.Rand) time.Duration {
+		return time.Duration(math.Exp(mu + sigma*r.NormFloat64()))
+	}
+}
+
+// Stats counts what the provider received and did.
+type Stats struct {
+	// Requests is every chat completions request; Accepted those answered 200; Limited those
+	// answered 429, of which LimitedRequests for lack of requests and LimitedTokens for lack of
+	// tokens (a request short of both counts in both).
+	Requests, Accepted, Limited, LimitedRequests, LimitedTokens int64
+	// Tokens is the token cost of accepted requests, PromptTokens and CompletionTokens its parts.
+	Tokens, PromptTokens, CompletionTokens int64
+	// MaxInFlight is the most requests the provider was answering at once.
+	MaxInFlight int
+}
+
+// Provider is a running simulated provider.
+type Provider struct {
+	cfg  Config
+	http *httptest.Server
+	done chan struct{}
+	stop sync.Once
+
+	mu       sync.Mutex
+	rng      *rand.Rand
+	buckets  [2]*bucket // requests, tokens; nil when unlimited
+	inFlight int
+	stats    Stats
+}
+
+// Start starts a provider; Close stops it.
+func Start(cfg Config) *Provider {
+	cfg.Burst = cmp.Or(cfg.Burst, time.Minute)
+	cfg.ReplyTokens = cmp.Or(cfg.ReplyTokens, 32)
+	p := &Provider{cfg: cfg, done: make(chan struct{}), rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))}
+	now := time.Now()
+	for i, limit := range []int{cfg.RPM, cfg.TPM} {
+		if limit > 0 {
+			p.buckets[i] = newBucket(float64(limit), cfg.Burst, now)
+		}
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/chat/completions", p.serveChat)
+	mux.HandleFunc("/chat/completions", p.serveChat)
+	p.http = httptest.NewServer(mux)
+	return p
+}
+
+// URL is the base URL to give the client (llm.Config.BaseURL).
+func (p *Provider) URL() string { return p.http.URL + "/v1" }
+
+// Close stops the provider; requests still waiting for their latency are abandoned.
+func (p *Provider) Close() {
+	p.stop.Do(func() {
+		close(p.done)
+		p.http.Close()
+	})
+}
+
+// Stats returns the counts so far.
+func (p *Provider) Stats() Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stats
+}
+
+// Tokens is the provider's token count of s: one token per four bytes, rounded up, the rule
+// ratelimit.EstimateTokens also uses for prompts.
+func Tokens(s string) int64 { return int64((len(s) + 3) / 4) }
+
+// bucket is one limit: level units available, refilled at perSecond up to capacity.
+type bucket struct {
+	limit     float64 // per minute, for the headers
+	perSecond float64
+	capacity  float64
+	level     float64
+	last      time.Time
+}
+
+func newBucket(perMinute float64, burst time.Duration, now time.Time) *bucket {
+	capacity := max(perMinute*burst.Minutes(), 1)
+	return &bucket{limit: perMinute, perSecond: perMinute / 60, capacity: capacity, level: capacity, last: now}
+}
+
+func (b *bucket) advance(now time.Time) {
+	if now.After(b.last) {
+		b.level = min(b.capacity, b.level+now.Sub(b.last).Seconds()*b.perSecond)
+		b.last = now
+	}
+}
+
+// wait is how long until n units are available; 0 when they are.
+func (b *bucket) wait(n float64) time.Duration {
+	if b.level >= n {
+		return 0
+	}
+	return time.Duration((n - b.level) / b.perSecond * float64(time.Second))
+}
+
+// reset is how long until the bucket is full again: OpenAI's x-ratelimit-reset-*.
+func (b *bucket) reset() time.Duration {
+	return time.Duration((b.capacity - b.level) / b.perSecond * float64(time.Second)).Round(time.Millisecond)
+}
+
+type chatRequest struct {
+	Model    string `json:"model"`
+	Messages []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+	MaxTokens           *int64 `json:"max_tokens"`
+	MaxCompletionTokens *int64 `json:"max_completion_tokens"`
+}
+
+func (p *Provider) serveChat(w http.ResponseWriter, r *http.Request) {
+	var req chatRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
+		writeError(w, http.StatusBadRequest, nil, "the request is not a chat completion", "invalid_request_error", "")
+		return
+	}
+	prompt := text(req.Messages[len(req.Messages)-1].Content)
+	reply := p.reply(prompt)
+	finish := "stop"
+	if limit := cmp.Or(ptr(req.MaxCompletionTokens), ptr(req.MaxTokens)); limit > 0 && Tokens(reply) > limit {
+		reply, finish = reply[:limit*4], "length"
+	}
+	promptTokens, replyTokens := Tokens(prompt), Tokens(reply)
+	cost := [2]float64{1, float64(promptTokens + replyTokens)}
+
+	now := time.Now()
+	p.mu.Lock()
+	p.stats.Requests++
+	var short [2]bool
+	var wait time.Duration
+	for i, b := range p.buckets {
+		if b == nil {
+			continue
+		}
+		b.advance(now)
+		if d := b.wait(cost[i]); d > 0 {
+			short[i], wait = true, max(wait, d)
+		}
+	}
+	accepted := !short[0] && !short[1]
+	if accepted {
+		for i, b := range p.buckets {
+			if b != nil {
+				b.level -= cost[i]
+			}
+		}
+		p.stats.Accepted++
+		p.stats.Tokens += promptTokens + replyTokens
+		p.stats.PromptTokens += promptTokens
+		p.stats.CompletionTokens += replyTokens
+		p.inFlight++
+		p.stats.MaxInFlight = max(p.stats.MaxInFlight, p.inFlight)
+	} else {
+		p.stats.Limited++
+		if short[0] {
+			p.stats.LimitedRequests++
+		}
+		if short[1] {
+			p.stats.LimitedTokens++
+		}
+	}
+	header := p.headersLocked()
+	var latency time.Duration
+	if accepted && p.cfg.Latency != nil {
+		latency = max(p.cfg.Latency(p.rng), 0)
+	}
+	p.mu.Unlock()
+
+	if !accepted {
+		if !p.cfg.NoRetryAfter {
+			wait = max(wait, time.Millisecond)
+			header.Set("Retry-After-Ms", strconv.FormatInt(wait.Milliseconds()+1, 10))
+			header.Set("Retry-After", strconv.FormatInt(int64(math.Ceil(wait.Seconds())), 10))
+		}
+		kind := "requests"
+		if !short[0] {
+			kind = "tokens"
+		}
+		writeError(w, http.StatusTooManyRequests, header,
+			fmt.Sprintf("Rate limit reached for %s per min: limit %s. Please try again in %s.", kind, header.Get("X-Ratelimit-Limit-"+kind), wait.Round(time.Millisecond)),
+			kind, "rate_limit_exceeded")
+		return
+	}
+	defer func() {
+		p.mu.Lock()
+		p.inFlight--
+		p.mu.Unlock()
+	}()
+	if latency > 0 {
+		t := time.NewTimer(latency)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			return
+		case <-p.done:
+			return
+		}
+	}
+	body, _ := json.Marshal(map[string]any{
+		"id": "chatcmpl-sim", "object": "chat.completion", "created": now.Unix(), "model": req.Model,
+		"choices": []any{map[string]any{
+			"index": 0, "message": map[string]any{"role": "assistant", "content": reply}, "finish_reason": finish,
+		}},
+		"usage": map[string]any{"prompt_tokens": promptTokens, "completion_tokens": replyTokens, "total_tokens": promptTokens + replyTokens},
+	})
+	write(w, http.StatusOK, header, body)
+}
+
+// text reads a message's content, a string or a list of text parts.
+func text(content json.RawMessage) string {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(content, &parts)
+	var b strings.Builder
+	for _, part := range parts {
+		b.WriteString(part.Text)
+	}
+	return b.String()
+}
+
+func ptr(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func (p *Provider) reply(prompt string) string {
+	if p.cfg.Reply != nil {
+		return p.cfg.Reply(prompt)
+	}
+	return strings.Repeat("word", p.cfg.ReplyTokens)
+}
+
+// headersLocked renders the rate-limit headers of the buckets' state now.
+func (p *Provider) headersLocked() http.Header {
+	h := http.Header{}
+	for i, name := range []string{"requests", "tokens"} {
+		b := p.buckets[i]
+		if b == nil {
+			continue
+		}
+		switch p.cfg.Headers {
+		case HeadersOpenAI:
+			h.Set("X-Ratelimit-Limit-"+name, strconv.FormatInt(int64(b.limit), 10))
+			h.Set("X-Ratelimit-Remaining-"+name, strconv.FormatInt(int64(math.Max(b.level, 0)), 10))
+			h.Set("X-Ratelimit-Reset-"+name, b.reset().String())
+		case HeadersGarbage:
+			h.Set("X-Ratelimit-Limit-"+name, "-1")
+			h.Set("X-Ratelimit-Remaining-"+name, "NaN")
+			h.Set("X-Ratelimit-Reset-"+name, "soon")
+		}
+	}
+	return h
+}
+
+func writeError(w http.ResponseWriter, status int, header http.Header, message, typ, code string) {
+	body, _ := json.Marshal(map[string]any{"error": map[string]any{"message": message, "type": typ, "param": nil, "code": code}})
+	write(w, status, header, body)
+}
+
+func write(w http.ResponseWriter, status int, header http.Header, body []byte) {
+	for k, vs := range header {
+		w.Header()[k] = vs
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}

@@ -1,0 +1,325 @@
+package ratelimit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/corroborate/corroborate/internal/testenv"
+)
+
+func TestWindowBudget(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		perMinute float64
+		window    time.Duration
+	}{
+		{15, 2 * time.Second}, // less than one a window
+		{1000, 2 * time.Second},
+		{600, 250 * time.Millisecond},
+		{90000, time.Second},
+	}
+	for _, tt := range tests {
+		perMinute := int64(60 / tt.window.Seconds())
+		for _, start := range []int64{0, 877_000_123, -5} {
+			var sum int64
+			for i := range perMinute {
+				b := windowBudget(tt.perMinute, tt.window, start+i)
+				if b < 0 {
+					t.Fatalf("budget(%g/min, %s, %d) = %d", tt.perMinute, tt.window, start+i, b)
+				}
+				sum += b
+			}
+			// A minute of windows adds up to the rate, give or take one for rounding at the edges.
+			if diff := sum - int64(tt.perMinute); diff < -1 || diff > 1 {
+				t.Errorf("%g/min in %s windows from %d: a minute's windows add up to %d", tt.perMinute, tt.window, start, sum)
+			}
+		}
+	}
+	if b := windowBudget(math.Inf(1), time.Second, 7); b != unlimited {
+		t.Errorf("budget of an unlimited pace = %d, want unlimited", b)
+	}
+}
+
+func TestLeaseGrant(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		ask      leaseAsk
+		doc      windowDoc
+		want     [2]int64
+		wantOK   bool
+		wantUsed windowDoc
+	}{
+		{"a batch from a fresh window",
+			leaseAsk{need: [2]int64{1, 100}, want: [2]int64{5, 1000}, budget: [2]int64{20, 4000}},
+			windowDoc{}, [2]int64{5, 1000}, true, windowDoc{R: 5, T: 1000}},
+		{"what is left, when less than the batch",
+			leaseAsk{need: [2]int64{1, 100}, want: [2]int64{5, 1000}, budget: [2]int64{20, 4000}},
+			windowDoc{R: 18, T: 3800}, [2]int64{2, 200}, true, windowDoc{R: 20, T: 4000}},
+		{"no request left",
+			leaseAsk{need: [2]int64{1, 100}, want: [2]int64{5, 1000}, budget: [2]int64{20, 4000}},
+			windowDoc{R: 20, T: 0}, [2]int64{}, false, windowDoc{R: 20}},
+		{"a token need larger than what is left overshoots",
+			leaseAsk{need: [2]int64{1, 3000}, want: [2]int64{5, 3000}, budget: [2]int64{20, 4000}},
+			windowDoc{R: 3, T: 3500}, [2]int64{5, 3000}, true, windowDoc{R: 8, T: 6500}},
+		{"no token left at all",
+			leaseAsk{need: [2]int64{1, 10}, want: [2]int64{5, 10}, budget: [2]int64{20, 4000}},
+			windowDoc{R: 3, T: 4200}, [2]int64{}, false, windowDoc{R: 3, T: 4200}},
+		{"an unlimited dimension is not leased",
+			leaseAsk{need: [2]int64{1, 0}, want: [2]int64{4, 0}, budget: [2]int64{20, unlimited}},
+			windowDoc{T: 99}, [2]int64{4, 0}, true, windowDoc{R: 4, T: 99}},
+		{"topping up only tokens when no request is needed",
+			leaseAsk{need: [2]int64{0, 50}, want: [2]int64{5, 500}, budget: [2]int64{20, 4000}},
+			windowDoc{R: 20, T: 100}, [2]int64{0, 500}, true, windowDoc{R: 20, T: 600}},
+	}
+	for _, tt := range tests {
+		doc := tt.doc
+		got, ok := tt.ask.grant(&doc)
+		if got != tt.want || ok != tt.wantOK || doc != tt.wantUsed {
+			t.Errorf("%s: grant = %v, %v, window %+v; want %v, %v, %+v", tt.name, got, ok, doc, tt.want, tt.wantOK, tt.wantUsed)
+		}
+	}
+}
+
+var bucketSeq atomic.Int64
+
+// openShared opens a fresh bucket for one test on the test NATS.
+func openShared(t *testing.T, cfg SharedConfig) (*Shared, jetstream.JetStream) {
+	t.Helper()
+	js, err := jetstream.New(testenv.NATS(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Bucket = fmt.Sprintf("ratelimit_test_%d_%d", time.Now().UnixNano(), bucketSeq.Add(1))
+	ctx := context.Background()
+	s, err := OpenShared(ctx, js, cfg)
+	if err != nil {
+		t.Fatalf("OpenShared: %v", err)
+	}
+	t.Cleanup(func() { _ = js.DeleteKeyValue(context.Background(), cfg.Bucket) })
+	return s, js
+}
+
+// windows reads every window the provider's key space holds: index -> value.
+func windows(t *testing.T, s *Shared, provider string) map[int64]windowDoc {
+	t.Helper()
+	ctx := context.Background()
+	keys, err := s.kv.Keys(ctx)
+	if err != nil && !errors.Is(err, jetstream.ErrNoKeysFound) {
+		t.Fatal(err)
+	}
+	out := map[int64]windowDoc{}
+	prefix := s.key(provider, 0)
+	prefix = prefix[:len(prefix)-1]
+	for _, k := range keys {
+		if !strings.HasPrefix(k, prefix) {
+			continue
+		}
+		var idx int64
+		fmt.Sscanf(k[len(prefix):], "%d", &idx)
+		e, err := s.kv.Get(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc windowDoc
+		if err := json.Unmarshal(e.Value(), &doc); err != nil {
+			t.Fatalf("%s holds %q: %v", k, e.Value(), err)
+		}
+		out[idx] = doc
+	}
+	return out
+}
+
+// TestSharedBudgetHoldsAcrossLimiters: three limiters, each allowed the whole rate on its own,
+// share one budget: no window gives out more than its budget, and together they run at the
+// shared rate, not three times it.
+func TestSharedBudgetHoldsAcrossLimiters(t *testing.T) {
+	t.Parallel()
+	const rpm, tpm = 2400, 240000 // 10 requests and 1000 tokens a 250ms window
+	s, _ := openShared(t, SharedConfig{Window: 250 * time.Millisecond})
+	var limiters []*Limiter
+	for range 3 {
+		limiters = append(limiters, newLimiter(t, Config{Name: "model", RequestsPerMinute: rpm, TokensPerMinute: tpm, Headroom: 1e-9, Shared: s}))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var calls atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for _, l := range limiters {
+		for range 8 {
+			wg.Go(func() {
+				for ctx.Err() == nil {
+					err := l.Do(ctx, 60, ok(60))
+					if err == nil {
+						calls.Add(1)
+					} else if !errors.Is(err, context.DeadlineExceeded) {
+						t.Error(err)
+						return
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+
+	var leased int64
+	for idx, doc := range windows(t, s, "model") {
+		budget := [2]int64{windowBudget(rpm, s.cfg.Window, idx), windowBudget(tpm, s.cfg.Window, idx)}
+		if doc.R > budget[requests] {
+			t.Errorf("window %d gave out %d requests, budget %d", idx, doc.R, budget[requests])
+		}
+		// Tokens may overshoot by one call, carried into the next window.
+		if doc.T > budget[tokens]+60 {
+			t.Errorf("window %d gave out %d tokens, budget %d", idx, doc.T, budget[tokens])
+		}
+		leased += doc.R
+	}
+	n := calls.Load()
+	if n > leased {
+		t.Errorf("%d calls ran on %d leased requests", n, leased)
+	}
+	// The shared rate, plus the first window: far below the 3x that three unshared limiters do.
+	bound := int64(elapsed.Seconds()*rpm/60) + 10
+	if n > bound {
+		t.Errorf("%d calls in %s, more than the shared budget allows (%d)", n, elapsed, bound)
+	}
+	if n < bound/3 {
+		t.Errorf("only %d calls in %s; the shared budget allows %d", n, elapsed, bound)
+	}
+	var leases, conflicts int64
+	for _, l := range limiters {
+		st := l.Stats()
+		leases += st.Leases
+		conflicts += st.LeaseConflicts
+		if st.LeaseErrors != 0 {
+			t.Errorf("%d lease errors", st.LeaseErrors)
+		}
+	}
+	// Leases are batches: fewer KV writes than calls.
+	if leases >= n {
+		t.Errorf("%d leases for %d calls, want fewer leases than calls", leases, n)
+	}
+	t.Logf("%d calls in %s (budget %d), %d leases, %d conflicts", n, elapsed.Round(time.Millisecond), bound, leases, conflicts)
+}
+
+// TestDeadWorkersLeaseLapses: a worker that leased most of a window's budget and died holds it
+// only until the window ends: then the others get the whole budget.
+func TestDeadWorkersLeaseLapses(t *testing.T) {
+	t.Parallel()
+	s, _ := openShared(t, SharedConfig{Window: 200 * time.Millisecond, LeaseFraction: 1})
+	cfg := Config{RequestsPerMinute: 1200, Headroom: 1e-9, Shared: s} // 4 a window
+	dead, alive := newLimiter(t, cfg), newLimiter(t, cfg)
+
+	// Start early in a window, so that the dead worker's lease is most of its budget.
+	w := s.cfg.Window
+	time.Sleep(time.Until(time.Now().Truncate(w).Add(w + 5*time.Millisecond)))
+	if err := dead.Do(context.Background(), 0, ok(0)); err != nil {
+		t.Fatal(err)
+	}
+	deadWindow := s.windowIndex(time.Now())
+	if st := dead.Stats(); st.Leases != 1 {
+		t.Fatalf("the first worker took %d leases, want 1", st.Leases)
+	}
+	// The dead worker never calls again. The other makes a window's worth of calls.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*w)
+	defer cancel()
+	for i := range 4 {
+		if err := alive.Do(ctx, 0, ok(0)); err != nil {
+			t.Fatalf("call %d of the other worker never got budget: %v", i, err)
+		}
+	}
+	docs := windows(t, s, "model")
+	if got := docs[deadWindow].R; got != 4 {
+		t.Errorf("the dead worker's window gave out %d requests, want its budget of 4", got)
+	}
+	var after int64
+	for idx, doc := range docs {
+		if idx > deadWindow {
+			after += doc.R
+		}
+	}
+	if after == 0 {
+		t.Error("no later window gave out anything: the other worker went within the dead worker's window")
+	}
+	if st := alive.Stats(); st.Waits == 0 || st.Succeeded != 4 {
+		t.Errorf("the other worker's stats = %+v, want it to wait for the next window and succeed 4 times", st)
+	}
+}
+
+// TestSharedPause: a 429 one worker gets pauses the others through the bucket.
+func TestSharedPause(t *testing.T) {
+	t.Parallel()
+	s, _ := openShared(t, SharedConfig{Window: 100 * time.Millisecond})
+	a := newLimiter(t, Config{RequestsPerMinute: 60000, Shared: s})
+	b := newLimiter(t, Config{RequestsPerMinute: 60000, Shared: s})
+	if err := b.Do(context.Background(), 0, ok(0)); err != nil {
+		t.Fatal(err)
+	}
+	h := map[string][]string{"Retry-After-Ms": {"400"}}
+	refused := errors.New("429")
+	_ = a.Do(context.Background(), 0, func(ctx context.Context) (int64, error) {
+		a.ObserveResponse(ctx, 429, h)
+		return 0, refused
+	}) // retried after the pause; the retry also "fails" the same way until MaxRetries
+	start := time.Now()
+	if err := b.Do(context.Background(), 0, ok(0)); err != nil {
+		t.Fatal(err)
+	}
+	// a's pauses run past now; b learns of them from its next lease.
+	if waited := time.Since(start); waited < 200*time.Millisecond {
+		t.Errorf("b went %s after a's 429 with Retry-After-Ms 400, want it paused too", waited)
+	}
+	if st := a.Stats(); st.RateLimited != int64(DefaultMaxRetries+1) || st.Pauses == 0 {
+		t.Errorf("a's stats = %+v, want %d 429s and a pause", st, DefaultMaxRetries+1)
+	}
+}
+
+// TestSharedBudgetUnreachable: when the bucket is gone, calls go ahead on local limits.
+func TestSharedBudgetUnreachable(t *testing.T) {
+	t.Parallel()
+	s, js := openShared(t, SharedConfig{Window: 100 * time.Millisecond})
+	l := newLimiter(t, Config{RequestsPerMinute: 60000, Shared: s})
+	if err := js.DeleteKeyValue(context.Background(), s.cfg.Bucket); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for range 3 {
+		if err := l.Do(ctx, 0, ok(0)); err != nil {
+			t.Fatalf("with the bucket gone: %v", err)
+		}
+	}
+	if st := l.Stats(); st.LeaseErrors == 0 || st.Succeeded != 3 {
+		t.Errorf("stats = %+v, want lease errors and 3 successes", st)
+	}
+}
+
+func TestSharedConfigValidate(t *testing.T) {
+	t.Parallel()
+	for _, cfg := range []SharedConfig{
+		{},
+		{Bucket: "has.dot"},
+		{Bucket: "b", Window: time.Millisecond},
+		{Bucket: "b", LeaseFraction: 2},
+		{Bucket: "b", Window: time.Second, TTL: time.Second},
+	} {
+		if err := cfg.WithDefaults().Validate(); err == nil {
+			t.Errorf("%+v: valid, want an error", cfg)
+		}
+	}
+	if err := (SharedConfig{Bucket: "corroborate-budget"}).WithDefaults().Validate(); err != nil {
+		t.Errorf("a plain bucket name: %v", err)
+	}
+}
