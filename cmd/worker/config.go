@@ -10,6 +10,7 @@ import (
 	"github.com/corroborate/corroborate/internal/envflag"
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/ratelimit"
 	"github.com/corroborate/corroborate/internal/search"
 )
 
@@ -25,6 +26,14 @@ type Config struct {
 	OpenAIAPIKey string
 	ModelTimeout time.Duration
 	MaxTokens    int
+	// ModelRPM, ModelTPM and ModelMaxConcurrent limit the model calls (internal/ratelimit); 0
+	// learns requests and tokens from the provider's headers and 429s, and leaves concurrency
+	// unbounded. SharedBudget names the JetStream KV bucket through which every worker naming it
+	// shares one budget; empty keeps the budget to this worker.
+	ModelRPM           int
+	ModelTPM           int
+	ModelMaxConcurrent int
+	SharedBudget       string
 
 	Concurrency       int
 	VerifyConcurrency int
@@ -64,6 +73,10 @@ func (c *Config) flags(s *envflag.Set) {
 	s.String(&c.OpenAIBaseURL, "openai-base-url", "OPENAI_BASE_URL", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama (default OpenAI)")
 	s.Duration(&c.ModelTimeout, "model-timeout", "CORROBORATE_MODEL_TIMEOUT", 120*time.Second, "timeout of one model request")
 	s.Int(&c.MaxTokens, "max-tokens", "CORROBORATE_MAX_TOKENS", 1024, "bound on the tokens of one model reply")
+	s.Int(&c.ModelRPM, "model-rpm", "CORROBORATE_MODEL_RPM", 0, "model requests per minute (0: learn the limit from the provider's headers and 429s)")
+	s.Int(&c.ModelTPM, "model-tpm", "CORROBORATE_MODEL_TPM", 0, "model tokens per minute (0: learn the limit from the provider's headers and 429s)")
+	s.Int(&c.ModelMaxConcurrent, "model-max-concurrent", "CORROBORATE_MODEL_MAX_CONCURRENT", 0, "model calls in flight at once (0: no bound)")
+	s.String(&c.SharedBudget, "shared-budget", "CORROBORATE_SHARED_BUDGET", "", "JetStream KV bucket through which all workers naming it share the model's rate limits (empty: each worker keeps its own)")
 	s.Int(&c.Concurrency, "concurrency", "CORROBORATE_CONCURRENCY", 8, "jobs this worker runs at once")
 	s.Int(&c.VerifyConcurrency, "verify-concurrency", "CORROBORATE_VERIFY_CONCURRENCY", pipeline.DefaultConcurrency, "parallel verification calls within one job")
 	s.Int(&c.MaxQuestions, "max-questions", "CORROBORATE_MAX_QUESTIONS", pipeline.DefaultMaxQuestions, "cap on verification questions per job (a job's options.max_questions may lower or raise it up to 20)")
@@ -135,6 +148,14 @@ func (c *Config) validate() error {
 	if c.MaxTokens < 16 {
 		bad("--max-tokens %d must be at least 16", c.MaxTokens)
 	}
+	if err := c.modelLimits().WithDefaults().Validate(); err != nil {
+		bad("--model-rpm, --model-tpm, --model-max-concurrent: %v", err)
+	}
+	if c.SharedBudget != "" {
+		if err := (ratelimit.SharedConfig{Bucket: c.SharedBudget}).WithDefaults().Validate(); err != nil {
+			bad("--shared-budget: %v", err)
+		}
+	}
 	if c.ModelTimeout < time.Second {
 		bad("--model-timeout %s must be at least 1s", c.ModelTimeout)
 	}
@@ -150,6 +171,14 @@ func (c *Config) validate() error {
 		return errors.New("configuration: " + strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// modelLimits is the model's rate limiter configuration, without its shared budget.
+func (c *Config) modelLimits() ratelimit.Config {
+	return ratelimit.Config{
+		Name: "model:" + c.Model, RequestsPerMinute: c.ModelRPM, TokensPerMinute: c.ModelTPM,
+		MaxConcurrent: c.ModelMaxConcurrent, DefaultMaxTokens: c.MaxTokens,
+	}
 }
 
 // streamConfig is the JetStream side of the configuration, shared with enqueue.

@@ -30,6 +30,7 @@ import (
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/llm"
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/ratelimit"
 	"github.com/corroborate/corroborate/internal/search"
 	"github.com/corroborate/corroborate/internal/store"
 )
@@ -125,6 +126,8 @@ type services struct {
 	js       jetstream.JetStream
 	model    pipeline.Model
 	searcher pipeline.Searcher
+	// limiter paces the model calls (nil for the replay model); its Stats are for metrics.
+	limiter  *ratelimit.Limiter
 	replay   bool
 	natsURL  string
 	closeAll []func()
@@ -204,7 +207,7 @@ func connect(ctx context.Context, cfg Config, log *slog.Logger, withModel bool) 
 	}
 
 	if withModel {
-		if err := s.openModel(cfg, log); err != nil {
+		if err := s.openModel(ctx, cfg, log); err != nil {
 			return nil, err
 		}
 		cfg.Search.Logger = log
@@ -216,7 +219,7 @@ func connect(ctx context.Context, cfg Config, log *slog.Logger, withModel bool) 
 	return s, nil
 }
 
-func (s *services) openModel(cfg Config, log *slog.Logger) error {
+func (s *services) openModel(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if !cfg.modelConfigured() {
 		if !cfg.Dev {
 			return errors.New("no model configured: set OPENAI_API_KEY or OPENAI_BASE_URL")
@@ -229,15 +232,30 @@ func (s *services) openModel(cfg Config, log *slog.Logger) error {
 		log.Warn("dev mode: NO MODEL CONFIGURED: using the offline replay of recorded replies for the bundled examples; results are a REPLAY, not a verification")
 		return nil
 	}
+	limits := cfg.modelLimits()
+	limits.Logger = log
+	if cfg.SharedBudget != "" {
+		shared, err := ratelimit.OpenShared(ctx, s.js, ratelimit.SharedConfig{Bucket: cfg.SharedBudget})
+		if err != nil {
+			return err
+		}
+		limits.Shared = shared
+	}
+	lim, err := ratelimit.New(limits)
+	if err != nil {
+		return err
+	}
 	client, err := llm.New(llm.Config{
 		APIKey: cfg.OpenAIAPIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.Model,
 		Timeout: cfg.ModelTimeout, MaxTokens: cfg.MaxTokens,
+		OnResponse: lim.ObserveResponse,
 	})
 	if err != nil {
 		return err
 	}
-	s.model = client
-	log.Info("model", "model", client.Model(), "base_url", client.BaseURL())
+	s.model, s.limiter = ratelimit.Model(client, lim), lim
+	log.Info("model", "model", client.Model(), "base_url", client.BaseURL(),
+		"rpm", cfg.ModelRPM, "tpm", cfg.ModelTPM, "max_concurrent", cfg.ModelMaxConcurrent, "shared_budget", cfg.SharedBudget)
 	return nil
 }
 
