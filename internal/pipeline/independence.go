@@ -33,7 +33,8 @@ type IndependenceRules struct {
 	// DistinctPublishers: no two hops of a chain use the same publisher (case and spacing
 	// ignored). A result that names no publisher is kept apart by its domain.
 	DistinctPublishers bool
-	// Text is the rules as the job wrote them (or DefaultIndependenceRules), for the plan prompt.
+	// Text is the rules in words, for the plan prompt: the job's sentences (or
+	// DefaultIndependenceRules), or what a rules object says.
 	Text string
 }
 
@@ -61,6 +62,9 @@ func ParseIndependenceRules(raw []byte) (IndependenceRules, error) {
 	return IndependenceRules{}, Rejected(fieldIndependence,
 		`must be a sentence or a rules object such as {"distinct_domains": true, "distinct_urls": true, "distinct_publishers": true}`)
 }
+
+// objectRulesText is what the structured rules object says, in words for the plan prompt.
+const objectRulesText = "Each hop must use a different domain, a different publisher and a different URL than the earlier hops of its chain."
 
 // ruleObjectKeys are the keys of the structured rules object, each one of the three checks.
 var ruleObjectKeys = []string{"distinct_domains", "distinct_urls", "distinct_publishers"}
@@ -106,7 +110,7 @@ func parseRuleObject(raw []byte) (IndependenceRules, error) {
 	}
 	return IndependenceRules{
 		DistinctDomains: values["distinct_domains"], DistinctURLs: values["distinct_urls"],
-		DistinctPublishers: values["distinct_publishers"], Text: string(raw),
+		DistinctPublishers: values["distinct_publishers"], Text: objectRulesText,
 	}, nil
 }
 
