@@ -82,6 +82,24 @@ func citations(text string) [][3]int {
 // the space before it.
 func FilterCitations(text string, allowed func(int) bool) (string, []int) {
 	var removed []int
+	// Removing a group can join what was around it into a new one ("[[9]1]" leaves "[1]"), so
+	// the pass repeats until it removes nothing; each pass removes at least one group.
+	for {
+		out, more := filterCitationsOnce(text, allowed)
+		for _, n := range more {
+			if !slices.Contains(removed, n) {
+				removed = append(removed, n)
+			}
+		}
+		if out == text || len(more) == 0 {
+			return out, removed
+		}
+		text = out
+	}
+}
+
+func filterCitationsOnce(text string, allowed func(int) bool) (string, []int) {
+	var removed []int
 	var b strings.Builder
 	last := 0
 	for _, c := range citations(text) {
