@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // MethodCove2 is the job method name of CoVe 2.0.
@@ -114,6 +115,9 @@ func (r *cove2Run) run(ctx context.Context) error {
 	draft := r.in.Text
 	if strings.TrimSpace(draft) == "" {
 		return Permanent(ErrNoDraft)
+	}
+	if n := utf8.RuneCountInString(draft); n > cove2MaxDraftChars {
+		return Permanent(Rejected("text", fmt.Sprintf("has %d characters; cove2 verifies drafts of at most %d (split it into several jobs)", n, cove2MaxDraftChars)))
 	}
 	r.res.Draft, r.res.DraftFromInput = draft, true
 	r.today = r.in.Today
@@ -303,7 +307,10 @@ func (r *cove2Run) capClaims() {
 }
 
 // verify runs the verifiers of the claims at the indexes targets, in parallel, and records
-// their verifications and evidence. Only the verification query reaches a verifier.
+// their verifications and evidence. Only the verification query reaches a verifier. A search
+// error leaves its claim unverified with the reason, unless it is permanent (a refused key, a
+// bad configuration): that ends the run, so that a broken provider is a failed job, not a night
+// of "unverified".
 func (r *cove2Run) verify(ctx context.Context, targets []int, v Verifier, fresh bool) error {
 	results := make([]Verification, len(targets))
 	queries := make([]string, len(targets))
@@ -319,6 +326,11 @@ func (r *cove2Run) verify(ctx context.Context, targets []int, v Verifier, fresh 
 	}
 	// Sources are numbered here, in claim order, not as the parallel verifiers finish: the
 	// same run gives the same numbers.
+	for _, ver := range results {
+		if ver.SearchErr != nil && IsPermanent(ver.SearchErr) {
+			return stepError("search", ver.SearchErr)
+		}
+	}
 	for k, ver := range results {
 		r.verified[positions[k]] = ver
 		r.addEvidence(positions[k], ver)
@@ -640,7 +652,7 @@ func (r *cove2Run) checks() []Check {
 		if !ok {
 			continue
 		}
-		check := Check{Position: len(out) + 1, Question: v.Query, Answer: v.Answer, Status: CheckAnswered, Attempts: 1, ClaimPosition: c.Position}
+		check := Check{Position: len(out) + 1, Question: v.Query, Answer: v.Answer, Status: CheckAnswered, Attempts: v.Attempts, ClaimPosition: c.Position}
 		switch {
 		case v.Status == VerificationFailed:
 			check.Status, check.Answer, check.Error = CheckFailed, "unable to verify", v.Reason

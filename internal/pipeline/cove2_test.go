@@ -818,3 +818,27 @@ func TestNewMethodWithCove2(t *testing.T) {
 		t.Errorf("MethodNames: %v", names)
 	}
 }
+
+// A search error no retry can fix ends the run with it: a broken provider is a failed job.
+func TestCove2PermanentSearchErrorEndsTheRun(t *testing.T) {
+	t.Parallel()
+	script := eiffelScript()
+	script.errs = map[string]error{qCompleted: Permanent(errors.New("brave: HTTP 401: the API key was refused"))}
+	s := setupCove2(script)
+	res, err := s.run(t, Input{Text: eiffelDraft})
+	if !IsPermanent(err) || !strings.Contains(err.Error(), "API key was refused") {
+		t.Fatalf("error: %v", err)
+	}
+	if len(res.Searches) != 2 || len(s.model.sent(StepFinalize)) != 0 {
+		t.Errorf("the trace is kept and nothing is finalized: %d searches", len(res.Searches))
+	}
+}
+
+func TestCove2RejectsOverlongDraft(t *testing.T) {
+	t.Parallel()
+	s := setupCove2(eiffelScript())
+	_, err := s.run(t, Input{Text: strings.Repeat("é", cove2MaxDraftChars+1)})
+	if !IsPermanent(err) || !IsRejected(err) || s.model.calls() != 0 {
+		t.Errorf("error %v, %d calls", err, s.model.calls())
+	}
+}

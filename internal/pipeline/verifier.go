@@ -66,8 +66,13 @@ type Verification struct {
 	CalibrationNote  string
 	// Reason says why the verification did not ground an answer.
 	Reason string
-	// Reply is the verifier's raw reply, "" when no call was made.
-	Reply string
+	// SearchErr is the search's error when the evidence could not be fetched; the caller ends
+	// the run when it is permanent (IsPermanent: a refused key, a bad configuration), which no
+	// claim-level "unverified" should hide.
+	SearchErr error
+	// Reply is the verifier's raw reply, "" when no call was made; Attempts the verify calls made.
+	Reply    string
+	Attempts int
 }
 
 // Grounded reports whether the verification answered from at least one retrieved source.
@@ -120,7 +125,7 @@ func (v Verifier) limit() int {
 func (v Verifier) Verify(ctx context.Context, target int, query string, fresh bool) Verification {
 	resp, seq, err := v.search.SearchSeq(ctx, SearchQuery{Query: query, Language: v.Language, Limit: v.limit(), NoCache: fresh})
 	if err != nil {
-		return Verification{Query: query, Status: VerificationFailed, Confidence: ConfidenceLow,
+		return Verification{Query: query, Status: VerificationFailed, Confidence: ConfidenceLow, SearchErr: err,
 			Reason: "evidence could not be fetched: " + err.Error()}
 	}
 	var evidence []Retrieved
@@ -144,25 +149,31 @@ func (v Verifier) Verify(ctx context.Context, target int, query string, fresh bo
 }
 
 // Answer answers query from evidence, results that a search returned for it (multihop passes
-// the results of a chain's hops). A failed call is retried once.
+// the results of a chain's hops). A failed call is retried once, unless its error is permanent.
 func (v Verifier) Answer(ctx context.Context, target int, query string, evidence []Retrieved) Verification {
 	prompt, err := RenderVerifierPrompt(query, evidence)
 	if err != nil {
 		return Verification{Query: query, Status: VerificationFailed, Confidence: ConfidenceLow, Retrieved: evidence,
 			Reason: "the verifier prompt could not be rendered: " + err.Error()}
 	}
-	var reply string
-	for attempt := 1; attempt <= 2; attempt++ {
+	var (
+		reply    string
+		attempts int
+	)
+	for attempts = 1; attempts <= 2; attempts++ {
 		reply, err = v.model.complete(ctx, v.stepName(), target, ModelRequest{Prompt: prompt, MaxTokens: 1024})
-		if err == nil || ctx.Err() != nil {
+		if err == nil || ctx.Err() != nil || IsPermanent(err) {
 			break
 		}
 	}
+	attempts = min(attempts, 2)
 	if err != nil {
 		return Verification{Query: query, Status: VerificationFailed, Confidence: ConfidenceLow, Retrieved: evidence,
-			Reason: "the verifier call failed: " + err.Error()}
+			Reason: "the verifier call failed: " + err.Error(), Attempts: attempts}
 	}
-	return v.judge(query, evidence, reply)
+	out := v.judge(query, evidence, reply)
+	out.Attempts = attempts
+	return out
 }
 
 // RenderVerifierPrompt renders the verifier prompt of CoVe 2.0: the specification's subagent
