@@ -342,31 +342,51 @@ func keysOf(r SearchResult) sourceKeys {
 	return sourceKeys{domain: registrableDomain(domain), publisher: normalizePublisher(r.Publisher), url: normalizeURL(r.URL)}
 }
 
-// usedSources are the sources the earlier hops of one chain used, in the order they were used.
+// usedSources are the sources the earlier hops of one chain used, in the order they were used:
+// their keys for the checks in code, and the same sources as a query excludes them (registrable
+// domains, publishers and URLs as the results wrote them, since providers match those).
 type usedSources struct {
+	keys                      []sourceKeys
 	domains, publishers, urls []string
 }
 
-func (u *usedSources) add(k sourceKeys) {
+// add records a source the chain used.
+func (u *usedSources) add(r SearchResult) {
+	k := keysOf(r)
+	u.keys = append(u.keys, k)
 	addOnce := func(list *[]string, v string) {
-		if v != "" && !slices.Contains(*list, v) {
+		if v = strings.TrimSpace(v); v != "" && !slices.ContainsFunc(*list, func(x string) bool { return strings.EqualFold(x, v) }) {
 			*list = append(*list, v)
 		}
 	}
 	addOnce(&u.domains, k.domain)
-	addOnce(&u.publishers, k.publisher)
-	addOnce(&u.urls, k.url)
+	addOnce(&u.publishers, strings.Join(strings.Fields(r.Publisher), " "))
+	addOnce(&u.urls, r.URL)
+}
+
+// merge records every source of o.
+func (u *usedSources) merge(o usedSources) {
+	u.keys = append(u.keys, o.keys...)
+	for _, lists := range [][2]*[]string{{&u.domains, &o.domains}, {&u.publishers, &o.publishers}, {&u.urls, &o.urls}} {
+		for _, v := range *lists[1] {
+			if !slices.Contains(*lists[0], v) {
+				*lists[0] = append(*lists[0], v)
+			}
+		}
+	}
 }
 
 // conflict says which rule a source with keys k breaks against used, or "" when it breaks none.
 func (r IndependenceRules) conflict(used usedSources, k sourceKeys) string {
-	switch {
-	case r.DistinctURLs && k.url != "" && slices.Contains(used.urls, k.url):
-		return "its URL " + k.url + " was used by an earlier hop"
-	case r.DistinctDomains && k.domain != "" && slices.Contains(used.domains, k.domain):
-		return "its domain " + k.domain + " was used by an earlier hop"
-	case r.DistinctPublishers && k.publisher != "" && slices.Contains(used.publishers, k.publisher):
-		return "its publisher " + k.publisher + " was used by an earlier hop"
+	for _, u := range used.keys {
+		switch {
+		case r.DistinctURLs && k.url != "" && k.url == u.url:
+			return "its URL " + k.url + " was used by an earlier hop"
+		case r.DistinctDomains && k.domain != "" && k.domain == u.domain:
+			return "its domain " + k.domain + " was used by an earlier hop"
+		case r.DistinctPublishers && k.publisher != "" && k.publisher == u.publisher:
+			return "its publisher " + k.publisher + " was used by an earlier hop"
+		}
 	}
 	return ""
 }

@@ -81,7 +81,7 @@ func TestIndependenceConflictAndExclusions(t *testing.T) {
 		t.Fatal(err)
 	}
 	var used usedSources
-	used.add(keysOf(SearchResult{URL: "https://www.news.example.com/a/", Domain: "news.example.com", Publisher: "Example  News"}))
+	used.add(SearchResult{URL: "https://www.news.example.com/a/", Domain: "news.example.com", Publisher: "Example  News"})
 	tests := []struct {
 		r    SearchResult
 		want string
@@ -99,7 +99,7 @@ func TestIndependenceConflictAndExclusions(t *testing.T) {
 		}
 	}
 	domains, publishers, urls := rules.exclusions(used)
-	if strings.Join(domains, ",") != "example.com" || strings.Join(publishers, ",") != "example news" || strings.Join(urls, ",") != "news.example.com/a" {
+	if strings.Join(domains, ",") != "example.com" || strings.Join(publishers, ",") != "Example News" || strings.Join(urls, ",") != "https://www.news.example.com/a/" {
 		t.Errorf("exclusions = %v %v %v", domains, publishers, urls)
 	}
 	for host, want := range map[string]string{"news.bbc.co.uk": "bbc.co.uk", "www.example.com": "example.com", "a.b.c.example.org": "example.org", "localhost": "localhost"} {
