@@ -40,6 +40,12 @@ var openBookMethods = map[string]func(Deps) (Method, error){
 		}
 		return Cove2{Model: d.Model, Searcher: d.Searcher, Authoritative: d.AuthoritativeDomains}, nil
 	},
+	MethodMultihop: func(d Deps) (Method, error) {
+		if d.Searcher == nil {
+			return nil, fmt.Errorf("method %q: %w", MethodMultihop, ErrMultihopNoSearcher)
+		}
+		return Multihop{Model: d.Model, Searcher: d.Searcher, Authoritative: d.AuthoritativeDomains}, nil
+	},
 }
 
 // MethodNames returns the name of every method, sorted: what a job's "method" may say.
