@@ -382,3 +382,30 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestWaitAfter429(t *testing.T) {
+	t.Parallel()
+	l := newLimiter(t, Config{RequestsPerMinute: 600, TokensPerMinute: 60000, Pause: 100 * time.Millisecond, MaxPause: time.Second})
+	none := Signals{RemainingRequests: -1, RemainingTokens: -1}
+	tests := []struct {
+		name  string
+		inRow int
+		sig   Signals
+		want  time.Duration
+	}{
+		{"Retry-After wins", 5, Signals{RetryAfter: 3 * time.Second, RemainingRequests: 0, ResetRequests: time.Minute}, 3 * time.Second},
+		{"nothing said: the first pause", 1, none, 100 * time.Millisecond},
+		{"nothing said, third in a row: doubled twice", 3, none, 400 * time.Millisecond},
+		{"nothing said, many in a row: capped", 30, none, time.Second},
+		// Requests refill at 600 a minute: one takes 1/600 of the minute the reset names.
+		{"requests exhausted: until one refills", 1, Signals{RemainingRequests: 0, RemainingTokens: -1, ResetRequests: time.Minute}, 100 * time.Millisecond},
+		{"tokens exhausted: until the call's tokens refill", 1, Signals{RemainingRequests: 5, RemainingTokens: 0, ResetTokens: time.Minute}, 500 * time.Millisecond},
+		{"refill too soon again: at least the backoff", 4, Signals{RemainingRequests: 0, RemainingTokens: -1, ResetRequests: time.Minute}, 800 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		l.in429Row = tt.inRow
+		if got := l.waitAfter429(tt.sig, 500); got != tt.want {
+			t.Errorf("%s: wait = %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}

@@ -68,11 +68,11 @@
 //     inherits it), so that every worker pauses, not only the one that was refused.
 //
 // With synchronised clocks the workers together stay within each window's budget; clock skew
-// lets windows overlap by the skew. A window's budget goes out in bursts at its start, so the
-// provider must accept a window's budget at once: OpenAI's budget holds a minute, far more than
-// DefaultWindow; a provider that quantises its limit per second needs a window of a second or
-// less. When KV cannot be reached, calls go ahead on their local limits (adaptive to 429s)
-// rather than stop, and the failure shows in Stats.LeaseErrors.
+// lets windows overlap by the skew. A window's budget may go out in one burst at its start, so
+// the provider must accept a window's budget at once: OpenAI's budget holds a minute, and
+// DefaultWindow, a second, also suits providers that quantise their limits per second. When KV
+// cannot be reached, calls go ahead on their local limits (adaptive to 429s) rather than stop,
+// and the failure shows in Stats.LeaseErrors.
 //
 // # Fairness and priority
 //
@@ -656,23 +656,32 @@ func refillWait(reset time.Duration, limit float64, need int64, maxWait time.Dur
 	return max(part, 10*time.Millisecond)
 }
 
-// waitAfter429 is the pause after a 429: what the server asked for, else what the exhausted
-// dimension needs to refill, else an exponential backoff.
+// waitAfter429 is the pause after a 429: what the server asked for; else what the exhausted
+// dimension needs to refill, but at least an exponential backoff once 429s come in a row (a
+// provider whose budget comes back all at once at its reset, not gradually, would otherwise
+// refuse every early try); else the backoff.
 func (l *Limiter) waitAfter429(sig Signals, est int64) time.Duration {
 	if sig.RetryAfter > 0 {
 		return sig.RetryAfter
-	}
-	if sig.RemainingTokens == 0 && sig.ResetTokens > 0 {
-		return refillWait(sig.ResetTokens, l.pace[tokens].ceiling(), max(est, 1), l.cfg.MaxPause)
-	}
-	if sig.RemainingRequests == 0 && sig.ResetRequests > 0 {
-		return refillWait(sig.ResetRequests, l.pace[requests].ceiling(), 1, l.cfg.MaxPause)
 	}
 	backoff := l.cfg.Pause
 	for i := 1; i < l.in429Row && backoff < l.cfg.MaxPause; i++ {
 		backoff *= 2
 	}
-	return min(backoff, l.cfg.MaxPause)
+	backoff = min(backoff, l.cfg.MaxPause)
+	var refill time.Duration
+	switch {
+	case sig.RemainingTokens == 0 && sig.ResetTokens > 0:
+		refill = refillWait(sig.ResetTokens, l.pace[tokens].ceiling(), max(est, 1), l.cfg.MaxPause)
+	case sig.RemainingRequests == 0 && sig.ResetRequests > 0:
+		refill = refillWait(sig.ResetRequests, l.pace[requests].ceiling(), 1, l.cfg.MaxPause)
+	default:
+		return backoff
+	}
+	if l.in429Row > 1 {
+		return max(refill, backoff)
+	}
+	return refill
 }
 
 func (l *Limiter) pauseLocked(now time.Time, d time.Duration) {

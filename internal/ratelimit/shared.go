@@ -16,7 +16,9 @@ import (
 
 // Defaults of SharedConfig, applied by OpenShared and NewShared.
 const (
-	DefaultWindow        = 2 * time.Second
+	// DefaultWindow is short enough for a provider whose budget holds only a second, long
+	// enough that a lease of a quarter window is a batch of calls at any usual limit.
+	DefaultWindow        = time.Second
 	DefaultLeaseFraction = 0.25
 	// maxConflicts bounds the compare-and-swap retries of one lease: past it the budget is
 	// under heavier contention than leases of a quarter window should ever see, and the call
