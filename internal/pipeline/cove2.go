@@ -185,6 +185,9 @@ func (r *cove2Run) run(ctx context.Context) error {
 	r.res.Checks = r.checks()
 	r.res.RevisedText = revised
 	r.res.Status = StatusChecked
+	counts := CountClaims(claims)
+	r.res.StatusReason = fmt.Sprintf("%d claims checked (%d deep searched, the shallow ones reviewed closed-book), %d skipped by the claim cap",
+		counts.Checked, len(r.verified), len(counts.Skipped))
 	r.res.Report = RenderReport(claims, r.book.Sources(), revised)
 	return nil
 }
@@ -537,6 +540,9 @@ func (r *cove2Run) applyReview(review Cove2Review) ([]Claim, string) {
 		default:
 			c.Verdict, c.VariantVerdict = VerdictUnverified, ReviewUncertain
 			c.Reason = "the reviewer found that the evidence does not settle it" + caveat
+		}
+		if len(v.RemovedSources) > 0 {
+			c.Reason += "; removed the verifier's citations of sources no search returned: " + strings.Join(v.RemovedSources, ", ")
 		}
 	}
 	return claims, r.revised(review.RevisedResponse, claims, refused)

@@ -154,6 +154,9 @@ func TestCove2EndToEnd(t *testing.T) {
 	if res.Status != StatusChecked || res.Method != MethodCove2 || !res.DraftFromInput || res.Draft != eiffelDraft {
 		t.Fatalf("result: %+v", res)
 	}
+	if res.StatusReason != "3 claims checked (2 deep searched, the shallow ones reviewed closed-book), 0 skipped by the claim cap" {
+		t.Errorf("status reason: %q", res.StatusReason)
+	}
 	if got := s.model.calls(); got != 2+2 {
 		t.Errorf("model calls: %d, want 2 + deep claims = 4", got)
 	}
@@ -614,6 +617,9 @@ func TestCove2CitationsOnlyToRetrievedSources(t *testing.T) {
 		}
 	}
 	h := claimAt(t, res, 1)
+	if !strings.Contains(h.Reason, "no search returned: https://fabricated.example/eiffel") {
+		t.Errorf("the claim's reason names the removed source: %q", h.Reason)
+	}
 	if h.Confidence != ConfidenceMedium || !slices.Equal(h.Citations, []int{1}) {
 		t.Errorf("the removed source does not count for calibration, and the basis keeps only the claim's own sources: %+v", h)
 	}
