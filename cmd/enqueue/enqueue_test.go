@@ -44,7 +44,6 @@ func TestReadInputs(t *testing.T) {
 			1, []string{"a.jsonl:2: invalid job message: message: is not valid JSON", "a.jsonl:3: invalid job message: message: needs text, question, or both", "a.jsonl:4: invalid job message: text: a statement needs at least two words"}},
 		{"unknown method and language", "a.jsonl", `{"v":1,"text":"Two words here.","method":"magic"}` + "\n" + `{"v":1,"text":"Two words here.","language":"xx"}`,
 			0, []string{"a.jsonl:1: invalid job message: method", "a.jsonl:2: invalid job message: language"}},
-		{"method not built yet", "a.jsonl", `{"v":1,"text":"Two words here.","method":"cove2"}`, 0, []string{"a.jsonl:1: method: \"cove2\" is not available in this version"}},
 		{"csv", "a.csv", "id,text,question,method\nr1,The Eiffel Tower is in Paris.,,\nr2,\"Quoted, with a comma.\",Where?,cove-joint\n", 2, nil},
 		{"csv without text column", "a.csv", "statement,question\nThe Eiffel Tower is in Paris.,\n", 0, []string{"a.csv:1: the CSV header has no text column"}},
 		{"csv bad row", "a.csv", "text\nword\nThe Eiffel Tower is in Paris.\n", 1, []string{"a.csv:2: invalid job message: text: a statement needs at least two words"}},

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -73,10 +74,10 @@ func (r *reader) addEncoded(source string, data []byte) {
 		r.problem(source, err.Error())
 		return
 	}
-	// The message format names every planned method; refuse the ones this version cannot run
-	// yet, so that they are not queued only to be rejected by the workers.
-	if _, err := pipeline.NewMethod(m.Method, nil); err != nil {
-		r.problem(source, fmt.Sprintf("method: %q is not available in this version of Corroborate (%v)", m.Method, err))
+	// The message format may name a method this version cannot run yet: refuse it here, so
+	// that it is not queued only to be rejected by the workers.
+	if !slices.Contains(pipeline.MethodNames(), m.Method) {
+		r.problem(source, fmt.Sprintf("method: %q is not available in this version of Corroborate (it has %s)", m.Method, strings.Join(pipeline.MethodNames(), ", ")))
 		return
 	}
 	encoded, err := json.Marshal(m)

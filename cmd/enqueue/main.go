@@ -69,7 +69,7 @@ func (c *Config) flags(s *envflag.Set) {
 	s.String(&c.NATSURL, "nats-url", "NATS_URL", nats.DefaultURL, "NATS server URL")
 	s.String(&c.DatabaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL (needed by --wait)")
 	s.Var(textList{&c.Texts}, "text", "a statement to verify (repeatable)")
-	s.String(&c.Method, "method", "CORROBORATE_DEFAULT_METHOD", pipeline.MethodFactored, "method of records that name none: "+strings.Join(jobs.Methods, ", "))
+	s.String(&c.Method, "method", "CORROBORATE_DEFAULT_METHOD", pipeline.MethodMultihop, "method of records that name none: "+strings.Join(jobs.Methods, ", "))
 	s.String(&c.Format, "format", "CORROBORATE_STDIN_FORMAT", "", "format of stdin (-): jsonl, csv or txt (default: jsonl when it starts with '{', else txt)")
 	s.Bool(&c.SkipInvalid, "skip-invalid", "CORROBORATE_SKIP_INVALID", false, "publish the valid records even when some are invalid (the invalid ones are listed)")
 	s.Bool(&c.Wait, "wait", "CORROBORATE_WAIT", false, "follow the jobs in PostgreSQL until each has an outcome, then print a result table")

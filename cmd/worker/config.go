@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -80,7 +81,7 @@ func (c *Config) flags(s *envflag.Set) {
 	s.Int(&c.Concurrency, "concurrency", "CORROBORATE_CONCURRENCY", 8, "jobs this worker runs at once")
 	s.Int(&c.VerifyConcurrency, "verify-concurrency", "CORROBORATE_VERIFY_CONCURRENCY", pipeline.DefaultConcurrency, "parallel verification calls within one job")
 	s.Int(&c.MaxQuestions, "max-questions", "CORROBORATE_MAX_QUESTIONS", pipeline.DefaultMaxQuestions, "cap on verification questions per job (a job's options.max_questions may lower or raise it up to 20)")
-	s.String(&c.DefaultMethod, "default-method", "CORROBORATE_DEFAULT_METHOD", pipeline.MethodFactored, "method of a job that names none")
+	s.String(&c.DefaultMethod, "default-method", "CORROBORATE_DEFAULT_METHOD", pipeline.MethodMultihop, "method of a job that names none")
 	s.Bool(&c.JointSwitch, "joint-switch", "CORROBORATE_JOINT_SWITCH", true, "run cove-joint jobs as cove-factored when the model's joint checks almost always agree with the draft")
 	s.Float(&c.JointSwitchThreshold, "joint-switch-threshold", "CORROBORATE_JOINT_SWITCH_THRESHOLD", 0.95, "agreement rate (0..1) at which --joint-switch switches")
 	s.Int(&c.JointSwitchWindow, "joint-switch-window", "CORROBORATE_JOINT_SWITCH_WINDOW", 50, "how many recent joint runs of the model the agreement rate is over")
@@ -136,8 +137,8 @@ func (c *Config) validate() error {
 	if c.MaxQuestions < 1 || c.MaxQuestions > 20 {
 		bad("--max-questions %d must be between 1 and 20", c.MaxQuestions)
 	}
-	if _, err := pipeline.NewMethod(c.DefaultMethod, nil); err != nil {
-		bad("--default-method: %v", err)
+	if !slices.Contains(pipeline.MethodNames(), c.DefaultMethod) {
+		bad("--default-method %q is not one of %s", c.DefaultMethod, strings.Join(pipeline.MethodNames(), ", "))
 	}
 	if c.JointSwitchThreshold <= 0 || c.JointSwitchThreshold > 1 {
 		bad("--joint-switch-threshold %v must be above 0 and at most 1", c.JointSwitchThreshold)

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/ratelimit"
 	"github.com/corroborate/corroborate/internal/store"
 )
 
@@ -77,7 +79,7 @@ func (h *handler) Handle(ctx context.Context, d *jobs.Delivery) error {
 	if methodReason != "" {
 		log.Info("running another method than the job asked for", "ran", methodName, "reason", methodReason)
 	}
-	method, err := pipeline.NewMethod(methodName, h.model)
+	method, err := pipeline.NewMethodWith(methodName, pipeline.Deps{Model: h.model, Searcher: h.searcher})
 	if err != nil {
 		reason := fmt.Sprintf("method %q is not available in this worker: %v", msg.Method, err)
 		return h.finish(log, sd, store.OutcomeRejected, reason, jobs.Reject(errors.New(reason)))
@@ -93,7 +95,12 @@ func (h *handler) Handle(ctx context.Context, d *jobs.Delivery) error {
 	started := h.now()
 	log.Info("job started")
 	h.metrics.inFlight.Inc()
-	res, runErr := method.Run(ctx, in)
+	// The rate limiter queues calls fairly per job, and urgent jobs' calls first.
+	runCtx := ratelimit.WithJob(ctx, d.JobID)
+	if strings.HasSuffix(d.Subject, ".urgent") {
+		runCtx = ratelimit.WithPriority(runCtx, ratelimit.Urgent)
+	}
+	res, runErr := method.Run(runCtx, in)
 	h.metrics.inFlight.Dec()
 	finished := h.now()
 	h.metrics.observeCalls(res)
@@ -107,6 +114,10 @@ func (h *handler) Handle(ctx context.Context, d *jobs.Delivery) error {
 	}
 	if runErr != nil {
 		switch {
+		case pipeline.IsRejected(runErr):
+			// The input breaks a rule of its method (an opinion with no verifiable claim, bad
+			// independence rules): bad input, never retried.
+			return h.finish(log, sd, store.OutcomeRejected, runErr.Error(), jobs.Reject(runErr))
 		case pipeline.IsPermanent(runErr):
 			// Retrying cannot help (unknown model, refused key, exhausted quota): store the
 			// failed run with its trace and the reason.
@@ -175,6 +186,9 @@ func (h *handler) options(o jobs.MessageOptions) pipeline.Options {
 	}
 	opts.TemporalScope = o.TemporalScope
 	opts.IndependenceRules = o.IndependenceRules
+	opts.ClaimSchema = o.ClaimSchema
+	opts.OutputSchema = o.OutputSchema
+	opts.Grounding = o.Grounding
 	return opts.WithDefaults()
 }
 
