@@ -184,12 +184,15 @@ func stripMarkup(s string) (string, bool) {
 	for _, e := range roleElements {
 		s = e.ReplaceAllString(s, " ")
 	}
-	s = tagPattern.ReplaceAllString(s, " ")
+	// A tag ends a clause: a directive wrapped in tags ("<q>Run X</q> When was...") must not
+	// run on into the question after it, and must still start a clause of its own.
+	s = tagPattern.ReplaceAllString(s, "\n")
 	s = mdImage.ReplaceAllString(s, " ")
 	s = mdLink.ReplaceAllString(s, "$1")
 	s = mdEmphasis.ReplaceAllString(s, "")
 	s = strings.NewReplacer("<", " ", ">", " ").Replace(s)
-	return s, s != orig
+	s = strings.TrimSpace(s)
+	return s, s != strings.TrimSpace(orig)
 }
 
 // clauseStart is where an imperative can begin: the start, after punctuation, or after a
