@@ -53,6 +53,8 @@ type Config struct {
 
 	// Stream holds the JetStream settings, shared with the worker (jobs.StreamConfig.DefineFlags).
 	Stream jobs.StreamConfig
+	// NATSConn authenticates and secures the NATS connection.
+	NATSConn jobs.ConnConfig
 }
 
 type textList struct{ values *[]string }
@@ -75,6 +77,7 @@ func (c *Config) flags(s *envflag.Set) {
 	s.Bool(&c.Wait, "wait", "CORROBORATE_WAIT", false, "follow the jobs in PostgreSQL until each has an outcome, then print a result table")
 	s.Duration(&c.WaitTimeout, "wait-timeout", "CORROBORATE_WAIT_TIMEOUT", 0, "with --wait: give up after this long (0: wait as long as it takes)")
 	c.Stream.DefineFlags(s)
+	c.NATSConn.DefineFlags(s)
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -127,7 +130,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitInvalid
 	}
 
-	nc, err := nats.Connect(cfg.NATSURL, nats.Name("corroborate-enqueue"))
+	connOpts, err := cfg.NATSConn.Options()
+	if err != nil {
+		fmt.Fprintln(stderr, "enqueue:", err)
+		return exitInvalid
+	}
+	nc, err := nats.Connect(cfg.NATSURL, append(connOpts, nats.Name("corroborate-enqueue"))...)
 	if err != nil {
 		fmt.Fprintf(stderr, "enqueue: cannot connect to NATS at %s (is it running? is NATS_URL right?): %v\n", cfg.NATSURL, err)
 		return exitError

@@ -48,6 +48,9 @@ type Config struct {
 	JointSwitchThreshold float64
 	JointSwitchWindow    int
 
+	// NATSConn authenticates and secures the NATS connection.
+	NATSConn jobs.ConnConfig
+
 	// Search selects the evidence search provider of the open-book methods.
 	Search search.Config
 
@@ -86,6 +89,7 @@ func (c *Config) flags(s *envflag.Set) {
 	s.Float(&c.JointSwitchThreshold, "joint-switch-threshold", "CORROBORATE_JOINT_SWITCH_THRESHOLD", 0.95, "agreement rate (0..1) at which --joint-switch switches")
 	s.Int(&c.JointSwitchWindow, "joint-switch-window", "CORROBORATE_JOINT_SWITCH_WINDOW", 50, "how many recent joint runs of the model the agreement rate is over")
 	c.Stream.DefineFlags(s)
+	c.NATSConn.DefineFlags(s)
 	c.Search.DefineFlags(s)
 	s.Duration(&c.ShutdownTimeout, "shutdown-timeout", "CORROBORATE_SHUTDOWN_TIMEOUT", 30*time.Second, "on SIGINT/SIGTERM, how long in-flight jobs may take to finish")
 	s.Bool(&c.ExitWhenIdle, "exit-when-idle", "CORROBORATE_EXIT_WHEN_IDLE", false, "exit 0 once the backlog is drained (nightly batch runs)")

@@ -191,12 +191,16 @@ func connect(ctx context.Context, cfg Config, log *slog.Logger, withModel bool) 
 		log.Info("applied database migrations", "migrations", applied)
 	}
 
-	nc, err := nats.Connect(cfg.NATSURL,
+	connOpts, err := cfg.NATSConn.Options()
+	if err != nil {
+		return nil, err
+	}
+	nc, err := nats.Connect(cfg.NATSURL, append(connOpts,
 		nats.Name("corroborate-worker"),
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(time.Second),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { log.Warn("NATS disconnected", "error", err) }),
-		nats.ReconnectHandler(func(c *nats.Conn) { log.Info("NATS reconnected", "url", c.ConnectedUrlRedacted()) }))
+		nats.ReconnectHandler(func(c *nats.Conn) { log.Info("NATS reconnected", "url", c.ConnectedUrlRedacted()) }))...)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to NATS at %s (is it running? is NATS_URL right?): %w", cfg.NATSURL, err)
 	}
