@@ -93,7 +93,7 @@ func (b *bundle) runWorkers(t testing.TB, n int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	model, err := llm.New(llm.Config{BaseURL: b.model.URL(), Model: b.cfg.Model, Timeout: b.cfg.ModelTimeout})
+	model, err := llm.New(llm.Config{APIKey: b.cfg.OpenAIAPIKey, BaseURL: b.model.URL(), Model: b.cfg.Model, Timeout: b.cfg.ModelTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
