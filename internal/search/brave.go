@@ -113,12 +113,12 @@ type braveError struct {
 // Search asks Brave for q.
 func (b *Brave) Search(ctx context.Context, q pipeline.SearchQuery) (pipeline.SearchResponse, error) {
 	resp := pipeline.SearchResponse{Provider: ProviderBrave}
-	text := braveQueryText(cleanQuery(q.Query))
-	if text == "" {
+	query := braveQuery(cleanQuery(q.Query), q.ExcludeDomains)
+	if query == "" {
 		return resp, nil
 	}
 	params := url.Values{}
-	params.Set("q", text+siteExclusions(q.ExcludeDomains, braveMaxQuery-len(text)))
+	params.Set("q", query)
 	params.Set("count", strconv.Itoa(braveMaxCount))
 	params.Set("safesearch", "off")
 	params.Set("text_decorations", "false")
@@ -167,11 +167,24 @@ func decodeBraveError(body []byte) (code, message string) {
 	return e.Error.Code, e.Error.Detail
 }
 
-// braveQueryText cuts text to the words and characters the API takes.
-func braveQueryText(text string) string {
+// braveQuery is the q the API gets: the text cut to what the API takes, then "-site:"
+// operators for the excluded domains while they fit (each is a word too); finish filters the
+// domains that did not. "" when the text is empty.
+func braveQuery(text string, excludeDomains []string) string {
+	domains := normalizeDomains(excludeDomains)
+	ops := min(len(domains), braveMaxWords/5)
+	text = braveQueryText(text, braveMaxWords-ops)
+	if text == "" {
+		return ""
+	}
+	return text + siteExclusions(domains[:ops], braveMaxQuery-len(text))
+}
+
+// braveQueryText cuts text to maxWords words and the characters the API takes.
+func braveQueryText(text string, maxWords int) string {
 	words := strings.Fields(text)
-	if len(words) > braveMaxWords {
-		words = words[:braveMaxWords]
+	if len(words) > maxWords {
+		words = words[:maxWords]
 	}
 	out := strings.Join(words, " ")
 	for len(out) > braveMaxQuery && len(words) > 1 {

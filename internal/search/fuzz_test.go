@@ -80,8 +80,9 @@ func FuzzBuildQuery(f *testing.F) {
 				t.Fatalf("%s, %q: %d lexemes gave a tsquery of %d nodes, matching its text: %v", cfg, text, lexemes, nodes, matches)
 			}
 		}
-		if q := braveQueryText(text); len(q) > braveMaxQuery || len(strings.Fields(q)) > braveMaxWords || !utf8.ValidString(q) {
-			t.Fatalf("braveQueryText(%q) = %q: over the API's bounds", text, q)
+		domains := []string{"a.com", "bbc.co.uk", "very-long-domain-name-for-the-bound.example.org"}
+		if q := braveQuery(text, domains); len(q) > braveMaxQuery || len(strings.Fields(q)) > braveMaxWords || !utf8.ValidString(q) {
+			t.Fatalf("braveQuery(%q) = %q: over the API's bounds", text, q)
 		}
 	})
 }

@@ -65,6 +65,8 @@ func (c *Config) DefineFlags(s *envflag.Set) {
 	s.Duration(&c.CacheTTL, "search-cache-ttl", "CORROBORATE_SEARCH_CACHE_TTL", DefaultCacheTTL, "how long web search results are cached in PostgreSQL (negative: no cache)")
 	s.Duration(&c.Timeout, "search-timeout", "CORROBORATE_SEARCH_TIMEOUT", DefaultTimeout, "timeout of one web search request")
 	s.String((*string)(&c.Corpus.Ranking), "corpus-ranking", "CORROBORATE_CORPUS_RANKING", string(RankingBM25Title), "ranking of the PostgreSQL corpus: "+joinRankings())
+	s.Int(&c.Corpus.CandidateBudget, "corpus-candidate-budget", "CORROBORATE_CORPUS_CANDIDATE_BUDGET", DefaultCandidateBudget,
+		"documents a corpus query may score at most, chosen by its rarest words (negative: score every match); lower is faster on a large archive")
 	if c.BraveAPIKey == "" {
 		c.BraveAPIKey = os.Getenv(EnvBraveAPIKey)
 	}

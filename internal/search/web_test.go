@@ -203,7 +203,7 @@ func TestBraveLanguageAndQueryBounds(t *testing.T) {
 		if params.Get("search_lang") != tc.want {
 			t.Errorf("language %q: search_lang %q, want %q", tc.language, params.Get("search_lang"), tc.want)
 		}
-		if q := params.Get("q"); len(strings.Fields(q)) > 51 || len(q) > 400 {
+		if q := params.Get("q"); len(strings.Fields(q)) > 50 || len(q) > 400 || !strings.HasSuffix(q, " -site:a.com") {
 			t.Errorf("query of %d words, %d bytes sent: the API takes 50 and 400", len(strings.Fields(q)), len(q))
 		}
 	}
