@@ -67,6 +67,10 @@ type Config struct {
 	// PostgreSQL when DATABASE_URL is unset, the replay model when no model is configured.
 	Dev    bool
 	DevDir string
+
+	// GrantRole and GrantSchema are what `worker grants` prints the privileges for.
+	GrantRole   string
+	GrantSchema string
 }
 
 // flags defines the worker's flags on s, each with its environment twin.
@@ -88,6 +92,8 @@ func (c *Config) flags(s *envflag.Set) {
 	s.Bool(&c.JointSwitch, "joint-switch", "CORROBORATE_JOINT_SWITCH", true, "run cove-joint jobs as cove-factored when the model's joint checks almost always agree with the draft")
 	s.Float(&c.JointSwitchThreshold, "joint-switch-threshold", "CORROBORATE_JOINT_SWITCH_THRESHOLD", 0.95, "agreement rate (0..1) at which --joint-switch switches")
 	s.Int(&c.JointSwitchWindow, "joint-switch-window", "CORROBORATE_JOINT_SWITCH_WINDOW", 50, "how many recent joint runs of the model the agreement rate is over")
+	s.String(&c.GrantRole, "grant-role", "CORROBORATE_GRANT_ROLE", "corroborate_worker", "worker grants: the role to give least privilege")
+	s.String(&c.GrantSchema, "grant-schema", "CORROBORATE_GRANT_SCHEMA", "public", "worker grants: the schema of Corroborate's tables")
 	c.Stream.DefineFlags(s)
 	c.NATSConn.DefineFlags(s)
 	c.Search.DefineFlags(s)

@@ -4,6 +4,7 @@
 //	worker [flags]          run until SIGINT/SIGTERM (or, with --exit-when-idle, until drained)
 //	worker migrate [flags]  apply the database migrations and exit
 //	worker demo             the whole system on embedded defaults, with the bundled examples
+//	worker grants           print the SQL that gives a worker role least privilege
 package main
 
 import (
@@ -48,11 +49,11 @@ const (
 
 func run(args []string, stdout, stderr io.Writer) int {
 	command := "run"
-	if len(args) > 0 && (args[0] == "migrate" || args[0] == "demo" || args[0] == "run") {
+	if len(args) > 0 && (args[0] == "migrate" || args[0] == "demo" || args[0] == "run" || args[0] == "grants") {
 		command, args = args[0], args[1:]
 	}
 	var cfg Config
-	fs := envflag.New("worker", "Usage: worker [run|migrate|demo] [flags]\n\n"+
+	fs := envflag.New("worker", "Usage: worker [run|migrate|demo|grants] [flags]\n\n"+
 		"Consumes statements from JetStream, verifies them, stores every run in PostgreSQL.")
 	fs.SetOutput(stderr)
 	cfg.flags(fs)
@@ -66,6 +67,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "worker: unexpected argument %q (commands: run, migrate, demo)\n", fs.Arg(0))
 		return exitUsage
+	}
+	if command == "grants" {
+		sql, err := store.GrantSQL(cfg.GrantSchema, cfg.GrantRole)
+		if err != nil {
+			fmt.Fprintln(stderr, "worker grants:", err)
+			return exitUsage
+		}
+		fmt.Fprint(stdout, sql)
+		return exitOK
 	}
 	if err := cfg.loadSecrets(); err != nil {
 		fmt.Fprintln(stderr, "worker:", err)
