@@ -98,6 +98,22 @@ func (s *SearxNG) Search(ctx context.Context, q pipeline.SearchQuery) (pipeline.
 		return resp, &APIError{Provider: ProviderSearxNG, Endpoint: s.base.String() + "/search", StatusCode: http.StatusOK,
 			Kind: ErrBadResponse, Message: `no "results" in the answer`}
 	}
+	if len(body.Results) == 0 && len(body.UnresponsiveEngines) > 0 {
+		// No results because the engines failed is not "nothing found": say so, and keep it out
+		// of the cache.
+		var engines []string
+		for _, e := range body.UnresponsiveEngines {
+			parts := make([]string, len(e))
+			for i, v := range e {
+				parts[i] = fmt.Sprint(v)
+			}
+			if len(parts) > 0 {
+				engines = append(engines, strings.Join(parts, " "))
+			}
+		}
+		return resp, &APIError{Provider: ProviderSearxNG, Endpoint: s.base.String() + "/search", StatusCode: http.StatusOK,
+			Kind: ErrUnavailable, Message: "no results, and these engines did not answer: " + truncateRunes(strings.Join(engines, "; "), 300)}
+	}
 	now := s.now()
 	in := make([]webResult, 0, len(body.Results))
 	for _, r := range body.Results {

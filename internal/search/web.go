@@ -86,7 +86,7 @@ func (e *APIError) Error() string {
 		}
 		what += "; lower the search rate or raise the plan's limit"
 	case ErrUnavailable:
-		what = "server error; retry later"
+		what = "unavailable; retry later"
 	case ErrRejected:
 		what = "the request was rejected; check the search configuration"
 	case ErrBadResponse:

@@ -309,6 +309,16 @@ func TestWebProviderErrors(t *testing.T) {
 	}
 }
 
+func TestSearxNGWithEveryEngineDownIsUnavailable(t *testing.T) {
+	t.Parallel()
+	srv := newAPIServer(t, http.StatusOK, nil, `{"query": "q", "number_of_results": 0, "results": [], "answers": [], "corrections": [], "infoboxes": [], "suggestions": [], "unresponsive_engines": [["google", "timeout"], ["bing", "HTTP error"]]}`)
+	s := must(search.NewSearxNG(search.SearxNGOpts{URL: srv.URL}))
+	_, err := s.Search(context.Background(), pipeline.SearchQuery{Query: "q"})
+	if !errors.Is(err, search.ErrUnavailable) || pipeline.IsPermanent(err) || !strings.Contains(err.Error(), "google timeout; bing HTTP error") {
+		t.Fatalf("got %v", err)
+	}
+}
+
 func TestSearxNGForbiddenSaysToEnableJSON(t *testing.T) {
 	t.Parallel()
 	srv := newAPIServer(t, http.StatusForbidden, http.Header{"Content-Type": {"text/html"}}, "<html><title>403 Forbidden</title></html>")
