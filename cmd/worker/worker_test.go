@@ -39,6 +39,8 @@ type bundle struct {
 	// text is a statement of this test's own: job ids are content hashes, and the tests of the
 	// package share one schema.
 	text string
+	// searcher is the open-book methods' evidence search; nil for the CoVe methods.
+	searcher pipeline.Searcher
 }
 
 func setup(t testing.TB) *bundle {
@@ -109,7 +111,7 @@ func (b *bundle) runWorkers(t testing.TB, n int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := &services{store: b.store, nc: nc, js: js, model: model, natsURL: b.cfg.NATSURL}
+		s := &services{store: b.store, nc: nc, js: js, model: model, searcher: b.searcher, natsURL: b.cfg.NATSURL}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
