@@ -3,7 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -135,5 +140,39 @@ func TestModelHangingPastTheTimeoutIsRetried(t *testing.T) {
 	b.runWorkers(t, 1)
 	if n := b.count(t, `SELECT count(*) FROM job_outcomes WHERE job_id = $1 AND status = 'done' AND attempts = 2`, job); n != 1 {
 		t.Fatalf("a model call that hung past the timeout must fail the attempt and be retried")
+	}
+}
+
+// A model endpoint that drops connections mid-request (a proxy restarting, a load balancer
+// timing out) costs a retry, nothing more.
+func TestModelClosingConnectionsIsRetried(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.factoredModel()
+	target, err := url.Parse(b.model.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
+	var dropped atomic.Int32
+	flaky := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if dropped.Add(1) <= 2 {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				_ = conn.Close()
+			}
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(flaky.Close)
+	b.modelURL = flaky.URL + "/v1"
+	job := b.publish(t, jobs.Message{V: 1, Text: b.text, Method: pipeline.MethodFactored})
+	b.runWorkers(t, 1)
+	if n := b.count(t, `SELECT count(*) FROM job_outcomes WHERE job_id = $1 AND status = 'done'`, job); n != 1 {
+		t.Fatal("a job whose model connections were dropped did not end done")
+	}
+	if dropped.Load() < 3 {
+		t.Fatalf("only %d requests reached the flaky endpoint", dropped.Load())
 	}
 }

@@ -41,6 +41,8 @@ type bundle struct {
 	text string
 	// searcher is the open-book methods' evidence search; nil for the CoVe methods.
 	searcher pipeline.Searcher
+	// modelURL, when set, is where the workers reach the model instead of the fake server.
+	modelURL string
 }
 
 func setup(t testing.TB) *bundle {
@@ -95,7 +97,11 @@ func (b *bundle) runWorkers(t testing.TB, n int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	model, err := llm.New(llm.Config{APIKey: b.cfg.OpenAIAPIKey, BaseURL: b.model.URL(), Model: b.cfg.Model, Timeout: b.cfg.ModelTimeout})
+	baseURL := b.model.URL()
+	if b.modelURL != "" {
+		baseURL = b.modelURL
+	}
+	model, err := llm.New(llm.Config{APIKey: b.cfg.OpenAIAPIKey, BaseURL: baseURL, Model: b.cfg.Model, Timeout: b.cfg.ModelTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
