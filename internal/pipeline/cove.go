@@ -13,6 +13,17 @@ const (
 	StepRevise = "revise"
 )
 
+// runCove runs the steps of a CoVe variant with a recorder of their own and returns the result
+// with the whole trace of model calls, whether the steps failed or not: a failed run is stored
+// with the calls it made.
+func runCove(method string, m Model, in Input, steps func(rec *recorder, opts Options, res *Result) error) (*Result, error) {
+	rec := newRecorder(m)
+	res := &Result{Method: method}
+	err := steps(rec, in.Options.WithDefaults(), res)
+	res.Calls = rec.trace()
+	return res, err
+}
+
 // draftStep returns the draft to verify: the job's text when it has one (the Draft call is then
 // skipped), else the model's answer to the question.
 func draftStep(ctx context.Context, rec *recorder, in Input, res *Result) error {

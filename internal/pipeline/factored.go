@@ -21,15 +21,9 @@ func (Factored) Name() string { return MethodFactored }
 
 // Run verifies one job.
 func (f Factored) Run(ctx context.Context, in Input) (*Result, error) {
-	opts := in.Options.WithDefaults()
-	rec := newRecorder(f.Model)
-	res := &Result{Method: MethodFactored}
-	err := f.run(ctx, rec, in, opts, res)
-	res.Calls = rec.trace()
-	if err != nil {
-		return res, err
-	}
-	return res, nil
+	return runCove(MethodFactored, f.Model, in, func(rec *recorder, opts Options, res *Result) error {
+		return f.run(ctx, rec, in, opts, res)
+	})
 }
 
 func (f Factored) run(ctx context.Context, rec *recorder, in Input, opts Options, res *Result) error {

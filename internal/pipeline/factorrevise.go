@@ -36,15 +36,9 @@ func (FactorRevise) Name() string { return MethodFactorRevise }
 
 // Run verifies one job.
 func (f FactorRevise) Run(ctx context.Context, in Input) (*Result, error) {
-	opts := in.Options.WithDefaults()
-	rec := newRecorder(f.Model)
-	res := &Result{Method: MethodFactorRevise}
-	err := f.run(ctx, rec, in, opts, res)
-	res.Calls = rec.trace()
-	if err != nil {
-		return res, err
-	}
-	return res, nil
+	return runCove(MethodFactorRevise, f.Model, in, func(rec *recorder, opts Options, res *Result) error {
+		return f.run(ctx, rec, in, opts, res)
+	})
 }
 
 func (f FactorRevise) run(ctx context.Context, rec *recorder, in Input, opts Options, res *Result) error {

@@ -36,14 +36,10 @@ func (Joint) Name() string { return MethodJoint }
 
 // Run verifies one job.
 func (j Joint) Run(ctx context.Context, in Input) (*Result, error) {
-	rec := newRecorder(j.Model)
-	res := &Result{Method: MethodJoint}
-	err := j.run(ctx, rec, in, res)
-	res.Calls = rec.trace()
-	if err != nil {
-		return res, err
-	}
-	return res, nil
+	// Joint has no question cap (its one call has answered every pair already): opts unused.
+	return runCove(MethodJoint, j.Model, in, func(rec *recorder, _ Options, res *Result) error {
+		return j.run(ctx, rec, in, res)
+	})
 }
 
 func (j Joint) run(ctx context.Context, rec *recorder, in Input, res *Result) error {

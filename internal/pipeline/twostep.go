@@ -33,15 +33,9 @@ func (TwoStep) Name() string { return MethodTwoStep }
 
 // Run verifies one job.
 func (t TwoStep) Run(ctx context.Context, in Input) (*Result, error) {
-	opts := in.Options.WithDefaults()
-	rec := newRecorder(t.Model)
-	res := &Result{Method: MethodTwoStep}
-	err := t.run(ctx, rec, in, opts, res)
-	res.Calls = rec.trace()
-	if err != nil {
-		return res, err
-	}
-	return res, nil
+	return runCove(MethodTwoStep, t.Model, in, func(rec *recorder, opts Options, res *Result) error {
+		return t.run(ctx, rec, in, opts, res)
+	})
 }
 
 func (t TwoStep) run(ctx context.Context, rec *recorder, in Input, opts Options, res *Result) error {
