@@ -89,45 +89,41 @@ func (b *isolated) whenRuns(t *testing.T, n int, fn func()) {
 	}()
 }
 
-func TestPostgresRestartMidBacklog(t *testing.T) {
+// PostgreSQL and NATS restarted mid-backlog: workers reconnect, jobs retry with backoff, and
+// nothing is lost or doubled.
+func TestServiceRestartMidBacklog(t *testing.T) {
 	t.Parallel()
-	b := setupIsolated(t)
-	b.factoredModel().Delay(20 * time.Millisecond)
-	const statements = 60
-	for i := range statements {
-		b.publish(t, jobs.Message{V: 1, Text: fmt.Sprintf("Restart statement %d of %s", i, b.text), Method: pipeline.MethodFactored})
+	cases := []struct {
+		name    string
+		restart func(b *isolated) error
+	}{
+		{"postgres", func(b *isolated) error {
+			if err := b.pg.Stop(); err != nil {
+				return err
+			}
+			time.Sleep(2 * time.Second)
+			return b.pg.Start(context.Background())
+		}},
+		{"nats", func(b *isolated) error { return b.ns.Restart(time.Second) }},
 	}
-	restarted := make(chan error, 1)
-	b.whenRuns(t, 10, func() {
-		if err := b.pg.Stop(); err != nil {
-			restarted <- err
-			return
-		}
-		time.Sleep(2 * time.Second)
-		restarted <- b.pg.Start(context.Background())
-	})
-	b.runWorkers(t, 2)
-	if err := <-restarted; err != nil {
-		t.Fatal(err)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			b := setupIsolated(t)
+			b.factoredModel().Delay(20 * time.Millisecond)
+			const statements = 60
+			for i := range statements {
+				b.publish(t, jobs.Message{V: 1, Text: fmt.Sprintf("Restart statement %d of %s", i, b.text), Method: pipeline.MethodFactored})
+			}
+			restarted := make(chan error, 1)
+			b.whenRuns(t, 10, func() { restarted <- c.restart(b) })
+			b.runWorkers(t, 2)
+			if err := <-restarted; err != nil {
+				t.Fatal(err)
+			}
+			b.checkNothingLostNothingDoubled(t, statements)
+		})
 	}
-	b.checkNothingLostNothingDoubled(t, statements)
-}
-
-func TestNATSRestartMidBacklog(t *testing.T) {
-	t.Parallel()
-	b := setupIsolated(t)
-	b.factoredModel().Delay(20 * time.Millisecond)
-	const statements = 60
-	for i := range statements {
-		b.publish(t, jobs.Message{V: 1, Text: fmt.Sprintf("Restart statement %d of %s", i, b.text), Method: pipeline.MethodFactored})
-	}
-	restarted := make(chan error, 1)
-	b.whenRuns(t, 10, func() { restarted <- b.ns.Restart(time.Second) })
-	b.runWorkers(t, 2)
-	if err := <-restarted; err != nil {
-		t.Fatal(err)
-	}
-	b.checkNothingLostNothingDoubled(t, statements)
 }
 
 func TestModelHangingPastTheTimeoutIsRetried(t *testing.T) {
