@@ -1,0 +1,771 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+)
+
+// ErrNotFound is returned by the reads of one statement or one run when there is none.
+var ErrNotFound = errors.New("store: not found")
+
+// Verdicts are the claim verdict labels, in the order reports show them.
+var Verdicts = []string{
+	pipeline.VerdictSupported, pipeline.VerdictRefuted, pipeline.VerdictPartlySupported,
+	pipeline.VerdictUnverified, pipeline.VerdictNotChecked,
+}
+
+// ReportFilter selects statements by their latest run, the way statement_results shows them.
+// Its zero value selects every statement.
+type ReportFilter struct {
+	// Since and Until bound the latest run's finished_at: Since inclusive, Until exclusive; the
+	// zero time leaves that side open.
+	Since, Until time.Time
+	// Status is the latest run's status (RunDone or RunFailed); empty: any.
+	Status string
+	// Verdict keeps statements with at least one claim of this verdict; for claim reads, the
+	// claims of this verdict; for evidence, the evidence of such claims.
+	Verdict string
+	// Method is the method that ran, or the one the job asked for.
+	Method string
+	// ExternalIDPrefix keeps statements whose producer reference starts with it.
+	ExternalIDPrefix string
+	// Text keeps statements whose text, question or external id contains it, case-insensitively.
+	Text string
+	// Limit bounds the rows (0: all); Offset skips the first rows, for pages.
+	Limit, Offset int
+}
+
+// Validate reports every bad field of f in one error.
+func (f ReportFilter) Validate() error {
+	var problems []string
+	if f.Status != "" && f.Status != RunDone && f.Status != RunFailed {
+		problems = append(problems, fmt.Sprintf("status %q is not a run status: use %s or %s", f.Status, RunDone, RunFailed))
+	}
+	if f.Verdict != "" && !slices.Contains(Verdicts, f.Verdict) {
+		problems = append(problems, fmt.Sprintf("verdict %q is not a verdict: use one of %s", f.Verdict, strings.Join(Verdicts, ", ")))
+	}
+	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
+		problems = append(problems, fmt.Sprintf("since %s is not before until %s", f.Since.Format(time.RFC3339), f.Until.Format(time.RFC3339)))
+	}
+	if f.Limit < 0 || f.Offset < 0 {
+		problems = append(problems, "limit and offset must not be negative")
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// conds collects the conditions and arguments of a WHERE clause; every "?" in a condition is
+// its one argument's placeholder.
+type conds struct {
+	parts []string
+	args  []any
+}
+
+func (c *conds) add(cond string, arg any) {
+	c.args = append(c.args, arg)
+	c.parts = append(c.parts, strings.ReplaceAll(cond, "?", fmt.Sprintf("$%d", len(c.args))))
+}
+
+func (c *conds) where() string {
+	if len(c.parts) == 0 {
+		return ""
+	}
+	return "WHERE " + strings.Join(c.parts, " AND ")
+}
+
+// page returns the LIMIT and OFFSET clause of f.
+func (f ReportFilter) page() string {
+	var out string
+	if f.Limit > 0 {
+		out += fmt.Sprintf(" LIMIT %d", f.Limit)
+	}
+	if f.Offset > 0 {
+		out += fmt.Sprintf(" OFFSET %d", f.Offset)
+	}
+	return out
+}
+
+// statementConds adds f's conditions on the statement_results row sr, except the verdict, whose
+// meaning depends on what is read.
+func (f ReportFilter) statementConds(c *conds) {
+	if !f.Since.IsZero() {
+		c.add("sr.finished_at >= ?", f.Since)
+	}
+	if !f.Until.IsZero() {
+		c.add("sr.finished_at < ?", f.Until)
+	}
+	if f.Status != "" {
+		c.add("sr.status = ?", f.Status)
+	}
+	if f.Method != "" {
+		c.add("(sr.method = ? OR sr.requested_method = ?)", f.Method)
+	}
+	if f.ExternalIDPrefix != "" {
+		c.add("starts_with(coalesce(sr.external_id, ''), ?)", f.ExternalIDPrefix)
+	}
+	if f.Text != "" {
+		c.add("strpos(lower(coalesce(sr.text, '') || ' ' || coalesce(sr.question, '') || ' ' || coalesce(sr.external_id, '')), lower(?)) > 0", f.Text)
+	}
+}
+
+// StatementRow is one row of statement_results: a statement and its latest run. Absent text
+// fields are empty. Its JSON form is what `report export --what statements` writes, in this
+// field order.
+type StatementRow struct {
+	StatementID     int64     `db:"statement_id" json:"statement_id"`
+	ExternalID      string    `db:"external_id" json:"external_id"`
+	Text            string    `db:"text" json:"text"`
+	Question        string    `db:"question" json:"question"`
+	Language        string    `db:"language" json:"language"`
+	RunID           int64     `db:"run_id" json:"run_id"`
+	JobID           string    `db:"job_id" json:"job_id"`
+	Method          string    `db:"method" json:"method"`
+	RequestedMethod string    `db:"requested_method" json:"requested_method"`
+	Model           string    `db:"model" json:"model"`
+	Status          string    `db:"status" json:"status"`
+	ResultStatus    string    `db:"result_status" json:"result_status"`
+	StatusReason    string    `db:"status_reason" json:"status_reason"`
+	Error           string    `db:"error" json:"error"`
+	RevisedText     string    `db:"revised_text" json:"revised_text"`
+	Checked         int       `db:"checked" json:"checked"`
+	Claims          int       `db:"claims" json:"claims"`
+	Supported       int       `db:"supported" json:"supported"`
+	Refuted         int       `db:"refuted" json:"refuted"`
+	PartlySupported int       `db:"partly_supported" json:"partly_supported"`
+	Unverified      int       `db:"unverified" json:"unverified"`
+	NotChecked      int       `db:"not_checked" json:"not_checked"`
+	ModelCalls      int       `db:"model_calls" json:"model_calls"`
+	SearchCalls     int       `db:"search_calls" json:"search_calls"`
+	TotalTokens     int64     `db:"total_tokens" json:"total_tokens"`
+	Reverify        bool      `db:"reverify" json:"reverify"`
+	StartedAt       time.Time `db:"started_at" json:"started_at"`
+	FinishedAt      time.Time `db:"finished_at" json:"finished_at"`
+	DurationMS      float64   `db:"duration_ms" json:"duration_ms"`
+}
+
+const statementColumns = `sr.statement_id, coalesce(sr.external_id, '') AS external_id, coalesce(sr.text, '') AS text,
+	coalesce(sr.question, '') AS question, sr.language, sr.run_id, sr.job_id, sr.method, sr.requested_method,
+	coalesce(sr.model, '') AS model, sr.status, coalesce(sr.result_status, '') AS result_status,
+	coalesce(sr.status_reason, '') AS status_reason, coalesce(sr.error, '') AS error,
+	coalesce(sr.revised_text, '') AS revised_text, sr.checked, sr.claims, sr.supported, sr.refuted,
+	sr.partly_supported, sr.unverified, sr.not_checked, sr.model_calls, sr.search_calls, sr.total_tokens,
+	sr.reverify, sr.started_at, sr.finished_at, sr.duration_ms`
+
+func (f ReportFilter) statementQuery(selectList, order string) (string, []any) {
+	var c conds
+	f.statementConds(&c)
+	if f.Verdict != "" {
+		c.add("EXISTS (SELECT 1 FROM claims v WHERE v.run_id = sr.run_id AND v.verdict = ?)", f.Verdict)
+	}
+	q := "SELECT " + selectList + " FROM statement_results sr " + c.where()
+	if order != "" {
+		q += " ORDER BY " + order + f.page()
+	}
+	return q, c.args
+}
+
+// CountStatements counts the statements f selects (Limit and Offset aside).
+func (s *Store) CountStatements(ctx context.Context, f ReportFilter) (int, error) {
+	q, args := f.statementQuery("count(*)", "")
+	return s.count(ctx, "statements", q, args)
+}
+
+// EachStatement calls fn with every statement f selects, newest latest run first.
+func (s *Store) EachStatement(ctx context.Context, f ReportFilter, fn func(StatementRow) error) error {
+	q, args := f.statementQuery(statementColumns, "sr.finished_at DESC, sr.statement_id DESC")
+	return eachRow(ctx, s, "statements", q, args, fn)
+}
+
+// Statements returns the statements f selects, newest latest run first.
+func (s *Store) Statements(ctx context.Context, f ReportFilter) ([]StatementRow, error) {
+	return collect(func(fn func(StatementRow) error) error { return s.EachStatement(ctx, f, fn) })
+}
+
+// ClaimRow is one row of claim_results: a claim of a latest run. Its JSON form is what
+// `report export --what claims` writes.
+type ClaimRow struct {
+	StatementID    int64     `db:"statement_id" json:"statement_id"`
+	ExternalID     string    `db:"external_id" json:"external_id"`
+	RunID          int64     `db:"run_id" json:"run_id"`
+	JobID          string    `db:"job_id" json:"job_id"`
+	Method         string    `db:"method" json:"method"`
+	Model          string    `db:"model" json:"model"`
+	Position       int       `db:"position" json:"position"`
+	ClaimKey       string    `db:"claim_key" json:"claim_key"`
+	ClaimText      string    `db:"claim_text" json:"claim_text"`
+	SpanText       string    `db:"span_text" json:"span_text"`
+	Tier           string    `db:"tier" json:"tier"`
+	Verdict        string    `db:"verdict" json:"verdict"`
+	VariantVerdict string    `db:"variant_verdict" json:"variant_verdict"`
+	Confidence     string    `db:"confidence" json:"confidence"`
+	Reason         string    `db:"reason" json:"reason"`
+	ConsistentPart string    `db:"consistent_part" json:"consistent_part"`
+	CorrectedText  string    `db:"corrected_text" json:"corrected_text"`
+	CheckQuestion  string    `db:"check_question" json:"check_question"`
+	CheckAnswer    string    `db:"check_answer" json:"check_answer"`
+	Citations      []int     `db:"citations" json:"citations"`
+	CitationURLs   []string  `db:"citation_urls" json:"citation_urls"`
+	FinishedAt     time.Time `db:"finished_at" json:"finished_at"`
+}
+
+const claimColumns = `cr.statement_id, coalesce(cr.external_id, '') AS external_id, cr.run_id, cr.job_id, cr.method,
+	coalesce(cr.model, '') AS model, cr.position, coalesce(cr.claim_key, '') AS claim_key, cr.claim_text,
+	coalesce(cr.span_text, '') AS span_text, coalesce(cr.tier, '') AS tier, cr.verdict,
+	coalesce(cr.variant_verdict, '') AS variant_verdict, coalesce(cr.confidence, '') AS confidence,
+	coalesce(cr.reason, '') AS reason, coalesce(cr.consistent_part, '') AS consistent_part,
+	coalesce(cr.corrected_text, '') AS corrected_text, coalesce(cr.check_question, '') AS check_question,
+	coalesce(cr.check_answer, '') AS check_answer, cr.citations, cr.citation_urls, cr.finished_at`
+
+func (f ReportFilter) claimQuery(selectList, order string) (string, []any) {
+	var c conds
+	f.statementConds(&c)
+	if f.Verdict != "" {
+		c.add("cr.verdict = ?", f.Verdict)
+	}
+	q := "SELECT " + selectList + " FROM claim_results cr JOIN statement_results sr ON sr.run_id = cr.run_id " + c.where()
+	if order != "" {
+		q += " ORDER BY " + order + f.page()
+	}
+	return q, c.args
+}
+
+// CountClaims counts the claims f selects.
+func (s *Store) CountClaims(ctx context.Context, f ReportFilter) (int, error) {
+	q, args := f.claimQuery("count(*)", "")
+	return s.count(ctx, "claims", q, args)
+}
+
+// EachClaim calls fn with every claim f selects, newest run first, in claim order.
+func (s *Store) EachClaim(ctx context.Context, f ReportFilter, fn func(ClaimRow) error) error {
+	q, args := f.claimQuery(claimColumns, "cr.finished_at DESC, cr.statement_id DESC, cr.position")
+	return eachRow(ctx, s, "claims", q, args, fn)
+}
+
+// EvidenceRow is one piece of evidence of a latest run, with the claim it was retrieved for.
+// Cited says whether a claim of the run cites it. Its JSON form is what `report export --what
+// evidence` writes.
+type EvidenceRow struct {
+	StatementID   int64      `db:"statement_id" json:"statement_id"`
+	ExternalID    string     `db:"external_id" json:"external_id"`
+	RunID         int64      `db:"run_id" json:"run_id"`
+	JobID         string     `db:"job_id" json:"job_id"`
+	EvidenceID    int        `db:"evidence_id" json:"evidence_id"`
+	SourceNumber  *int       `db:"source_number" json:"source_number"`
+	Cited         bool       `db:"cited" json:"cited"`
+	ClaimPosition *int       `db:"claim_position" json:"claim_position"`
+	ClaimText     string     `db:"claim_text" json:"claim_text"`
+	ClaimVerdict  string     `db:"claim_verdict" json:"claim_verdict"`
+	HopNumber     *int       `db:"hop_number" json:"hop_number"`
+	SearchSeq     *int       `db:"search_seq" json:"search_seq"`
+	URL           string     `db:"url" json:"url"`
+	Title         string     `db:"title" json:"title"`
+	Snippet       string     `db:"snippet" json:"snippet"`
+	Quote         string     `db:"quote" json:"quote"`
+	Domain        string     `db:"domain" json:"domain"`
+	Publisher     string     `db:"publisher" json:"publisher"`
+	PublishedAt   *time.Time `db:"published_at" json:"published_at"`
+	Provider      string     `db:"provider" json:"provider"`
+	Rank          *int       `db:"rank" json:"rank"`
+}
+
+const evidenceColumns = `sr.statement_id, coalesce(sr.external_id, '') AS external_id, e.run_id, sr.job_id,
+	e.id AS evidence_id, e.source_number,
+	EXISTS (SELECT 1 FROM claims k WHERE k.run_id = e.run_id AND e.source_number = ANY (k.citations)) AS cited,
+	e.claim_position, coalesce(c.text, '') AS claim_text, coalesce(c.verdict, '') AS claim_verdict,
+	e.hop_number, e.search_seq, e.url, coalesce(e.title, '') AS title, coalesce(e.snippet, '') AS snippet,
+	coalesce(e.quote, '') AS quote, coalesce(e.domain, '') AS domain, coalesce(e.publisher, '') AS publisher,
+	e.published_at, coalesce(e.provider, '') AS provider, e.rank`
+
+func (f ReportFilter) evidenceQuery(selectList, order string) (string, []any) {
+	var c conds
+	f.statementConds(&c)
+	if f.Verdict != "" {
+		c.add("c.verdict = ?", f.Verdict)
+	}
+	q := "SELECT " + selectList + ` FROM evidence e JOIN statement_results sr ON sr.run_id = e.run_id
+		LEFT JOIN claims c ON c.run_id = e.run_id AND c.position = e.claim_position ` + c.where()
+	if order != "" {
+		q += " ORDER BY " + order + f.page()
+	}
+	return q, c.args
+}
+
+// CountEvidence counts the evidence f selects.
+func (s *Store) CountEvidence(ctx context.Context, f ReportFilter) (int, error) {
+	q, args := f.evidenceQuery("count(*)", "")
+	return s.count(ctx, "evidence", q, args)
+}
+
+// EachEvidence calls fn with every piece of evidence f selects, newest run first, in evidence
+// order.
+func (s *Store) EachEvidence(ctx context.Context, f ReportFilter, fn func(EvidenceRow) error) error {
+	q, args := f.evidenceQuery(evidenceColumns, "sr.finished_at DESC, sr.statement_id DESC, e.id")
+	return eachRow(ctx, s, "evidence", q, args, fn)
+}
+
+func (s *Store) count(ctx context.Context, what, q string, args []any) (int, error) {
+	var n int
+	if err := s.pool.QueryRow(ctx, q, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: counting %s: %w", what, err)
+	}
+	return n, nil
+}
+
+// eachRow runs q and calls fn with each row scanned into T by column name; an error from fn
+// stops the read and is returned as it is.
+func eachRow[T any](ctx context.Context, s *Store, what, q string, args []any, fn func(T) error) error {
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("store: reading %s: %w", what, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		v, err := pgx.RowToStructByName[T](rows)
+		if err != nil {
+			return fmt.Errorf("store: reading %s: %w", what, err)
+		}
+		if err := fn(v); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store: reading %s: %w", what, err)
+	}
+	return nil
+}
+
+func collect[T any](each func(func(T) error) error) ([]T, error) {
+	var out []T
+	err := each(func(v T) error { out = append(out, v); return nil })
+	return out, err
+}
+
+func queryAll[T any](ctx context.Context, s *Store, what, q string, args ...any) ([]T, error) {
+	return collect(func(fn func(T) error) error { return eachRow(ctx, s, what, q, args, fn) })
+}
+
+// RunBrief is one run of a statement, as a history lists it.
+type RunBrief struct {
+	RunID        int64     `db:"run_id"`
+	JobID        string    `db:"job_id"`
+	Method       string    `db:"method"`
+	Model        string    `db:"model"`
+	Status       string    `db:"status"`
+	ResultStatus string    `db:"result_status"`
+	Error        string    `db:"error"`
+	Reverify     bool      `db:"reverify"`
+	Claims       int       `db:"claims"`
+	ModelCalls   int       `db:"model_calls"`
+	SearchCalls  int       `db:"search_calls"`
+	TotalTokens  int64     `db:"total_tokens"`
+	StartedAt    time.Time `db:"started_at"`
+	FinishedAt   time.Time `db:"finished_at"`
+}
+
+const runBriefColumns = `r.id AS run_id, r.job_id, r.method, coalesce(r.model, '') AS model, r.status,
+	coalesce(r.result_status, '') AS result_status, coalesce(r.error, '') AS error, r.reverify,
+	(SELECT count(*)::int FROM claims c WHERE c.run_id = r.id) AS claims,
+	r.model_calls, r.search_calls, r.total_tokens, r.started_at, r.finished_at`
+
+// StatementPage is everything a statement's page shows: the statement and its latest run, that
+// run's claims and evidence, what it changed, and every run of the statement.
+type StatementPage struct {
+	Statement StatementRow
+	Draft     string
+	Report    string
+	Claims    []ClaimRow
+	Evidence  []EvidenceRow
+	// Changes are the verdicts the latest run changed against the run before it.
+	Changes []VerdictChange
+	// Runs are all the statement's runs, newest first.
+	Runs []RunBrief
+}
+
+// Statement returns the page of one statement, or ErrNotFound.
+func (s *Store) Statement(ctx context.Context, statementID int64) (StatementPage, error) {
+	var p StatementPage
+	rows, err := queryAll[StatementRow](ctx, s, "statement", "SELECT "+statementColumns+" FROM statement_results sr WHERE sr.statement_id = $1", statementID)
+	if err != nil {
+		return p, err
+	}
+	if len(rows) == 0 {
+		return p, fmt.Errorf("statement %d: %w", statementID, ErrNotFound)
+	}
+	p.Statement = rows[0]
+	runID := p.Statement.RunID
+	if err := s.pool.QueryRow(ctx, `SELECT coalesce(draft, ''), coalesce(report, '') FROM runs WHERE id = $1`, runID).Scan(&p.Draft, &p.Report); err != nil {
+		return p, fmt.Errorf("store: reading run %d: %w", runID, err)
+	}
+	if p.Claims, err = queryAll[ClaimRow](ctx, s, "claims", "SELECT "+claimColumns+" FROM claim_results cr WHERE cr.run_id = $1 ORDER BY cr.position", runID); err != nil {
+		return p, err
+	}
+	if p.Evidence, err = queryAll[EvidenceRow](ctx, s, "evidence", "SELECT "+evidenceColumns+` FROM evidence e
+		JOIN statement_results sr ON sr.run_id = e.run_id
+		LEFT JOIN claims c ON c.run_id = e.run_id AND c.position = e.claim_position
+		WHERE e.run_id = $1 ORDER BY e.source_number NULLS LAST, e.id`, runID); err != nil {
+		return p, err
+	}
+	if p.Changes, err = queryAll[VerdictChange](ctx, s, "verdict changes", "SELECT "+verdictChangeColumns+" FROM verdict_changes vc WHERE vc.new_run_id = $1 ORDER BY vc.new_position", runID); err != nil {
+		return p, err
+	}
+	if p.Runs, err = queryAll[RunBrief](ctx, s, "runs", "SELECT "+runBriefColumns+" FROM runs r WHERE r.statement_id = $1 ORDER BY r.finished_at DESC, r.id DESC", statementID); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// TraceCall is one model call of a run, with its full prompt and reply.
+type TraceCall struct {
+	Seq              int       `db:"seq"`
+	Step             string    `db:"step"`
+	Target           *int      `db:"target"`
+	Model            string    `db:"model"`
+	FinishReason     string    `db:"finish_reason"`
+	Prompt           string    `db:"prompt"`
+	Reply            string    `db:"reply"`
+	PromptTokens     int64     `db:"prompt_tokens"`
+	CompletionTokens int64     `db:"completion_tokens"`
+	StartedAt        time.Time `db:"started_at"`
+	LatencyMS        float64   `db:"latency_ms"`
+	Error            string    `db:"error"`
+}
+
+// TraceSearch is one search call of a run, with its options and results.
+type TraceSearch struct {
+	Seq         int                     `db:"seq"`
+	Provider    string                  `db:"provider"`
+	Query       string                  `db:"query"`
+	Options     json.RawMessage         `db:"options"`
+	Results     []pipeline.SearchResult `db:"results"`
+	ResultCount int                     `db:"result_count"`
+	Cached      bool                    `db:"cached"`
+	StartedAt   time.Time               `db:"started_at"`
+	LatencyMS   float64                 `db:"latency_ms"`
+	Error       string                  `db:"error"`
+}
+
+// Trace is the whole trace of one run: every model call and every search call, in order.
+type Trace struct {
+	Run         RunBrief
+	StatementID int64
+	ExternalID  string
+	Text        string
+	Question    string
+	Calls       []TraceCall
+	Searches    []TraceSearch
+}
+
+// Trace returns the trace of one run, or ErrNotFound.
+func (s *Store) Trace(ctx context.Context, runID int64) (Trace, error) {
+	var t Trace
+	runs, err := queryAll[RunBrief](ctx, s, "run", "SELECT "+runBriefColumns+" FROM runs r WHERE r.id = $1", runID)
+	if err != nil {
+		return t, err
+	}
+	if len(runs) == 0 {
+		return t, fmt.Errorf("run %d: %w", runID, ErrNotFound)
+	}
+	t.Run = runs[0]
+	err = s.pool.QueryRow(ctx, `
+		SELECT s.id, coalesce(s.external_id, ''), coalesce(s.text, ''), coalesce(s.question, '')
+		FROM runs r JOIN statements s ON s.id = r.statement_id WHERE r.id = $1`, runID).Scan(&t.StatementID, &t.ExternalID, &t.Text, &t.Question)
+	if err != nil {
+		return t, fmt.Errorf("store: reading the statement of run %d: %w", runID, err)
+	}
+	if t.Calls, err = queryAll[TraceCall](ctx, s, "model calls", `
+		SELECT seq, step, target, coalesce(model, '') AS model, coalesce(finish_reason, '') AS finish_reason, prompt,
+		       coalesce(reply, '') AS reply, prompt_tokens, completion_tokens, started_at, latency_ms, coalesce(error, '') AS error
+		FROM model_calls WHERE run_id = $1 ORDER BY seq`, runID); err != nil {
+		return t, err
+	}
+	if t.Searches, err = queryAll[TraceSearch](ctx, s, "search calls", `
+		SELECT seq, provider, query, options, coalesce(results, '[]') AS results, result_count, cached, started_at,
+		       latency_ms, coalesce(error, '') AS error
+		FROM search_calls WHERE run_id = $1 ORDER BY seq`, runID); err != nil {
+		return t, err
+	}
+	return t, nil
+}
+
+// VerdictChange is one row of verdict_changes: a claim whose verdict the new run changed.
+type VerdictChange struct {
+	StatementID     int64     `db:"statement_id" json:"statement_id"`
+	ExternalID      string    `db:"external_id" json:"external_id"`
+	ClaimText       string    `db:"claim_text" json:"claim_text"`
+	OldVerdict      string    `db:"old_verdict" json:"old_verdict"`
+	NewVerdict      string    `db:"new_verdict" json:"new_verdict"`
+	OldRunID        int64     `db:"old_run_id" json:"old_run_id"`
+	NewRunID        int64     `db:"new_run_id" json:"new_run_id"`
+	ChangedAt       time.Time `db:"changed_at" json:"changed_at"`
+	NewReason       string    `db:"new_reason" json:"new_reason"`
+	OldReason       string    `db:"old_reason" json:"old_reason"`
+	OldFinishedAt   time.Time `db:"old_finished_at" json:"old_finished_at"`
+	Reverify        bool      `db:"reverify" json:"reverify"`
+	OldMethod       string    `db:"old_method" json:"old_method"`
+	NewMethod       string    `db:"new_method" json:"new_method"`
+	OldConfidence   string    `db:"old_confidence" json:"old_confidence"`
+	NewConfidence   string    `db:"new_confidence" json:"new_confidence"`
+	OldCitationURLs []string  `db:"old_citation_urls" json:"old_citation_urls"`
+	NewCitationURLs []string  `db:"new_citation_urls" json:"new_citation_urls"`
+	NewCheckQ       string    `db:"new_check_question" json:"new_check_question"`
+	NewCheckA       string    `db:"new_check_answer" json:"new_check_answer"`
+	NewPosition     int       `db:"new_position" json:"new_position"`
+}
+
+const verdictChangeColumns = `vc.statement_id, coalesce(vc.external_id, '') AS external_id, vc.claim_text,
+	vc.old_verdict, vc.new_verdict, vc.old_run_id, vc.new_run_id, vc.changed_at,
+	coalesce(vc.new_reason, '') AS new_reason, coalesce(vc.old_reason, '') AS old_reason, vc.old_finished_at,
+	vc.reverify, vc.old_method, vc.new_method, coalesce(vc.old_confidence, '') AS old_confidence,
+	coalesce(vc.new_confidence, '') AS new_confidence, vc.old_citation_urls, vc.new_citation_urls,
+	coalesce(vc.new_check_question, '') AS new_check_question, coalesce(vc.new_check_answer, '') AS new_check_answer,
+	vc.new_position`
+
+// VerdictChanges returns the verdict changes f selects (Since, Until on changed_at;
+// ExternalIDPrefix; Verdict as the new verdict), newest first.
+func (s *Store) VerdictChanges(ctx context.Context, f ReportFilter) ([]VerdictChange, error) {
+	var c conds
+	if !f.Since.IsZero() {
+		c.add("vc.changed_at >= ?", f.Since)
+	}
+	if !f.Until.IsZero() {
+		c.add("vc.changed_at < ?", f.Until)
+	}
+	if f.ExternalIDPrefix != "" {
+		c.add("starts_with(coalesce(vc.external_id, ''), ?)", f.ExternalIDPrefix)
+	}
+	if f.Verdict != "" {
+		c.add("vc.new_verdict = ?", f.Verdict)
+	}
+	if f.Method != "" {
+		c.add("vc.new_method = ?", f.Method)
+	}
+	q := "SELECT " + verdictChangeColumns + " FROM verdict_changes vc " + c.where() +
+		" ORDER BY vc.changed_at DESC, vc.statement_id, vc.new_position" + f.page()
+	return queryAll[VerdictChange](ctx, s, "verdict changes", q, c.args...)
+}
+
+// Count is one group of a summary and its size.
+type Count struct {
+	Key string
+	N   int
+}
+
+// MethodCount is how the statements of one method ended.
+type MethodCount struct {
+	Method     string `db:"method"`
+	Statements int    `db:"statements"`
+	Done       int    `db:"done"`
+	Failed     int    `db:"failed"`
+}
+
+// ModelUsage is what the runs of one model cost over a summary's window; Cost is nil when
+// model_prices has no row for the model.
+type ModelUsage struct {
+	Model            string   `db:"model"`
+	Runs             int      `db:"runs"`
+	ModelCalls       int64    `db:"model_calls"`
+	PromptTokens     int64    `db:"prompt_tokens"`
+	CompletionTokens int64    `db:"completion_tokens"`
+	Searches         int64    `db:"searches"`
+	Cost             *float64 `db:"cost"`
+	Currency         string   `db:"currency"`
+}
+
+// Summary is a batch at a glance: its statements by status and method, their claims by
+// verdict, the messages received in its window by outcome, and what its runs cost.
+type Summary struct {
+	Statements int
+	ByStatus   []Count
+	ByMethod   []MethodCount
+	// ByVerdict counts the claims of the statements' latest runs, every verdict listed.
+	ByVerdict []Count
+	// Outcomes counts job_outcomes by status for messages received in [Since, Until); only the
+	// window applies to them (a message has no method or verdict until it has run).
+	Outcomes []Count
+	// Usage covers every run (re-verifications and earlier runs too) that finished in the
+	// window and matches the status, method and external id filters.
+	Usage []ModelUsage
+}
+
+// Summary summarises the statements f selects.
+func (s *Store) Summary(ctx context.Context, f ReportFilter) (Summary, error) {
+	f.Limit, f.Offset = 0, 0
+	var sum Summary
+	q, args := f.statementQuery("sr.status, count(*)::int", "")
+	status, err := s.counts(ctx, "statements by status", q+" GROUP BY sr.status ORDER BY sr.status", args)
+	if err != nil {
+		return sum, err
+	}
+	sum.ByStatus = status
+	for _, c := range status {
+		sum.Statements += c.N
+	}
+	q, args = f.statementQuery(`sr.method, count(*)::int AS statements,
+		count(*) FILTER (WHERE sr.status = 'done')::int AS done, count(*) FILTER (WHERE sr.status = 'failed')::int AS failed`, "")
+	if sum.ByMethod, err = queryAll[MethodCount](ctx, s, "statements by method", q+" GROUP BY sr.method ORDER BY statements DESC, sr.method", args...); err != nil {
+		return sum, err
+	}
+	q, args = f.claimQuery("cr.verdict, count(*)::int", "")
+	verdicts, err := s.counts(ctx, "claims by verdict", q+" GROUP BY cr.verdict", args)
+	if err != nil {
+		return sum, err
+	}
+	for _, v := range Verdicts {
+		n := 0
+		for _, c := range verdicts {
+			if c.Key == v {
+				n = c.N
+			}
+		}
+		sum.ByVerdict = append(sum.ByVerdict, Count{Key: v, N: n})
+	}
+
+	var oc conds
+	if !f.Since.IsZero() {
+		oc.add("received_at >= ?", f.Since)
+	}
+	if !f.Until.IsZero() {
+		oc.add("received_at < ?", f.Until)
+	}
+	if sum.Outcomes, err = s.counts(ctx, "job outcomes", "SELECT status, count(*)::int FROM job_outcomes "+oc.where()+" GROUP BY status ORDER BY status", oc.args); err != nil {
+		return sum, err
+	}
+
+	var uc conds
+	if !f.Since.IsZero() {
+		uc.add("r.finished_at >= ?", f.Since)
+	}
+	if !f.Until.IsZero() {
+		uc.add("r.finished_at < ?", f.Until)
+	}
+	if f.Status != "" {
+		uc.add("r.status = ?", f.Status)
+	}
+	if f.Method != "" {
+		uc.add("(r.method = ? OR r.requested_method = ?)", f.Method)
+	}
+	if f.ExternalIDPrefix != "" {
+		uc.add("starts_with(coalesce(st.external_id, ''), ?)", f.ExternalIDPrefix)
+	}
+	sum.Usage, err = queryAll[ModelUsage](ctx, s, "usage", `
+		SELECT coalesce(r.model, '') AS model, count(*)::int AS runs, sum(r.model_calls)::bigint AS model_calls,
+		       sum(r.prompt_tokens)::bigint AS prompt_tokens, sum(r.completion_tokens)::bigint AS completion_tokens,
+		       sum(r.search_calls)::bigint AS searches,
+		       (sum(r.prompt_tokens) * p.prompt_per_million / 1000000
+		        + sum(r.completion_tokens) * p.completion_per_million / 1000000)::float8 AS cost,
+		       coalesce(p.currency, '') AS currency
+		FROM runs r JOIN statements st ON st.id = r.statement_id
+		LEFT JOIN model_prices p ON p.model = r.model
+		`+uc.where()+`
+		GROUP BY 1, p.prompt_per_million, p.completion_per_million, p.currency
+		ORDER BY runs DESC, 1`, uc.args...)
+	return sum, err
+}
+
+func (s *Store) counts(ctx context.Context, what, q string, args []any) ([]Count, error) {
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: reading %s: %w", what, err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Count, error) {
+		var c Count
+		err := row.Scan(&c.Key, &c.N)
+		return c, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: reading %s: %w", what, err)
+	}
+	return out, nil
+}
+
+// UsageDay is one row of usage_per_day. Cost is nil when the model has no price.
+type UsageDay struct {
+	Day              time.Time `db:"day"`
+	Model            string    `db:"model"`
+	Method           string    `db:"method"`
+	Runs             int       `db:"runs"`
+	FailedRuns       int       `db:"failed_runs"`
+	ReverifyRuns     int       `db:"reverify_runs"`
+	ModelCalls       int64     `db:"model_calls"`
+	PromptTokens     int64     `db:"prompt_tokens"`
+	CompletionTokens int64     `db:"completion_tokens"`
+	TotalTokens      int64     `db:"total_tokens"`
+	Searches         int64     `db:"searches"`
+	Cost             *float64  `db:"cost_estimate"`
+	Currency         string    `db:"currency"`
+}
+
+// UsagePerDay returns usage_per_day from the day of since on, newest day first.
+func (s *Store) UsagePerDay(ctx context.Context, since time.Time) ([]UsageDay, error) {
+	return queryAll[UsageDay](ctx, s, "usage per day", `
+		SELECT day, model, method, runs, failed_runs, reverify_runs, model_calls, prompt_tokens,
+		       completion_tokens, total_tokens, searches, cost_estimate::float8 AS cost_estimate, coalesce(currency, '') AS currency
+		FROM usage_per_day WHERE day >= $1::timestamptz::date ORDER BY day DESC, model, method`, since)
+}
+
+// ReverifySelection chooses the statements a night's re-verification enqueues.
+type ReverifySelection struct {
+	// Before is the cutoff: statements whose latest run finished before it.
+	Before time.Time
+	// Verdict keeps statements whose latest run has a claim of this verdict.
+	Verdict string
+	// Method keeps statements whose latest run ran, or asked for, this method.
+	Method           string
+	ExternalIDPrefix string
+	// Limit bounds how many (0: all), oldest latest run first.
+	Limit int
+}
+
+// ReverifyCandidate is a statement to verify again, with what its latest run asked for.
+type ReverifyCandidate struct {
+	StatementID int64  `db:"statement_id"`
+	ExternalID  string `db:"external_id"`
+	Text        string `db:"text"`
+	Question    string `db:"question"`
+	Language    string `db:"language"`
+	RunID       int64  `db:"run_id"`
+	// RequestedMethod is the method the latest run's job asked for; Method what ran.
+	RequestedMethod string `db:"requested_method"`
+	Method          string `db:"method"`
+	// Options are the latest run's job options, as stored in runs.options.
+	Options    json.RawMessage `db:"options"`
+	FinishedAt time.Time       `db:"finished_at"`
+}
+
+// ReverifyCandidates returns the statements sel selects, oldest latest run first.
+func (s *Store) ReverifyCandidates(ctx context.Context, sel ReverifySelection) ([]ReverifyCandidate, error) {
+	if sel.Before.IsZero() {
+		return nil, errors.New("store: re-verification needs a cutoff time")
+	}
+	if sel.Verdict != "" && !slices.Contains(Verdicts, sel.Verdict) {
+		return nil, fmt.Errorf("store: verdict %q is not a verdict: use one of %s", sel.Verdict, strings.Join(Verdicts, ", "))
+	}
+	var c conds
+	c.add("l.finished_at < ?", sel.Before)
+	if sel.Method != "" {
+		c.add("(l.method = ? OR l.requested_method = ?)", sel.Method)
+	}
+	if sel.ExternalIDPrefix != "" {
+		c.add("starts_with(coalesce(s.external_id, ''), ?)", sel.ExternalIDPrefix)
+	}
+	if sel.Verdict != "" {
+		c.add("EXISTS (SELECT 1 FROM claims v WHERE v.run_id = l.id AND v.verdict = ?)", sel.Verdict)
+	}
+	q := `SELECT s.id AS statement_id, coalesce(s.external_id, '') AS external_id, coalesce(s.text, '') AS text,
+		       coalesce(s.question, '') AS question, s.language, l.id AS run_id, l.requested_method, l.method,
+		       l.options, l.finished_at
+		FROM latest_runs l JOIN statements s ON s.id = l.statement_id ` + c.where() +
+		" ORDER BY l.finished_at, s.id" + ReportFilter{Limit: sel.Limit}.page()
+	return queryAll[ReverifyCandidate](ctx, s, "re-verification candidates", q, c.args...)
+}
