@@ -83,15 +83,10 @@ BEGIN
         ORDER BY d.ts_config, x.lexeme
         ON CONFLICT (ts_config, lexeme) DO UPDATE SET documents = l.documents + EXCLUDED.documents
     $q$, source);
-    DELETE FROM corpus_lexemes WHERE documents <= 0;
-    DELETE FROM corpus_configs WHERE documents <= 0;
     RETURN NULL;
 END
 $$;
 -- +goose StatementEnd
-
--- Lexemes whose last document went are found through this (nearly always empty) index.
-CREATE INDEX corpus_lexemes_gone ON corpus_lexemes (ts_config) WHERE documents <= 0;
 
 -- Transition tables allow one event per trigger, hence three.
 CREATE TRIGGER documents_stats_insert AFTER INSERT ON documents
@@ -113,7 +108,6 @@ DROP TRIGGER documents_stats_delete ON documents;
 DROP TRIGGER documents_stats_update ON documents;
 DROP TRIGGER documents_stats_insert ON documents;
 DROP FUNCTION corpus_stats_apply();
-DROP INDEX corpus_lexemes_gone;
 DROP TABLE corpus_lexemes;
 DROP TABLE corpus_configs;
 DROP TRIGGER documents_index ON documents;
