@@ -343,7 +343,7 @@ terms AS MATERIALIZED (
         FROM cfg
         CROSS JOIN LATERAL ` + queryLexemesSQL + `
     ) s
-    WHERE df IS NOT NULL
+    WHERE df > 0
     WINDOW w AS (PARTITION BY ts_config ORDER BY df, lexeme ROWS UNBOUNDED PRECEDING)
 ),
 queries AS MATERIALIZED (

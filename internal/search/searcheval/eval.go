@@ -269,16 +269,21 @@ var Variants = []Variant{
 	{"OR + BM25 in PostgreSQL, title x3 (the default)", search.CorpusOpts{}},
 }
 
+// LoadCorpus loads docs into the corpus on pool through the corpus loader (as `corpus load`
+// would load them from a JSONL file), in one transaction.
+func LoadCorpus(ctx context.Context, pool *pgxpool.Pool, docs []search.Document) (search.LoadStats, error) {
+	var input strings.Builder
+	if err := WriteJSONL(&input, docs); err != nil {
+		return search.LoadStats{}, err
+	}
+	return search.NewCorpus(pool, search.CorpusOpts{}).Load(ctx, strings.NewReader(input.String()), search.LoadOpts{})
+}
+
 // RunFeverous loads docs into the corpus on pool (a schema of the benchmark's own), then scores
 // every Variant and the Go reference BM25 (plain, and with the default title weight) on claims.
 // progress hears one line per step.
 func RunFeverous(ctx context.Context, pool *pgxpool.Pool, docs []search.Document, claims []Claim, concurrency int, progress func(string)) ([]Score, search.LoadStats, error) {
-	var input strings.Builder
-	if err := WriteJSONL(&input, docs); err != nil {
-		return nil, search.LoadStats{}, err
-	}
-	corpus := search.NewCorpus(pool, search.CorpusOpts{})
-	stats, err := corpus.Load(ctx, strings.NewReader(input.String()), search.LoadOpts{})
+	stats, err := LoadCorpus(ctx, pool, docs)
 	if err != nil {
 		return nil, stats, err
 	}
