@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -79,7 +80,7 @@ func (h *handler) Handle(ctx context.Context, d *jobs.Delivery) error {
 	if methodReason != "" {
 		log.Info("running another method than the job asked for", "ran", methodName, "reason", methodReason)
 	}
-	method, err := pipeline.NewMethodWith(methodName, pipeline.Deps{Model: h.model, Searcher: h.searcher})
+	method, err := pipeline.NewMethodWith(methodName, pipeline.Deps{Model: h.model, Searcher: h.searcherFor(msg.Options)})
 	if err != nil {
 		reason := fmt.Sprintf("method %q is not available in this worker: %v", msg.Method, err)
 		return h.finish(log, sd, store.OutcomeRejected, reason, jobs.Reject(errors.New(reason)))
@@ -110,6 +111,7 @@ func (h *handler) Handle(ctx context.Context, d *jobs.Delivery) error {
 		Statement: store.Statement{ExternalID: msg.ID, Text: msg.Text, Question: msg.Question, Language: msg.Language},
 		Method:    methodName, RequestedMethod: msg.Method, MethodReason: methodReason, Model: h.modelName,
 		Status: store.RunDone, Options: optionsJSON(msg.Options), Worker: h.worker,
+		Reverify:  msg.Options.Reverify != nil && *msg.Options.Reverify,
 		StartedAt: started, FinishedAt: finished, Result: res,
 	}
 	if runErr != nil {
@@ -190,6 +192,27 @@ func (h *handler) options(o jobs.MessageOptions) pipeline.Options {
 	opts.OutputSchema = o.OutputSchema
 	opts.Grounding = o.Grounding
 	return opts.WithDefaults()
+}
+
+// searcherFor returns the job's searcher: in a re-verification (options.reverify), searches
+// for freshness-sensitive claims ask for fresh results (SearchQuery.NoCache), so that what the
+// night re-checks is the world now, not a cached answer.
+func (h *handler) searcherFor(o jobs.MessageOptions) pipeline.Searcher {
+	if h.searcher == nil || o.Reverify == nil || !*o.Reverify {
+		return h.searcher
+	}
+	return freshSearcher{h.searcher}
+}
+
+// freshSearcher sets NoCache on the queries whose answer drifts with time (pipeline's
+// freshness signal: latest, current, now, prices, rankings, ...).
+type freshSearcher struct{ pipeline.Searcher }
+
+func (s freshSearcher) Search(ctx context.Context, q pipeline.SearchQuery) (pipeline.SearchResponse, error) {
+	if slices.Contains(pipeline.ClaimSignals(q.Query), pipeline.SignalFreshness) {
+		q.NoCache = true
+	}
+	return s.Searcher.Search(ctx, q)
 }
 
 // finish records a final outcome that produced no run (rejected, dead) and returns result. When

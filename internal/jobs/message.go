@@ -47,6 +47,9 @@ type MessageOptions struct {
 	ClaimSchema  json.RawMessage `json:"claim_schema,omitempty"`
 	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 	Grounding    string          `json:"grounding,omitempty"`
+	// Reverify marks a re-verification of a statement checked before (enqueue reverify): the
+	// run is stored as one, and its freshness-sensitive searches bypass the search cache.
+	Reverify *bool `json:"reverify,omitempty"`
 }
 
 // TemporalScope is the parsed form of MessageOptions.TemporalScope.
@@ -408,6 +411,9 @@ func canonicalOptions(o MessageOptions) map[string]any {
 	}
 	if o.Grounding != "" {
 		out["grounding"] = o.Grounding
+	}
+	if o.Reverify != nil && *o.Reverify {
+		out["reverify"] = true
 	}
 	for key, raw := range map[string]json.RawMessage{
 		"temporal_scope":     o.TemporalScope,
