@@ -820,3 +820,28 @@ func mustJSON(t testing.TB, v any) string {
 	}
 	return string(raw)
 }
+
+// A source that both claims cite is one source number, and each claim's citation_urls lists
+// its URL once (each claim has its own evidence row of it).
+func TestSharedCitationIsListedOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.openBook(t)
+	// The Britannica page is evidence of both chains; both judges cite it alone.
+	const britannica = "remained the longest suspension span"
+	b.multihopModel(t, bridgePlan(), map[string]judgeAnswer{
+		bridgeOpened: {verdict: pipeline.VerdictSupported, sourcesWith: britannica},
+		"40 years":   {verdict: pipeline.VerdictSupported, sourcesWith: britannica},
+	})
+	job := b.publish(t, jobs.Message{V: 1, Text: bridgeStatement + " (shared citation test)", Method: pipeline.MethodMultihop})
+	b.runWorkers(t, 1)
+	run := b.runOf(t, job)
+	if n := b.count(t, `SELECT count(*) FROM evidence WHERE run_id = $1 AND source_number = 1`, run.ID); n != 2 {
+		t.Fatalf("evidence rows numbered [1]: %d, want one per claim", n)
+	}
+	for _, c := range b.claimRows(t, job) {
+		if !slices.Equal(c.Citations, []int32{1}) || len(c.CitationURLs) != 1 || !strings.Contains(c.CitationURLs[0], "britannica.com") {
+			t.Errorf("claim %d: citations %v, citation_urls %v; want [1] and its one URL", c.Position, c.Citations, c.CitationURLs)
+		}
+	}
+}
