@@ -88,3 +88,53 @@ func BenchmarkMethodCost(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOpenBookCost measures what the open-book methods cost per statement and per claim on
+// the fake model and the PostgreSQL corpus: model calls, searches and tokens (the fake model
+// counts four bytes a token). cove2 verifies the tower draft (three claims: two deep, one
+// shallow), multihop the bridge statement (two claims, two hops each, one cross-validation
+// query); see openbook_test.go.
+//
+//	go test -run '^$' -bench OpenBookCost -benchtime 20x ./cmd/worker
+func BenchmarkOpenBookCost(b *testing.B) {
+	cases := []struct {
+		method string
+		script func(bb *bundle)
+		text   string
+	}{
+		{pipeline.MethodCove2, func(bb *bundle) {
+			bb.cove2Model(b, towerScript(towerDraft, "How tall is the Eiffel Tower?", "When was the Eiffel Tower completed?"))
+		}, towerDraft},
+		{pipeline.MethodMultihop, func(bb *bundle) { bb.multihopModel(b, bridgePlan(), bridgeJudge) }, bridgeStatement},
+	}
+	for _, c := range cases {
+		b.Run(c.method, func(b *testing.B) {
+			bb := setup(b)
+			bb.openBook(b)
+			c.script(bb)
+			for i := range b.N {
+				bb.publish(b, jobs.Message{V: 1, Text: fmt.Sprintf("%s (ref %s-%d)", c.text, bb.cfg.Stream.Stream, i), Method: c.method})
+			}
+			b.ResetTimer()
+			bb.runWorkers(b, 1)
+			b.StopTimer()
+			var runs, calls, searches, tokens, claims float64
+			if err := bb.store.Pool().QueryRow(context.Background(), `
+				SELECT count(*), avg(model_calls), avg(search_calls), avg(total_tokens),
+				       avg((SELECT count(*) FROM claims c WHERE c.run_id = r.id))
+				FROM runs r WHERE subject = $1 AND status = 'done'`, bb.cfg.Stream.PublishSubject).Scan(&runs, &calls, &searches, &tokens, &claims); err != nil {
+				b.Fatal(err)
+			}
+			if int(runs) != b.N {
+				b.Fatalf("%v done runs of %d statements", runs, b.N)
+			}
+			b.ReportMetric(calls, "calls/statement")
+			b.ReportMetric(searches, "searches/statement")
+			b.ReportMetric(tokens, "tokens/statement")
+			b.ReportMetric(claims, "claims/statement")
+			b.ReportMetric(calls/claims, "calls/claim")
+			b.ReportMetric(searches/claims, "searches/claim")
+			b.ReportMetric(tokens/claims, "tokens/claim")
+		})
+	}
+}
