@@ -304,7 +304,7 @@ func work(ctx context.Context, cfg Config, log *slog.Logger) error {
 // consume sets up the stream and consumer and runs the consume loop with the job handler.
 func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *metrics, metricsAddr string) error {
 	sc := cfg.streamConfig()
-	_, cons, err := jobs.Setup(ctx, s.js, sc)
+	lanes, err := jobs.SetupLanes(ctx, s.js, sc)
 	if err != nil {
 		return err
 	}
@@ -337,9 +337,9 @@ func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *
 	if cfg.ExitWhenIdle {
 		cc.ExitWhenIdle = cfg.IdleAfter
 	}
-	log.Info("worker consuming", "stream", h.stream, "subjects", sc.Subjects, "concurrency", cfg.Concurrency,
+	log.Info("worker consuming", "stream", h.stream, "subjects", sc.Subjects, "urgent_lane", lanes.Urgent() != nil, "concurrency", cfg.Concurrency,
 		"model", h.modelName, "exit_when_idle", cfg.ExitWhenIdle)
-	err = jobs.Consume(ctx, cons, cc, h)
+	err = jobs.ConsumeLanes(ctx, lanes, cc, h)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}

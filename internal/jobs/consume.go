@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -183,18 +185,20 @@ func (noObserver) JobStarted()                       {}
 func (noObserver) JobFinished(string, time.Duration) {}
 
 // Consume runs h on the consumer's messages until ctx is cancelled (or, with ExitWhenIdle, until
-// the backlog is drained), with at most cfg.Concurrency jobs at once.
+// the backlog is drained), with at most cfg.Concurrency jobs at once. It is ConsumeLanes with one
+// lane.
 //
-// A slot is taken before the next message is asked for, so no more than Concurrency jobs run,
-// and the client buffers at most one pull batch of Concurrency messages behind them (their
-// AckWait runs while they wait; each job's first heartbeat resets it). Each job gets its own
-// goroutine and a heartbeat (InProgress every AckWait/3) until its handler returns. Then: nil
-// acks the message (DoubleAck: the server confirms), Reject terminates it, an Exhausted delivery
-// is terminated whatever the handler said, and any other error naks it with a growing delay.
+// A slot is taken before a message is asked for, and a message is asked for one at a time, so no
+// more than Concurrency jobs run and none waits in a client buffer behind them (a buffered
+// message would spend its AckWait, and hold a job another worker or lane could run). Each job
+// gets its own goroutine and a heartbeat (InProgress every AckWait/3) until its handler returns.
+// Then: nil acks the message (DoubleAck: the server confirms), Reject terminates it, an Exhausted
+// delivery is terminated whatever the handler said, and any other error naks it with a growing
+// delay.
 //
-// Stopping: when ctx is cancelled, fetching stops at once (buffered messages not yet started go
-// back to the server after AckWait, to this worker or another); running handlers keep a context
-// that is cancelled only ShutdownTimeout later, and Consume returns when they are done.
+// Stopping: when ctx is cancelled, fetching stops at once (a message that arrives for a request
+// already sent is nakked back); running handlers keep a context that is cancelled only
+// ShutdownTimeout later, and Consume returns when they are done.
 //
 // Idle exit, for nightly batches: with ExitWhenIdle set, Consume returns nil when no message
 // arrived for that long, no job runs here, and the consumer reports no message pending and none
@@ -204,21 +208,28 @@ func (noObserver) JobFinished(string, time.Duration) {}
 // checks again every ExitWhenIdle. A job whose deliveries are exhausted on the server leaves the
 // ack-pending count, so it cannot hold an idle worker forever.
 func Consume(ctx context.Context, cons jetstream.Consumer, cfg ConsumeConfig, h Handler) error {
-	cfg = cfg.withDefaults(cons.CachedInfo())
-	iter, err := cons.Messages(jetstream.PullMaxMessages(cfg.Concurrency))
-	if err != nil {
-		return fmt.Errorf("consuming jobs: %w", err)
+	return ConsumeLanes(ctx, &Lanes{backlog: cons}, cfg, h)
+}
+
+// ConsumeLanes is Consume over the lanes SetupLanes made: a free slot takes an urgent job
+// whenever one is waiting (it asks the urgent lane first, without waiting), and only then a job
+// of the backlog lane or of another subject of the stream, those in turn. An idle worker waits
+// on the urgent lane, so an urgent job starts at once and a backlog job within lanePoll. The
+// backlog is drained, for ExitWhenIdle, when every lane's consumer has nothing pending and
+// nothing awaiting an ack.
+func ConsumeLanes(ctx context.Context, lanes *Lanes, cfg ConsumeConfig, h Handler) error {
+	if lanes == nil || lanes.backlog == nil {
+		return errors.New("consuming jobs: no consumer")
 	}
-	defer iter.Stop()
+	cfg = cfg.withDefaults(lanes.backlog.CachedInfo())
 
 	// Handlers outlive ctx by up to ShutdownTimeout; see the shutdown below.
 	hctx, hcancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer hcancel()
 
-	l := &loop{cfg: cfg, cons: cons, h: h, log: cfg.Logger}
+	l := &loop{cfg: cfg, lanes: lanes, h: h, log: cfg.Logger}
 	l.touch()
-	fetchErr := l.fetch(ctx, hctx, iter)
-	iter.Stop()
+	fetchErr := l.fetch(ctx, hctx)
 
 	done := make(chan struct{})
 	go func() { l.wg.Wait(); close(done) }()
@@ -238,12 +249,28 @@ func Consume(ctx context.Context, cons jetstream.Consumer, cfg ConsumeConfig, h 
 		l.inFlight.Load(), abandonGrace))
 }
 
+const (
+	// lanePoll is how long an idle worker with lanes waits on the urgent lane before it asks the
+	// backlog again: the longest an idle worker takes to see a backlog job.
+	lanePoll = 100 * time.Millisecond
+	// maxPoll bounds one wait of a worker with one lane; the server holds the request as long.
+	maxPoll = time.Second
+	// retryPause is the pause after an error that is not the end (NATS reconnecting, say).
+	retryPause = 100 * time.Millisecond
+)
+
 // loop is the state of one Consume call.
 type loop struct {
-	cfg  ConsumeConfig
-	cons jetstream.Consumer
-	h    Handler
-	log  *slog.Logger
+	cfg   ConsumeConfig
+	lanes *Lanes
+	h     Handler
+	log   *slog.Logger
+
+	// others are the consumers of subjects outside the lanes, by subject (see Lanes), found at
+	// scanned; turn rotates the backlog lane and those. Only the fetch goroutine uses them.
+	others  map[string]jetstream.Consumer
+	scanned time.Time
+	turn    int
 
 	wg       sync.WaitGroup
 	inFlight atomic.Int64
@@ -257,8 +284,8 @@ func (l *loop) touch() { l.lastActivity.Store(time.Now().UnixNano()) }
 var errIdle = errors.New("idle")
 
 // fetch takes a slot, then a message, and starts its job, until ctx is cancelled, the backlog is
-// drained (ExitWhenIdle) or the iterator fails for good.
-func (l *loop) fetch(ctx, hctx context.Context, iter jetstream.MessagesContext) error {
+// drained (ExitWhenIdle) or the consumers fail for good.
+func (l *loop) fetch(ctx, hctx context.Context) error {
 	slots := make(chan struct{}, l.cfg.Concurrency)
 	for {
 		select {
@@ -266,7 +293,7 @@ func (l *loop) fetch(ctx, hctx context.Context, iter jetstream.MessagesContext) 
 		case <-ctx.Done():
 			return nil
 		}
-		msg, err := l.next(ctx, iter)
+		msg, err := l.next(ctx)
 		if err != nil {
 			<-slots
 			switch {
@@ -275,17 +302,8 @@ func (l *loop) fetch(ctx, hctx context.Context, iter jetstream.MessagesContext) 
 			case errors.Is(err, errIdle):
 				l.log.Info("no more jobs: the backlog is drained", "exit_when_idle", l.cfg.ExitWhenIdle)
 				return nil
-			case errors.Is(err, jetstream.ErrMsgIteratorClosed), errors.Is(err, jetstream.ErrConsumerDeleted):
-				return fmt.Errorf("consuming jobs: %w", err)
 			}
-			// Missing heartbeats and the like: the iterator recovers by itself.
-			l.log.Warn("waiting for jobs", "err", err)
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-time.After(100 * time.Millisecond):
-			}
-			continue
+			return fmt.Errorf("consuming jobs: %w", err)
 		}
 		if ctx.Err() != nil {
 			// Stopping: give it straight back rather than let it wait out the ack wait.
@@ -306,50 +324,203 @@ func (l *loop) fetch(ctx, hctx context.Context, iter jetstream.MessagesContext) 
 	}
 }
 
-// next waits for the next message. With ExitWhenIdle it wakes up when the idle time is reached
-// and returns errIdle if the backlog is drained, else waits on.
-func (l *loop) next(ctx context.Context, iter jetstream.MessagesContext) (jetstream.Msg, error) {
-	if l.cfg.ExitWhenIdle <= 0 {
-		return iter.Next(jetstream.NextContext(ctx))
-	}
+// next returns the next message for a free slot: an urgent one when any waits, else one of the
+// backlog lane or another subject; else it waits for one. It returns errIdle when ExitWhenIdle
+// found the backlog drained, and an error only when the consumers are gone for good (the
+// connection closed, a lane's consumer deleted).
+func (l *loop) next(ctx context.Context) (jetstream.Msg, error) {
 	var notBefore time.Time
 	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if l.lanes.urgent != nil {
+			msg, err := l.take(ctx)
+			if msg != nil || err != nil {
+				return msg, err
+			}
+		}
+		if l.cfg.ExitWhenIdle > 0 && l.inFlight.Load() == 0 && !time.Now().Before(notBefore) &&
+			time.Since(time.Unix(0, l.lastActivity.Load())) >= l.cfg.ExitWhenIdle {
+			drained, err := l.drained(ctx)
+			switch {
+			case err != nil && fatal(err):
+				return nil, err
+			case err != nil:
+				l.log.Warn("checking whether the backlog is drained", "err", err)
+			case drained:
+				return nil, errIdle
+			}
+			notBefore = time.Now().Add(l.cfg.ExitWhenIdle)
+		}
+		msg, err := l.wait(ctx, l.waitTime(notBefore))
+		if msg != nil || err != nil {
+			return msg, err
+		}
+	}
+}
+
+// take asks, without waiting, the urgent lane for a message, then the backlog lane and the other
+// subjects' consumers, starting with a different one each time so that none starves the others.
+func (l *loop) take(ctx context.Context) (jetstream.Msg, error) {
+	l.scanOthers(ctx, false)
+	msg, err := fetchNoWait(l.lanes.urgent)
+	if msg != nil || fatal(err) {
+		return msg, err
+	}
+	transient := err
+	backlog := []jetstream.Consumer{l.lanes.backlog}
+	subjects := slices.Sorted(maps.Keys(l.others))
+	for _, s := range subjects {
+		backlog = append(backlog, l.others[s])
+	}
+	start := l.turn % len(backlog)
+	l.turn++
+	for i := range backlog {
+		k := (start + i) % len(backlog)
+		msg, err := fetchNoWait(backlog[k])
+		switch {
+		case msg != nil:
+			return msg, nil
+		case err == nil:
+		case k > 0:
+			// Another subject's consumer that fails (removed as inactive, say) is found again by
+			// the next scan if its subject still holds jobs.
+			delete(l.others, subjects[k-1])
+		case fatal(err):
+			return nil, err
+		default:
+			transient = err
+		}
+	}
+	if transient != nil {
+		l.log.Warn("waiting for jobs", "err", transient)
+		sleep(ctx, retryPause)
+	}
+	return nil, nil
+}
+
+// wait waits up to d for a message on the urgent lane, or with one lane on the one consumer.
+func (l *loop) wait(ctx context.Context, d time.Duration) (jetstream.Msg, error) {
+	cons := cmp.Or(l.lanes.urgent, l.lanes.backlog)
+	wctx, cancel := context.WithTimeout(ctx, d)
+	msg, err := cons.Next(jetstream.FetchContext(wctx))
+	cancel()
+	switch {
+	case err == nil:
+		return msg, nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case nothing(err):
+		return nil, nil
+	case fatal(err):
+		return nil, err
+	}
+	// Missing heartbeats, NATS reconnecting and the like: the next request may well succeed.
+	l.log.Warn("waiting for jobs", "err", err)
+	sleep(ctx, retryPause)
+	return nil, nil
+}
+
+// waitTime is how long the next wait may take: lanePoll with lanes, else maxPoll, and never past
+// the next idle check.
+func (l *loop) waitTime(notBefore time.Time) time.Duration {
+	d := maxPoll
+	if l.lanes.urgent != nil {
+		d = lanePoll
+	}
+	if l.cfg.ExitWhenIdle > 0 {
 		wake := time.Unix(0, l.lastActivity.Load()).Add(l.cfg.ExitWhenIdle)
 		if wake.Before(notBefore) {
 			wake = notBefore
 		}
-		wait := max(time.Until(wake), 10*time.Millisecond)
-		nctx, cancel := context.WithTimeout(ctx, wait)
-		msg, err := iter.Next(jetstream.NextContext(nctx))
-		cancel()
-		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
-			return msg, err
-		}
-		if l.inFlight.Load() > 0 || time.Since(time.Unix(0, l.lastActivity.Load())) < l.cfg.ExitWhenIdle {
-			continue
-		}
-		drained, err := l.drained(ctx)
-		if err != nil {
-			l.log.Warn("checking whether the backlog is drained", "err", err)
-		}
-		if drained {
-			return nil, errIdle
-		}
-		notBefore = time.Now().Add(l.cfg.ExitWhenIdle)
+		d = min(d, time.Until(wake))
 	}
+	return max(d, 10*time.Millisecond)
 }
 
-// drained asks the server whether any message of the consumer is pending or awaiting an ack.
-func (l *loop) drained(ctx context.Context) (bool, error) {
-	info, err := l.cons.Info(ctx)
-	if err != nil {
-		return false, err
+// scanOthers looks for jobs on subjects outside the lanes when the last look is otherScan old,
+// or at once with force.
+func (l *loop) scanOthers(ctx context.Context, force bool) {
+	if l.lanes.urgent == nil || (!force && time.Since(l.scanned) < otherScan) {
+		return
 	}
-	if info.NumPending > 0 || info.NumAckPending > 0 {
-		l.log.Debug("idle here, but jobs remain", "pending", info.NumPending, "ack_pending", info.NumAckPending)
-		return false, nil
+	l.scanned = time.Now()
+	others, err := l.lanes.others(ctx, l.others)
+	if err != nil {
+		l.log.Warn("looking for jobs on subjects outside the lanes", "err", err)
+	}
+	if err != nil && others == nil {
+		return
+	}
+	for s := range others {
+		if _, ok := l.others[s]; !ok {
+			l.log.Info("serving jobs on a subject outside the lanes, with the backlog", "subject", s)
+		}
+	}
+	l.others = others
+}
+
+// drained asks the server whether any message of the lanes is pending or awaiting an ack. It
+// looks for jobs on other subjects first, so that those count too.
+func (l *loop) drained(ctx context.Context) (bool, error) {
+	l.scanOthers(ctx, true)
+	lanes := []jetstream.Consumer{l.lanes.backlog}
+	if l.lanes.urgent != nil {
+		lanes = append(lanes, l.lanes.urgent)
+	}
+	for _, c := range l.others {
+		lanes = append(lanes, c)
+	}
+	for i, c := range lanes {
+		info, err := c.Info(ctx)
+		if i >= 2 && errors.Is(err, jetstream.ErrConsumerNotFound) {
+			continue // another subject's consumer, removed as inactive meanwhile
+		}
+		if err != nil {
+			return false, err
+		}
+		if info.NumPending > 0 || info.NumAckPending > 0 {
+			l.log.Debug("idle here, but jobs remain", "consumer", info.Name, "pending", info.NumPending, "ack_pending", info.NumAckPending)
+			return false, nil
+		}
 	}
 	return true, nil
+}
+
+// fetchNoWait asks cons for one message available now; nil, nil when there is none.
+func fetchNoWait(cons jetstream.Consumer) (jetstream.Msg, error) {
+	batch, err := cons.FetchNoWait(1)
+	if err != nil {
+		return nil, err
+	}
+	if msg := <-batch.Messages(); msg != nil {
+		return msg, nil
+	}
+	if err := batch.Error(); err != nil && !nothing(err) {
+		return nil, err
+	}
+	return nil, nil
+}
+
+// nothing reports whether err only says that no message came.
+func nothing(err error) bool {
+	return errors.Is(err, jetstream.ErrNoMessages) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// fatal reports whether err means the consumers cannot be asked again.
+func fatal(err error) bool {
+	return errors.Is(err, nats.ErrConnectionClosed) || errors.Is(err, jetstream.ErrConsumerDeleted) ||
+		errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, nats.ErrBadSubscription)
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }
 
 // run runs one job and settles its message.

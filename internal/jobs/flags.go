@@ -9,14 +9,17 @@ type FlagDefiner interface {
 	String(p *string, name, env, def, usage string)
 	Strings(p *[]string, name, env string, def []string, usage string)
 	Int(p *int, name, env string, def int, usage string)
+	Bool(p *bool, name, env string, def bool, usage string)
 	Duration(p *time.Duration, name, env string, def time.Duration, usage string)
 }
 
 // DefineFlags defines the flags of the stream and consumer settings on fs, filling c.
 func (c *StreamConfig) DefineFlags(fs FlagDefiner) {
 	fs.String(&c.Stream, "stream", "CORROBORATE_STREAM", DefaultStream, "JetStream stream name")
-	fs.Strings(&c.Subjects, "subjects", "CORROBORATE_SUBJECTS", []string{DefaultSubjects}, "comma-separated subjects of the stream, and the consumer's filter")
-	fs.String(&c.PublishSubject, "subject", "CORROBORATE_PUBLISH_SUBJECT", DefaultPublishSubject, "subject enqueue publishes on")
+	fs.Strings(&c.Subjects, "subjects", "CORROBORATE_SUBJECTS", []string{DefaultSubjects}, "comma-separated subjects of the stream: a job on any of them is run")
+	fs.String(&c.PublishSubject, "subject", "CORROBORATE_PUBLISH_SUBJECT", DefaultPublishSubject, "subject enqueue publishes on: the backlog lane")
+	fs.String(&c.UrgentSubject, "urgent-subject", "CORROBORATE_URGENT_SUBJECT", "", "the urgent lane, served before the backlog (default: --subject with its last token replaced by \"urgent\")")
+	fs.Bool(&c.SingleLane, "single-lane", "CORROBORATE_SINGLE_LANE", false, "no lanes: one consumer over all --subjects, in stream order")
 	fs.String(&c.Consumer, "consumer", "CORROBORATE_CONSUMER", DefaultConsumer, "durable consumer shared by all workers")
 	fs.Duration(&c.AckWait, "ack-wait", "CORROBORATE_ACK_WAIT", DefaultAckWait, "redelivery deadline without an ack or heartbeat (heartbeats every ack-wait/3)")
 	fs.Int(&c.MaxDeliver, "max-deliver", "CORROBORATE_MAX_DELIVER", DefaultMaxDeliver, "attempts per job before it is recorded dead")

@@ -25,12 +25,13 @@ type testBundle struct {
 	js      jetstream.JetStream
 	cfg     StreamConfig
 	stream  jetstream.Stream
-	cons    jetstream.Consumer
+	cons    jetstream.Consumer // the backlog lane's
+	lanes   *Lanes
 	subject string
 }
 
 // setup creates a stream of the test's own ("T_<random>" on "t<random>.statements.>") on the
-// test NATS server (testenv) and the shared consumer, with short timings, and deletes the stream
+// test NATS server (testenv) and the lane consumers, with short timings, and deletes the stream
 // when the test ends. modify, when given, changes the config before Setup.
 func setup(t *testing.T, modify func(*StreamConfig)) *testBundle {
 	t.Helper()
@@ -61,9 +62,9 @@ func setupOn(t *testing.T, nc *nats.Conn, modify func(*StreamConfig)) *testBundl
 		modify(&cfg)
 	}
 	ctx := testContext(t)
-	stream, cons, err := Setup(ctx, js, cfg)
+	lanes, err := SetupLanes(ctx, js, cfg)
 	if err != nil {
-		t.Fatalf("Setup: %v", err)
+		t.Fatalf("SetupLanes: %v", err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -72,7 +73,7 @@ func setupOn(t *testing.T, nc *nats.Conn, modify func(*StreamConfig)) *testBundl
 			t.Logf("deleting stream %s: %v", cfg.Stream, err)
 		}
 	})
-	return &testBundle{nc: nc, js: js, cfg: cfg.WithDefaults(), stream: stream, cons: cons, subject: cfg.PublishSubject}
+	return &testBundle{nc: nc, js: js, cfg: cfg.WithDefaults(), stream: lanes.Stream(), cons: lanes.Backlog(), lanes: lanes, subject: cfg.PublishSubject}
 }
 
 // newServer is an in-process nats-server of the version in go.mod (2.15), shared by the tests
@@ -164,11 +165,25 @@ func (b *testBundle) consume(t *testing.T, cfg ConsumeConfig, h Handler) (stop f
 	if cfg.Logger == nil {
 		cfg.Logger = testLogger(t)
 	}
+	return b.consumeWith(t, func(ctx context.Context) error { return Consume(ctx, b.cons, cfg, h) })
+}
+
+// consumeLanes is consume with ConsumeLanes over all the lanes.
+func (b *testBundle) consumeLanes(t *testing.T, cfg ConsumeConfig, h Handler) (stop func() error, done <-chan error) {
+	t.Helper()
+	if cfg.Logger == nil {
+		cfg.Logger = testLogger(t)
+	}
+	return b.consumeWith(t, func(ctx context.Context) error { return ConsumeLanes(ctx, b.lanes, cfg, h) })
+}
+
+func (b *testBundle) consumeWith(t *testing.T, run func(ctx context.Context) error) (stop func() error, done <-chan error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var result error
 	finished := make(chan struct{})
 	go func() {
-		result = Consume(ctx, b.cons, cfg, h)
+		result = run(ctx)
 		close(finished)
 	}()
 	wait := func() error {

@@ -2,21 +2,20 @@ package jobs
 
 import (
 	"cmp"
-	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
 	"time"
-
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Defaults of StreamConfig, applied by WithDefaults.
 const (
-	DefaultStream          = "CORROBORATE"
-	DefaultSubjects        = "corroborate.statements.>"
-	DefaultPublishSubject  = "corroborate.statements.backlog"
+	DefaultStream         = "CORROBORATE"
+	DefaultSubjects       = "corroborate.statements.>"
+	DefaultPublishSubject = "corroborate.statements.backlog"
+	// UrgentToken is the last token of the default urgent lane: the sibling of the publish
+	// subject, corroborate.statements.urgent by default.
+	UrgentToken            = "urgent"
 	DefaultConsumer        = "corroborate-workers"
 	DefaultDuplicateWindow = 24 * time.Hour
 	DefaultMaxAge          = 14 * 24 * time.Hour
@@ -30,19 +29,29 @@ const (
 	DefaultMaxAckPending = 1000
 )
 
-// StreamConfig says where jobs live: the work-queue stream and the one durable consumer that
-// every worker replica shares. enqueue and worker both run Setup with it at start, so they must
-// be given the same values (the worker's flags and their environment twins); the last Setup wins.
+// StreamConfig says where jobs live: the work-queue stream and the durable consumers that every
+// worker replica shares (one per lane, see SetupLanes). enqueue and worker both run Setup with it
+// at start, so they must be given the same values (the worker's flags and their environment
+// twins); the last Setup wins.
 type StreamConfig struct {
 	// Stream is the stream's name (default "CORROBORATE").
 	Stream string
-	// Subjects are the stream's subjects and the consumer's filter (default
-	// ["corroborate.statements.>"]).
+	// Subjects are the stream's subjects (default ["corroborate.statements.>"]): a job published
+	// on any subject they match is run. With SingleLane they are also the one consumer's filter.
 	Subjects []string
-	// PublishSubject is where enqueue publishes (default "corroborate.statements.backlog"); it
-	// must be matched by one of Subjects.
+	// PublishSubject is where enqueue publishes (default "corroborate.statements.backlog"), and
+	// the backlog lane; it must be a literal subject matched by one of Subjects.
 	PublishSubject string
-	// Consumer is the durable name of the shared pull consumer (default "corroborate-workers").
+	// UrgentSubject is the urgent lane: its jobs are taken before any other whenever both have
+	// work, and enqueue --urgent publishes there. Default: PublishSubject with its last token
+	// replaced by "urgent" (corroborate.statements.urgent). It must be a literal subject matched
+	// by one of Subjects.
+	UrgentSubject string
+	// SingleLane turns the lanes off: one consumer over all of Subjects, served in stream order
+	// (the layout before lanes). The urgent subject is then only a subject like any other.
+	SingleLane bool
+	// Consumer is the durable name of the shared pull consumer of the backlog lane (default
+	// "corroborate-workers"); the urgent lane's is Consumer + "-urgent" (see SetupLanes).
 	Consumer string
 	// DuplicateWindow is how long the stream remembers a Nats-Msg-Id to drop a republished job
 	// (default 24h: a whole nightly batch can be re-enqueued safely).
@@ -83,6 +92,7 @@ func (c StreamConfig) WithDefaults() StreamConfig {
 		c.Subjects = []string{DefaultSubjects}
 	}
 	c.PublishSubject = cmp.Or(c.PublishSubject, DefaultPublishSubject)
+	c.UrgentSubject = cmp.Or(c.UrgentSubject, siblingSubject(c.PublishSubject, UrgentToken))
 	c.Consumer = cmp.Or(c.Consumer, DefaultConsumer)
 	c.DuplicateWindow = cmp.Or(c.DuplicateWindow, DefaultDuplicateWindow)
 	c.MaxMessageBytes = cmp.Or(c.MaxMessageBytes, DefaultMaxMessageBytes)
@@ -107,6 +117,19 @@ func (c StreamConfig) Validate() error {
 	}
 	if !matchesAny(c.Subjects, c.PublishSubject) {
 		bad("publish subject %q is not matched by the stream's subjects %v", c.PublishSubject, c.Subjects)
+	}
+	if !literalSubject(c.PublishSubject) {
+		bad("publish subject %q must be a literal subject (no empty tokens, '*' or '>')", c.PublishSubject)
+	}
+	switch {
+	case c.SingleLane:
+		// No urgent lane: the urgent subject matters only to enqueue --urgent.
+	case !literalSubject(c.UrgentSubject):
+		bad("urgent subject %q must be a literal subject (no empty tokens, '*' or '>')", c.UrgentSubject)
+	case !matchesAny(c.Subjects, c.UrgentSubject):
+		bad("urgent subject %q is not matched by the stream's subjects %v (set --urgent-subject)", c.UrgentSubject, c.Subjects)
+	case c.UrgentSubject == c.PublishSubject:
+		bad("urgent subject %q must differ from the publish subject, the backlog lane", c.UrgentSubject)
 	}
 	if c.MaxMessageBytes < 1 || c.MaxMessageBytes > math.MaxInt32 {
 		bad("max message bytes %d must be between 1 and %d", c.MaxMessageBytes, math.MaxInt32)
@@ -147,119 +170,6 @@ func (c StreamConfig) ConsumeConfig() ConsumeConfig {
 	}
 }
 
-// Setup creates or updates the work-queue stream and the one durable pull consumer that every
-// worker replica shares. It is idempotent, so enqueue and any number of workers may run it at
-// start, in any order and at the same time.
-//
-// Dead letters: the server's MaxDeliver is cfg.MaxDeliver+1. A job is attempted cfg.MaxDeliver
-// times (delivery cfg.MaxDeliver is the Final attempt); the one delivery more exists only so that
-// a job whose attempts all ended without an outcome (the worker crashed or hung each time, so
-// nobody could nak it) reaches a handler once more, marked Exhausted: the handler records it
-// dead, with its payload, and the loop terms it. Without that extra delivery the server would
-// stop redelivering silently, leave the message in the stream and publish only a core-NATS
-// advisory that is lost when nobody listens.
-//
-// Retry backoff: the consumer has no BackOff list. In nats-server 2.15 a BackOff list replaces
-// AckWait (AckWait becomes BackOff[0]) and the ack deadline of a redelivered message becomes
-// BackOff[n] (consumer.go checkPending): a heartbeat period derived from AckWait would then miss
-// the deadline of a job on its later attempts, and long jobs would be redelivered while still
-// running. BackOff also applies only to ack timeouts, not to naks. So AckWait stays fixed and the
-// loop retries with NakWithDelay(backoff(attempt)), which delays exactly the job that failed.
-func Setup(ctx context.Context, js jetstream.JetStream, cfg StreamConfig) (jetstream.Stream, jetstream.Consumer, error) {
-	cfg = cfg.WithDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, nil, err
-	}
-	streamCfg := jetstream.StreamConfig{
-		Name:        cfg.Stream,
-		Description: "Corroborate jobs: one statement to fact-check per message",
-		Subjects:    cfg.Subjects,
-		Retention:   jetstream.WorkQueuePolicy,
-		Storage:     jetstream.FileStorage,
-		Duplicates:  cfg.DuplicateWindow,
-		MaxMsgSize:  int32(cfg.MaxMessageBytes),
-		MaxAge:      cfg.MaxAge,
-		Replicas:    cfg.Replicas,
-		Discard:     jetstream.DiscardOld,
-	}
-	stream, err := createOrUpdateStream(ctx, js, streamCfg)
-	if err != nil {
-		return nil, nil, fmt.Errorf("setting up stream %s: %w", cfg.Stream, err)
-	}
-
-	maxAckPending, err := maxAckPending(ctx, stream, cfg)
-	if err != nil {
-		return nil, nil, fmt.Errorf("setting up consumer %s: %w", cfg.Consumer, err)
-	}
-	consCfg := jetstream.ConsumerConfig{
-		Durable:     cfg.Consumer,
-		Description: "Corroborate workers, all replicas together",
-		// A work-queue stream requires DeliverAll, and explicit acks are what make a crash mean
-		// redelivery rather than loss.
-		DeliverPolicy: jetstream.DeliverAllPolicy,
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       cfg.AckWait,
-		MaxDeliver:    cfg.MaxDeliver + 1, // the dead-letter delivery, see above
-		MaxAckPending: maxAckPending,
-	}
-	// The consumer sees every subject of the stream: work-queue streams allow no second consumer
-	// with an overlapping filter, so lanes (urgent, backlog) are subjects of this one. One subject
-	// goes in FilterSubject, which servers before 2.10 understand; several need FilterSubjects.
-	if len(cfg.Subjects) == 1 {
-		consCfg.FilterSubject = cfg.Subjects[0]
-	} else {
-		consCfg.FilterSubjects = cfg.Subjects
-	}
-	cons, err := js.CreateOrUpdateConsumer(ctx, cfg.Stream, consCfg)
-	if err != nil {
-		return nil, nil, fmt.Errorf("setting up consumer %s on stream %s: %w", cfg.Consumer, cfg.Stream, err)
-	}
-	return stream, cons, nil
-}
-
-// createOrUpdateStream is CreateOrUpdateStream made safe for racing callers: two Setups may both
-// see no stream and both create it; the loser's create fails with "name already in use" when the
-// configs differ, and an update then settles it.
-func createOrUpdateStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
-	var err error
-	for range 3 {
-		var s jetstream.Stream
-		s, err = js.CreateOrUpdateStream(ctx, cfg)
-		if err == nil {
-			return s, nil
-		}
-		if !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-			return nil, err
-		}
-	}
-	return nil, err
-}
-
-// maxAckPending chooses the consumer's MaxAckPending: the explicit value; else twice the
-// concurrency, since each worker holds its running jobs plus one pull batch of the same size
-// (see Consume), and a smaller bound would keep some of its slots idle; else, for callers that
-// run no jobs, whatever the consumer already has, so that enqueue does not undo the workers'
-// setting.
-func maxAckPending(ctx context.Context, stream jetstream.Stream, cfg StreamConfig) (int, error) {
-	if cfg.MaxAckPending > 0 {
-		return cfg.MaxAckPending, nil
-	}
-	if cfg.Concurrency > 0 {
-		return max(cfg.Concurrency*2, 1), nil
-	}
-	cons, err := stream.Consumer(ctx, cfg.Consumer)
-	switch {
-	case errors.Is(err, jetstream.ErrConsumerNotFound):
-		return DefaultMaxAckPending, nil
-	case err != nil:
-		return 0, err
-	}
-	if n := cons.CachedInfo().Config.MaxAckPending; n > 0 {
-		return n, nil
-	}
-	return DefaultMaxAckPending, nil
-}
-
 // matchesAny reports whether subject is matched by one of the NATS subject filters.
 func matchesAny(filters []string, subject string) bool {
 	for _, f := range filters {
@@ -284,4 +194,28 @@ func subjectMatches(filter, subject string) bool {
 		}
 	}
 	return len(ft) == len(st)
+}
+
+// literalSubject reports whether s is a subject one can publish on: tokens, none empty, none a
+// wildcard.
+func literalSubject(s string) bool {
+	if s == "" || strings.ContainsAny(s, " \t\r\n") {
+		return false
+	}
+	for _, t := range strings.Split(s, ".") {
+		if t == "" || t == "*" || t == ">" {
+			return false
+		}
+	}
+	return true
+}
+
+// siblingSubject is subject with its last token replaced by token: the urgent lane beside the
+// backlog one.
+func siblingSubject(subject, token string) string {
+	i := strings.LastIndexByte(subject, '.')
+	if i < 0 {
+		return token
+	}
+	return subject[:i+1] + token
 }

@@ -16,7 +16,8 @@ func TestStreamConfigDefaults(t *testing.T) {
 	got := StreamConfig{}.WithDefaults()
 	want := StreamConfig{
 		Stream: "CORROBORATE", Subjects: []string{"corroborate.statements.>"},
-		PublishSubject: "corroborate.statements.backlog", Consumer: "corroborate-workers",
+		PublishSubject: "corroborate.statements.backlog", UrgentSubject: "corroborate.statements.urgent",
+		Consumer:        "corroborate-workers",
 		DuplicateWindow: 24 * time.Hour, MaxMessageBytes: 1 << 20, MaxAge: 14 * 24 * time.Hour,
 		Replicas: 1, AckWait: 60 * time.Second, MaxDeliver: 5,
 		BackoffBase: 5 * time.Second, BackoffMax: 5 * time.Minute,
@@ -78,8 +79,16 @@ func TestSetupIdempotent(t *testing.T) {
 			}
 			c := info.Config
 			if c.Durable != "workers" || c.AckPolicy != jetstream.AckExplicitPolicy || c.DeliverPolicy != jetstream.DeliverAllPolicy ||
-				c.AckWait != 2*time.Second || c.MaxDeliver != 4 || c.MaxAckPending != 8 || c.FilterSubject != b.cfg.Subjects[0] || len(c.BackOff) != 0 {
-				t.Errorf("consumer config %+v", c)
+				c.AckWait != 2*time.Second || c.MaxDeliver != 4 || c.MaxAckPending != 8 || c.FilterSubject != b.cfg.PublishSubject || len(c.BackOff) != 0 {
+				t.Errorf("backlog consumer config %+v", c)
+			}
+			uinfo, err := b.lanes.Urgent().Info(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u := uinfo.Config; u.Durable != "workers-urgent" || u.AckPolicy != jetstream.AckExplicitPolicy || u.AckWait != 2*time.Second ||
+				u.MaxDeliver != 4 || u.MaxAckPending != 8 || u.FilterSubject != b.cfg.UrgentSubject || !strings.HasSuffix(u.FilterSubject, ".statements.urgent") {
+				t.Errorf("urgent consumer config %+v", u)
 			}
 			sinfo, err := b.stream.Info(ctx)
 			if err != nil {
@@ -142,8 +151,9 @@ func TestSetupIdempotent(t *testing.T) {
 			for n := range names.Name() {
 				all = append(all, n)
 			}
-			if !slices.Equal(all, []string{"workers"}) {
-				t.Errorf("consumers %q, want the one shared consumer", all)
+			slices.Sort(all)
+			if !slices.Equal(all, []string{"workers", "workers-urgent"}) {
+				t.Errorf("consumers %q, want the two lanes' shared consumers", all)
 			}
 		})
 	}
@@ -165,7 +175,8 @@ func TestSetupFirstByEnqueue(t *testing.T) {
 	}
 }
 
-// TestSetupSeveralSubjects uses FilterSubjects, which needs nats-server 2.10 or later.
+// TestSetupSeveralSubjects: without lanes, several subjects go in FilterSubjects, which needs
+// nats-server 2.10 or later.
 func TestSetupSeveralSubjects(t *testing.T) {
 	t.Parallel()
 	ns, err := newServer()
@@ -176,6 +187,7 @@ func TestSetupSeveralSubjects(t *testing.T) {
 	b := setupOn(t, nc, func(c *StreamConfig) {
 		prefix := strings.TrimSuffix(c.Subjects[0], ".statements.>")
 		c.Subjects = []string{prefix + ".statements.urgent", prefix + ".statements.backlog"}
+		c.SingleLane = true
 	})
 	got := b.cons.CachedInfo().Config.FilterSubjects
 	if !slices.Equal(got, b.cfg.Subjects) {
