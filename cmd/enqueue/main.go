@@ -48,6 +48,8 @@ type Config struct {
 	Method      string
 	Format      string
 	SkipInvalid bool
+	// Urgent publishes on the urgent lane (Stream.UrgentSubject), served before the backlog.
+	Urgent      bool
 	Wait        bool
 	WaitTimeout time.Duration
 
@@ -74,6 +76,7 @@ func (c *Config) flags(s *envflag.Set) {
 	s.String(&c.Method, "method", "CORROBORATE_DEFAULT_METHOD", pipeline.MethodMultihop, "method of records that name none: "+strings.Join(jobs.Methods, ", "))
 	s.String(&c.Format, "format", "CORROBORATE_STDIN_FORMAT", "", "format of stdin (-): jsonl, csv or txt (default: jsonl when it starts with '{', else txt)")
 	s.Bool(&c.SkipInvalid, "skip-invalid", "CORROBORATE_SKIP_INVALID", false, "publish the valid records even when some are invalid (the invalid ones are listed)")
+	s.Bool(&c.Urgent, "urgent", "CORROBORATE_URGENT", false, "publish on the urgent lane (--urgent-subject), which workers serve before the backlog")
 	s.Bool(&c.Wait, "wait", "CORROBORATE_WAIT", false, "follow the jobs in PostgreSQL until each has an outcome, then print a result table")
 	s.Duration(&c.WaitTimeout, "wait-timeout", "CORROBORATE_WAIT_TIMEOUT", 0, "with --wait: give up after this long (0: wait as long as it takes)")
 	c.Stream.DefineFlags(s)
@@ -153,8 +156,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 	queued, duplicates := 0, 0
 	var published []publishedJob
+	subject := sc.PublishSubject
+	if cfg.Urgent {
+		subject = sc.UrgentSubject
+	}
 	for _, rec := range r.records {
-		res, err := jobs.Publish(ctx, js, sc.PublishSubject, rec.Message, "")
+		res, err := jobs.Publish(ctx, js, subject, rec.Message, "")
 		if err != nil {
 			fmt.Fprintf(stderr, "enqueue: %s: NOT queued: %v\n", rec.Source, err)
 			fmt.Fprintf(stderr, "enqueue: stopped after %d queued and %d duplicates; the records from %s on were not published (running enqueue again is safe: queued ones are dropped as duplicates)\n", queued, duplicates, rec.Source)
