@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// DefaultFactcheckBenchPath is where the dataset is found from the repository root, as the
+// shared datasets README says; CORROBORATE_FACTCHECK_BENCH overrides it.
+const DefaultFactcheckBenchPath = "../shared/datasets/factcheck-bench/factcheck-GPT-benchmark.jsonl"
+
+// factcheckBenchPath returns DefaultFactcheckBenchPath looked up from dir and each of its
+// parents, or as given from dir when it is in none of them.
+func factcheckBenchPath(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		p := filepath.Join(d, DefaultFactcheckBenchPath)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		if filepath.Dir(d) == d {
+			return filepath.Join(dir, DefaultFactcheckBenchPath)
+		}
+	}
+}
+
+// goldStatement is one sentence of factcheck-bench with its human-written claims.
+type goldStatement struct {
+	// ID is "line/sentenceN": the record's line in the file and the sentence's key.
+	ID   string
+	Text string
+	Gold []string
+}
+
+// factcheckRecord is one line of factcheck-GPT-benchmark.jsonl, the fields used here.
+type factcheckRecord struct {
+	Sentences map[string]struct {
+		Text                 string   `json:"text"`
+		Decontext            string   `json:"decontext"`
+		Claims               []string `json:"claims"`
+		ClaimCheckworthiness []string `json:"claim_checkworthiness"`
+	} `json:"sentences"`
+}
+
+// readFactcheckBench reads the first n sentences (all when n is 0) that have at least one gold
+// claim the annotators marked factual, in file order and sentence order. A sentence's statement
+// is its decontextualised text ("He was born..." made "Barack Obama was born..."), the form the
+// annotators wrote the claims from and the form a newsroom would send: a sentence standing on
+// its own. Its gold claims are the factual ones (opinions and non-claims are left out).
+func readFactcheckBench(path string, n int) ([]goldStatement, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading factcheck-bench: %w (give --dataset the path of factcheck-GPT-benchmark.jsonl)", err)
+	}
+	defer f.Close()
+	var out []goldStatement
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var rec factcheckRecord
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a factcheck-bench record: %w", path, line, err)
+		}
+		keys := make([]string, 0, len(rec.Sentences))
+		for k := range rec.Sentences {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(a, b string) int { return sentenceNumber(a) - sentenceNumber(b) })
+		for _, k := range keys {
+			s := rec.Sentences[k]
+			if len(s.ClaimCheckworthiness) != len(s.Claims) {
+				return nil, fmt.Errorf("%s:%d: %s has %d claims and %d claim_checkworthiness labels", path, line, k, len(s.Claims), len(s.ClaimCheckworthiness))
+			}
+			var gold []string
+			for i, c := range s.Claims {
+				if s.ClaimCheckworthiness[i] == "factual" && strings.TrimSpace(c) != "" {
+					gold = append(gold, strings.TrimSpace(c))
+				}
+			}
+			text := strings.TrimSpace(s.Decontext)
+			if text == "" {
+				text = strings.TrimSpace(s.Text)
+			}
+			if len(gold) == 0 || text == "" {
+				continue
+			}
+			out = append(out, goldStatement{ID: fmt.Sprintf("%d/%s", line, k), Text: text, Gold: gold})
+			if n > 0 && len(out) == n {
+				return out, nil
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return out, nil
+}
+
+// sentenceNumber is N of "sentenceN", for sorting sentence keys in order.
+func sentenceNumber(key string) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(key, "sentence"))
+	if err != nil {
+		return 1 << 30
+	}
+	return n
+}

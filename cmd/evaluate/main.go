@@ -1,0 +1,459 @@
+// Command evaluate measures the multihop method against spec 004's quality criteria, with the
+// measurement methods the spec names:
+//
+//	evaluate plans [--n 20] [--dataset factcheck-GPT-benchmark.jsonl] [--json]
+//	    asks the configured model for the plans of N factcheck-bench statements and of a built-in
+//	    set of deliberately ambiguous statements, through multihop's own plan step, and reports
+//	    schema compliance (first reply, after one repair), claim recall against the human gold
+//	    claims, hallucinated claims (no span in the statement), near-duplicate queries, and the
+//	    share of ambiguous statements whose plan notes the ambiguity.
+//	evaluate retrieval [--feverous feverous_s_dev.json] [--limit 50] [--json]
+//	    loads FEVEROUS-S into a throwaway PostgreSQL corpus and runs the queries of the model's
+//	    plans (or, without a model, the claims themselves): MRR@10 of a gold page, and the Jaccard
+//	    similarity of the top-10 sets of every pair of queries within a statement, flagged > 0.7.
+//
+// The model is any OpenAI-compatible endpoint (OPENAI_API_KEY, OPENAI_BASE_URL,
+// CORROBORATE_MODEL), as for the worker. Tests run both commands on the fake model server.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/corroborate/corroborate/internal/devenv"
+	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/llm"
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/search"
+	"github.com/corroborate/corroborate/internal/search/searcheval"
+	"github.com/corroborate/corroborate/internal/store"
+)
+
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitError   = 1 // a service (model, PostgreSQL) failed
+	exitInvalid = 2 // bad usage, configuration or dataset
+)
+
+const usage = `Usage: evaluate COMMAND [flags]
+
+Commands:
+  plans       plan N factcheck-bench statements and the built-in ambiguous statements with the
+              configured model, through multihop's plan step; print schema compliance, claim
+              recall against the gold claims, hallucinated claims, near-duplicate queries and
+              ambiguity notes
+  retrieval   load FEVEROUS-S into a throwaway PostgreSQL corpus; run the queries of the model's
+              plans (without a model: the claims); print MRR@10 of a gold page and the Jaccard
+              similarity of top-10 sets of query pairs within a statement (flagged above 0.7)
+
+Run "evaluate COMMAND --help" for a command's flags. Exit status: 0 done; 1 a model or
+PostgreSQL failure; 2 bad usage, configuration or dataset.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stderr, usage)
+		if len(args) == 0 {
+			return exitInvalid
+		}
+		return exitOK
+	}
+	switch args[0] {
+	case "plans":
+		return runPlans(ctx, args[1:], stdout, stderr)
+	case "retrieval":
+		return runRetrieval(ctx, args[1:], stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "evaluate: unknown command %q\n\n%s", args[0], usage)
+	return exitInvalid
+}
+
+// modelConfig is the OpenAI-compatible endpoint, configured as the worker's is. The API key
+// comes from the environment only, never from a flag that would show in the process list.
+type modelConfig struct {
+	Model, BaseURL, APIKey string
+	Timeout                time.Duration
+}
+
+func (m *modelConfig) flags(fs *envflag.Set) {
+	fs.String(&m.Model, "model", "CORROBORATE_MODEL", llm.DefaultModel, "model name sent to the OpenAI-compatible endpoint")
+	fs.String(&m.BaseURL, "openai-base-url", "OPENAI_BASE_URL", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama (default OpenAI; the key is read from $OPENAI_API_KEY)")
+	fs.Duration(&m.Timeout, "model-timeout", "CORROBORATE_MODEL_TIMEOUT", llm.DefaultTimeout, "timeout of one model request")
+}
+
+// configured reports whether an endpoint is configured: a key for OpenAI, or a base URL.
+func (m modelConfig) configured() bool { return m.APIKey != "" || m.BaseURL != "" }
+
+// open returns the model client and a description of it for the report.
+func (m modelConfig) open() (pipeline.Model, string, error) {
+	client, err := llm.New(llm.Config{APIKey: m.APIKey, BaseURL: m.BaseURL, Model: m.Model, Timeout: m.Timeout})
+	if err != nil {
+		return nil, "", err
+	}
+	return client, fmt.Sprintf("%s at %s", client.Model(), client.BaseURL()), nil
+}
+
+// parse parses a subcommand's flags; ok false means exit with code.
+func parse(fs *envflag.Set, args []string, stderr io.Writer) (code int, ok bool) {
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK, false
+		}
+		fmt.Fprintln(stderr, fs.Name()+":", err)
+		return exitInvalid, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected arguments %q (every input is a flag)\n", fs.Name(), fs.Args())
+		return exitInvalid, false
+	}
+	return 0, true
+}
+
+// unitFloat parses a flag value that must be a number in [0, 1].
+func unitFloat(name, value string, problems *[]string) float64 {
+	f, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+	if err != nil || f < 0 || f > 1 {
+		*problems = append(*problems, fmt.Sprintf("--%s %q must be a number from 0 to 1", name, value))
+	}
+	return f
+}
+
+// plansConfig is the configuration of `evaluate plans`.
+type plansConfig struct {
+	model          modelConfig
+	N              int
+	Dataset        string
+	Ambiguous      bool
+	MatchThreshold string
+	threshold      float64
+	Concurrency    int
+	JSON           bool
+}
+
+func (c *plansConfig) validate() error {
+	var problems []string
+	if !c.model.configured() {
+		problems = append(problems, "no model: set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL (--openai-base-url) for an OpenAI-compatible server")
+	}
+	if c.N < 1 {
+		problems = append(problems, fmt.Sprintf("--n %d: give at least 1 statement", c.N))
+	}
+	if c.Concurrency < 1 || c.Concurrency > 64 {
+		problems = append(problems, fmt.Sprintf("--concurrency %d must be between 1 and 64", c.Concurrency))
+	}
+	c.threshold = unitFloat("match-threshold", c.MatchThreshold, &problems)
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+func runPlans(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var cfg plansConfig
+	fs := envflag.New("evaluate plans", "Usage: evaluate plans [flags]\n\n"+
+		"Asks the configured model for the multihop plans of the first N factcheck-bench statements\n"+
+		"(sentences with gold claims, decontextualised) and of the built-in ambiguous statements,\n"+
+		"through multihop's plan step (its prompt, validation and one repair), and prints spec 004's\n"+
+		"plan measurements.")
+	cfg.model.flags(fs)
+	wd, _ := os.Getwd()
+	fs.Int(&cfg.N, "n", "CORROBORATE_EVAL_N", 20, "number of factcheck-bench statements")
+	fs.String(&cfg.Dataset, "dataset", "CORROBORATE_FACTCHECK_BENCH", factcheckBenchPath(wd), "path of factcheck-GPT-benchmark.jsonl")
+	fs.Bool(&cfg.Ambiguous, "ambiguous", "CORROBORATE_EVAL_AMBIGUOUS", true, fmt.Sprintf("also plan the %d built-in ambiguous statements", len(ambiguousStatements)))
+	fs.String(&cfg.MatchThreshold, "match-threshold", "CORROBORATE_EVAL_MATCH_THRESHOLD", strconv.FormatFloat(DefaultMatchThreshold, 'g', -1, 64),
+		"token overlap (Jaccard of content words) at which an extracted claim recalls a gold claim")
+	fs.Int(&cfg.Concurrency, "concurrency", "CORROBORATE_EVAL_CONCURRENCY", 4, "plans asked for at once")
+	fs.Bool(&cfg.JSON, "json", "CORROBORATE_EVAL_JSON", false, "print the report, every statement included, as JSON")
+	if code, ok := parse(fs, args, stderr); !ok {
+		return code
+	}
+	cfg.model.APIKey = os.Getenv("OPENAI_API_KEY")
+	if err := cfg.validate(); err != nil {
+		fmt.Fprintln(stderr, "evaluate plans:", err)
+		return exitInvalid
+	}
+	statements, err := readFactcheckBench(cfg.Dataset, cfg.N)
+	if err != nil {
+		fmt.Fprintln(stderr, "evaluate plans:", err)
+		return exitInvalid
+	}
+	if len(statements) < cfg.N {
+		fmt.Fprintf(stderr, "evaluate plans: %s has %d statements with gold claims; measuring those\n", cfg.Dataset, len(statements))
+	}
+	model, name, err := cfg.model.open()
+	if err != nil {
+		fmt.Fprintln(stderr, "evaluate plans:", err)
+		return exitInvalid
+	}
+	var cases []planCase
+	for _, s := range statements {
+		cases = append(cases, planCase{ID: s.ID, Statement: s.Text, Gold: s.Gold})
+	}
+	if cfg.Ambiguous {
+		for i, a := range ambiguousStatements {
+			cases = append(cases, planCase{ID: fmt.Sprintf("ambiguous/%d", i+1), Statement: a.Text, Ambiguous: true})
+		}
+	}
+	results := measurePlans(ctx, model, cases, cfg.threshold, cfg.Concurrency, func(line string) { fmt.Fprintln(stderr, line) })
+	rep := summarize(name, cfg.threshold, results)
+	if code := printReport(stdout, cfg.JSON, rep, func() { writePlanTable(stdout, rep) }); code != exitOK {
+		return code
+	}
+	if rep.Errors > 0 {
+		fmt.Fprintf(stderr, "evaluate plans: %d statements got no plan because a model call failed (see the report)\n", rep.Errors)
+		return exitError
+	}
+	return exitOK
+}
+
+func printReport(w io.Writer, asJSON bool, rep any, table func()) int {
+	if !asJSON {
+		table()
+		return exitOK
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rep); err != nil {
+		return exitError
+	}
+	return exitOK
+}
+
+// Query sources of `evaluate retrieval --queries`.
+const (
+	queriesAuto   = "auto"
+	queriesPlans  = "plans"
+	queriesClaims = "claims"
+)
+
+// retrievalConfig is the configuration of `evaluate retrieval`.
+type retrievalConfig struct {
+	model       modelConfig
+	Feverous    string
+	Limit       int
+	Challenge   string
+	Queries     string
+	DatabaseURL string
+	Schema      string
+	FlagAbove   string
+	flagAbove   float64
+	Concurrency int
+	JSON        bool
+}
+
+func (c *retrievalConfig) validate() error {
+	var problems []string
+	switch c.Queries {
+	case queriesAuto:
+		c.Queries = queriesClaims
+		if c.model.configured() {
+			c.Queries = queriesPlans
+		}
+	case queriesPlans:
+		if !c.model.configured() {
+			problems = append(problems, "--queries plans needs a model: set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL (--openai-base-url)")
+		}
+	case queriesClaims:
+	default:
+		problems = append(problems, fmt.Sprintf("--queries %q must be auto, plans or claims", c.Queries))
+	}
+	if c.Limit < 0 {
+		problems = append(problems, fmt.Sprintf("--limit %d: give 0 (every claim) or more", c.Limit))
+	}
+	if !validSchema(c.Schema) {
+		problems = append(problems, fmt.Sprintf("--schema %q: use lower-case letters, digits and _ (and not public)", c.Schema))
+	}
+	if c.Concurrency < 1 || c.Concurrency > 64 {
+		problems = append(problems, fmt.Sprintf("--concurrency %d must be between 1 and 64", c.Concurrency))
+	}
+	c.flagAbove = unitFloat("flag-above", c.FlagAbove, &problems)
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+func runRetrieval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var cfg retrievalConfig
+	fs := envflag.New("evaluate retrieval", "Usage: evaluate retrieval [flags]\n\n"+
+		"Loads FEVEROUS-S (one document per page title) into a throwaway PostgreSQL corpus (a schema\n"+
+		"of its own in $DATABASE_URL, else a cluster started for the run), runs the queries of the\n"+
+		"first N claims (the hop and cross-validation queries of the model's plans, or the claims\n"+
+		"themselves) with the corpus's default ranking, and prints MRR@10 of a gold page and the\n"+
+		"Jaccard similarity of the top-10 sets of every pair of queries within a claim.")
+	cfg.model.flags(fs)
+	wd, _ := os.Getwd()
+	fs.String(&cfg.Feverous, "feverous", "CORROBORATE_FEVEROUS", searcheval.FeverousPath(wd), "path of feverous_s_dev.json")
+	fs.Int(&cfg.Limit, "limit", "CORROBORATE_EVAL_LIMIT", 50, "use the first N claims (0: all 2,962)")
+	fs.String(&cfg.Challenge, "challenge", "CORROBORATE_EVAL_CHALLENGE", "", `use only claims of this FEVEROUS challenge type, e.g. "Multi-hop Reasoning"`)
+	fs.String(&cfg.Queries, "queries", "CORROBORATE_EVAL_QUERIES", queriesAuto, "where queries come from: plans (the model's), claims (the claims themselves), auto (plans when a model is configured)")
+	fs.String(&cfg.DatabaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL (empty: start a throwaway cluster from the local PostgreSQL binaries)")
+	fs.String(&cfg.Schema, "schema", "CORROBORATE_EVALUATE_SCHEMA", "eval_retrieval", "schema of $DATABASE_URL the corpus is loaded into (dropped and made afresh, dropped after)")
+	fs.String(&cfg.FlagAbove, "flag-above", "CORROBORATE_EVAL_FLAG_ABOVE", strconv.FormatFloat(DefaultJaccardFlag, 'g', -1, 64), "Jaccard similarity of two queries' top-10 sets above which the pair is flagged")
+	fs.Int(&cfg.Concurrency, "concurrency", "CORROBORATE_EVAL_CONCURRENCY", 4, "plans and queries at once")
+	fs.Bool(&cfg.JSON, "json", "CORROBORATE_EVAL_JSON", false, "print the report, every pair included, as JSON")
+	if code, ok := parse(fs, args, stderr); !ok {
+		return code
+	}
+	cfg.model.APIKey = os.Getenv("OPENAI_API_KEY")
+	if err := cfg.validate(); err != nil {
+		fmt.Fprintln(stderr, "evaluate retrieval:", err)
+		return exitInvalid
+	}
+	docs, claims, err := searcheval.ReadFeverous(cfg.Feverous)
+	if err != nil {
+		fmt.Fprintln(stderr, "evaluate retrieval:", err)
+		return exitInvalid
+	}
+	var stmts []retrievalStatement
+	for _, c := range claims {
+		if cfg.Challenge != "" && c.Challenge != cfg.Challenge {
+			continue
+		}
+		stmts = append(stmts, retrievalStatement{ID: c.ID, Text: c.Text, Gold: c.Gold})
+		if cfg.Limit > 0 && len(stmts) == cfg.Limit {
+			break
+		}
+	}
+	if len(stmts) == 0 {
+		fmt.Fprintf(stderr, "evaluate retrieval: no claim of challenge %q in %s\n", cfg.Challenge, cfg.Feverous)
+		return exitInvalid
+	}
+	from := "the claims themselves (no model)"
+	if cfg.Queries == queriesPlans {
+		model, name, err := cfg.model.open()
+		if err != nil {
+			fmt.Fprintln(stderr, "evaluate retrieval:", err)
+			return exitInvalid
+		}
+		from = "the plans of " + name + " (hop and cross-validation queries)"
+		planQueries(ctx, model, stmts, cfg.Concurrency, func(line string) { fmt.Fprintln(stderr, line) })
+	} else {
+		for i := range stmts {
+			stmts[i].Queries = []string{stmts[i].Text}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		fmt.Fprintln(stderr, "evaluate retrieval:", err)
+		return exitError
+	}
+	pool, closeDB, err := openCorpusDB(ctx, cfg.DatabaseURL, cfg.Schema, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "evaluate retrieval:", err)
+		return exitError
+	}
+	defer closeDB()
+	stats, err := searcheval.LoadCorpus(ctx, pool, docs)
+	if err != nil {
+		fmt.Fprintln(stderr, "evaluate retrieval: loading FEVEROUS-S:", err)
+		return exitError
+	}
+	fmt.Fprintf(stderr, "loaded %d documents in %s\n", stats.Inserted+stats.Updated+stats.Unchanged, stats.Duration.Round(time.Millisecond))
+	rep, err := measureRetrieval(ctx, search.NewCorpus(pool, search.CorpusOpts{}), stmts, searcheval.K, cfg.Concurrency, cfg.flagAbove)
+	if err != nil {
+		fmt.Fprintln(stderr, "evaluate retrieval:", err)
+		return exitError
+	}
+	rep.Corpus, rep.Documents, rep.QueriesFrom = "FEVEROUS-S dev", stats.Inserted+stats.Updated+stats.Unchanged, from
+	if cfg.Challenge != "" {
+		rep.Corpus += fmt.Sprintf(" (claims of challenge %q)", cfg.Challenge)
+	}
+	return printReport(stdout, cfg.JSON, rep, func() { writeRetrievalTable(stdout, rep) })
+}
+
+// openCorpusDB returns a pool on a fresh, migrated schema of databaseURL, or, when databaseURL
+// is empty, on a PostgreSQL cluster started for the run from the local binaries. closeDB drops
+// the schema or stops and removes the cluster.
+func openCorpusDB(ctx context.Context, databaseURL, schema string, stderr io.Writer) (pool *pgxpool.Pool, closeDB func(), err error) {
+	cleanups := []func(){}
+	closeDB = func() {
+		for i := len(cleanups) - 1; i >= 0; i-- {
+			cleanups[i]()
+		}
+	}
+	defer func() {
+		if err != nil {
+			closeDB()
+		}
+	}()
+	if databaseURL == "" {
+		dir, err := os.MkdirTemp("", "corroborate-evaluate-pg-")
+		if err != nil {
+			return nil, closeDB, err
+		}
+		cleanups = append(cleanups, func() { os.RemoveAll(dir) })
+		fmt.Fprintf(stderr, "no DATABASE_URL: starting a throwaway PostgreSQL in %s\n", dir)
+		pg, err := devenv.StartPostgres(ctx, dir)
+		if err != nil {
+			return nil, closeDB, fmt.Errorf("no DATABASE_URL, and a throwaway PostgreSQL would not start: %w", err)
+		}
+		cleanups = append(cleanups, func() {
+			if err := pg.Stop(); err != nil {
+				fmt.Fprintln(stderr, "evaluate: stopping the throwaway PostgreSQL:", err)
+			}
+		})
+		databaseURL = pg.URL
+	}
+	cfg, err := pgxpool.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, closeDB, fmt.Errorf("DATABASE_URL is not a valid PostgreSQL URL: %w", err)
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
+	if err != nil {
+		return nil, closeDB, fmt.Errorf("cannot reach PostgreSQL at %s:%d (is it running? is DATABASE_URL right?): %w", cfg.ConnConfig.Host, cfg.ConnConfig.Port, err)
+	}
+	_, err = conn.Exec(ctx, fmt.Sprintf("DROP SCHEMA IF EXISTS %s CASCADE; CREATE SCHEMA %s", schema, schema))
+	conn.Close(ctx)
+	if err != nil {
+		return nil, closeDB, fmt.Errorf("making schema %s: %w", schema, err)
+	}
+	cfg.ConnConfig.RuntimeParams["search_path"] = schema
+	pool, err = pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, closeDB, fmt.Errorf("opening the pool: %w", err)
+	}
+	cleanups = append(cleanups, func() {
+		if _, err := pool.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			fmt.Fprintln(stderr, "evaluate: dropping the schema:", err)
+		}
+		pool.Close()
+	})
+	if _, err := store.New(pool).Migrate(ctx); err != nil {
+		return nil, closeDB, err
+	}
+	return pool, closeDB, nil
+}
+
+func validSchema(s string) bool {
+	if s == "" || s == "public" || len(s) > 40 || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for _, c := range s {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/search/searcheval"
+)
+
+// DefaultJaccardFlag is spec 004's bound: two queries of one statement whose top-10 result sets
+// have a Jaccard similarity above it retrieve the same evidence and are flagged.
+const DefaultJaccardFlag = 0.7
+
+// retrievalStatement is one FEVEROUS-S claim, its gold pages and the queries run for it.
+type retrievalStatement struct {
+	ID      int      `json:"id"`
+	Text    string   `json:"text"`
+	Gold    []string `json:"gold"`
+	Queries []string `json:"queries"`
+	// Outcome is the plan step's outcome when a model wrote the queries.
+	Outcome string `json:"plan_outcome,omitempty"`
+}
+
+// planQueries asks model for each statement's plan through the multihop plan step and sets its
+// queries to the ones a multihop run searches: every hop of every chain, in chain order, then
+// the cross-validation queries. A statement without an accepted plan keeps no query.
+func planQueries(ctx context.Context, model pipeline.Model, stmts []retrievalStatement, concurrency int, progress func(string)) {
+	var mu sync.Mutex
+	done := 0
+	parallel(ctx, len(stmts), concurrency, func(i int) {
+		s := &stmts[i]
+		attempt, err := pipeline.PlanStatement(ctx, model, pipeline.Input{Text: s.Text, Language: "en"})
+		switch {
+		case err != nil:
+			s.Outcome = outcomeError + ": " + err.Error()
+		default:
+			s.Outcome = string(attempt.Outcome)
+		}
+		if err == nil && attempt.Outcome == pipeline.PlanAccepted {
+			p := attempt.Plan.Plan
+			for _, ch := range p.QueryChains {
+				for _, h := range ch.Hops {
+					s.Queries = append(s.Queries, h.Query)
+				}
+			}
+			for _, q := range p.CrossValidationQueries {
+				s.Queries = append(s.Queries, q.QueryText)
+			}
+		}
+		mu.Lock()
+		done++
+		progress(fmt.Sprintf("planned %d/%d: claim %d %s, %d queries", done, len(stmts), s.ID, s.Outcome, len(s.Queries)))
+		mu.Unlock()
+	})
+}
+
+// parallel runs fn for 0..n-1, at most limit at once, and waits; it starts nothing more once ctx
+// is done.
+func parallel(ctx context.Context, n, limit int, fn func(i int)) {
+	slots := make(chan struct{}, max(limit, 1))
+	var wg sync.WaitGroup
+	for i := range n {
+		if ctx.Err() != nil {
+			break
+		}
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			fn(i)
+		}()
+	}
+	wg.Wait()
+}
+
+// queryPair is two queries of one statement and the Jaccard similarity of their top-k sets.
+type queryPair struct {
+	Statement int     `json:"statement"`
+	A         string  `json:"a"`
+	B         string  `json:"b"`
+	Jaccard   float64 `json:"jaccard"`
+	Flagged   bool    `json:"flagged"`
+}
+
+// retrievalReport is the retrieval evaluation's figures.
+type retrievalReport struct {
+	Corpus    string `json:"corpus"`
+	Documents int    `json:"documents"`
+	// QueriesFrom says who wrote the queries: a model's plans, or the claims themselves.
+	QueriesFrom string `json:"queries_from"`
+	K           int    `json:"k"`
+	Statements  int    `json:"statements"`
+	// Unplanned are the statements that got no query (no accepted plan).
+	Unplanned int `json:"statements_without_queries"`
+	// Score is searcheval's: MRR@k, hit@k and recall@k of a gold page over every query.
+	Score searcheval.Score `json:"score"`
+	// StatementsHit: statements with a gold page in the top k of at least one of their queries.
+	StatementsHit ratio `json:"statements_with_a_gold_page"`
+	// EmptyQueries: queries that returned nothing.
+	EmptyQueries ratio `json:"queries_without_results"`
+	// Pairs are every pair of queries within a statement; FlagAbove the spec's bound.
+	Pairs       []queryPair          `json:"pairs"`
+	MeanJaccard float64              `json:"mean_jaccard"`
+	Flagged     int                  `json:"flagged_pairs"`
+	FlagAbove   float64              `json:"flag_above"`
+	Results     []retrievalStatement `json:"statements_measured"`
+}
+
+// resultRecorder is a Searcher that keeps the URLs each query got back, so that one run of
+// searcheval.Evaluate gives both its scores and the result sets the pairs are compared on.
+type resultRecorder struct {
+	s pipeline.Searcher
+
+	mu   sync.Mutex
+	urls map[string][]string
+}
+
+func (r *resultRecorder) Search(ctx context.Context, q pipeline.SearchQuery) (pipeline.SearchResponse, error) {
+	resp, err := r.s.Search(ctx, q)
+	if err == nil {
+		urls := make([]string, 0, len(resp.Results))
+		for _, res := range resp.Results {
+			urls = append(urls, res.URL)
+		}
+		r.mu.Lock()
+		r.urls[q.Query] = urls
+		r.mu.Unlock()
+	}
+	return resp, err
+}
+
+// measureRetrieval runs every query of stmts through s (top k, concurrency at a time) and
+// scores it: MRR@k of a gold page by searcheval.Evaluate, and the Jaccard similarity of the
+// top-k sets of every pair of queries within a statement, flagged above flagAbove.
+func measureRetrieval(ctx context.Context, s pipeline.Searcher, stmts []retrievalStatement, k, concurrency int, flagAbove float64) (retrievalReport, error) {
+	rep := retrievalReport{K: k, Statements: len(stmts), FlagAbove: flagAbove, Pairs: []queryPair{}, Results: stmts}
+	rec := &resultRecorder{s: s, urls: map[string][]string{}}
+	var queries []searcheval.Claim
+	for _, st := range stmts {
+		if len(st.Queries) == 0 {
+			rep.Unplanned++
+		}
+		for _, q := range st.Queries {
+			queries = append(queries, searcheval.Claim{ID: st.ID, Text: q, Gold: st.Gold})
+		}
+	}
+	score, err := searcheval.Evaluate(ctx, "queries", rec, queries, k, concurrency)
+	if err != nil {
+		return rep, err
+	}
+	rep.Score = score
+	total := 0.0
+	for _, st := range stmts {
+		hit := false
+		for i, q := range st.Queries {
+			urls := rec.urls[q]
+			rep.EmptyQueries.add(b2i(len(urls) == 0), 1)
+			hit = hit || slices.ContainsFunc(urls, func(u string) bool { return slices.Contains(st.Gold, u) })
+			for _, other := range st.Queries[i+1:] {
+				j := jaccard(urls, rec.urls[other])
+				p := queryPair{Statement: st.ID, A: q, B: other, Jaccard: j, Flagged: j > flagAbove}
+				rep.Pairs = append(rep.Pairs, p)
+				rep.Flagged += b2i(p.Flagged)
+				total += j
+			}
+		}
+		if len(st.Queries) > 0 {
+			rep.StatementsHit.add(b2i(hit), 1)
+		}
+	}
+	if len(rep.Pairs) > 0 {
+		rep.MeanJaccard = total / float64(len(rep.Pairs))
+	}
+	return rep, nil
+}
+
+// writeRetrievalTable prints the report as a markdown table with the spec's targets, then the
+// flagged pairs.
+func writeRetrievalTable(w io.Writer, rep retrievalReport) {
+	fmt.Fprintf(w, "Retrieval (spec 004) on %s: %d statements, %d documents, queries from %s, top %d\n\n",
+		rep.Corpus, rep.Statements, rep.Documents, rep.QueriesFrom, rep.K)
+	fmt.Fprintln(w, "| measure | result | spec 004 target |")
+	fmt.Fprintln(w, "| --- | --- | --- |")
+	row := func(measure, result, target string) { fmt.Fprintf(w, "| %s | %s | %s |\n", measure, result, target) }
+	row(fmt.Sprintf("MRR@%d of a gold page, over queries", rep.K), fmt.Sprintf("%.3f (%d queries)", rep.Score.MRR, rep.Score.Queries), "> 0.5 over 50 statements")
+	row(fmt.Sprintf("hit@%d, recall@%d of the gold pages, over queries", rep.K, rep.K), fmt.Sprintf("%.3f, %.3f", rep.Score.Hit, rep.Score.Recall), "")
+	row(fmt.Sprintf("statements with a gold page in some query's top %d", rep.K), rep.StatementsHit.String(), "")
+	row("queries without results", rep.EmptyQueries.String(), "none (too narrow)")
+	if rep.Unplanned > 0 {
+		row("statements without queries (no accepted plan)", fmt.Sprint(rep.Unplanned), "")
+	}
+	pairs := fmt.Sprintf("%d, mean Jaccard %.3f", len(rep.Pairs), rep.MeanJaccard)
+	if len(rep.Pairs) == 0 {
+		pairs = "0 (one query per statement)"
+	}
+	row(fmt.Sprintf("query pairs within a statement, Jaccard of top-%d sets", rep.K), pairs, "")
+	row(fmt.Sprintf("pairs above %.1f (flagged: same evidence)", rep.FlagAbove), fmt.Sprint(rep.Flagged), "none")
+	row("ms per query", fmt.Sprintf("%.1f", float64(rep.Score.MeanLatency.Microseconds())/1000), "")
+	var flagged []string
+	for _, p := range rep.Pairs {
+		if p.Flagged {
+			flagged = append(flagged, fmt.Sprintf("claim %d: %q and %q: %.2f", p.Statement, p.A, p.B, p.Jaccard))
+		}
+	}
+	var unplanned []string
+	for _, st := range rep.Results {
+		if len(st.Queries) == 0 {
+			reason := "no query"
+			if st.Outcome != "" {
+				reason = "plan " + st.Outcome
+			}
+			unplanned = append(unplanned, fmt.Sprintf("claim %d: %s", st.ID, reason))
+		}
+	}
+	for _, l := range []struct {
+		title string
+		lines []string
+	}{{"Flagged pairs", flagged}, {"Statements without queries", unplanned}} {
+		if len(l.lines) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s:\n", l.title)
+		for _, line := range l.lines {
+			fmt.Fprintf(w, "- %s\n", line)
+		}
+	}
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+)
+
+// ratio is a count over a total: "3/7 = 0.429".
+type ratio struct {
+	N, Of int
+}
+
+// Rate is N/Of, 0 when Of is 0.
+func (r ratio) Rate() float64 {
+	if r.Of == 0 {
+		return 0
+	}
+	return float64(r.N) / float64(r.Of)
+}
+
+func (r ratio) String() string {
+	if r.Of == 0 {
+		return "0/0 (nothing measured)"
+	}
+	return fmt.Sprintf("%d/%d = %.3f", r.N, r.Of, r.Rate())
+}
+
+func (r *ratio) add(n, of int) { r.N += n; r.Of += of }
+
+func (r ratio) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		N    int     `json:"n"`
+		Of   int     `json:"of"`
+		Rate float64 `json:"rate"`
+	}{r.N, r.Of, r.Rate()})
+}
+
+// DefaultMatchThreshold is the token overlap (pipeline.TokenOverlap: the Jaccard index of the
+// content-word sets) at which an extracted claim matches a gold claim. Half the content words
+// in common accepts a paraphrase that keeps the entities, the predicate and the figures
+// ("Barack Obama's mother was from Kansas" against "Obama's mother came from Kansas": 0.60)
+// and refuses a claim about something else of the same subject. It is lower than the 0.8 of a
+// near-duplicate because gold claims are rewritten by annotators, not copied from the statement.
+const DefaultMatchThreshold = 0.5
+
+// matchClaims pairs gold claims with extracted claims one to one: a gold claim is recalled when
+// an extracted claim has a token overlap of at least threshold with it and is not taken by
+// another gold claim. The pairing is a maximum matching (augmenting paths), so the count is the
+// largest possible, and one extracted claim that merges two gold claims recalls only one of
+// them, as spec 004's "no claim is merged into another" asks. It returns, for each gold claim,
+// the index of its extracted claim, or -1.
+func matchClaims(gold, extracted []string, threshold float64, language string) []int {
+	type edge struct {
+		to      int
+		overlap float64
+	}
+	adj := make([][]edge, len(gold))
+	for i, g := range gold {
+		for j, e := range extracted {
+			if o := pipeline.TokenOverlap(g, e, language); o >= threshold {
+				adj[i] = append(adj[i], edge{j, o})
+			}
+		}
+		// Best overlap first: among matchings of the same size, pairs read naturally.
+		slices.SortStableFunc(adj[i], func(a, b edge) int {
+			switch {
+			case a.overlap > b.overlap:
+				return -1
+			case a.overlap < b.overlap:
+				return 1
+			}
+			return 0
+		})
+	}
+	owner := make([]int, len(extracted))
+	for j := range owner {
+		owner[j] = -1
+	}
+	var augment func(i int, seen []bool) bool
+	augment = func(i int, seen []bool) bool {
+		for _, e := range adj[i] {
+			if seen[e.to] {
+				continue
+			}
+			seen[e.to] = true
+			if owner[e.to] < 0 || augment(owner[e.to], seen) {
+				owner[e.to] = i
+				return true
+			}
+		}
+		return false
+	}
+	for i := range gold {
+		augment(i, make([]bool, len(extracted)))
+	}
+	match := make([]int, len(gold))
+	for i := range match {
+		match[i] = -1
+	}
+	for j, i := range owner {
+		if i >= 0 {
+			match[i] = j
+		}
+	}
+	return match
+}
+
+// bestOverlap returns the extracted claim with the highest token overlap with gold, for the
+// report of a missed claim; -1 when there is none.
+func bestOverlap(gold string, extracted []string, language string) (int, float64) {
+	best, at := 0.0, -1
+	for j, e := range extracted {
+		if o := pipeline.TokenOverlap(gold, e, language); o > best || at < 0 {
+			best, at = o, j
+		}
+	}
+	return at, best
+}
+
+// jaccard is |A ∩ B| / |A ∪ B| of two result sets (URLs). Two empty sets give 0: queries that
+// both found nothing are not duplicates of each other, and are counted as queries without
+// results instead.
+func jaccard(a, b []string) float64 {
+	sa := map[string]bool{}
+	for _, u := range a {
+		sa[u] = true
+	}
+	sb := map[string]bool{}
+	for _, u := range b {
+		sb[u] = true
+	}
+	inter := 0
+	for u := range sa {
+		if sb[u] {
+			inter++
+		}
+	}
+	union := len(sa) + len(sb) - inter
+	if union == 0 {
+		return 0
+	}
+	return float64(inter) / float64(union)
+}
