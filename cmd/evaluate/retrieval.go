@@ -27,7 +27,10 @@ type retrievalStatement struct {
 
 // planQueries asks model for each statement's plan through the multihop plan step and sets its
 // queries to the ones a multihop run searches: every hop of every chain, in chain order, then
-// the cross-validation queries. A statement without an accepted plan keeps no query.
+// the cross-validation queries. A statement without an accepted plan keeps no query. The queries
+// run as written, without the exclusions a run adds to later hops: every FEVEROUS-S page is on
+// one domain and one publisher (Wikipedia), so hop 2 of a run would exclude the whole corpus,
+// and the spec measures the queries themselves.
 func planQueries(ctx context.Context, model pipeline.Model, stmts []retrievalStatement, concurrency int, progress func(string)) {
 	var mu sync.Mutex
 	done := 0
