@@ -84,6 +84,9 @@ func (c *Config) flags(s *envflag.Set) {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "reverify" {
+		return runReverify(ctx, args[1:], stdout, stderr)
+	}
 	var cfg Config
 	fs := envflag.New("enqueue", "Usage: enqueue [flags] [FILE.jsonl|FILE.csv|FILE.txt|-]...\n\n"+
 		"Validates statements and publishes them as jobs. Exit status: 0 all queued (and, with --wait,\n"+

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/store"
+)
+
+// ReverifyConfig is everything `enqueue reverify` is told.
+type ReverifyConfig struct {
+	NATSURL          string
+	DatabaseURL      string
+	OlderThan        time.Duration
+	Verdict          string
+	Method           string
+	ExternalIDPrefix string
+	Limit            int
+	DryRun           bool
+
+	Stream   jobs.StreamConfig
+	NATSConn jobs.ConnConfig
+}
+
+func (c *ReverifyConfig) flags(s *envflag.Set) {
+	s.String(&c.NATSURL, "nats-url", "NATS_URL", nats.DefaultURL, "NATS server URL")
+	s.String(&c.DatabaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL (required: the statements are selected there)")
+	s.Duration(&c.OlderThan, "older-than", "CORROBORATE_REVERIFY_OLDER_THAN", 24*time.Hour, "select statements whose latest run finished longer ago than this")
+	s.String(&c.Verdict, "verdict", "CORROBORATE_REVERIFY_VERDICT", "", "only statements whose latest run has a claim of this verdict: "+strings.Join(store.Verdicts, ", "))
+	s.String(&c.Method, "method", "CORROBORATE_REVERIFY_METHOD", "", "only statements whose latest run ran (or asked for) this method")
+	s.String(&c.ExternalIDPrefix, "external-id-prefix", "CORROBORATE_REVERIFY_EXTERNAL_ID_PREFIX", "", "only statements whose id (the producer's reference) starts with this")
+	s.Int(&c.Limit, "limit", "CORROBORATE_REVERIFY_LIMIT", 0, "enqueue at most this many, oldest latest run first (0: all)")
+	s.Bool(&c.DryRun, "dry-run", "CORROBORATE_REVERIFY_DRY_RUN", false, "list what would be enqueued, publish nothing")
+	c.Stream.DefineFlags(s)
+	c.NATSConn.DefineFlags(s)
+}
+
+const reverifyUsage = `Usage: enqueue reverify [flags]
+
+Enqueues again, as re-verification runs, the statements whose latest run finished longer ago
+than --older-than (and, optionally, of one verdict, method or id prefix), each with the method
+and options its latest job asked for and options.reverify set: the worker stores the run with
+runs.reverify = true and sends its freshness-sensitive searches past the search cache.
+
+The job id is reverify:<statement_id>:<YYYY-MM-DD>, the date being the cutoff's (now minus
+--older-than, local time): running it twice the same night enqueues nothing twice (JetStream
+drops the repeat inside its dedupe window, and a worker never runs a stored job id again).
+Exit status: 0 done; 1 NATS or PostgreSQL error; 2 usage.`
+
+// reverifyJobID is the job id of a statement's re-verification on the night of cutoff.
+func reverifyJobID(statementID int64, cutoff time.Time) string {
+	return fmt.Sprintf("reverify:%d:%s", statementID, cutoff.Format(time.DateOnly))
+}
+
+func runReverify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var cfg ReverifyConfig
+	fs := envflag.New("enqueue reverify", reverifyUsage)
+	fs.SetOutput(stderr)
+	cfg.flags(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintln(stderr, "enqueue reverify:", err)
+		return exitInvalid
+	}
+	var problems []string
+	if fs.NArg() > 0 {
+		problems = append(problems, fmt.Sprintf("unexpected arguments %q (reverify selects statements from PostgreSQL; flags only)", fs.Args()))
+	}
+	if cfg.DatabaseURL == "" {
+		problems = append(problems, "no database: set DATABASE_URL or --database-url")
+	}
+	if cfg.OlderThan <= 0 {
+		problems = append(problems, fmt.Sprintf("--older-than %s: give a positive duration such as 24h", cfg.OlderThan))
+	}
+	if cfg.Verdict != "" && !slices.Contains(store.Verdicts, cfg.Verdict) {
+		problems = append(problems, fmt.Sprintf("--verdict %q is not a verdict; use one of %s", cfg.Verdict, strings.Join(store.Verdicts, ", ")))
+	}
+	if cfg.Method != "" && !jobs.KnownMethod(cfg.Method) {
+		problems = append(problems, fmt.Sprintf("--method %q is not a method; use one of %s", cfg.Method, strings.Join(jobs.Methods, ", ")))
+	}
+	if cfg.Limit < 0 {
+		problems = append(problems, fmt.Sprintf("--limit %d: give 0 (all) or more", cfg.Limit))
+	}
+	sc := cfg.Stream.WithDefaults()
+	if err := sc.Validate(); err != nil {
+		problems = append(problems, err.Error())
+	}
+	connOpts, err := cfg.NATSConn.Options()
+	if err != nil {
+		problems = append(problems, err.Error())
+	}
+	if len(problems) > 0 {
+		fmt.Fprintln(stderr, "enqueue reverify:", strings.Join(problems, "; "))
+		return exitInvalid
+	}
+
+	st, err := store.Open(ctx, store.Config{URL: cfg.DatabaseURL, MaxConns: 2})
+	if err != nil {
+		fmt.Fprintln(stderr, "enqueue reverify:", err)
+		return exitError
+	}
+	defer st.Close()
+	if _, err := st.Migrate(ctx); err != nil {
+		fmt.Fprintln(stderr, "enqueue reverify:", err)
+		return exitError
+	}
+	cutoff := time.Now().Add(-cfg.OlderThan)
+	candidates, err := st.ReverifyCandidates(ctx, store.ReverifySelection{
+		Before: cutoff, Verdict: cfg.Verdict, Method: cfg.Method, ExternalIDPrefix: cfg.ExternalIDPrefix, Limit: cfg.Limit,
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, "enqueue reverify:", err)
+		return exitError
+	}
+	validation := jobs.ValidationConfig{MaxMessageBytes: sc.MaxMessageBytes}.WithDefaults()
+	type job struct {
+		c   store.ReverifyCandidate
+		id  string
+		msg jobs.Message
+	}
+	var todo []job
+	skipped := 0
+	for _, c := range candidates {
+		msg, err := reverifyMessage(c, validation)
+		if err != nil {
+			// A statement stored before a validation rule existed may break it now: say so and go
+			// on with the others, so that one old record does not stop the night.
+			fmt.Fprintf(stderr, "skipped   statement %d (%s): %v\n", c.StatementID, cmpOr(c.ExternalID, "no id"), err)
+			skipped++
+			continue
+		}
+		todo = append(todo, job{c: c, id: reverifyJobID(c.StatementID, cutoff), msg: msg})
+	}
+	fmt.Fprintf(stdout, "%d statement(s) whose latest run finished before %s\n", len(candidates), cutoff.Format(time.RFC3339))
+
+	if cfg.DryRun {
+		for _, j := range todo {
+			fmt.Fprintf(stdout, "would queue statement %d (%s)  job %s  method %s  latest run %d at %s\n",
+				j.c.StatementID, cmpOr(j.c.ExternalID, "no id"), j.id, j.msg.Method, j.c.RunID, j.c.FinishedAt.Format(time.RFC3339))
+		}
+		fmt.Fprintf(stdout, "dry run: %d would be queued, %d skipped; nothing was published\n", len(todo), skipped)
+		return exitOK
+	}
+	if len(todo) == 0 {
+		fmt.Fprintf(stdout, "0 queued, 0 duplicates, %d skipped\n", skipped)
+		return exitOK
+	}
+
+	nc, err := nats.Connect(cfg.NATSURL, append(connOpts, nats.Name("corroborate-enqueue-reverify"))...)
+	if err != nil {
+		fmt.Fprintf(stderr, "enqueue reverify: cannot connect to NATS at %s (is it running? is NATS_URL right?): %v\n", cfg.NATSURL, err)
+		return exitError
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		fmt.Fprintln(stderr, "enqueue reverify:", err)
+		return exitError
+	}
+	if _, _, err := jobs.Setup(ctx, js, sc); err != nil {
+		fmt.Fprintln(stderr, "enqueue reverify:", err)
+		return exitError
+	}
+	queued, duplicates := 0, 0
+	for _, j := range todo {
+		res, err := jobs.Publish(ctx, js, sc.PublishSubject, j.msg, j.id)
+		if err != nil {
+			fmt.Fprintf(stderr, "enqueue reverify: statement %d: NOT queued: %v\n", j.c.StatementID, err)
+			fmt.Fprintf(stderr, "enqueue reverify: stopped after %d queued and %d duplicates (running it again tonight is safe: queued ones come back as duplicates)\n", queued, duplicates)
+			return exitError
+		}
+		state := "queued"
+		if res.Duplicate {
+			state, duplicates = "duplicate", duplicates+1
+		} else {
+			queued++
+		}
+		fmt.Fprintf(stdout, "%-9s statement %d (%s)  job %s  seq %d\n", state, j.c.StatementID, cmpOr(j.c.ExternalID, "no id"), res.JobID, res.Sequence)
+	}
+	fmt.Fprintf(stdout, "%d queued, %d duplicates, %d skipped\n", queued, duplicates, skipped)
+	return exitOK
+}
+
+// reverifyMessage is the job message that verifies c again: its statement, the method and
+// options its latest job asked for, and options.reverify. It is checked by jobs.Decode, as the
+// worker will check it.
+func reverifyMessage(c store.ReverifyCandidate, validation jobs.ValidationConfig) (jobs.Message, error) {
+	var opts jobs.MessageOptions
+	if len(c.Options) > 0 {
+		if err := json.Unmarshal(c.Options, &opts); err != nil {
+			return jobs.Message{}, fmt.Errorf("the options of run %d cannot be read back: %w", c.RunID, err)
+		}
+	}
+	yes := true
+	opts.Reverify = &yes
+	method := c.RequestedMethod
+	if !jobs.KnownMethod(method) {
+		method = c.Method
+	}
+	m := jobs.Message{V: jobs.Version, Text: c.Text, Question: c.Question, ID: c.ExternalID, Method: method, Language: c.Language, Options: opts}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return jobs.Message{}, fmt.Errorf("encoding the job: %w", err)
+	}
+	return jobs.Decode(data, validation)
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
