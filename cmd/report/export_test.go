@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/corroborate/corroborate/internal/store"
+)
+
+func TestExportClaimsAsCSVWithFilters(t *testing.T) {
+	t.Parallel()
+	st, dbURL := setup(t)
+	b := seedBatch(t, st)
+	out := filepath.Join(t.TempDir(), "refuted.csv")
+	code, stdout, stderr := report(t, "export", "--database-url", dbURL, "--format", "csv", "--what", "claims",
+		"--verdict", "refuted", "--external-id-prefix", b.prefix, "--since", "24h", "--out", out)
+	if code != exitOK || stdout != "" {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "progress: 1 of 1 claims") || !strings.Contains(stderr, "1 claims written to "+out) {
+		t.Fatalf("progress off a terminal, and where it went:\n%s", stderr)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	records, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantHeader := []string{"statement_id", "external_id", "run_id", "job_id", "method", "model", "position", "claim_key",
+		"claim_text", "span_text", "tier", "verdict", "variant_verdict", "confidence", "reason", "consistent_part",
+		"corrected_text", "check_question", "check_answer", "citations", "citation_urls", "finished_at"}
+	if !slices.Equal(records[0], wantHeader) {
+		t.Fatalf("header %q\nwant   %q", records[0], wantHeader)
+	}
+	if len(records) != 2 {
+		t.Fatalf("want one refuted claim, got %d rows: %q", len(records)-1, records[1:])
+	}
+	row := map[string]string{}
+	for i, k := range records[0] {
+		row[k] = records[1][i]
+	}
+	if row["external_id"] != b.prefix+"eiffel" || row["claim_text"] != "The Eiffel Tower is 300 metres tall" || row["verdict"] != "refuted" ||
+		row["confidence"] != "Medium" || row["citations"] != "2" || row["citation_urls"] != "https://facts.example/eiffel-height" ||
+		row["corrected_text"] != "is 330 metres tall" || row["position"] != "2" || row["finished_at"] == "" {
+		t.Fatalf("row: %v", row)
+	}
+	// Nothing else is left in the folder: the file was written beside and renamed.
+	entries, _ := os.ReadDir(filepath.Dir(out))
+	if len(entries) != 1 {
+		t.Fatalf("left in the folder: %v", entries)
+	}
+}
+
+func TestExportStatementsAsJSONL(t *testing.T) {
+	t.Parallel()
+	st, dbURL := setup(t)
+	b := seedBatch(t, st)
+	code, stdout, stderr := report(t, "export", "--database-url", dbURL, "--format", "jsonl", "--what", "statements", "--external-id-prefix", b.prefix)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rows []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	for sc.Scan() {
+		var row map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) != 3 {
+		t.Fatalf("want 3 statements, got %d:\n%s", len(rows), stdout)
+	}
+	byID := map[string]map[string]any{}
+	for _, r := range rows {
+		byID[strings.TrimPrefix(r["external_id"].(string), b.prefix)] = r
+	}
+	e, h, f := byID["eiffel"], byID["hostile"], byID["failed"]
+	if e["refuted"] != 1.0 || e["supported"] != 1.0 || e["reverify"] != true || e["run_id"] != float64(b.eiffelRun) || e["method"] != "multihop" ||
+		e["revised_text"] != "The Eiffel Tower was completed in 1889 and is 330 metres tall." || e["search_calls"] != 2.0 {
+		t.Fatalf("eiffel: %v", e)
+	}
+	// JSON keeps text exactly as stored, markup included (escaping is the page's job).
+	if h["text"] != hostileStatement || f["status"] != "failed" || f["error"] != "permanent: the API key was refused (HTTP 401)" {
+		t.Fatalf("hostile %v\nfailed %v", h, f)
+	}
+	// Filters: a status and a method.
+	code, stdout, _ = report(t, "export", "--database-url", dbURL, "--format", "jsonl", "--external-id-prefix", b.prefix, "--status", "done", "--method", "cove-factored")
+	if code != exitOK || stdout != "" {
+		t.Fatalf("no done cove-factored statement: exit %d\n%s", code, stdout)
+	}
+}
+
+func TestExportEvidenceGuardsSpreadsheetFormulas(t *testing.T) {
+	t.Parallel()
+	st, dbURL := setup(t)
+	b := seedBatch(t, st)
+	read := func(extra ...string) [][]string {
+		t.Helper()
+		code, stdout, stderr := report(t, append([]string{"export", "--database-url", dbURL, "--what", "evidence", "--external-id-prefix", b.prefix + "hostile"}, extra...)...)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		records, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return records
+	}
+	records := read()
+	if len(records) != 2 || !slices.Contains(records[0], "cited") || !slices.Contains(records[0], "url") {
+		t.Fatalf("evidence: %q", records)
+	}
+	col := slices.Index(records[0], "title")
+	if records[1][col] != `'=HYPERLINK("http://evil.example")` {
+		t.Fatalf("a formula-like title is quoted: %q", records[1][col])
+	}
+	if raw := read("--csv-formula-guard=false"); raw[1][col] != `=HYPERLINK("http://evil.example")` {
+		t.Fatalf("without the guard the title is as stored: %q", raw[1][col])
+	}
+}
+
+func TestFlattenMakesOneCellPerField(t *testing.T) {
+	t.Parallel()
+	n := 3
+	keys, cells, err := flatten(store.EvidenceRow{SourceNumber: &n, URL: "https://a.example", Cited: true, Title: "+1 on this"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := map[string]string{}
+	for i, k := range keys {
+		row[k] = cells[i]
+	}
+	if len(keys) != 21 || row["source_number"] != "3" || row["claim_position"] != "" || row["cited"] != "true" || row["title"] != "'+1 on this" || row["url"] != "https://a.example" {
+		t.Fatalf("%v", row)
+	}
+	_, cells, _ = flatten(store.ClaimRow{Citations: []int{1, 3}, CitationURLs: []string{"https://a", "https://b"}}, true)
+	if !slices.Contains(cells, "1 3") || !slices.Contains(cells, "https://a https://b") {
+		t.Fatalf("lists are joined by spaces: %q", cells)
+	}
+}
