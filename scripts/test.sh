@@ -40,6 +40,25 @@ if $need_pg || $need_nats; then
   source "$services_dir/env"
 fi
 
+# The HTML report's browser test (cmd/report) runs in Debian's headless Chromium. Install it when
+# missing, once (it stays installed); where there is no apt-get, no root or no network, the test
+# skips itself and says so instead of failing.
+echo "== chromium for the browser test"
+if command -v chromium >/dev/null 2>&1; then
+  chromium --version 2>/dev/null || true
+elif command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  chromium_log=$(mktemp /tmp/corroborate-chromium-install.XXXXXX)
+  if (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium) >"$chromium_log" 2>&1; then
+    echo "installed $(chromium --version 2>/dev/null)"
+  else
+    tail -n 20 "$chromium_log"
+    echo "could not install chromium: TestHTMLReportInHeadlessChromium will be skipped"
+  fi
+  rm -f "$chromium_log"
+else
+  echo "no chromium, and no apt-get as root to install it: TestHTMLReportInHeadlessChromium will be skipped"
+fi
+
 echo "== go test -race"
 go test -race -count=1 -timeout 20m ./...
 

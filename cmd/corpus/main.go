@@ -25,6 +25,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
 
 	"github.com/corroborate/corroborate/internal/envflag"
 	"github.com/corroborate/corroborate/internal/pipeline"
@@ -168,10 +170,17 @@ func loadFile(ctx context.Context, corpus *search.Corpus, path, language string,
 		defer f.Close()
 		r, name = f, path
 	}
+	// On a terminal, a bar over the file's bytes; otherwise (logs) a plain line every 10,000 lines.
+	bar := loadBar(r, name, stderr)
+	if bar != nil {
+		reader := progressbar.NewReader(r, bar)
+		r = &reader
+		defer bar.Finish()
+	}
 	stats, err := corpus.Load(ctx, r, search.LoadOpts{
 		DefaultLanguage: language,
 		Progress: func(p search.LoadProgress) {
-			if !p.Done {
+			if !p.Done && bar == nil {
 				fmt.Fprintf(stderr, "%s: %d lines read (%d documents)...\n", name, p.Lines, p.Documents)
 			}
 		},
@@ -188,6 +197,22 @@ func loadFile(ctx context.Context, corpus *search.Corpus, path, language string,
 	fmt.Fprintf(stdout, "%s: %d documents loaded: %d new, %d updated, %d unchanged, %d duplicate lines (%s)\n",
 		name, stats.Documents-stats.Duplicates, stats.Inserted, stats.Updated, stats.Unchanged, stats.Duplicates, stats.Duration.Round(time.Millisecond))
 	return exitOK
+}
+
+// loadBar returns a progress bar over the bytes of a file being loaded when progress goes to a
+// terminal, nil otherwise (or for stdin, whose size is unknown).
+func loadBar(r io.Reader, name string, progressOut io.Writer) *progressbar.ProgressBar {
+	f, isFile := r.(*os.File)
+	out, isTerm := progressOut.(*os.File)
+	if !isFile || !isTerm || !term.IsTerminal(int(out.Fd())) {
+		return nil
+	}
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return nil
+	}
+	return progressbar.NewOptions64(info.Size(), progressbar.OptionSetWriter(progressOut), progressbar.OptionSetDescription(name),
+		progressbar.OptionShowBytes(true), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
 }
 
 // resultLine is one --json output line.
