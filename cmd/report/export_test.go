@@ -2,13 +2,19 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"unsafe"
 
 	"github.com/corroborate/corroborate/internal/store"
 )
@@ -146,5 +152,54 @@ func TestFlattenMakesOneCellPerField(t *testing.T) {
 	_, cells, _ = flatten(store.ClaimRow{Citations: []int{1, 3}, CitationURLs: []string{"https://a", "https://b"}}, true)
 	if !slices.Contains(cells, "1 3") || !slices.Contains(cells, "https://a https://b") {
 		t.Fatalf("lists are joined by spaces: %q", cells)
+	}
+}
+
+// openPTY opens a pseudo-terminal pair, so that the progress display can be seen as a person
+// at a terminal sees it.
+func openPTY(t *testing.T) (master, tty *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal here (%v): the terminal progress bar is not tested", err)
+	}
+	unlock := 0
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); errno != 0 {
+		m.Close()
+		t.Skipf("unlocking the pseudo-terminal: %v", errno)
+	}
+	var n uint32
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); errno != 0 {
+		m.Close()
+		t.Skipf("naming the pseudo-terminal: %v", errno)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		m.Close()
+		t.Skipf("opening the pseudo-terminal: %v", err)
+	}
+	t.Cleanup(func() { m.Close(); s.Close() })
+	return m, s
+}
+
+func TestExportShowsABarOnATerminal(t *testing.T) {
+	t.Parallel()
+	st, dbURL := setup(t)
+	b := seedBatch(t, st)
+	master, tty := openPTY(t)
+	screen := make(chan string)
+	go func() {
+		data, _ := io.ReadAll(master) // ends with EIO once the terminal side is closed
+		screen <- string(data)
+	}()
+	var stdout bytes.Buffer
+	code := run(context.Background(), []string{"export", "--database-url", dbURL, "--what", "claims", "--external-id-prefix", b.prefix}, &stdout, tty)
+	tty.Close()
+	out := <-screen
+	if code != exitOK || strings.Count(stdout.String(), "\n") != 4 {
+		t.Fatalf("exit %d\n%s", code, stdout.String())
+	}
+	if !strings.Contains(out, "claims") || !strings.Contains(out, "(1/3)") || strings.Contains(out, "progress:") {
+		t.Fatalf("on a terminal the progress is a bar, not lines: %q", out)
 	}
 }

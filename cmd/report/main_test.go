@@ -154,7 +154,7 @@ func TestSummaryPrintsTheBatch(t *testing.T) {
 		"multihop", "cove-factored",
 		"Claims by verdict (3 claims):",
 		"refuted", " 33.3%",
-		"Job outcomes of the messages received in the window:",
+		"Job outcomes of the messages received in the window (all of them: only the time window applies to messages):",
 		"gpt-4o-mini", "no price for gpt-4o-mini",
 	} {
 		if !strings.Contains(out, want) {

@@ -93,7 +93,12 @@ func printSummary(w io.Writer, f store.ReportFilter, sum store.Summary) {
 	if len(outcomes) == 0 {
 		outcomes = []string{"none"}
 	}
-	fmt.Fprintf(w, "\nJob outcomes of the messages received in the window: %s\n", strings.Join(outcomes, ", "))
+	note := ""
+	if f.Status != "" || f.Verdict != "" || f.Method != "" || f.ExternalIDPrefix != "" || f.Text != "" {
+		// A rejected or dead message has no run, so nothing but its arrival can select it.
+		note = " (all of them: only the time window applies to messages)"
+	}
+	fmt.Fprintf(w, "\nJob outcomes of the messages received in the window%s: %s\n", note, strings.Join(outcomes, ", "))
 
 	if len(sum.Usage) == 0 {
 		return
