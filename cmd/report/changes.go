@@ -56,14 +56,14 @@ func runChanges(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			kind = "re-verification"
 		}
 		fmt.Fprintf(stdout, "\n%s  %s -> %s  (%s, run %d -> %d)\n", fmtTime(c.ChangedAt), c.OldVerdict, c.NewVerdict, kind, c.OldRunID, c.NewRunID)
-		fmt.Fprintf(stdout, "  statement %d%s\n", c.StatementID, optional(" (", c.ExternalID, ")"))
+		fmt.Fprintf(stdout, "  statement %d%s\n", c.StatementID, optional(" (", oneLine(c.ExternalID), ")"))
 		fmt.Fprintf(stdout, "  claim:    %s\n", oneLine(c.ClaimText))
 		fmt.Fprintf(stdout, "  why now:  %s\n", oneLine(cmpOr(c.NewReason, cmpOr(c.NewCheckA, "(no reason recorded)"))))
 		if c.OldReason != "" {
 			fmt.Fprintf(stdout, "  before:   %s (%s)\n", oneLine(c.OldReason), fmtTime(c.OldFinishedAt))
 		}
 		if len(c.NewCitationURLs) > 0 {
-			fmt.Fprintf(stdout, "  sources:  %s\n", strings.Join(c.NewCitationURLs, " "))
+			fmt.Fprintf(stdout, "  sources:  %s\n", oneLine(strings.Join(c.NewCitationURLs, " ")))
 		}
 	}
 	return exitOK

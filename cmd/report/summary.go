@@ -66,7 +66,7 @@ func printSummary(w io.Writer, f store.ReportFilter, sum store.Summary) {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  METHOD\tSTATEMENTS\tDONE\tFAILED")
 		for _, m := range sum.ByMethod {
-			fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\n", m.Method, m.Statements, m.Done, m.Failed)
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\n", oneLine(m.Method), m.Statements, m.Done, m.Failed)
 		}
 		tw.Flush()
 	}
@@ -116,7 +116,7 @@ func printSummary(w io.Writer, f store.ReportFilter, sum store.Summary) {
 		} else {
 			unpriced = append(unpriced, u.Model)
 		}
-		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%d\t%d\t%s\n", u.Model, u.Runs, u.ModelCalls, u.PromptTokens, u.CompletionTokens, u.Searches, cost)
+		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%d\t%d\t%s\n", oneLine(u.Model), u.Runs, u.ModelCalls, u.PromptTokens, u.CompletionTokens, u.Searches, cost)
 	}
 	tw.Flush()
 	var totals []string
