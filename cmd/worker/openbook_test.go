@@ -95,6 +95,10 @@ func (b *bundle) openBook(t testing.TB) {
 	}
 }
 
+// own makes text this test's own statement: job ids are content hashes, and every test of the
+// package (and every -count repetition) shares one schema, where a stored job is never run again.
+func (b *bundle) own(text string) string { return text + " (ref " + b.cfg.Stream.Stream + ")" }
+
 // Parts of the prompts the fake model answers.
 var (
 	promptSource    = regexp.MustCompile(`(?s)<source n="(\d+)" url="([^"]*)"[^>]*>\n(.*?)\n</source>`)
@@ -362,7 +366,7 @@ func TestCove2EndToEnd(t *testing.T) {
 	b := setup(t)
 	b.openBook(t)
 	b.cove2Model(t, towerScript(towerDraft, "How tall is the Eiffel Tower?", "When was the Eiffel Tower completed?"))
-	job := b.publish(t, jobs.Message{V: 1, ID: "tower-1", Text: towerDraft, Method: pipeline.MethodCove2})
+	job := b.publish(t, jobs.Message{V: 1, ID: "tower-1", Text: b.own(towerDraft), Method: pipeline.MethodCove2})
 	b.runWorkers(t, 1)
 
 	run := b.runOf(t, job)
@@ -449,7 +453,7 @@ func TestCove2HostileDraftEndToEnd(t *testing.T) {
 		return r
 	}
 	b.cove2Model(t, script)
-	job := b.publish(t, jobs.Message{V: 1, Text: draft, Method: pipeline.MethodCove2})
+	job := b.publish(t, jobs.Message{V: 1, Text: b.own(draft), Method: pipeline.MethodCove2})
 	b.runWorkers(t, 1)
 
 	run := b.runOf(t, job)
@@ -614,7 +618,7 @@ func TestMultihopEndToEnd(t *testing.T) {
 	}
 	b.multihopModel(t, plan, bridgeJudge)
 	maxHops := 6 // above 5: the run carries a review flag
-	job := b.publish(t, jobs.Message{V: 1, ID: "bridge-1", Text: bridgeStatement, Method: pipeline.MethodMultihop,
+	job := b.publish(t, jobs.Message{V: 1, ID: "bridge-1", Text: b.own(bridgeStatement), Method: pipeline.MethodMultihop,
 		Options: jobs.MessageOptions{MaxHops: &maxHops}})
 	b.runWorkers(t, 1)
 
@@ -769,7 +773,7 @@ func TestMultihopOpinionOnlyIsRejected(t *testing.T) {
 		SubQueries: []string{"jazz popularity surveys"}, SourceIndependenceScore: 1}},
 		QueryChains: []pipeline.QueryChain{}, CrossValidationPairs: []pipeline.CrossValidationPair{},
 		CrossValidationQueries: []pipeline.CrossValidationQuery{}, ExecutionOrder: []string{}}, nil)
-	job := b.publish(t, jobs.Message{V: 1, Text: opinion, Method: pipeline.MethodMultihop})
+	job := b.publish(t, jobs.Message{V: 1, Text: b.own(opinion), Method: pipeline.MethodMultihop})
 	b.runWorkers(t, 1)
 
 	var status, reason string
@@ -800,8 +804,7 @@ func TestDefaultMethodIsMultihop(t *testing.T) {
 	b.openBook(t)
 	b.cfg.DefaultMethod = defaults.DefaultMethod
 	b.multihopModel(t, bridgePlan(), bridgeJudge)
-	text := bridgeStatement + " (default method test)"
-	job := b.publish(t, jobs.Message{V: 1, Text: text})
+	job := b.publish(t, jobs.Message{V: 1, Text: b.own(bridgeStatement)})
 	b.runWorkers(t, 1)
 	run := b.runOf(t, job)
 	if run.Status != store.RunDone || run.Method != pipeline.MethodMultihop || run.ModelCalls != 3 {
@@ -833,7 +836,7 @@ func TestSharedCitationIsListedOnce(t *testing.T) {
 		bridgeOpened: {verdict: pipeline.VerdictSupported, sourcesWith: britannica},
 		"40 years":   {verdict: pipeline.VerdictSupported, sourcesWith: britannica},
 	})
-	job := b.publish(t, jobs.Message{V: 1, Text: bridgeStatement + " (shared citation test)", Method: pipeline.MethodMultihop})
+	job := b.publish(t, jobs.Message{V: 1, Text: b.own(bridgeStatement), Method: pipeline.MethodMultihop})
 	b.runWorkers(t, 1)
 	run := b.runOf(t, job)
 	if n := b.count(t, `SELECT count(*) FROM evidence WHERE run_id = $1 AND source_number = 1`, run.ID); n != 2 {
