@@ -226,6 +226,7 @@ func (c *Corpus) Search(ctx context.Context, q pipeline.SearchQuery) (pipeline.S
 		"budget":             max(c.opts.CandidateBudget, 0),
 		"min_terms":          c.opts.CandidateMinTerms,
 		"headline":           headlineOptions,
+		"whole_body":         wholeBodySnippet,
 	}
 	rows, err := c.pool.Query(ctx, rankingSQL(c.opts.Ranking), args)
 	if err != nil {
@@ -262,6 +263,11 @@ func (c *Corpus) titleWeight() float64 {
 	}
 	return 1
 }
+
+// wholeBodySnippet is the body length (in characters) up to which a document's snippet is its
+// whole body: ts_headline cuts fragments at word counts, which can drop the very fact a short
+// document states ("completed on 31 March 1889" came back as "completed on 31 March").
+const wholeBodySnippet = 600
 
 // headlineOptions: plain-text snippets (no <b> markup: they go to a model, not a browser) of up
 // to two fragments around the query's terms.
@@ -395,7 +401,9 @@ scored AS (
 )`
 	}
 	return `WITH ` + cfgSQL + `,` + queries + `,` + scored + `
-SELECT d.url, d.title, ts_headline(d.ts_config, d.body, q.tsq, @headline::text), d.domain,
+SELECT d.url, d.title,
+       CASE WHEN length(d.body) <= @whole_body THEN d.body ELSE ts_headline(d.ts_config, d.body, q.tsq, @headline::text) END,
+       d.domain,
        coalesce(d.publisher, ''), d.published_at, s.score
 FROM scored s
 JOIN documents d ON d.id = s.id

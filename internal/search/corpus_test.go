@@ -318,3 +318,22 @@ func TestCorpusRejectsBadOptions(t *testing.T) {
 		t.Fatalf("a search with bad options must fail for good, got %v", err)
 	}
 }
+
+// A short document's snippet is its whole body: a fragment cut at a word count can drop the
+// very fact it states.
+func TestCorpusSnippetOfShortDocumentKeepsEveryFact(t *testing.T) {
+	t.Parallel()
+	b := setup(t, search.CorpusOpts{})
+	b.load(t, map[string]any{
+		"url":   "https://example.org/completion",
+		"title": "Completion of the tower",
+		"body":  "The tower's iron lattice was assembled by three hundred workers over two years, and the structure was completed on 31 March 1889.",
+	})
+	resp, err := b.corpus.Search(context.Background(), pipeline.SearchQuery{Query: "When was the tower completed?", Language: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Results) != 1 || !strings.Contains(resp.Results[0].Snippet, "31 March 1889") {
+		t.Fatalf("results %+v", resp.Results)
+	}
+}
