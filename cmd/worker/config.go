@@ -51,8 +51,11 @@ type Config struct {
 	// NATSConn authenticates and secures the NATS connection.
 	NATSConn jobs.ConnConfig
 
-	// Search selects the evidence search provider of the open-book methods.
-	Search search.Config
+	// Search selects the evidence search provider of the open-book methods; SearchRPM and
+	// SearchMaxConcurrent limit a web provider's requests (0: learn the rate from its 429s).
+	Search              search.Config
+	SearchRPM           int
+	SearchMaxConcurrent int
 
 	// Stream holds the JetStream settings, shared with enqueue (jobs.StreamConfig.DefineFlags).
 	Stream jobs.StreamConfig
@@ -97,6 +100,8 @@ func (c *Config) flags(s *envflag.Set) {
 	c.Stream.DefineFlags(s)
 	c.NATSConn.DefineFlags(s)
 	c.Search.DefineFlags(s)
+	s.Int(&c.SearchRPM, "search-rpm", "CORROBORATE_SEARCH_RPM", 0, "web search requests per minute (SearxNG, Brave); 0 learns the limit from 429s and rate-limit headers")
+	s.Int(&c.SearchMaxConcurrent, "search-max-concurrent", "CORROBORATE_SEARCH_MAX_CONCURRENT", 0, "web search requests in flight at once; 0 means no bound")
 	s.Duration(&c.ShutdownTimeout, "shutdown-timeout", "CORROBORATE_SHUTDOWN_TIMEOUT", 30*time.Second, "on SIGINT/SIGTERM, how long in-flight jobs may take to finish")
 	s.Bool(&c.ExitWhenIdle, "exit-when-idle", "CORROBORATE_EXIT_WHEN_IDLE", false, "exit 0 once the backlog is drained (nightly batch runs)")
 	s.Duration(&c.IdleAfter, "idle-after", "CORROBORATE_IDLE_AFTER", 2*time.Second, "with --exit-when-idle: how long without work counts as idle")

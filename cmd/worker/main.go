@@ -225,6 +225,16 @@ func connect(ctx context.Context, cfg Config, log *slog.Logger, withModel bool) 
 			return nil, err
 		}
 		cfg.Search.Logger = log
+		if cfg.Search.Provider != search.ProviderPostgres {
+			// A web provider has limits of its own: pace it, and see its 429s and headers.
+			lim, err := ratelimit.New(ratelimit.Config{Name: "search:" + cfg.Search.Provider,
+				RequestsPerMinute: cfg.SearchRPM, MaxConcurrent: cfg.SearchMaxConcurrent, Logger: log})
+			if err != nil {
+				return nil, fmt.Errorf("search rate limits: %w", err)
+			}
+			cfg.Search.OnResponse = lim.ObserveResponse
+			cfg.Search.Limit = func(next pipeline.Searcher) pipeline.Searcher { return ratelimit.Searcher(next, lim) }
+		}
 		if s.searcher, err = search.New(cfg.Search, st.Pool()); err != nil {
 			return nil, err
 		}

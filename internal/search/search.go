@@ -49,6 +49,9 @@ type Config struct {
 	MaxResponseBytes int64
 	// Corpus tunes the PostgreSQL corpus.
 	Corpus CorpusOpts
+	// Limit, when set, wraps the web provider inside the cache, so that a cached answer costs no
+	// request: the worker puts its search rate limiter here (internal/ratelimit).
+	Limit func(pipeline.Searcher) pipeline.Searcher
 	// HTTPClient and OnResponse are passed to the web providers (see WebOpts).
 	HTTPClient *http.Client
 	OnResponse func(ctx context.Context, status int, header http.Header)
@@ -141,8 +144,19 @@ func New(cfg Config, pool *pgxpool.Pool) (pipeline.Searcher, error) {
 	default:
 		return NewCorpus(pool, cfg.Corpus), nil
 	}
+	if cfg.Limit != nil {
+		p = limitedProvider{Searcher: cfg.Limit(p), name: p.Name()}
+	}
 	if cfg.CacheTTL < 0 {
 		return p, nil
 	}
 	return NewCache(pool, p, CacheOpts{TTL: cfg.CacheTTL, Logger: cfg.Logger}), nil
 }
+
+// limitedProvider is a web provider behind Config.Limit, keeping the provider's name.
+type limitedProvider struct {
+	pipeline.Searcher
+	name string
+}
+
+func (p limitedProvider) Name() string { return p.name }
