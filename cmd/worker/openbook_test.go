@@ -399,8 +399,8 @@ func TestCove2EndToEnd(t *testing.T) {
 		t.Errorf("the corrected claim (two independent sources: High): %+v", h)
 	}
 	if c.Verdict != pipeline.VerdictSupported || c.Tier != pipeline.TierDeep || c.Query != "When was the Eiffel Tower completed?" ||
-		c.Confidence != pipeline.ConfidenceMedium || len(c.CitationURLs) != 1 {
-		t.Errorf("the confirmed claim (one unofficial source: at most Medium): %+v", c)
+		c.Confidence != pipeline.ConfidenceHigh || len(c.CitationURLs) != 2 {
+		t.Errorf("the confirmed claim (two independent sources whose whole short pages state the date: High): %+v", c)
 	}
 	for _, cl := range []claimRow{h, c} {
 		b.checkCitations(t, run.ID, cl)

@@ -129,7 +129,7 @@ func joinRankings() string {
 // language (stop words dropped, words stemmed), so that a long claim finds the documents that
 // share its rare words instead of the none that contain all of them. Ranking does the rest:
 // BM25 needs the document frequency of each lexeme and each document's length, which migration
-// 00010 keeps up to date in corpus_lexemes, corpus_configs and documents.length as documents
+// 00002_search.sql keeps up to date in corpus_lexemes, corpus_configs and documents.length as documents
 // load; term frequencies come from the documents' tsvectors.
 type Corpus struct {
 	pool *pgxpool.Pool
