@@ -7,10 +7,13 @@
 //
 // A Limiter paces requests and tokens with golang.org/x/time/rate limiters (bursts of up to one
 // second of budget) and bounds concurrent calls. A call's tokens are estimated before it is
-// sent, by OpenAI's rule of thumb: prompt bytes / 4, plus the reply bound (max tokens; see
-// EstimateTokens). The estimate is corrected from the usage the reply reports: a call that used
-// less leaves the difference as credit for the next calls, one that used more leaves a debt
-// they pay. Every limit is optional; 0 means unknown, to be learned.
+// sent, by OpenAI's rule of thumb: prompt bytes / 4, plus the reply's share (see EstimateTokens):
+// Model takes the reply bound (max tokens) until it knows how long the replies to the call's
+// step are, then the longest recent one with a margin (see replyLengths), since a bound ten times
+// the reply would make a token limit bite ten times too early. The estimate is corrected from the
+// usage the reply reports: a call that used less leaves the difference as credit for the next
+// calls, one that used more leaves a debt they pay. Every limit is optional; 0 means unknown, to
+// be learned.
 //
 // # Adapting to the provider
 //
