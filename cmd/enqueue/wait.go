@@ -4,14 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
-
+	"github.com/corroborate/corroborate/internal/progress"
 	"github.com/corroborate/corroborate/internal/store"
 )
 
@@ -47,7 +44,7 @@ func wait(ctx context.Context, cfg Config, published []publishedJob, stdout, std
 	for _, p := range published {
 		ids = append(ids, p.JobID)
 	}
-	progress := newProgress(len(ids), stderr)
+	bar := progress.New("jobs have an outcome", len(ids), stderr)
 	var results map[string]store.JobResult
 	for {
 		results, err = st.JobResults(ctx, ids)
@@ -63,18 +60,18 @@ func wait(ctx context.Context, cfg Config, published []publishedJob, stdout, std
 				final++
 			}
 		}
-		progress.set(final)
+		bar.Set(final)
 		if final == len(ids) {
 			break
 		}
 		select {
 		case <-ctx.Done():
-			progress.done()
+			bar.Done()
 			return false, fmt.Errorf("stopped waiting (%v) with %d of %d jobs without an outcome; they go on in the workers", ctx.Err(), len(ids)-final, len(ids))
 		case <-time.After(waitPoll):
 		}
 	}
-	progress.done()
+	bar.Done()
 	return printResults(stdout, published, results), nil
 }
 
@@ -118,40 +115,4 @@ func oneLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
-}
-
-// progress shows how many jobs have an outcome: a bar on a terminal, a line every few seconds
-// (and at the end) otherwise, so that logs stay readable.
-type progress struct {
-	total    int
-	bar      *progressbar.ProgressBar
-	w        io.Writer
-	last     int
-	lastLine time.Time
-}
-
-func newProgress(total int, w io.Writer) *progress {
-	p := &progress{total: total, w: w, last: -1}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("jobs with an outcome"),
-			progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
-	}
-	return p
-}
-
-func (p *progress) set(n int) {
-	if p.bar != nil {
-		_ = p.bar.Set(n)
-		return
-	}
-	if n != p.last && (time.Since(p.lastLine) > 5*time.Second || n == p.total) {
-		fmt.Fprintf(p.w, "progress: %d of %d jobs have an outcome\n", n, p.total)
-		p.last, p.lastLine = n, time.Now()
-	}
-}
-
-func (p *progress) done() {
-	if p.bar != nil {
-		_ = p.bar.Finish()
-	}
 }

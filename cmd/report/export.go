@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/progress"
 	"github.com/corroborate/corroborate/internal/store"
 )
 
@@ -108,17 +109,17 @@ func exportRows[T any](ctx context.Context, w *rowWriter, f store.ReportFilter, 
 	if err != nil {
 		return 0, err
 	}
-	p := newProgress(what, total, stderr)
+	p := progress.New(what, total, stderr)
 	n := 0
 	err = each(ctx, f, func(row T) error {
 		if err := w.write(row); err != nil {
 			return err
 		}
 		n++
-		p.add()
+		p.Add(1)
 		return nil
 	})
-	p.done()
+	p.Done()
 	return n, err
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/progress"
 	"github.com/corroborate/corroborate/internal/store"
 )
 
@@ -92,8 +93,8 @@ func writeReport(ctx context.Context, st *store.Store, s *site, f store.ReportFi
 	if err := writePage(s, filepath.Join(dir, "index.html"), "index", index); err != nil {
 		return 0, err
 	}
-	p := newProgress("statement pages", len(statements), progressOut)
-	defer p.done()
+	p := progress.New("statement pages", len(statements), progressOut)
+	defer p.Done()
 	for _, row := range statements {
 		sp, err := st.Statement(ctx, row.StatementID)
 		if err != nil {
@@ -114,7 +115,7 @@ func writeReport(ctx context.Context, st *store.Store, s *site, f store.ReportFi
 				return 0, err
 			}
 		}
-		p.add()
+		p.Add(1)
 	}
 	return len(statements), nil
 }
