@@ -370,8 +370,9 @@ type result struct {
 }
 
 func (r result) summary() string {
-	s := fmt.Sprintf("%.0f statements/min, %.0f calls/min, p50 %s p95 %s, 429s %d of %d calls, peak RSS %.0f MiB, wall %s",
+	s := fmt.Sprintf("%.0f statements/min, %.0f calls/min, p50 %s p95 %s, 429s %d of %d calls (%d for requests, %d for tokens), peak RSS %.0f MiB, wall %s",
 		r.stmtsPerMin, r.callsPerMin, r.p50.Round(time.Millisecond), r.p95.Round(time.Millisecond), r.provider.Limited, r.provider.Requests,
+		r.provider.LimitedRequests, r.provider.LimitedTokens,
 		float64(r.peakRSS)/(1<<20), r.wall.Round(100*time.Millisecond))
 	if r.bound > 0 {
 		s += fmt.Sprintf(", bound %.0f/min, ratio %.3f", r.bound, r.stmtsPerMin/r.bound)

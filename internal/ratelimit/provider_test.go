@@ -240,3 +240,24 @@ func TestTokenLimitFollowsRepliesNotTheirBound(t *testing.T) {
 		})
 	}
 }
+
+// TestFirstCallLearnsBeforeTheRest: with nothing configured, 16 calls arriving at once would all
+// be sent before any response told the limits, and a provider whose budget holds a second (10
+// requests here) would refuse 6. The first call goes alone; its headers announce the limit, and
+// the others are paced by it.
+func TestFirstCallLearnsBeforeTheRest(t *testing.T) {
+	t.Parallel()
+	p := ratelimittest.Start(ratelimittest.Config{RPM: 600, Burst: time.Second, Latency: ratelimittest.Fixed(20 * time.Millisecond)})
+	defer p.Close()
+	w := newWorker(t, p, ratelimit.Config{}) // nothing configured
+	_, errs := load(w, 16, 16, smallRequest)
+	if len(errs) > 0 {
+		t.Fatalf("%d calls failed, first: %v", len(errs), errs[0])
+	}
+	if ps := p.Stats(); ps.Limited != 0 || ps.MaxInFlight > 10 {
+		t.Errorf("provider: %d of %d requests answered 429, %d in flight at most; want none refused", ps.Limited, ps.Requests, ps.MaxInFlight)
+	}
+	if s := w.lim.Stats(); s.RequestLimit != 600 {
+		t.Errorf("learned request limit %g, want 600", s.RequestLimit)
+	}
+}

@@ -258,7 +258,13 @@ type Limiter struct {
 	paused   time.Time // every caller waits until then
 	epoch    uint64    // counts cuts
 	in429Row int
-	lease    leaseState
+	// responded is set by the first response of the provider; until then, with no limit
+	// configured, one call at a time goes (the probe; see awaitProbe), and probeDone is closed
+	// when it returns.
+	responded bool
+	probing   bool
+	probeDone chan struct{}
+	lease     leaseState
 	kvDown   time.Time // the shared budget is skipped until then
 	lastTick time.Time // see tickLocked
 	stats    Stats
@@ -347,6 +353,7 @@ func (l *Limiter) count(f func(*Stats)) {
 type grant struct {
 	epoch  uint64
 	tokens int64
+	probe  bool
 }
 
 // admit waits for the call's turn in the queue, then, as the head, for its budget.
@@ -390,8 +397,18 @@ func (l *Limiter) admit(ctx context.Context, est int64, retry bool) (grant, erro
 			}
 		}
 	}
+	probe, err := l.awaitProbe(ctx, &waited)
+	if err != nil {
+		l.releaseSlot()
+		return grant{}, err
+	}
 	if err := l.awaitBudget(ctx, est, &waited); err != nil {
 		l.releaseSlot()
+		if probe {
+			l.mu.Lock()
+			l.endProbeLocked()
+			l.mu.Unlock()
+		}
 		return grant{}, err
 	}
 	now := l.clock().Now()
@@ -407,7 +424,47 @@ func (l *Limiter) admit(ctx context.Context, est int64, retry bool) (grant, erro
 		l.stats.Waits++
 		l.stats.WaitTime += now.Sub(start)
 	}
-	return grant{epoch: l.epoch, tokens: est}, nil
+	return grant{epoch: l.epoch, tokens: est, probe: probe}, nil
+}
+
+// awaitProbe holds the calls behind a Limiter's first call while nothing is known of the
+// provider's limits (none configured, none learned, no response seen yet), and reports whether
+// this call is that first one, the probe. Its response usually announces the limits
+// (x-ratelimit-limit-*), so the calls behind it are paced from the start: sent together before
+// any response, they would be counted by no pace and, with a shared budget, by no window, and
+// many workers starting at once could overrun a provider whose budget holds a second. A
+// response without such headers, or a success whose response was not shown to the Limiter, also
+// ends the wait (the pace is then unlimited until the first 429, as before); a probe that failed
+// with no response at all hands the role to the next call.
+func (l *Limiter) awaitProbe(ctx context.Context, waited *bool) (bool, error) {
+	for {
+		l.mu.Lock()
+		if l.responded || l.pace[requests].ceiling() > 0 || l.pace[tokens].ceiling() > 0 {
+			l.mu.Unlock()
+			return false, nil
+		}
+		if !l.probing {
+			l.probing, l.probeDone = true, make(chan struct{})
+			l.mu.Unlock()
+			return true, nil
+		}
+		done := l.probeDone
+		l.mu.Unlock()
+		*waited = true
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+}
+
+// endProbeLocked lets the calls held by awaitProbe look again.
+func (l *Limiter) endProbeLocked() {
+	if l.probing {
+		l.probing = false
+		close(l.probeDone)
+	}
 }
 
 func (l *Limiter) clock() Clock { return l.cfg.Clock }
@@ -583,6 +640,13 @@ func (l *Limiter) finish(ctx context.Context, g grant, obs *observation, used in
 	now := l.tickLocked()
 	sig := ParseSignals(header, now)
 	l.stats.InFlight--
+	if status != 0 || callErr == nil {
+		// A call that succeeded was answered, whether or not its response was shown here.
+		l.responded = true
+	}
+	if g.probe {
+		l.endProbeLocked()
+	}
 	pausedBefore := l.paused
 	l.learnLocked(sig, now)
 	if earlier429 > 0 {
