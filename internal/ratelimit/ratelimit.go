@@ -265,9 +265,9 @@ type Limiter struct {
 	probing   bool
 	probeDone chan struct{}
 	lease     leaseState
-	kvDown   time.Time // the shared budget is skipped until then
-	lastTick time.Time // see tickLocked
-	stats    Stats
+	kvDown    time.Time // the shared budget is skipped until then
+	lastTick  time.Time // see tickLocked
+	stats     Stats
 }
 
 // leaseState is what a Limiter holds of the shared budget's current window.
