@@ -70,10 +70,11 @@ type StreamConfig struct {
 	// dead-letter delivery comes on top.
 	MaxDeliver int
 	// Concurrency is how many jobs the workers sharing the consumer run at once, all together
-	// (one worker's --concurrency times the replicas); it sets MaxAckPending to twice that, since
-	// each worker holds its running jobs plus one pull batch of as many. MaxAckPending is
-	// consumer-wide: a value below the fleet's total leaves slots idle. Zero leaves
-	// MaxAckPending as it is (enqueue runs no jobs and knows no concurrency).
+	// (one worker's --concurrency times the replicas); it sets each lane consumer's
+	// MaxAckPending to twice that (a worker holds no message it does not run, see Consume; the
+	// rest is room for a second worker). MaxAckPending is consumer-wide: a value below the
+	// fleet's total leaves slots idle. Zero leaves MaxAckPending as it is (enqueue runs no jobs
+	// and knows no concurrency).
 	Concurrency int
 	// MaxAckPending, when set, overrides the value derived from Concurrency: the bound on jobs
 	// delivered and not yet acknowledged across all workers.
