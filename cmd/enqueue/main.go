@@ -141,21 +141,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "enqueue:", err)
 		return exitInvalid
 	}
-	nc, err := nats.Connect(cfg.NATSURL, append(connOpts, nats.Name("corroborate-enqueue"))...)
-	if err != nil {
-		fmt.Fprintf(stderr, "enqueue: cannot connect to NATS at %s (is it running? is NATS_URL right?): %v\n", cfg.NATSURL, err)
-		return exitError
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
+	js, closeNATS, err := openStream(ctx, cfg.NATSURL, sc, connOpts, "corroborate-enqueue")
 	if err != nil {
 		fmt.Fprintln(stderr, "enqueue:", err)
 		return exitError
 	}
-	if _, _, err := jobs.Setup(ctx, js, sc); err != nil {
-		fmt.Fprintln(stderr, "enqueue:", err)
-		return exitError
-	}
+	defer closeNATS()
 
 	queued, duplicates := 0, 0
 	var published []publishedJob
@@ -193,4 +184,22 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitJobsFail
 	}
 	return exitOK
+}
+
+// openStream connects to NATS and creates or updates the stream and its consumers, as every
+// worker does at start, so that enqueue may run first. The returned func closes the connection.
+func openStream(ctx context.Context, natsURL string, sc jobs.StreamConfig, connOpts []nats.Option, name string) (jetstream.JetStream, func(), error) {
+	nc, err := nats.Connect(natsURL, append(connOpts, nats.Name(name))...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot connect to NATS at %s (is it running? is NATS_URL right?): %w", natsURL, err)
+	}
+	js, err := jetstream.New(nc)
+	if err == nil {
+		_, _, err = jobs.Setup(ctx, js, sc)
+	}
+	if err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	return js, nc.Close, nil
 }

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/corroborate/corroborate/internal/envflag"
 	"github.com/corroborate/corroborate/internal/jobs"
@@ -160,21 +159,12 @@ func runReverify(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return exitOK
 	}
 
-	nc, err := nats.Connect(cfg.NATSURL, append(connOpts, nats.Name("corroborate-enqueue-reverify"))...)
-	if err != nil {
-		fmt.Fprintf(stderr, "enqueue reverify: cannot connect to NATS at %s (is it running? is NATS_URL right?): %v\n", cfg.NATSURL, err)
-		return exitError
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
+	js, closeNATS, err := openStream(ctx, cfg.NATSURL, sc, connOpts, "corroborate-enqueue-reverify")
 	if err != nil {
 		fmt.Fprintln(stderr, "enqueue reverify:", err)
 		return exitError
 	}
-	if _, _, err := jobs.Setup(ctx, js, sc); err != nil {
-		fmt.Fprintln(stderr, "enqueue reverify:", err)
-		return exitError
-	}
+	defer closeNATS()
 	queued, duplicates := 0, 0
 	for _, j := range todo {
 		res, err := jobs.Publish(ctx, js, sc.PublishSubject, j.msg, j.id)
