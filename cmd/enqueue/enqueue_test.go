@@ -198,3 +198,26 @@ func TestWaitPrintsResultsAndFailsOnAFailedJob(t *testing.T) {
 		t.Fatalf("progress lines off a terminal:\n%s", stderr.String())
 	}
 }
+
+// --urgent publishes on the urgent lane, which workers serve before the backlog.
+func TestUrgentPublishesOnTheUrgentLane(t *testing.T) {
+	t.Parallel()
+	args, js, stream := enqueueEnv(t)
+	var stdout, stderr bytes.Buffer
+	text := fmt.Sprintf("An urgent statement %d to check tonight.", rand.Uint64())
+	if code := run(context.Background(), append(args, "--urgent", "--text", text), nil, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	s, err := js.Stream(context.Background(), stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	urgent := strings.Replace(args[5], ".>", ".urgent", 1)
+	msg, err := s.GetLastMsgForSubject(context.Background(), urgent)
+	if err != nil {
+		t.Fatalf("nothing on %s: %v", urgent, err)
+	}
+	if !strings.Contains(string(msg.Data), text) {
+		t.Fatalf("the urgent message is %s", msg.Data)
+	}
+}
