@@ -209,7 +209,12 @@ func connect(ctx context.Context, cfg Config, log *slog.Logger, withModel bool) 
 		nats.Name("corroborate-worker"),
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(time.Second),
-		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { log.Warn("NATS disconnected", "error", err) }),
+		// A nil error is our own drain at shutdown, not a fault.
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				log.Warn("NATS disconnected", "error", err)
+			}
+		}),
 		nats.ReconnectHandler(func(c *nats.Conn) { log.Info("NATS reconnected", "url", c.ConnectedUrlRedacted()) }))...)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to NATS at %s (is it running? is NATS_URL right?): %w", cfg.NATSURL, err)
