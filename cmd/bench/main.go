@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"io"
 	mrand "math/rand/v2"
-	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -37,7 +36,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -295,31 +293,12 @@ func start(ctx context.Context, cfg Config, log io.Writer) (*bench, error) {
 
 // schema creates the benchmark's own schema (dropped at the end) and returns base using it.
 func (b *bench) schema(ctx context.Context, base string) (string, error) {
-	name := "bench_" + b.id
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		return "", fmt.Errorf("connecting to PostgreSQL: %w", err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+name); err != nil {
-		return "", fmt.Errorf("creating schema %s: %w", name, err)
-	}
-	b.closers = append(b.closers, func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if conn, err := pgx.Connect(ctx, base); err == nil {
-			_, _ = conn.Exec(ctx, "DROP SCHEMA "+name+" CASCADE")
-			_ = conn.Close(ctx)
-		}
-	})
-	u, err := url.Parse(base)
+	scratch, err := store.NewScratchSchema(ctx, base, "bench_"+b.id)
 	if err != nil {
 		return "", err
 	}
-	q := u.Query()
-	q.Set("search_path", name)
-	u.RawQuery = q.Encode()
-	return u.String(), nil
+	b.closers = append(b.closers, func() { _ = scratch.Drop(context.Background()) })
+	return scratch.URL, nil
 }
 
 func (b *bench) close() {

@@ -23,7 +23,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -328,7 +327,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if limit > 0 && limit < len(claims) {
 		claims = claims[:limit]
 	}
-	if err := resetSchema(ctx, databaseURL, schema); err != nil {
+	scratch, err := store.NewScratchSchema(ctx, databaseURL, schema)
+	if err != nil {
 		fmt.Fprintln(stderr, "corpus eval-feverous:", err)
 		return exitError
 	}
@@ -340,8 +340,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer pool.Close()
 	if !keep {
 		defer func() {
-			if _, err := pool.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-				fmt.Fprintln(stderr, "corpus eval-feverous: dropping the schema:", err)
+			if err := scratch.Drop(context.Background()); err != nil {
+				fmt.Fprintln(stderr, "corpus eval-feverous:", err)
 			}
 		}()
 	}
@@ -366,20 +366,4 @@ func validSchema(s string) bool {
 		}
 	}
 	return true
-}
-
-// resetSchema drops and creates the benchmark's schema.
-func resetSchema(ctx context.Context, databaseURL, schema string) error {
-	if databaseURL == "" {
-		return errors.New("no database: set DATABASE_URL or --database-url")
-	}
-	conn, err := pgx.Connect(ctx, databaseURL)
-	if err != nil {
-		return fmt.Errorf("cannot reach PostgreSQL (is it running? is DATABASE_URL right?): %w", err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, fmt.Sprintf("DROP SCHEMA IF EXISTS %s CASCADE; CREATE SCHEMA %s", schema, schema)); err != nil {
-		return fmt.Errorf("making schema %s: %w", schema, err)
-	}
-	return nil
 }

@@ -30,7 +30,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/corroborate/corroborate/internal/devenv"
@@ -416,29 +415,20 @@ func openCorpusDB(ctx context.Context, databaseURL, schema string, stderr io.Wri
 		})
 		databaseURL = pg.URL
 	}
-	cfg, err := pgxpool.ParseConfig(databaseURL)
+	scratch, err := store.NewScratchSchema(ctx, databaseURL, schema)
 	if err != nil {
-		return nil, closeDB, fmt.Errorf("DATABASE_URL is not a valid PostgreSQL URL: %w", err)
+		return nil, closeDB, err
 	}
-	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
+	pool, err = pgxpool.New(ctx, scratch.URL)
 	if err != nil {
-		return nil, closeDB, fmt.Errorf("cannot reach PostgreSQL at %s:%d (is it running? is DATABASE_URL right?): %w", cfg.ConnConfig.Host, cfg.ConnConfig.Port, err)
-	}
-	_, err = conn.Exec(ctx, fmt.Sprintf("DROP SCHEMA IF EXISTS %s CASCADE; CREATE SCHEMA %s", schema, schema))
-	conn.Close(ctx)
-	if err != nil {
-		return nil, closeDB, fmt.Errorf("making schema %s: %w", schema, err)
-	}
-	cfg.ConnConfig.RuntimeParams["search_path"] = schema
-	pool, err = pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
+		_ = scratch.Drop(context.Background())
 		return nil, closeDB, fmt.Errorf("opening the pool: %w", err)
 	}
 	cleanups = append(cleanups, func() {
-		if _, err := pool.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			fmt.Fprintln(stderr, "evaluate: dropping the schema:", err)
-		}
 		pool.Close()
+		if err := scratch.Drop(context.Background()); err != nil {
+			fmt.Fprintln(stderr, "evaluate:", err)
+		}
 	})
 	if _, err := store.New(pool).Migrate(ctx); err != nil {
 		return nil, closeDB, err
