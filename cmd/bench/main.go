@@ -447,50 +447,23 @@ func (b *bench) run(ctx context.Context, sc scenario) (result, error) {
 }
 
 // statement is one stored run, as measured.
-type statement struct {
-	received, finished time.Time
-	started, ran       time.Time // runs.started_at and finished_at: around the method
-	calls, tokens      int64
-	critical           time.Duration // the sum of its rounds' slowest call latency
-}
-
 func (b *bench) measure(ctx context.Context, res *result, subject string) error {
-	rows, err := b.db.Pool().Query(ctx, `
-		SELECT r.received_at, m.finished_at, r.started_at, r.finished_at, r.model_calls, r.total_tokens,
-		       (SELECT coalesce(sum(slowest), 0) FROM (SELECT max(c.latency_ms) AS slowest FROM model_calls c
-		         WHERE c.run_id = r.id GROUP BY c.step) rounds) AS critical_ms
-		FROM runs r JOIN messages m ON m.run_id = r.id AND m.job_id = r.job_id
-		WHERE r.subject = $1 AND r.status = 'done' AND m.status = 'done'`, subject)
+	stmts, err := b.db.RunTimings(ctx, subject)
 	if err != nil {
-		return err
-	}
-	var stmts []statement
-	for rows.Next() {
-		var s statement
-		var criticalMS float64
-		if err := rows.Scan(&s.received, &s.finished, &s.started, &s.ran, &s.calls, &s.tokens, &criticalMS); err != nil {
-			return err
-		}
-		s.critical = time.Duration(criticalMS * float64(time.Millisecond))
-		stmts = append(stmts, s)
-	}
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	if len(stmts) != res.statements {
 		return fmt.Errorf("%d of %d statements have a done run", len(stmts), res.statements)
 	}
-	slices.SortFunc(stmts, func(a, b statement) int { return a.finished.Compare(b.finished) })
+	slices.SortFunc(stmts, func(a, b store.RunTiming) int { return a.Stored.Compare(b.Stored) })
 	lo, hi := stmts[len(stmts)/10], stmts[len(stmts)*9/10]
-	window := hi.finished.Sub(lo.finished)
+	window := hi.Stored.Sub(lo.Stored)
 	if window <= 0 {
 		return errors.New("no steady state: the statements finished all at once")
 	}
 	res.stmtsPerMin = float64(len(stmts)*9/10-len(stmts)/10) / window.Minutes()
-	var calls int64
-	if err := b.db.Pool().QueryRow(ctx, `
-		SELECT count(*) FROM model_calls c JOIN runs r ON r.id = c.run_id
-		WHERE r.subject = $1 AND c.started_at > $2 AND c.started_at <= $3`, subject, lo.finished, hi.finished).Scan(&calls); err != nil {
+	calls, err := b.db.ModelCallsBetween(ctx, subject, lo.Stored, hi.Stored)
+	if err != nil {
 		return err
 	}
 	res.callsPerMin = float64(calls) / window.Minutes()
@@ -500,19 +473,19 @@ func (b *bench) measure(ctx context.Context, res *result, subject string) error 
 	var sumCalls, sumTokens int64
 	var sumOverhead time.Duration
 	for _, s := range stmts {
-		l := s.finished.Sub(s.received)
+		l := s.Stored.Sub(s.Received)
 		latencies = append(latencies, l)
-		own = append(own, s.critical)
-		overheads = append(overheads, l-s.critical)
-		before = append(before, s.started.Sub(s.received))
-		inMethod = append(inMethod, s.ran.Sub(s.started)-s.critical)
-		storing = append(storing, s.finished.Sub(s.ran))
-		sumOverhead += l - s.critical
-		if s.critical > 0 {
-			ratios = append(ratios, float64(l)/float64(s.critical))
+		own = append(own, s.Critical)
+		overheads = append(overheads, l-s.Critical)
+		before = append(before, s.Started.Sub(s.Received))
+		inMethod = append(inMethod, s.Ran.Sub(s.Started)-s.Critical)
+		storing = append(storing, s.Stored.Sub(s.Ran))
+		sumOverhead += l - s.Critical
+		if s.Critical > 0 {
+			ratios = append(ratios, float64(l)/float64(s.Critical))
 		}
-		sumCalls += s.calls
-		sumTokens += s.tokens
+		sumCalls += s.Calls
+		sumTokens += s.Tokens
 	}
 	res.callsPerStmt = float64(sumCalls) / float64(len(stmts))
 	res.tokensPerStmt = float64(sumTokens) / float64(len(stmts))
