@@ -142,7 +142,8 @@ func TestReverifyRefusesBadUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--older-than", "24h"}, "no database"},
+		// An empty flag wins over a DATABASE_URL the test environment may have set.
+		{[]string{"--database-url=", "--older-than", "24h"}, "no database"},
 		{[]string{"--database-url", "postgres://x", "--older-than", "0s"}, "--older-than 0s"},
 		{[]string{"--database-url", "postgres://x", "--verdict", "true"}, `--verdict "true" is not a verdict`},
 		{[]string{"--database-url", "postgres://x", "--method", "magic"}, `--method "magic" is not a method`},

@@ -203,7 +203,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"summary", "--since", "yesterday", "--database-url", "postgres://x"}, `--since: "yesterday" is neither a duration`},
 		{[]string{"summary", "--verdict", "true", "--database-url", "postgres://x"}, `verdict "true" is not a verdict`},
 		{[]string{"summary", "--method", "magic", "--database-url", "postgres://x"}, `--method "magic" is not a method`},
-		{[]string{"summary"}, "no database"},
+		// An empty flag wins over a DATABASE_URL the test environment may have set.
+		{[]string{"summary", "--database-url="}, "no database"},
 		{[]string{"export", "--format", "xml", "--database-url", "postgres://x"}, `--format "xml": use one of csv, jsonl`},
 		{[]string{"export", "--what", "runs", "--database-url", "postgres://x"}, `--what "runs": use one of statements, claims, evidence`},
 		{[]string{"html", "--database-url", "postgres://x"}, "--out DIR"},
