@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/corroborate/corroborate/internal/jobs"
@@ -20,18 +19,20 @@ import (
 // run its method, and store the whole run in one transaction. Its error tells the consume loop
 // what to do with the message: nil acks, jobs.Reject terms, anything else naks for a retry.
 type handler struct {
-	store        *store.Store
-	model        pipeline.Model
-	searcher     pipeline.Searcher
-	modelName    string
-	validation   jobs.ValidationConfig
-	stream       string
-	maxQuestions int
-	concurrency  int
-	jointSwitch  jointSwitch
-	worker       string
-	log          *slog.Logger
-	metrics      *metrics
+	store      *store.Store
+	model      pipeline.Model
+	searcher   pipeline.Searcher
+	modelName  string
+	validation jobs.ValidationConfig
+	stream     string
+	// urgentSubject is the urgent lane's subject: its jobs' model calls go first.
+	urgentSubject string
+	maxQuestions  int
+	concurrency   int
+	jointSwitch   jointSwitch
+	worker        string
+	log           *slog.Logger
+	metrics       *metrics
 	// now is time.Now, replaceable in tests.
 	now func() time.Time
 }
@@ -48,7 +49,11 @@ type jointSwitch struct {
 const recordTimeout = 10 * time.Second
 
 func (h *handler) Handle(ctx context.Context, d *jobs.Delivery) error {
-	log := h.log.With("job_id", d.JobID, "stream_seq", d.StreamSeq, "attempt", d.NumDelivered, "subject", d.Subject)
+	log := d.Log // carries job_id, stream_seq and attempt
+	if log == nil {
+		log = h.log.With("job_id", d.JobID, "stream_seq", d.StreamSeq, "attempt", d.NumDelivered)
+	}
+	log = log.With("subject", d.Subject)
 	sd := store.Delivery{
 		JobID: d.JobID, Stream: h.stream, StreamSeq: d.StreamSeq, Subject: d.Subject,
 		Attempt: int(d.NumDelivered), Payload: d.Data, ReceivedAt: d.Received,
@@ -98,7 +103,7 @@ func (h *handler) Handle(ctx context.Context, d *jobs.Delivery) error {
 	h.metrics.inFlight.Inc()
 	// The rate limiter queues calls fairly per job, and urgent jobs' calls first.
 	runCtx := ratelimit.WithJob(ctx, d.JobID)
-	if strings.HasSuffix(d.Subject, ".urgent") {
+	if d.Subject == h.urgentSubject {
 		runCtx = ratelimit.WithPriority(runCtx, ratelimit.Urgent)
 	}
 	res, runErr := method.Run(runCtx, in)

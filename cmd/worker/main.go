@@ -326,8 +326,8 @@ func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *
 	host, _ := os.Hostname()
 	h := &handler{
 		store: s.store, model: s.model, searcher: s.searcher, modelName: s.modelName(cfg),
-		validation:   jobs.ValidationConfig{MaxMessageBytes: sc.WithDefaults().MaxMessageBytes, DefaultMethod: cfg.DefaultMethod},
-		stream:       sc.WithDefaults().Stream,
+		validation: jobs.ValidationConfig{MaxMessageBytes: sc.WithDefaults().MaxMessageBytes, DefaultMethod: cfg.DefaultMethod},
+		stream:     sc.WithDefaults().Stream, urgentSubject: sc.WithDefaults().UrgentSubject,
 		maxQuestions: cfg.MaxQuestions, concurrency: cfg.VerifyConcurrency,
 		jointSwitch: jointSwitch{enabled: cfg.JointSwitch, threshold: cfg.JointSwitchThreshold, window: cfg.JointSwitchWindow},
 		worker:      fmt.Sprintf("%s/%d", host, os.Getpid()), log: log, metrics: m, now: time.Now,
