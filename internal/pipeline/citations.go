@@ -91,7 +91,9 @@ func FilterCitations(text string, allowed func(int) bool) (string, []int) {
 				removed = append(removed, n)
 			}
 		}
-		if out == text || len(more) == 0 {
+		// Stop only when a pass changed nothing: a pass may remove a group that names no number
+		// at all ("[0-0-0]"), and what it joins must be looked at again.
+		if out == text {
 			return out, removed
 		}
 		text = out
