@@ -315,8 +315,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if code, ok := parse(fs, args, stderr); !ok {
 		return code
 	}
-	if !validSchema(schema) {
-		fmt.Fprintf(stderr, "corpus eval-feverous: --schema %q: use lower-case letters, digits and _ (and not public)\n", schema)
+	if err := store.CheckScratchSchemaName(schema); err != nil {
+		fmt.Fprintf(stderr, "corpus eval-feverous: --schema %q: %v\n", schema, err)
 		return exitInvalid
 	}
 	docs, claims, err := searcheval.ReadFeverous(dataset)
@@ -354,16 +354,4 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		len(claims), stats.Inserted, stats.Duration.Round(time.Millisecond), searcheval.K)
 	fmt.Fprint(stdout, searcheval.Table(scores))
 	return exitOK
-}
-
-func validSchema(s string) bool {
-	if s == "" || s == "public" || len(s) > 40 || s[0] < 'a' || s[0] > 'z' {
-		return false
-	}
-	for _, c := range s {
-		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' {
-			return false
-		}
-	}
-	return true
 }

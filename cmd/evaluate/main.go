@@ -281,8 +281,8 @@ func (c *retrievalConfig) validate() error {
 	if c.Limit < 0 {
 		problems = append(problems, fmt.Sprintf("--limit %d: give 0 (every claim) or more", c.Limit))
 	}
-	if !validSchema(c.Schema) {
-		problems = append(problems, fmt.Sprintf("--schema %q: use lower-case letters, digits and _ (and not public)", c.Schema))
+	if err := store.CheckScratchSchemaName(c.Schema); err != nil {
+		problems = append(problems, fmt.Sprintf("--schema %q: %v", c.Schema, err))
 	}
 	if c.Concurrency < 1 || c.Concurrency > 64 {
 		problems = append(problems, fmt.Sprintf("--concurrency %d must be between 1 and 64", c.Concurrency))
@@ -434,16 +434,4 @@ func openCorpusDB(ctx context.Context, databaseURL, schema string, stderr io.Wri
 		return nil, closeDB, err
 	}
 	return pool, closeDB, nil
-}
-
-func validSchema(s string) bool {
-	if s == "" || s == "public" || len(s) > 40 || s[0] < 'a' || s[0] > 'z' {
-		return false
-	}
-	for _, c := range s {
-		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' {
-			return false
-		}
-	}
-	return true
 }

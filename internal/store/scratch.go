@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"time"
@@ -18,11 +19,20 @@ type ScratchSchema struct {
 	base string
 }
 
+// CheckScratchSchemaName says what is wrong with name as a scratch schema, for commands that
+// check their flags before doing any work.
+func CheckScratchSchemaName(name string) error {
+	if !identifier.MatchString(name) || name == "public" {
+		return errors.New("a scratch schema must be lower-case letters, digits and _, and not public")
+	}
+	return nil
+}
+
 // NewScratchSchema drops any schema called name in the database at databaseURL and creates it
 // empty. name must be a lower-case SQL identifier, and never "public".
 func NewScratchSchema(ctx context.Context, databaseURL, name string) (*ScratchSchema, error) {
-	if !identifier.MatchString(name) || name == "public" {
-		return nil, fmt.Errorf("scratch schema %q must be a lower-case SQL identifier other than public", name)
+	if err := CheckScratchSchemaName(name); err != nil {
+		return nil, fmt.Errorf("schema %q: %w", name, err)
 	}
 	if databaseURL == "" {
 		return nil, fmt.Errorf("no database for schema %s: set DATABASE_URL or --database-url", name)
