@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/report"
 )
 
 func changesFlags(f *filterFlags) *envflag.Set {
@@ -47,7 +49,7 @@ func runChanges(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	window := "ever"
 	if !filter.Since.IsZero() {
-		window = "since " + fmtTime(filter.Since)
+		window = "since " + report.FormatTime(filter.Since)
 	}
 	fmt.Fprintf(stdout, "%d verdict change(s) %s\n", len(changes), window)
 	for _, c := range changes {
@@ -55,12 +57,12 @@ func runChanges(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		if c.Reverify {
 			kind = "re-verification"
 		}
-		fmt.Fprintf(stdout, "\n%s  %s -> %s  (%s, run %d -> %d)\n", fmtTime(c.ChangedAt), c.OldVerdict, c.NewVerdict, kind, c.OldRunID, c.NewRunID)
+		fmt.Fprintf(stdout, "\n%s  %s -> %s  (%s, run %d -> %d)\n", report.FormatTime(c.ChangedAt), c.OldVerdict, c.NewVerdict, kind, c.OldRunID, c.NewRunID)
 		fmt.Fprintf(stdout, "  statement %d%s\n", c.StatementID, optional(" (", oneLine(c.ExternalID), ")"))
 		fmt.Fprintf(stdout, "  claim:    %s\n", oneLine(c.ClaimText))
-		fmt.Fprintf(stdout, "  why now:  %s\n", oneLine(cmpOr(c.NewReason, cmpOr(c.NewCheckA, "(no reason recorded)"))))
+		fmt.Fprintf(stdout, "  why now:  %s\n", oneLine(cmp.Or(c.NewReason, cmp.Or(c.NewCheckA, "(no reason recorded)"))))
 		if c.OldReason != "" {
-			fmt.Fprintf(stdout, "  before:   %s (%s)\n", oneLine(c.OldReason), fmtTime(c.OldFinishedAt))
+			fmt.Fprintf(stdout, "  before:   %s (%s)\n", oneLine(c.OldReason), report.FormatTime(c.OldFinishedAt))
 		}
 		if len(c.NewCitationURLs) > 0 {
 			fmt.Fprintf(stdout, "  sources:  %s\n", oneLine(strings.Join(c.NewCitationURLs, " ")))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/envflag"
 	"github.com/corroborate/corroborate/internal/progress"
+	"github.com/corroborate/corroborate/internal/report"
 	"github.com/corroborate/corroborate/internal/store"
 )
 
@@ -92,7 +93,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitError
 	}
 	if c.Out != "" {
-		fmt.Fprintf(stderr, "report export: %d %s written to %s (%s)\n", n, c.What, c.Out, describe(filter))
+		fmt.Fprintf(stderr, "report export: %d %s written to %s (%s)\n", n, c.What, c.Out, report.Describe(filter))
 	}
 	return exitOK
 }

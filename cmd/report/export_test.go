@@ -24,7 +24,7 @@ func TestExportClaimsAsCSVWithFilters(t *testing.T) {
 	st, dbURL := setup(t)
 	b := seedBatch(t, st)
 	out := filepath.Join(t.TempDir(), "refuted.csv")
-	code, stdout, stderr := report(t, "export", "--database-url", dbURL, "--format", "csv", "--what", "claims",
+	code, stdout, stderr := runReport(t, "export", "--database-url", dbURL, "--format", "csv", "--what", "claims",
 		"--verdict", "refuted", "--external-id-prefix", b.prefix, "--since", "24h", "--out", out)
 	if code != exitOK || stdout != "" {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
@@ -70,7 +70,7 @@ func TestExportStatementsAsJSONL(t *testing.T) {
 	t.Parallel()
 	st, dbURL := setup(t)
 	b := seedBatch(t, st)
-	code, stdout, stderr := report(t, "export", "--database-url", dbURL, "--format", "jsonl", "--what", "statements", "--external-id-prefix", b.prefix)
+	code, stdout, stderr := runReport(t, "export", "--database-url", dbURL, "--format", "jsonl", "--what", "statements", "--external-id-prefix", b.prefix)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -100,7 +100,7 @@ func TestExportStatementsAsJSONL(t *testing.T) {
 		t.Fatalf("hostile %v\nfailed %v", h, f)
 	}
 	// Filters: a status and a method.
-	code, stdout, _ = report(t, "export", "--database-url", dbURL, "--format", "jsonl", "--external-id-prefix", b.prefix, "--status", "done", "--method", "cove-factored")
+	code, stdout, _ = runReport(t, "export", "--database-url", dbURL, "--format", "jsonl", "--external-id-prefix", b.prefix, "--status", "done", "--method", "cove-factored")
 	if code != exitOK || stdout != "" {
 		t.Fatalf("no done cove-factored statement: exit %d\n%s", code, stdout)
 	}
@@ -112,7 +112,7 @@ func TestExportEvidenceGuardsSpreadsheetFormulas(t *testing.T) {
 	b := seedBatch(t, st)
 	read := func(extra ...string) [][]string {
 		t.Helper()
-		code, stdout, stderr := report(t, append([]string{"export", "--database-url", dbURL, "--what", "evidence", "--external-id-prefix", b.prefix + "hostile"}, extra...)...)
+		code, stdout, stderr := runReport(t, append([]string{"export", "--database-url", dbURL, "--what", "evidence", "--external-id-prefix", b.prefix + "hostile"}, extra...)...)
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/report"
 	"github.com/corroborate/corroborate/internal/store"
 )
 
@@ -50,7 +51,7 @@ func runSummary(ctx context.Context, args []string, stdout, stderr io.Writer) in
 
 // printSummary writes the summary as aligned plain text.
 func printSummary(w io.Writer, f store.ReportFilter, sum store.Summary) {
-	fmt.Fprintf(w, "Batch: %s\n\n", describe(f))
+	fmt.Fprintf(w, "Batch: %s\n\n", report.Describe(f))
 	fmt.Fprintf(w, "Statements: %d", sum.Statements)
 	if len(sum.ByStatus) > 0 {
 		var parts []string
