@@ -15,8 +15,6 @@ import (
 	"syscall"
 	"testing"
 	"unsafe"
-
-	"github.com/corroborate/corroborate/internal/store"
 )
 
 func TestExportClaimsAsCSVWithFilters(t *testing.T) {
@@ -132,26 +130,6 @@ func TestExportEvidenceGuardsSpreadsheetFormulas(t *testing.T) {
 	}
 	if raw := read("--csv-formula-guard=false"); raw[1][col] != `=HYPERLINK("http://evil.example")` {
 		t.Fatalf("without the guard the title is as stored: %q", raw[1][col])
-	}
-}
-
-func TestFlattenMakesOneCellPerField(t *testing.T) {
-	t.Parallel()
-	n := 3
-	keys, cells, err := flatten(store.EvidenceRow{SourceNumber: &n, URL: "https://a.example", Cited: true, Title: "+1 on this"}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	row := map[string]string{}
-	for i, k := range keys {
-		row[k] = cells[i]
-	}
-	if len(keys) != 21 || row["source_number"] != "3" || row["claim_position"] != "" || row["cited"] != "true" || row["title"] != "'+1 on this" || row["url"] != "https://a.example" {
-		t.Fatalf("%v", row)
-	}
-	_, cells, _ = flatten(store.ClaimRow{Citations: []int{1, 3}, CitationURLs: []string{"https://a", "https://b"}}, true)
-	if !slices.Contains(cells, "1 3") || !slices.Contains(cells, "https://a https://b") {
-		t.Fatalf("lists are joined by spaces: %q", cells)
 	}
 }
 

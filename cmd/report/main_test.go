@@ -279,12 +279,3 @@ func TestREADMENamesEveryReportVariable(t *testing.T) {
 		t.Fatalf("found only %d variables: %v", len(seen), seen)
 	}
 }
-
-// Stored text printed on a terminal loses its control characters: a reply could carry escape
-// sequences that clear the screen or retitle the window.
-func TestOneLineDropsControlCharacters(t *testing.T) {
-	t.Parallel()
-	if got := oneLine("refuted\x1b]0;owned\x07 by\n\tthe \x1b[2Jarchive\u0085"); got != "refuted ]0;owned by the [2Jarchive" {
-		t.Fatalf("oneLine: %q", got)
-	}
-}
