@@ -1,7 +1,7 @@
 // Package report renders what editors and analysts read after a batch: the static HTML report
 // (an index, one page per statement, one trace per run) and the read-only review page served
-// live, both from the same html/template pages; and the words that describe a batch. It reads
-// through store's report queries and never writes.
+// live, both from the same html/template pages; the terminal summary and verdict changes; and
+// CSV and JSONL exports. It reads through store's report queries and never writes.
 package report
 
 import (
