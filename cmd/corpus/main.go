@@ -100,28 +100,15 @@ func open(ctx context.Context, databaseURL, searchPath string) (*pgxpool.Pool, e
 	if databaseURL == "" {
 		return nil, errors.New("no database: set DATABASE_URL or --database-url (for example postgres://user@localhost:5432/corroborate)")
 	}
-	cfg, err := pgxpool.ParseConfig(databaseURL)
+	st, err := store.Open(ctx, store.Config{URL: databaseURL, SearchPath: searchPath})
 	if err != nil {
-		return nil, fmt.Errorf("DATABASE_URL is not a valid PostgreSQL URL: %w", err)
-	}
-	if searchPath != "" {
-		cfg.ConnConfig.RuntimeParams["search_path"] = searchPath
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("opening the pool: %w", err)
-	}
-	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := pool.Ping(pingCtx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("cannot reach PostgreSQL at %s:%d (is it running? is DATABASE_URL right?): %w", cfg.ConnConfig.Host, cfg.ConnConfig.Port, err)
-	}
-	if _, err := store.New(pool).Migrate(ctx); err != nil {
-		pool.Close()
 		return nil, err
 	}
-	return pool, nil
+	if _, err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st.Pool(), nil
 }
 
 func runLoad(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/store"
 	"github.com/corroborate/corroborate/internal/testenv"
@@ -26,69 +25,6 @@ func writeFile(t *testing.T, name, content string) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-func newReader() *reader {
-	return &reader{validation: jobs.ValidationConfig{DefaultMethod: pipeline.MethodFactored}.WithDefaults()}
-}
-
-func TestReadInputs(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name, file, content string
-		records             int
-		problems            []string
-	}{
-		{"jsonl", "a.jsonl", `{"v":1,"text":"The Eiffel Tower is in Paris."}` + "\n\n" + `{"v":1,"question":"Where is the Eiffel Tower?","id":"x1"}` + "\n", 2, nil},
-		{"bad jsonl", "a.jsonl", `{"v":1,"text":"Fine statement here."}` + "\nnot json\n" + `{"v":1}` + "\n" + `{"v":1,"text":"hello"}`,
-			1, []string{"a.jsonl:2: invalid job message: message: is not valid JSON", "a.jsonl:3: invalid job message: message: needs text, question, or both", "a.jsonl:4: invalid job message: text: a statement needs at least two words"}},
-		{"unknown method and language", "a.jsonl", `{"v":1,"text":"Two words here.","method":"magic"}` + "\n" + `{"v":1,"text":"Two words here.","language":"xx"}`,
-			0, []string{"a.jsonl:1: invalid job message: method", "a.jsonl:2: invalid job message: language"}},
-		{"csv", "a.csv", "id,text,question,method\nr1,The Eiffel Tower is in Paris.,,\nr2,\"Quoted, with a comma.\",Where?,cove-joint\n", 2, nil},
-		{"csv without text column", "a.csv", "statement,question\nThe Eiffel Tower is in Paris.,\n", 0, []string{"a.csv:1: the CSV header has no text column"}},
-		{"csv bad row", "a.csv", "text\nword\nThe Eiffel Tower is in Paris.\n", 1, []string{"a.csv:2: invalid job message: text: a statement needs at least two words"}},
-		{"txt", "a.txt", "The Eiffel Tower is in Paris.\r\n\r\nWater boils at 100 degrees.\n", 2, nil},
-		{"txt invalid utf-8", "a.txt", "The Eiffel \xff Tower.\nFine statement here.\n", 1, []string{"a.txt:1: text: is not valid UTF-8"}},
-		{"txt control characters", "a.txt", "The Eiffel\x00 Tower is here.\n", 0, []string{"a.txt:1: invalid job message: text"}},
-		{"empty file", "a.txt", "", 0, []string{"a.txt: holds no statements"}},
-		{"line over the size limit", "a.txt", "Short statement here.\n" + strings.Repeat("word ", 300000) + "\nAnother statement here.\n", 2, []string{"a.txt:2: line is longer than the message size limit"}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			r := newReader()
-			path := writeFile(t, c.file, c.content)
-			if err := r.readFile(path, nil); err != nil {
-				t.Fatal(err)
-			}
-			if len(r.records) != c.records {
-				t.Errorf("records: %d, want %d (problems %v)", len(r.records), c.records, r.problems)
-			}
-			if len(r.problems) != len(c.problems) {
-				t.Fatalf("problems: %v, want %d like %q", r.problems, len(c.problems), c.problems)
-			}
-			for i, p := range r.problems {
-				got := strings.TrimPrefix(p.String(), filepath.Dir(path)+"/")
-				if !strings.HasPrefix(got, c.problems[i]) {
-					t.Errorf("problem %d: %q, want it to start with %q", i+1, got, c.problems[i])
-				}
-			}
-		})
-	}
-}
-
-func TestReadStdinGuessesTheFormat(t *testing.T) {
-	t.Parallel()
-	r := newReader()
-	if err := r.readFile("-", strings.NewReader(`{"v":1,"text":"From stdin as JSON."}`)); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.readFile("-", strings.NewReader("From stdin as text.\n")); err != nil {
-		t.Fatal(err)
-	}
-	if len(r.records) != 2 || r.records[0].Source != "stdin:1" || r.records[1].Message.Text != "From stdin as text." {
-		t.Fatalf("records %+v problems %v", r.records, r.problems)
-	}
 }
 
 // enqueueEnv points run at a stream of the test's own on the test NATS and PostgreSQL.

@@ -22,6 +22,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/intake"
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
 )
@@ -114,12 +115,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitInvalid
 	}
 
-	r := &reader{validation: jobs.ValidationConfig{MaxMessageBytes: sc.MaxMessageBytes, DefaultMethod: cfg.Method}.WithDefaults(), stdinFormat: cfg.Format}
+	r := intake.NewReader(jobs.ValidationConfig{MaxMessageBytes: sc.MaxMessageBytes, DefaultMethod: cfg.Method}, cfg.Format)
 	for i, t := range cfg.Texts {
-		r.add(fmt.Sprintf("--text #%d", i+1), jobs.Message{Text: t})
+		r.AddText(fmt.Sprintf("--text #%d", i+1), t)
 	}
 	for _, path := range fs.Args() {
-		if err := r.readFile(path, stdin); err != nil {
+		if err := r.ReadFile(path, stdin); err != nil {
 			fmt.Fprintln(stderr, "enqueue:", err)
 			return exitInvalid
 		}
@@ -128,11 +129,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "enqueue: nothing to enqueue: give --text, files (.jsonl, .csv, .txt) or - for stdin")
 		return exitInvalid
 	}
-	for _, p := range r.problems {
+	records, problems := r.Records(), r.Problems()
+	for _, p := range problems {
 		fmt.Fprintln(stderr, "invalid", p)
 	}
-	if len(r.problems) > 0 && !cfg.SkipInvalid {
-		fmt.Fprintf(stderr, "enqueue: %d invalid record(s); nothing was published (fix them, or use --skip-invalid to publish the %d valid ones)\n", len(r.problems), len(r.records))
+	if len(problems) > 0 && !cfg.SkipInvalid {
+		fmt.Fprintf(stderr, "enqueue: %d invalid record(s); nothing was published (fix them, or use --skip-invalid to publish the %d valid ones)\n", len(problems), len(records))
 		return exitInvalid
 	}
 
@@ -154,8 +156,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if cfg.Urgent {
 		subject = sc.UrgentSubject
 	}
-	for _, rec := range r.records {
-		res, err := jobs.Publish(ctx, js, subject, rec.Message, "")
+	for _, rec := range records {
+		res, err := jobs.PublishEncoded(ctx, js, subject, rec.Job, "")
 		if err != nil {
 			fmt.Fprintf(stderr, "enqueue: %s: NOT queued: %v\n", rec.Source, err)
 			fmt.Fprintf(stderr, "enqueue: stopped after %d queued and %d duplicates; the records from %s on were not published (running enqueue again is safe: queued ones are dropped as duplicates)\n", queued, duplicates, rec.Source)
@@ -170,7 +172,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stdout, "%-9s %s  job %s  seq %d\n", state, rec.Source, res.JobID, res.Sequence)
 		published = append(published, publishedJob{Source: rec.Source, JobID: res.JobID})
 	}
-	fmt.Fprintf(stdout, "%d queued, %d duplicates, %d invalid skipped\n", queued, duplicates, len(r.problems))
+	fmt.Fprintf(stdout, "%d queued, %d duplicates, %d invalid skipped\n", queued, duplicates, len(problems))
 
 	if !cfg.Wait {
 		return exitOK

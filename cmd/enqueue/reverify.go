@@ -1,8 +1,8 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/envflag"
 	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/reverify"
 	"github.com/corroborate/corroborate/internal/store"
 )
 
@@ -57,11 +58,6 @@ The job id is reverify:<statement_id>:<YYYY-MM-DD>, the date being the cutoff's 
 --older-than, local time): running it twice the same night enqueues nothing twice (JetStream
 drops the repeat inside its dedupe window, and a worker never runs a stored job id again).
 Exit status: 0 done; 1 NATS or PostgreSQL error; 2 usage.`
-
-// reverifyJobID is the job id of a statement's re-verification on the night of cutoff.
-func reverifyJobID(statementID int64, cutoff time.Time) string {
-	return fmt.Sprintf("reverify:%d:%s", statementID, cutoff.Format(time.DateOnly))
-}
 
 func runReverify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var cfg ReverifyConfig
@@ -117,7 +113,7 @@ func runReverify(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintln(stderr, "enqueue reverify:", err)
 		return exitError
 	}
-	cutoff := time.Now().Add(-cfg.OlderThan)
+	cutoff := reverify.Cutoff(time.Now(), cfg.OlderThan)
 	candidates, err := st.ReverifyCandidates(ctx, store.ReverifySelection{
 		Before: cutoff, Verdict: cfg.Verdict, Method: cfg.Method, ExternalIDPrefix: cfg.ExternalIDPrefix, Limit: cfg.Limit,
 	})
@@ -125,37 +121,22 @@ func runReverify(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintln(stderr, "enqueue reverify:", err)
 		return exitError
 	}
-	validation := jobs.ValidationConfig{MaxMessageBytes: sc.MaxMessageBytes}.WithDefaults()
-	type job struct {
-		c   store.ReverifyCandidate
-		id  string
-		msg jobs.Message
-	}
-	var todo []job
-	skipped := 0
-	for _, c := range candidates {
-		msg, err := reverifyMessage(c, validation)
-		if err != nil {
-			// A statement stored before a validation rule existed may break it now: say so and go
-			// on with the others, so that one old record does not stop the night.
-			fmt.Fprintf(stderr, "skipped   statement %d (%s): %v\n", c.StatementID, cmpOr(c.ExternalID, "no id"), err)
-			skipped++
-			continue
-		}
-		todo = append(todo, job{c: c, id: reverifyJobID(c.StatementID, cutoff), msg: msg})
+	todo, skipped := reverify.Plan(candidates, cutoff, jobs.ValidationConfig{MaxMessageBytes: sc.MaxMessageBytes})
+	for _, skip := range skipped {
+		fmt.Fprintf(stderr, "skipped   statement %d (%s): %v\n", skip.Candidate.StatementID, cmp.Or(skip.Candidate.ExternalID, "no id"), skip.Err)
 	}
 	fmt.Fprintf(stdout, "%d statement(s) whose latest run finished before %s\n", len(candidates), cutoff.Format(time.RFC3339))
 
 	if cfg.DryRun {
 		for _, j := range todo {
 			fmt.Fprintf(stdout, "would queue statement %d (%s)  job %s  method %s  latest run %d at %s\n",
-				j.c.StatementID, cmpOr(j.c.ExternalID, "no id"), j.id, j.msg.Method, j.c.RunID, j.c.FinishedAt.Format(time.RFC3339))
+				j.Candidate.StatementID, cmp.Or(j.Candidate.ExternalID, "no id"), j.ID, j.Message.Message.Method, j.Candidate.RunID, j.Candidate.FinishedAt.Format(time.RFC3339))
 		}
-		fmt.Fprintf(stdout, "dry run: %d would be queued, %d skipped; nothing was published\n", len(todo), skipped)
+		fmt.Fprintf(stdout, "dry run: %d would be queued, %d skipped; nothing was published\n", len(todo), len(skipped))
 		return exitOK
 	}
 	if len(todo) == 0 {
-		fmt.Fprintf(stdout, "0 queued, 0 duplicates, %d skipped\n", skipped)
+		fmt.Fprintf(stdout, "0 queued, 0 duplicates, %d skipped\n", len(skipped))
 		return exitOK
 	}
 
@@ -167,9 +148,9 @@ func runReverify(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	defer closeNATS()
 	queued, duplicates := 0, 0
 	for _, j := range todo {
-		res, err := jobs.Publish(ctx, js, sc.PublishSubject, j.msg, j.id)
+		res, err := jobs.PublishEncoded(ctx, js, sc.PublishSubject, j.Message, j.ID)
 		if err != nil {
-			fmt.Fprintf(stderr, "enqueue reverify: statement %d: NOT queued: %v\n", j.c.StatementID, err)
+			fmt.Fprintf(stderr, "enqueue reverify: statement %d: NOT queued: %v\n", j.Candidate.StatementID, err)
 			fmt.Fprintf(stderr, "enqueue reverify: stopped after %d queued and %d duplicates (running it again tonight is safe: queued ones come back as duplicates)\n", queued, duplicates)
 			return exitError
 		}
@@ -179,39 +160,8 @@ func runReverify(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		} else {
 			queued++
 		}
-		fmt.Fprintf(stdout, "%-9s statement %d (%s)  job %s  seq %d\n", state, j.c.StatementID, cmpOr(j.c.ExternalID, "no id"), res.JobID, res.Sequence)
+		fmt.Fprintf(stdout, "%-9s statement %d (%s)  job %s  seq %d\n", state, j.Candidate.StatementID, cmp.Or(j.Candidate.ExternalID, "no id"), res.JobID, res.Sequence)
 	}
-	fmt.Fprintf(stdout, "%d queued, %d duplicates, %d skipped\n", queued, duplicates, skipped)
+	fmt.Fprintf(stdout, "%d queued, %d duplicates, %d skipped\n", queued, duplicates, len(skipped))
 	return exitOK
-}
-
-// reverifyMessage is the job message that verifies c again: its statement, the method and
-// options its latest job asked for, and options.reverify. It is checked by jobs.Decode, as the
-// worker will check it.
-func reverifyMessage(c store.ReverifyCandidate, validation jobs.ValidationConfig) (jobs.Message, error) {
-	var opts jobs.MessageOptions
-	if len(c.Options) > 0 {
-		if err := json.Unmarshal(c.Options, &opts); err != nil {
-			return jobs.Message{}, fmt.Errorf("the options of run %d cannot be read back: %w", c.RunID, err)
-		}
-	}
-	yes := true
-	opts.Reverify = &yes
-	method := c.RequestedMethod
-	if !jobs.KnownMethod(method) {
-		method = c.Method
-	}
-	m := jobs.Message{V: jobs.Version, Text: c.Text, Question: c.Question, ID: c.ExternalID, Method: method, Language: c.Language, Options: opts}
-	data, err := json.Marshal(m)
-	if err != nil {
-		return jobs.Message{}, fmt.Errorf("encoding the job: %w", err)
-	}
-	return jobs.Decode(data, validation)
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -64,7 +64,7 @@ func TestHTMLReportInHeadlessChromium(t *testing.T) {
 	st, dbURL := setup(t)
 	b := seedBatch(t, st)
 	dir := t.TempDir()
-	code, out, errOut := report(t, "html", "--database-url", dbURL, "--since", "7d", "--external-id-prefix", b.prefix, "--out", dir)
+	code, out, errOut := runReport(t, "html", "--database-url", dbURL, "--since", "7d", "--external-id-prefix", b.prefix, "--out", dir)
 	if code != exitOK || !strings.Contains(out, "3 statements written: "+filepath.Join(dir, "index.html")) {
 		t.Fatalf("report html: exit %d\n%s\n%s", code, out, errOut)
 	}

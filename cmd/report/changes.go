@@ -4,11 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
-	"unicode"
 
 	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/report"
 )
 
 func changesFlags(f *filterFlags) *envflag.Set {
@@ -45,45 +44,6 @@ func runChanges(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintln(stderr, "report changes:", err)
 		return exitError
 	}
-	window := "ever"
-	if !filter.Since.IsZero() {
-		window = "since " + fmtTime(filter.Since)
-	}
-	fmt.Fprintf(stdout, "%d verdict change(s) %s\n", len(changes), window)
-	for _, c := range changes {
-		kind := "a later run"
-		if c.Reverify {
-			kind = "re-verification"
-		}
-		fmt.Fprintf(stdout, "\n%s  %s -> %s  (%s, run %d -> %d)\n", fmtTime(c.ChangedAt), c.OldVerdict, c.NewVerdict, kind, c.OldRunID, c.NewRunID)
-		fmt.Fprintf(stdout, "  statement %d%s\n", c.StatementID, optional(" (", oneLine(c.ExternalID), ")"))
-		fmt.Fprintf(stdout, "  claim:    %s\n", oneLine(c.ClaimText))
-		fmt.Fprintf(stdout, "  why now:  %s\n", oneLine(cmpOr(c.NewReason, cmpOr(c.NewCheckA, "(no reason recorded)"))))
-		if c.OldReason != "" {
-			fmt.Fprintf(stdout, "  before:   %s (%s)\n", oneLine(c.OldReason), fmtTime(c.OldFinishedAt))
-		}
-		if len(c.NewCitationURLs) > 0 {
-			fmt.Fprintf(stdout, "  sources:  %s\n", oneLine(strings.Join(c.NewCitationURLs, " ")))
-		}
-	}
+	report.WriteChanges(stdout, filter.Since, changes)
 	return exitOK
-}
-
-func optional(before, s, after string) string {
-	if s == "" {
-		return ""
-	}
-	return before + s + after
-}
-
-// oneLine puts stored text on one line for a terminal. Control characters become spaces: a
-// model's reply could carry escape sequences that a terminal would obey.
-func oneLine(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
 }

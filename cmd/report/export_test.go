@@ -15,8 +15,6 @@ import (
 	"syscall"
 	"testing"
 	"unsafe"
-
-	"github.com/corroborate/corroborate/internal/store"
 )
 
 func TestExportClaimsAsCSVWithFilters(t *testing.T) {
@@ -24,7 +22,7 @@ func TestExportClaimsAsCSVWithFilters(t *testing.T) {
 	st, dbURL := setup(t)
 	b := seedBatch(t, st)
 	out := filepath.Join(t.TempDir(), "refuted.csv")
-	code, stdout, stderr := report(t, "export", "--database-url", dbURL, "--format", "csv", "--what", "claims",
+	code, stdout, stderr := runReport(t, "export", "--database-url", dbURL, "--format", "csv", "--what", "claims",
 		"--verdict", "refuted", "--external-id-prefix", b.prefix, "--since", "24h", "--out", out)
 	if code != exitOK || stdout != "" {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
@@ -70,7 +68,7 @@ func TestExportStatementsAsJSONL(t *testing.T) {
 	t.Parallel()
 	st, dbURL := setup(t)
 	b := seedBatch(t, st)
-	code, stdout, stderr := report(t, "export", "--database-url", dbURL, "--format", "jsonl", "--what", "statements", "--external-id-prefix", b.prefix)
+	code, stdout, stderr := runReport(t, "export", "--database-url", dbURL, "--format", "jsonl", "--what", "statements", "--external-id-prefix", b.prefix)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -100,7 +98,7 @@ func TestExportStatementsAsJSONL(t *testing.T) {
 		t.Fatalf("hostile %v\nfailed %v", h, f)
 	}
 	// Filters: a status and a method.
-	code, stdout, _ = report(t, "export", "--database-url", dbURL, "--format", "jsonl", "--external-id-prefix", b.prefix, "--status", "done", "--method", "cove-factored")
+	code, stdout, _ = runReport(t, "export", "--database-url", dbURL, "--format", "jsonl", "--external-id-prefix", b.prefix, "--status", "done", "--method", "cove-factored")
 	if code != exitOK || stdout != "" {
 		t.Fatalf("no done cove-factored statement: exit %d\n%s", code, stdout)
 	}
@@ -112,7 +110,7 @@ func TestExportEvidenceGuardsSpreadsheetFormulas(t *testing.T) {
 	b := seedBatch(t, st)
 	read := func(extra ...string) [][]string {
 		t.Helper()
-		code, stdout, stderr := report(t, append([]string{"export", "--database-url", dbURL, "--what", "evidence", "--external-id-prefix", b.prefix + "hostile"}, extra...)...)
+		code, stdout, stderr := runReport(t, append([]string{"export", "--database-url", dbURL, "--what", "evidence", "--external-id-prefix", b.prefix + "hostile"}, extra...)...)
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
@@ -132,26 +130,6 @@ func TestExportEvidenceGuardsSpreadsheetFormulas(t *testing.T) {
 	}
 	if raw := read("--csv-formula-guard=false"); raw[1][col] != `=HYPERLINK("http://evil.example")` {
 		t.Fatalf("without the guard the title is as stored: %q", raw[1][col])
-	}
-}
-
-func TestFlattenMakesOneCellPerField(t *testing.T) {
-	t.Parallel()
-	n := 3
-	keys, cells, err := flatten(store.EvidenceRow{SourceNumber: &n, URL: "https://a.example", Cited: true, Title: "+1 on this"}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	row := map[string]string{}
-	for i, k := range keys {
-		row[k] = cells[i]
-	}
-	if len(keys) != 21 || row["source_number"] != "3" || row["claim_position"] != "" || row["cited"] != "true" || row["title"] != "'+1 on this" || row["url"] != "https://a.example" {
-		t.Fatalf("%v", row)
-	}
-	_, cells, _ = flatten(store.ClaimRow{Citations: []int{1, 3}, CitationURLs: []string{"https://a", "https://b"}}, true)
-	if !slices.Contains(cells, "1 3") || !slices.Contains(cells, "https://a https://b") {
-		t.Fatalf("lists are joined by spaces: %q", cells)
 	}
 }
 

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/corroborate/corroborate/internal/envflag"
-	"github.com/corroborate/corroborate/internal/progress"
-	"github.com/corroborate/corroborate/internal/store"
+	"github.com/corroborate/corroborate/internal/report"
 )
 
 type htmlConfig struct {
@@ -50,94 +48,11 @@ func runHTML(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	defer st.Close()
-	s, err := newSite()
-	if err != nil {
-		fmt.Fprintln(stderr, "report html:", err)
-		return exitError
-	}
-	n, err := writeReport(ctx, st, s, filter, c.Out, stderr)
+	n, err := report.WriteStatic(ctx, st, filter, c.Out, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "report html:", err)
 		return exitError
 	}
 	fmt.Fprintf(stdout, "%d statements written: %s\n", n, filepath.Join(c.Out, "index.html"))
 	return exitOK
-}
-
-// writeReport writes the static report of the statements f selects into dir, and returns how
-// many statements it holds.
-func writeReport(ctx context.Context, st *store.Store, s *site, f store.ReportFilter, dir string, progressOut io.Writer) (int, error) {
-	statements, err := st.Statements(ctx, f)
-	if err != nil {
-		return 0, err
-	}
-	sum, err := st.Summary(ctx, f)
-	if err != nil {
-		return 0, err
-	}
-	for _, sub := range []string{"statements", "traces"} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
-			return 0, fmt.Errorf("creating the report folder: %w", err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(dir, "style.css"), s.css, 0o644); err != nil {
-		return 0, fmt.Errorf("writing the report: %w", err)
-	}
-	generated := fmtTime(time.Now())
-	top := links{root: "", ext: ".html"}
-	sub := links{root: "../", ext: ".html"}
-	index := indexPage{
-		page:    page{Title: "Verdicts", Links: top, Generated: generated},
-		Heading: "Verdicts", Batch: describe(f), Summary: sum, Statements: statements, Total: len(statements),
-	}
-	if err := writePage(s, filepath.Join(dir, "index.html"), "index", index); err != nil {
-		return 0, err
-	}
-	p := progress.New("statement pages", len(statements), progressOut)
-	defer p.Done()
-	for _, row := range statements {
-		sp, err := st.Statement(ctx, row.StatementID)
-		if err != nil {
-			return 0, err
-		}
-		data := newStatementPage(page{Title: "Statement " + cmpOr(row.ExternalID, fmt.Sprint(row.StatementID)), Links: sub, Generated: generated}, sp)
-		if err := writePage(s, filepath.Join(dir, "statements", fmt.Sprintf("%d.html", row.StatementID)), "statement", data); err != nil {
-			return 0, err
-		}
-		// Every run the page lists gets its trace page, so that no link of the report is dead.
-		for _, r := range sp.Runs {
-			t, err := st.Trace(ctx, r.RunID)
-			if err != nil {
-				return 0, err
-			}
-			tp := tracePage{page: page{Title: fmt.Sprintf("Trace of run %d", r.RunID), Links: sub, Generated: generated}, Trace: t}
-			if err := writePage(s, filepath.Join(dir, "traces", fmt.Sprintf("%d.html", r.RunID)), "trace", tp); err != nil {
-				return 0, err
-			}
-		}
-		p.Add(1)
-	}
-	return len(statements), nil
-}
-
-func writePage(s *site, path, name string, data any) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("writing the report: %w", err)
-	}
-	if err := s.render(f, name, data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -186,38 +186,6 @@ func parseTimeBound(s string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%q is neither a duration (24h, 7d), a date (2026-11-01) nor an RFC 3339 time (2026-11-01T02:00:00Z)", s)
 }
 
-// describe says in words which statements a filter selects, for headings.
-func describe(f store.ReportFilter) string {
-	var parts []string
-	switch {
-	case !f.Since.IsZero() && !f.Until.IsZero():
-		parts = append(parts, fmt.Sprintf("latest run finished from %s to %s", fmtTime(f.Since), fmtTime(f.Until)))
-	case !f.Since.IsZero():
-		parts = append(parts, "latest run finished since "+fmtTime(f.Since))
-	case !f.Until.IsZero():
-		parts = append(parts, "latest run finished before "+fmtTime(f.Until))
-	}
-	for _, p := range []struct{ name, value string }{
-		{"status", f.Status}, {"verdict", f.Verdict}, {"method", f.Method},
-		{"id starting with", f.ExternalIDPrefix}, {"text containing", f.Text},
-	} {
-		if p.value != "" {
-			parts = append(parts, fmt.Sprintf("%s %q", p.name, p.value))
-		}
-	}
-	if len(parts) == 0 {
-		return "all statements"
-	}
-	return "statements with " + strings.Join(parts, ", ")
-}
-
-func fmtTime(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.Local().Format("2006-01-02 15:04 MST")
-}
-
 // openStore connects to PostgreSQL and applies the migrations, so that the views exist.
 func openStore(ctx context.Context, databaseURL string) (*store.Store, error) {
 	st, err := store.Open(ctx, store.Config{URL: databaseURL, MaxConns: 4})

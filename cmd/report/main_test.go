@@ -132,8 +132,8 @@ func seedBatch(t *testing.T, st *store.Store) batch {
 	return b
 }
 
-// report runs the command and returns its exit status and output.
-func report(t *testing.T, args ...string) (int, string, string) {
+// runReport runs the command and returns its exit status and output.
+func runReport(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), args, &stdout, &stderr)
@@ -144,7 +144,7 @@ func TestSummaryPrintsTheBatch(t *testing.T) {
 	t.Parallel()
 	st, dbURL := setup(t)
 	b := seedBatch(t, st)
-	code, out, errOut := report(t, "summary", "--database-url", dbURL, "--since", "24h", "--external-id-prefix", b.prefix)
+	code, out, errOut := runReport(t, "summary", "--database-url", dbURL, "--since", "24h", "--external-id-prefix", b.prefix)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -161,7 +161,7 @@ func TestSummaryPrintsTheBatch(t *testing.T) {
 			t.Errorf("summary does not say %q:\n%s", want, out)
 		}
 	}
-	code, out, _ = report(t, "summary", "--database-url", dbURL, "--since", "24h", "--external-id-prefix", b.prefix, "--status", "failed", "--method", "cove-factored")
+	code, out, _ = runReport(t, "summary", "--database-url", dbURL, "--since", "24h", "--external-id-prefix", b.prefix, "--status", "failed", "--method", "cove-factored")
 	if code != exitOK || !strings.Contains(out, "Statements: 1 (failed 1)") {
 		t.Fatalf("filtered summary: exit %d\n%s", code, out)
 	}
@@ -171,7 +171,7 @@ func TestChangesPrintsVerdictChanges(t *testing.T) {
 	t.Parallel()
 	st, dbURL := setup(t)
 	b := seedBatch(t, st)
-	code, out, errOut := report(t, "changes", "--database-url", dbURL, "--since", "24h", "--external-id-prefix", b.prefix)
+	code, out, errOut := runReport(t, "changes", "--database-url", dbURL, "--since", "24h", "--external-id-prefix", b.prefix)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -187,7 +187,7 @@ func TestChangesPrintsVerdictChanges(t *testing.T) {
 			t.Errorf("changes do not say %q:\n%s", want, out)
 		}
 	}
-	if code, out, _ := report(t, "changes", "--database-url", dbURL, "--since", "30m", "--external-id-prefix", b.prefix); code != exitOK || !strings.Contains(out, "0 verdict change(s)") {
+	if code, out, _ := runReport(t, "changes", "--database-url", dbURL, "--since", "30m", "--external-id-prefix", b.prefix); code != exitOK || !strings.Contains(out, "0 verdict change(s)") {
 		t.Fatalf("nothing changed in the last 30 minutes: exit %d\n%s", code, out)
 	}
 }
@@ -212,7 +212,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"serve", "--page-size", "0", "--database-url", "postgres://x"}, "--page-size 0"},
 		{[]string{"summary", "extra", "--database-url", "postgres://x"}, "unexpected arguments"},
 	} {
-		code, _, errOut := report(t, tt.args...)
+		code, _, errOut := runReport(t, tt.args...)
 		if code != exitInvalid || !strings.Contains(errOut, tt.want) {
 			t.Errorf("%v: exit %d, stderr %q, want it to say %q", tt.args, code, errOut, tt.want)
 		}
@@ -277,14 +277,5 @@ func TestREADMENamesEveryReportVariable(t *testing.T) {
 	}
 	if len(seen) < 12 {
 		t.Fatalf("found only %d variables: %v", len(seen), seen)
-	}
-}
-
-// Stored text printed on a terminal loses its control characters: a reply could carry escape
-// sequences that clear the screen or retitle the window.
-func TestOneLineDropsControlCharacters(t *testing.T) {
-	t.Parallel()
-	if got := oneLine("refuted\x1b]0;owned\x07 by\n\tthe \x1b[2Jarchive\u0085"); got != "refuted ]0;owned by the [2Jarchive" {
-		t.Fatalf("oneLine: %q", got)
 	}
 }

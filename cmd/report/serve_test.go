@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/corroborate/corroborate/internal/report"
 )
 
 // reviewServer serves the review page over this package's schema, read-only, as serve does.
@@ -22,7 +24,7 @@ func reviewServer(t *testing.T, pageSize int) *httptest.Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.Close)
-	srv, err := newServer(st, pageSize, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv, err := report.NewServer(st, pageSize, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,9 @@ type Config struct {
 	URL string
 	// MaxConns bounds the pool; 0 keeps pgx's default (max(4, CPUs)).
 	MaxConns int32
+	// SearchPath, when set, is the schema every statement works in (a scratch schema of an
+	// evaluation, for instance); empty keeps the URL's own.
+	SearchPath string
 }
 
 // Open connects to PostgreSQL and checks the connection.
@@ -41,6 +44,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	if cfg.MaxConns > 0 {
 		pc.MaxConns = cfg.MaxConns
+	}
+	if cfg.SearchPath != "" {
+		pc.ConnConfig.RuntimeParams["search_path"] = cfg.SearchPath
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -31,7 +31,7 @@ type site struct {
 
 var funcs = template.FuncMap{
 	"verdictLabel": func(v string) string { return strings.ReplaceAll(v, "_", " ") },
-	"time":         fmtTime,
+	"time":         FormatTime,
 	"iso":          func(t time.Time) string { return t.Format(time.RFC3339) },
 	"date": func(t *time.Time) string {
 		if t == nil {

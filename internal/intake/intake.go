@@ -1,10 +1,14 @@
-package main
+// Package intake reads statements from the forms a newsroom has them in (arguments, JSONL, CSV
+// and text files, stdin) and turns each into a validated, encoded job message, or into a
+// problem named by file and line. Every message is checked by jobs.Decode, the check the
+// worker applies, so that what intake accepts the worker accepts too; and each is encoded once,
+// into the bytes that are published.
+package intake
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,82 +22,89 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline"
 )
 
-// record is one statement read from the input, with where it came from ("file.csv:12").
-type record struct {
-	Source  string
-	Message jobs.Message
-	// Data is the encoded message as it will be published.
-	Data []byte
+// Record is one statement read from the input, with where it came from ("file.csv:12").
+type Record struct {
+	Source string
+	// Job is the validated message and its one encoding, published as it is.
+	Job jobs.Encoded
 }
 
-// inputProblem is one bad record, reported with file and line.
-type inputProblem struct {
+// Problem is one bad record, reported with file and line.
+type Problem struct {
 	Source string
 	Reason string
 }
 
-func (p inputProblem) String() string { return p.Source + ": " + p.Reason }
+func (p Problem) String() string { return p.Source + ": " + p.Reason }
 
-// reader turns the inputs into validated records. Every record is validated by jobs.Decode, the
-// same check the worker applies, so that what enqueue accepts the worker accepts too.
-type reader struct {
+// Reader turns inputs into records and problems; it gathers them across every input it is
+// given, so that all problems of a batch are listed at once.
+type Reader struct {
 	validation jobs.ValidationConfig
 	// stdinFormat is "jsonl", "csv", "txt" or "" (guess from the first character).
 	stdinFormat string
 
-	records  []record
-	problems []inputProblem
+	records  []Record
+	problems []Problem
 }
 
-// add validates one message built from the input at source.
-func (r *reader) add(source string, m jobs.Message) {
-	if m.V == 0 {
-		m.V = jobs.Version
-	}
-	if m.Method == "" {
-		m.Method = r.validation.DefaultMethod
-	}
+// NewReader returns a Reader that validates with validation (its DefaultMethod is the method
+// of records that name none) and reads stdin as stdinFormat: "jsonl", "csv", "txt", or "" to
+// guess (jsonl when the input starts with '{', else txt).
+func NewReader(validation jobs.ValidationConfig, stdinFormat string) *Reader {
+	return &Reader{validation: validation.WithDefaults(), stdinFormat: stdinFormat}
+}
+
+// Records are the valid records read so far, in input order.
+func (r *Reader) Records() []Record { return r.records }
+
+// Problems are the bad records found so far, in input order.
+func (r *Reader) Problems() []Problem { return r.problems }
+
+// AddText adds one statement given as text (an --text argument) from source.
+func (r *Reader) AddText(source, text string) { r.add(source, jobs.Message{Text: text}) }
+
+// add validates one message built from the fields of the input at source.
+func (r *Reader) add(source string, m jobs.Message) {
+	// encoding/json would quietly turn invalid UTF-8 into U+FFFD; name the field instead.
 	for _, field := range []struct{ name, value string }{{"text", m.Text}, {"question", m.Question}, {"id", m.ID}} {
 		if !utf8.ValidString(field.value) {
 			r.problem(source, field.name+": is not valid UTF-8 (save the file as UTF-8)")
 			return
 		}
 	}
-	data, err := json.Marshal(m)
-	if err != nil {
-		r.problem(source, err.Error())
-		return
-	}
-	r.addEncoded(source, data)
+	job, err := jobs.EncodeMessage(m, r.validation)
+	r.keep(source, job, err)
 }
 
 // addEncoded validates one encoded message (a JSONL line).
-func (r *reader) addEncoded(source string, data []byte) {
-	m, err := jobs.Decode(data, r.validation)
+func (r *Reader) addEncoded(source string, data []byte) {
+	job, err := jobs.DecodeEncoded(data, r.validation)
+	r.keep(source, job, err)
+}
+
+// keep records job, or the problem with it.
+func (r *Reader) keep(source string, job jobs.Encoded, err error) {
 	if err != nil {
 		r.problem(source, err.Error())
 		return
 	}
 	// The message format may name a method this version cannot run yet: refuse it here, so
 	// that it is not queued only to be rejected by the workers.
-	if !slices.Contains(pipeline.MethodNames(), m.Method) {
-		r.problem(source, fmt.Sprintf("method: %q is not available in this version of Corroborate (it has %s)", m.Method, strings.Join(pipeline.MethodNames(), ", ")))
+	if method := job.Message.Method; !slices.Contains(pipeline.MethodNames(), method) {
+		r.problem(source, fmt.Sprintf("method: %q is not available in this version of Corroborate (it has %s)", method, strings.Join(pipeline.MethodNames(), ", ")))
 		return
 	}
-	encoded, err := json.Marshal(m)
-	if err != nil {
-		r.problem(source, err.Error())
-		return
-	}
-	r.records = append(r.records, record{Source: source, Message: m, Data: encoded})
+	r.records = append(r.records, Record{Source: source, Job: job})
 }
 
-func (r *reader) problem(source, reason string) {
-	r.problems = append(r.problems, inputProblem{Source: source, Reason: reason})
+func (r *Reader) problem(source, reason string) {
+	r.problems = append(r.problems, Problem{Source: source, Reason: reason})
 }
 
-// readFile reads one input by its extension: .jsonl (or .ndjson), .csv, .txt; "-" is stdin.
-func (r *reader) readFile(path string, stdin io.Reader) error {
+// ReadFile reads one input by its extension: .jsonl (or .ndjson), .csv, .txt; "-" is stdin.
+// Bad records are problems, not errors; an error is an input that cannot be read at all.
+func (r *Reader) ReadFile(path string, stdin io.Reader) error {
 	if path == "-" {
 		data, err := io.ReadAll(io.LimitReader(stdin, 1<<30))
 		if err != nil {
@@ -127,7 +138,7 @@ func (r *reader) readFile(path string, stdin io.Reader) error {
 	return r.read(path, format, f)
 }
 
-func (r *reader) read(name, format string, in io.Reader) error {
+func (r *Reader) read(name, format string, in io.Reader) error {
 	before := len(r.records) + len(r.problems)
 	var err error
 	switch format {
@@ -153,8 +164,8 @@ func (r *reader) read(name, format string, in io.Reader) error {
 
 // readLines calls fn for every non-blank line. A line longer than the message size limit is a
 // problem of its own (with its line number) and reading goes on after it.
-func (r *reader) readLines(name string, in io.Reader, fn func(source string, line []byte)) error {
-	limit := r.validation.WithDefaults().MaxMessageBytes
+func (r *Reader) readLines(name string, in io.Reader, fn func(source string, line []byte)) error {
+	limit := r.validation.MaxMessageBytes
 	br := bufio.NewReaderSize(in, 64*1024)
 	for lineNo := 1; ; lineNo++ {
 		line, tooLong, err := readLine(br, limit)
@@ -196,7 +207,7 @@ func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error
 
 // readCSV reads a CSV file with a header row: a text column (required) and optional question,
 // id, method and language columns.
-func (r *reader) readCSV(name string, in io.Reader) error {
+func (r *Reader) readCSV(name string, in io.Reader) error {
 	cr := csv.NewReader(in)
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
