@@ -258,7 +258,7 @@ func TestPermanentModelErrorFailsTheRunWithItsTrace(t *testing.T) {
 	if err := b.store.Pool().QueryRow(context.Background(), `SELECT status, reason FROM job_outcomes WHERE job_id = $1`, job).Scan(&status, &reason); err != nil {
 		t.Fatal(err)
 	}
-	if status != store.OutcomeFailed || !strings.Contains(reason, "not found") {
+	if status != string(jobs.OutcomeFailed) || !strings.Contains(reason, "not found") {
 		t.Fatalf("outcome %s: %s", status, reason)
 	}
 	if n := b.count(t, `SELECT count(*) FROM runs r JOIN model_calls m ON m.run_id = r.id WHERE r.job_id = $1 AND r.status = 'failed' AND m.error IS NOT NULL`, job); n != 1 {
@@ -278,7 +278,7 @@ func TestAttemptsExhaustedIsDeadWithPayload(t *testing.T) {
 	if err := b.store.Pool().QueryRow(context.Background(), `SELECT status, reason, attempts, payload FROM job_outcomes WHERE job_id = $1`, job).Scan(&status, &reason, &attempts, &payload); err != nil {
 		t.Fatal(err)
 	}
-	if status != store.OutcomeDead || attempts != 3 || !strings.Contains(string(payload), "Eiffel") || !strings.Contains(reason, "500") {
+	if status != string(jobs.OutcomeDead) || attempts != 3 || !strings.Contains(string(payload), "Eiffel") || !strings.Contains(reason, "500") {
 		t.Fatalf("outcome %s after %d attempts (%s), payload %q", status, attempts, reason, payload)
 	}
 }
