@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -280,6 +281,19 @@ func TestAttemptsExhaustedIsDeadWithPayload(t *testing.T) {
 	}
 	if status != string(jobs.OutcomeDead) || attempts != 3 || !strings.Contains(string(payload), "Eiffel") || !strings.Contains(reason, "500") {
 		t.Fatalf("outcome %s after %d attempts (%s), payload %q", status, attempts, reason, payload)
+	}
+	// Each attempt keeps its own reason: two retries, then the last attempt that made it dead.
+	rows, err := b.store.Pool().Query(context.Background(), `SELECT outcome || ': ' || coalesce(reason, '') FROM message_attempts WHERE job_id = $1 ORDER BY attempt`, job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tried, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tried) != 3 || !strings.HasPrefix(tried[0], "retry: attempt 1 failed") || !strings.HasPrefix(tried[1], "retry: attempt 2 failed") ||
+		!strings.HasPrefix(tried[2], "dead: the last of 3 attempts failed") || !strings.Contains(tried[0], "500") {
+		t.Fatalf("attempts %q: want two retries and the dead one, each with its reason", tried)
 	}
 }
 
