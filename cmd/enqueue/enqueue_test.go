@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/store"
 	"github.com/corroborate/corroborate/internal/testenv"
@@ -116,7 +117,7 @@ func TestWaitPrintsResultsAndFailsOnAFailedJob(t *testing.T) {
 				_, err = st.SaveRun(ctx, store.RunRecord{Delivery: d, Statement: store.Statement{Text: texts[0], Language: "en"}, Method: pipeline.MethodFactored, Status: store.RunDone,
 					Result: &pipeline.Result{Status: pipeline.StatusChecked, RevisedText: "The revised first statement."}})
 			} else {
-				err = st.RecordOutcome(ctx, store.MessageOutcome{Delivery: d, Status: store.OutcomeRejected, Reason: "a reason to reject"})
+				err = st.RecordOutcome(ctx, store.MessageOutcome{Delivery: d, Status: jobs.OutcomeRejected, Reason: "a reason to reject"})
 			}
 			if err != nil {
 				t.Error(err)

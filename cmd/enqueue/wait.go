@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/progress"
 	"github.com/corroborate/corroborate/internal/store"
 )
@@ -80,15 +81,15 @@ func printResults(w io.Writer, published []publishedJob, results map[string]stor
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SOURCE\tOUTCOME\tMETHOD\tCHECKS\tRESULT")
 	allDone := true
-	counts := map[string]int{}
+	counts := map[jobs.Outcome]int{}
 	for _, p := range published {
 		r := results[p.JobID]
 		counts[r.Status]++
-		if r.Status != store.OutcomeDone {
+		if r.Status != jobs.OutcomeDone {
 			allDone = false
 		}
 		result := deref(r.RevisedText)
-		if r.Status != store.OutcomeDone {
+		if r.Status != jobs.OutcomeDone {
 			result = deref(r.Reason)
 		}
 		checks := ""
@@ -98,7 +99,7 @@ func printResults(w io.Writer, published []publishedJob, results map[string]stor
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Source, r.Status, deref(r.Method), checks, oneLine(result, 100))
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "%d done, %d rejected, %d failed, %d dead\n", counts[store.OutcomeDone], counts[store.OutcomeRejected], counts[store.OutcomeFailed], counts[store.OutcomeDead])
+	fmt.Fprintf(w, "%d done, %d rejected, %d failed, %d dead\n", counts[jobs.OutcomeDone], counts[jobs.OutcomeRejected], counts[jobs.OutcomeFailed], counts[jobs.OutcomeDead])
 	return allDone
 }
 

@@ -34,6 +34,7 @@ import (
 	"github.com/corroborate/corroborate/internal/ratelimit"
 	"github.com/corroborate/corroborate/internal/search"
 	"github.com/corroborate/corroborate/internal/store"
+	"github.com/corroborate/corroborate/internal/worker"
 )
 
 func main() {
@@ -316,7 +317,8 @@ func work(ctx context.Context, cfg Config, log *slog.Logger) error {
 	return consume(ctx, cfg, log, s, newMetrics(), cfg.MetricsAddr)
 }
 
-// consume sets up the stream and consumer and runs the consume loop with the job handler.
+// consume sets up the stream and consumer and runs the consume loop with the job executor; m
+// counts its jobs and runs.
 func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *metrics, metricsAddr string) error {
 	sc := cfg.streamConfig()
 	lanes, err := jobs.SetupLanes(ctx, s.js, sc)
@@ -324,14 +326,15 @@ func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *
 		return err
 	}
 	host, _ := os.Hostname()
-	h := &handler{
-		store: s.store, model: s.model, searcher: s.searcher, modelName: s.modelName(cfg),
-		validation: jobs.ValidationConfig{MaxMessageBytes: sc.WithDefaults().MaxMessageBytes, DefaultMethod: cfg.DefaultMethod},
-		stream:     sc.WithDefaults().Stream, urgentSubject: sc.WithDefaults().UrgentSubject,
-		maxQuestions: cfg.MaxQuestions, concurrency: cfg.VerifyConcurrency,
-		jointSwitch: jointSwitch{enabled: cfg.JointSwitch, threshold: cfg.JointSwitchThreshold, window: cfg.JointSwitchWindow},
-		worker:      fmt.Sprintf("%s/%d", host, os.Getpid()), log: log, metrics: m, now: time.Now,
-	}
+	modelName := s.modelName(cfg)
+	executor := worker.New(worker.Config{
+		Store: s.store, Model: s.model, Searcher: s.searcher, ModelName: modelName,
+		Validation: jobs.ValidationConfig{MaxMessageBytes: sc.WithDefaults().MaxMessageBytes, DefaultMethod: cfg.DefaultMethod},
+		Stream:     sc.WithDefaults().Stream, UrgentSubject: sc.WithDefaults().UrgentSubject,
+		MaxQuestions: cfg.MaxQuestions, Concurrency: cfg.VerifyConcurrency,
+		JointSwitch: worker.JointSwitch{Enabled: cfg.JointSwitch, Threshold: cfg.JointSwitchThreshold, Window: cfg.JointSwitchWindow},
+		Worker:      fmt.Sprintf("%s/%d", host, os.Getpid()), Observer: m, Logger: log,
+	})
 	if metricsAddr != "" {
 		addr, err := serveMetrics(ctx, metricsAddr, m, func(ctx context.Context) error {
 			if !s.nc.IsConnected() {
@@ -348,13 +351,14 @@ func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *
 	cc.Concurrency = cfg.Concurrency
 	cc.ShutdownTimeout = cfg.ShutdownTimeout
 	cc.Logger = log
+	cc.Observer = m
 	cc.TermWithReason = jobs.TermReasonSupported(s.nc)
 	if cfg.ExitWhenIdle {
 		cc.ExitWhenIdle = cfg.IdleAfter
 	}
-	log.Info("worker consuming", "stream", h.stream, "subjects", sc.Subjects, "urgent_lane", lanes.Urgent() != nil, "concurrency", cfg.Concurrency,
-		"model", h.modelName, "exit_when_idle", cfg.ExitWhenIdle)
-	err = jobs.ConsumeLanes(ctx, lanes, cc, h)
+	log.Info("worker consuming", "stream", sc.WithDefaults().Stream, "subjects", sc.Subjects, "urgent_lane", lanes.Urgent() != nil, "concurrency", cfg.Concurrency,
+		"model", modelName, "exit_when_idle", cfg.ExitWhenIdle)
+	err = jobs.ConsumeLanes(ctx, lanes, cc, executor)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}

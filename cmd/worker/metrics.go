@@ -12,7 +12,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/worker"
 )
 
 // metrics are the worker's Prometheus metrics, on a registry of its own so that tests can make
@@ -69,8 +71,25 @@ func newMetrics() *metrics {
 	return m
 }
 
-// observeCalls counts a run's model calls.
-func (m *metrics) observeCalls(res *pipeline.Result) {
+// JobStarted counts a job in flight (jobs.Observer).
+func (m *metrics) JobStarted() { m.inFlight.Inc() }
+
+// JobFinished counts a job's outcome, as the consume loop settled it (jobs.Observer): the one
+// place that counts jobs. An attempt that another follows (retry, interrupted) is a retry.
+func (m *metrics) JobFinished(outcome jobs.Outcome, took time.Duration) {
+	m.inFlight.Dec()
+	if !outcome.Final() {
+		m.retries.Inc()
+		return
+	}
+	m.jobs.WithLabelValues(string(outcome)).Inc()
+	if outcome == jobs.OutcomeDone {
+		m.jobSeconds.Observe(took.Seconds())
+	}
+}
+
+// RunFinished counts a run's model calls (worker.Observer).
+func (m *metrics) RunFinished(res *pipeline.Result) {
 	if res == nil {
 		return
 	}
@@ -84,6 +103,16 @@ func (m *metrics) observeCalls(res *pipeline.Result) {
 		m.callSecs.WithLabelValues(c.Step).Observe(c.Latency.Seconds())
 	}
 }
+
+// JointAgreement sets the recent cove-joint agreement rate of a model (worker.Observer).
+func (m *metrics) JointAgreement(model string, rate float64) {
+	m.jointAgreement.WithLabelValues(model).Set(rate)
+}
+
+var (
+	_ jobs.Observer   = (*metrics)(nil)
+	_ worker.Observer = (*metrics)(nil)
+)
 
 // serveMetrics serves /metrics and /healthz on addr until ctx ends. health reports whether the
 // worker can work (NATS connected, PostgreSQL reachable).
@@ -111,7 +140,7 @@ func serveMetrics(ctx context.Context, addr string, m *metrics, health func(cont
 	}()
 	go func() {
 		<-ctx.Done()
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(shutdownCtx)
 	}()

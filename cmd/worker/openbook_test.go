@@ -780,7 +780,7 @@ func TestMultihopOpinionOnlyIsRejected(t *testing.T) {
 	if err := b.store.Pool().QueryRow(context.Background(), `SELECT status, reason FROM job_outcomes WHERE job_id = $1`, job).Scan(&status, &reason); err != nil {
 		t.Fatal(err)
 	}
-	if status != store.OutcomeRejected || !strings.Contains(reason, "no verifiable factual claim") || !strings.Contains(reason, "text") {
+	if status != string(jobs.OutcomeRejected) || !strings.Contains(reason, "no verifiable factual claim") || !strings.Contains(reason, "text") {
 		t.Errorf("outcome %s: %q, want rejected for having no verifiable claim", status, reason)
 	}
 	if n := b.count(t, `SELECT count(*) FROM runs WHERE job_id = $1`, job); n != 0 {

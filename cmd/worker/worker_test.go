@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -258,7 +259,7 @@ func TestPermanentModelErrorFailsTheRunWithItsTrace(t *testing.T) {
 	if err := b.store.Pool().QueryRow(context.Background(), `SELECT status, reason FROM job_outcomes WHERE job_id = $1`, job).Scan(&status, &reason); err != nil {
 		t.Fatal(err)
 	}
-	if status != store.OutcomeFailed || !strings.Contains(reason, "not found") {
+	if status != string(jobs.OutcomeFailed) || !strings.Contains(reason, "not found") {
 		t.Fatalf("outcome %s: %s", status, reason)
 	}
 	if n := b.count(t, `SELECT count(*) FROM runs r JOIN model_calls m ON m.run_id = r.id WHERE r.job_id = $1 AND r.status = 'failed' AND m.error IS NOT NULL`, job); n != 1 {
@@ -278,8 +279,21 @@ func TestAttemptsExhaustedIsDeadWithPayload(t *testing.T) {
 	if err := b.store.Pool().QueryRow(context.Background(), `SELECT status, reason, attempts, payload FROM job_outcomes WHERE job_id = $1`, job).Scan(&status, &reason, &attempts, &payload); err != nil {
 		t.Fatal(err)
 	}
-	if status != store.OutcomeDead || attempts != 3 || !strings.Contains(string(payload), "Eiffel") || !strings.Contains(reason, "500") {
+	if status != string(jobs.OutcomeDead) || attempts != 3 || !strings.Contains(string(payload), "Eiffel") || !strings.Contains(reason, "500") {
 		t.Fatalf("outcome %s after %d attempts (%s), payload %q", status, attempts, reason, payload)
+	}
+	// Each attempt keeps its own reason: two retries, then the last attempt that made it dead.
+	rows, err := b.store.Pool().Query(context.Background(), `SELECT outcome || ': ' || coalesce(reason, '') FROM message_attempts WHERE job_id = $1 ORDER BY attempt`, job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tried, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tried) != 3 || !strings.HasPrefix(tried[0], "retry: attempt 1 failed") || !strings.HasPrefix(tried[1], "retry: attempt 2 failed") ||
+		!strings.HasPrefix(tried[2], "dead: the last of 3 attempts failed") || !strings.Contains(tried[0], "500") {
+		t.Fatalf("attempts %q: want two retries and the dead one, each with its reason", tried)
 	}
 }
 

@@ -46,23 +46,47 @@ type Delivery struct {
 	Log *slog.Logger
 }
 
-// Handler runs one job. Its error decides the message's fate: nil acks it, an error wrapped by
-// Reject terminates it (no retry), any other error naks it for a retry after a backoff.
+// Handler runs one job and says what became of it. The consume loop settles the message by the
+// Result's outcome (done acks it; rejected, failed and dead terminate it; retry naks it with a
+// growing delay; interrupted naks it at once), logs the job's end once and tells the Observer.
 //
 // The context is not cancelled when the consume loop is asked to stop: in-flight jobs may finish
 // for ConsumeConfig.ShutdownTimeout, and only then is it cancelled.
 type Handler interface {
-	Handle(ctx context.Context, d *Delivery) error
+	Handle(ctx context.Context, d *Delivery) Result
 }
 
-// HandlerFunc adapts a function to Handler.
+// Result is what a Handler made of one delivery.
+type Result struct {
+	Outcome Outcome
+	// Err says why, for every outcome but done.
+	Err error
+	// Attrs go on the job's end-of-job log line: what the handler learned (run id, method, ...).
+	Attrs []slog.Attr
+}
+
+// HandlerFunc adapts a function that returns an error to Handler: nil is done, an error wrapped
+// by Reject is rejected, any other error a retry.
 type HandlerFunc func(ctx context.Context, d *Delivery) error
 
-// Handle calls f.
-func (f HandlerFunc) Handle(ctx context.Context, d *Delivery) error { return f(ctx, d) }
+// Handle calls f and classifies its error.
+func (f HandlerFunc) Handle(ctx context.Context, d *Delivery) Result {
+	return resultOf(f(ctx, d))
+}
 
-// ErrReject marks a permanent outcome: the message is terminated and never retried (bad input,
-// an unknown method, a failure no retry can fix). Test for it with errors.Is.
+func resultOf(err error) Result {
+	switch {
+	case err == nil:
+		return Result{Outcome: OutcomeDone}
+	case errors.Is(err, ErrReject):
+		return Result{Outcome: OutcomeRejected, Err: err}
+	default:
+		return Result{Outcome: OutcomeRetry, Err: err}
+	}
+}
+
+// ErrReject marks a permanent outcome for a HandlerFunc: the message is terminated and never
+// retried (bad input, an unknown method, a failure no retry can fix). Test for it with errors.Is.
 var ErrReject = errors.New("job rejected")
 
 // Reject wraps err as a permanent outcome: errors.Is(Reject(err), ErrReject) is true, and err
@@ -79,20 +103,35 @@ type rejectError struct{ err error }
 func (e *rejectError) Error() string   { return e.err.Error() }
 func (e *rejectError) Unwrap() []error { return []error{e.err, ErrReject} }
 
-// Outcomes of a delivery, as the consume loop settled it, reported to the Observer.
+// Outcome is what became of one delivery of a job. It is the one vocabulary of job outcomes: a
+// Handler returns it, the consume loop settles the message by it, the store records it (the
+// messages and message_attempts tables, the job_outcomes view) and metrics count it.
+type Outcome string
+
 const (
-	OutcomeDone        = "done"        // handler returned nil; acked
-	OutcomeRejected    = "rejected"    // handler rejected it; terminated
-	OutcomeRetry       = "retry"       // handler failed; nakked with a backoff delay
-	OutcomeDead        = "dead"        // attempts exhausted; terminated
-	OutcomeInterrupted = "interrupted" // shutdown cut the handler short; nakked for another worker
+	OutcomeDone        Outcome = "done"        // the result is stored (or was already); acked
+	OutcomeRejected    Outcome = "rejected"    // bad input, never retried; terminated
+	OutcomeFailed      Outcome = "failed"      // a permanent error, stored with its run; terminated
+	OutcomeDead        Outcome = "dead"        // attempts exhausted; terminated
+	OutcomeRetry       Outcome = "retry"       // this attempt failed; nakked with a backoff delay
+	OutcomeInterrupted Outcome = "interrupted" // shutdown cut the attempt short; nakked for another worker
 )
 
-// Observer is told of every job the loop runs, for metrics. Its methods are called from the
-// jobs' goroutines, concurrently.
+// Final reports whether o ends the job: no other attempt follows. Anything but the four final
+// outcomes (an empty one too) leaves the job to another attempt.
+func (o Outcome) Final() bool {
+	switch o {
+	case OutcomeDone, OutcomeRejected, OutcomeFailed, OutcomeDead:
+		return true
+	}
+	return false
+}
+
+// Observer is told of every job the loop runs, for metrics: the one place that counts job
+// outcomes. Its methods are called from the jobs' goroutines, concurrently.
 type Observer interface {
 	JobStarted()
-	JobFinished(outcome string, took time.Duration)
+	JobFinished(outcome Outcome, took time.Duration)
 }
 
 // Defaults of ConsumeConfig.
@@ -100,11 +139,11 @@ const (
 	DefaultConcurrency     = 4
 	DefaultShutdownTimeout = 30 * time.Second
 	// abandonGrace is how long handlers get to return after their context was cancelled at the
-	// end of ShutdownTimeout, before Consume gives up on them and returns.
+	// end of ShutdownTimeout, before ConsumeLanes gives up on them and returns.
 	abandonGrace = 5 * time.Second
 )
 
-// ConsumeConfig tunes Consume. Its zero value works: unset fields take the defaults, or the
+// ConsumeConfig tunes ConsumeLanes. Its zero value works: unset fields take the defaults, or the
 // consumer's own settings where those must agree (AckWait, MaxDeliver).
 type ConsumeConfig struct {
 	// Concurrency is how many jobs this process runs at once (default 4).
@@ -118,9 +157,9 @@ type ConsumeConfig struct {
 	// to a tenth of jitter so that jobs failing together do not return together (5s, 5m).
 	BackoffBase time.Duration
 	BackoffMax  time.Duration
-	// ExitWhenIdle, when set, makes Consume return nil once no message arrived for that long,
+	// ExitWhenIdle, when set, makes ConsumeLanes return nil once no message arrived for that long,
 	// nothing runs here, and the consumer has nothing pending nor awaiting an ack anywhere (see
-	// Consume). Zero consumes until ctx is cancelled.
+	// ConsumeLanes). Zero consumes until ctx is cancelled.
 	ExitWhenIdle time.Duration
 	// ShutdownTimeout is how long in-flight jobs may run on after ctx is cancelled (30s).
 	ShutdownTimeout time.Duration
@@ -181,42 +220,37 @@ func (c ConsumeConfig) withDefaults(info *jetstream.ConsumerInfo) ConsumeConfig 
 
 type noObserver struct{}
 
-func (noObserver) JobStarted()                       {}
-func (noObserver) JobFinished(string, time.Duration) {}
+func (noObserver) JobStarted()                        {}
+func (noObserver) JobFinished(Outcome, time.Duration) {}
 
-// Consume runs h on the consumer's messages until ctx is cancelled (or, with ExitWhenIdle, until
-// the backlog is drained), with at most cfg.Concurrency jobs at once. It is ConsumeLanes with one
-// lane.
+// ConsumeLanes runs h on the messages of the lanes SetupLanes made until ctx is cancelled (or,
+// with ExitWhenIdle, until the backlog is drained), with at most cfg.Concurrency jobs at once.
+//
+// Lanes: a free slot takes an urgent job whenever one is waiting (it asks the urgent lane first,
+// without waiting), and only then a job of the backlog lane or of another subject of the stream,
+// those in turn. An idle worker waits on the urgent lane, so an urgent job starts at once and a
+// backlog job within lanePoll.
 //
 // A slot is taken before a message is asked for, and a message is asked for one at a time, so no
 // more than Concurrency jobs run and none waits in a client buffer behind them (a buffered
 // message would spend its AckWait, and hold a job another worker or lane could run). Each job
 // gets its own goroutine and a heartbeat (InProgress every AckWait/3) until its handler returns.
-// Then: nil acks the message (DoubleAck: the server confirms), Reject terminates it, an Exhausted
-// delivery is terminated whatever the handler said, and any other error naks it with a growing
-// delay.
+// Then the message is settled by the handler's outcome: done acks it (DoubleAck: the server
+// confirms), rejected, failed and dead terminate it, an Exhausted delivery is terminated whatever
+// the handler said, interrupted naks it at once and retry naks it with a growing delay. The loop
+// logs the end of each job once ("job finished") and tells the Observer.
 //
 // Stopping: when ctx is cancelled, fetching stops at once (a message that arrives for a request
 // already sent is nakked back); running handlers keep a context that is cancelled only
-// ShutdownTimeout later, and Consume returns when they are done.
+// ShutdownTimeout later, and ConsumeLanes returns when they are done.
 //
-// Idle exit, for nightly batches: with ExitWhenIdle set, Consume returns nil when no message
-// arrived for that long, no job runs here, and the consumer reports no message pending and none
-// awaiting an ack. The last condition keeps a worker from leaving while a job waits out a nak
-// delay (it is still awaiting an ack until redelivered) or runs on another worker that might
-// crash: the backlog is drained only when every message has an outcome. Until then the worker
-// checks again every ExitWhenIdle. A job whose deliveries are exhausted on the server leaves the
-// ack-pending count, so it cannot hold an idle worker forever.
-func Consume(ctx context.Context, cons jetstream.Consumer, cfg ConsumeConfig, h Handler) error {
-	return ConsumeLanes(ctx, &Lanes{backlog: cons}, cfg, h)
-}
-
-// ConsumeLanes is Consume over the lanes SetupLanes made: a free slot takes an urgent job
-// whenever one is waiting (it asks the urgent lane first, without waiting), and only then a job
-// of the backlog lane or of another subject of the stream, those in turn. An idle worker waits
-// on the urgent lane, so an urgent job starts at once and a backlog job within lanePoll. The
-// backlog is drained, for ExitWhenIdle, when every lane's consumer has nothing pending and
-// nothing awaiting an ack.
+// Idle exit, for nightly batches: with ExitWhenIdle set, ConsumeLanes returns nil when no message
+// arrived for that long, no job runs here, and every lane's consumer reports no message pending
+// and none awaiting an ack. The last condition keeps a worker from leaving while a job waits out
+// a nak delay (it is still awaiting an ack until redelivered) or runs on another worker that
+// might crash: the backlog is drained only when every message has an outcome. Until then the
+// worker checks again every ExitWhenIdle. A job whose deliveries are exhausted on the server
+// leaves the ack-pending count, so it cannot hold an idle worker forever.
 func ConsumeLanes(ctx context.Context, lanes *Lanes, cfg ConsumeConfig, h Handler) error {
 	if lanes == nil || lanes.backlog == nil {
 		return errors.New("consuming jobs: no consumer")
@@ -259,7 +293,7 @@ const (
 	retryPause = 100 * time.Millisecond
 )
 
-// loop is the state of one Consume call.
+// loop is the state of one ConsumeLanes call.
 type loop struct {
 	cfg   ConsumeConfig
 	lanes *Lanes
@@ -347,7 +381,7 @@ func (l *loop) next(ctx context.Context) (jetstream.Msg, error) {
 			case err != nil && fatal(err):
 				return nil, err
 			case err != nil:
-				l.log.Warn("checking whether the backlog is drained", "err", err)
+				l.log.Warn("checking whether the backlog is drained", "error", err)
 			case drained:
 				return nil, errIdle
 			}
@@ -394,7 +428,7 @@ func (l *loop) take(ctx context.Context) (jetstream.Msg, error) {
 		}
 	}
 	if transient != nil {
-		l.log.Warn("waiting for jobs", "err", transient)
+		l.log.Warn("waiting for jobs", "error", transient)
 		sleep(ctx, retryPause)
 	}
 	return nil, nil
@@ -417,7 +451,7 @@ func (l *loop) wait(ctx context.Context, d time.Duration) (jetstream.Msg, error)
 		return nil, err
 	}
 	// Missing heartbeats, NATS reconnecting and the like: the next request may well succeed.
-	l.log.Warn("waiting for jobs", "err", err)
+	l.log.Warn("waiting for jobs", "error", err)
 	sleep(ctx, retryPause)
 	return nil, nil
 }
@@ -448,7 +482,7 @@ func (l *loop) scanOthers(ctx context.Context, force bool) {
 	l.scanned = time.Now()
 	others, err := l.lanes.others(ctx, l.others)
 	if err != nil {
-		l.log.Warn("looking for jobs on subjects outside the lanes", "err", err)
+		l.log.Warn("looking for jobs on subjects outside the lanes", "error", err)
 	}
 	if err != nil && others == nil {
 		return
@@ -523,13 +557,14 @@ func sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-// run runs one job and settles its message.
+// run runs one job, settles its message, and logs and observes its outcome: the one place that
+// does so for a job.
 func (l *loop) run(ctx context.Context, msg jetstream.Msg) {
 	received := time.Now()
 	md, err := msg.Metadata()
 	if err != nil {
 		// A consumer delivers only JetStream messages; anything else cannot be acked either.
-		l.log.Error("dropping a delivery without JetStream metadata", "subject", msg.Subject(), "err", err)
+		l.log.Error("dropping a delivery without JetStream metadata", "subject", msg.Subject(), "error", err)
 		_ = msg.Term()
 		return
 	}
@@ -546,33 +581,36 @@ func (l *loop) run(ctx context.Context, msg jetstream.Msg) {
 		Published:    md.Timestamp,
 	}
 	d.JobID = jobID(d)
-	d.Log = l.log.With("job_id", d.JobID, "stream_seq", d.StreamSeq, "attempt", d.NumDelivered)
-	d.Log.Debug("job started", "subject", d.Subject, "final", d.Final, "exhausted", d.Exhausted)
+	d.Log = l.log.With("job_id", d.JobID, "stream_seq", d.StreamSeq, "attempt", d.NumDelivered, "subject", d.Subject)
+	d.Log.Debug("job started", "final", d.Final, "exhausted", d.Exhausted)
 	l.cfg.Observer.JobStarted()
 
 	stop := l.heartbeat(ctx, msg, d.Log)
-	err = l.handle(ctx, d)
+	res := l.handle(ctx, d)
 	stop()
 
-	outcome := l.settle(ctx, msg, d, err)
+	outcome := l.settle(ctx, msg, d, res)
 	took := time.Since(received)
 	l.cfg.Observer.JobFinished(outcome, took)
-	level := slog.LevelInfo
-	if outcome != OutcomeDone {
-		level = slog.LevelWarn
+	level := slog.LevelWarn
+	switch outcome {
+	case OutcomeDone:
+		level = slog.LevelInfo
+	case OutcomeFailed:
+		level = slog.LevelError
 	}
-	attrs := []any{"outcome", outcome, "took", took}
-	if err != nil {
-		attrs = append(attrs, "err", err)
+	attrs := append([]slog.Attr{slog.String("outcome", string(outcome)), slog.Duration("took", took)}, res.Attrs...)
+	if res.Err != nil {
+		attrs = append(attrs, slog.Any("error", res.Err))
 	}
-	d.Log.Log(context.Background(), level, "job finished", attrs...)
+	d.Log.LogAttrs(ctx, level, "job finished", attrs...)
 }
 
 // handle calls the handler; a panic is a failed attempt, not a dead worker.
-func (l *loop) handle(ctx context.Context, d *Delivery) (err error) {
+func (l *loop) handle(ctx context.Context, d *Delivery) (res Result) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("handler panic: %v", r)
+			res = resultOf(fmt.Errorf("handler panic: %v", r))
 		}
 	}()
 	return l.h.Handle(ctx, d)
@@ -593,7 +631,7 @@ func (l *loop) heartbeat(ctx context.Context, msg jetstream.Msg, log *slog.Logge
 		defer t.Stop()
 		for {
 			if err := msg.InProgress(); err != nil {
-				log.Warn("heartbeat failed; the job may be redelivered", "err", err)
+				log.Warn("heartbeat failed; the job may be redelivered", "error", err)
 			}
 			select {
 			case <-quit:
@@ -607,41 +645,46 @@ func (l *loop) heartbeat(ctx context.Context, msg jetstream.Msg, log *slog.Logge
 	return func() { close(quit); <-ended }
 }
 
-// settle acks, terms or naks the message after its handler returned err.
-func (l *loop) settle(ctx context.Context, msg jetstream.Msg, d *Delivery, err error) string {
+// settle acks, terms or naks the message by the handler's result, and returns the job's outcome:
+// the handler's, but dead for an Exhausted delivery whatever the handler said.
+func (l *loop) settle(ctx context.Context, msg jetstream.Msg, d *Delivery, res Result) Outcome {
 	switch {
 	case d.Exhausted:
-		if err != nil && !errors.Is(err, ErrReject) {
-			d.Log.Error("dead letter: the handler could not record it; terminating it anyway", "err", err,
+		if !res.Outcome.Final() {
+			d.Log.Error("dead letter: the handler could not record it; terminating it anyway", "error", res.Err,
 				"payload_bytes", len(d.Data))
 		}
 		l.term(msg, d, fmt.Sprintf("attempts exhausted after %d deliveries", d.NumDelivered))
 		return OutcomeDead
-	case err == nil:
+	case res.Outcome == OutcomeDone:
 		// The handler has stored the result; if this ack is lost the job comes back and the
 		// handler recognises it as already stored.
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		if aerr := msg.DoubleAck(actx); aerr != nil {
-			d.Log.Warn("ack not confirmed; a redelivery will find the job done", "err", aerr)
+			d.Log.Warn("ack not confirmed; a redelivery will find the job done", "error", aerr)
 		}
 		return OutcomeDone
-	case errors.Is(err, ErrReject):
-		l.term(msg, d, err.Error())
-		return OutcomeRejected
-	case ctx.Err() != nil:
+	case res.Outcome.Final():
+		reason := string(res.Outcome)
+		if res.Err != nil {
+			reason = res.Err.Error()
+		}
+		l.term(msg, d, reason)
+		return res.Outcome
+	case res.Outcome == OutcomeInterrupted || ctx.Err() != nil:
 		// Shutdown cancelled the handler: no backoff, another worker may take it now.
 		if nerr := msg.Nak(); nerr != nil {
-			d.Log.Warn("nak failed; the job returns after the ack wait", "err", nerr)
+			d.Log.Warn("nak failed; the job returns after the ack wait", "error", nerr)
 		}
 		return OutcomeInterrupted
 	default:
 		delay := l.backoff(d.NumDelivered)
 		if d.Final {
-			d.Log.Warn("final attempt failed; the job returns once more as a dead letter", "err", err, "delay", delay)
+			d.Log.Warn("final attempt failed; the job returns once more as a dead letter", "error", res.Err, "delay", delay)
 		}
 		if nerr := msg.NakWithDelay(delay); nerr != nil {
-			d.Log.Warn("nak failed; the job returns after the ack wait", "err", nerr)
+			d.Log.Warn("nak failed; the job returns after the ack wait", "error", nerr)
 		}
 		return OutcomeRetry
 	}
@@ -655,7 +698,7 @@ func (l *loop) term(msg jetstream.Msg, d *Delivery, reason string) {
 		err = msg.Term()
 	}
 	if err != nil {
-		d.Log.Warn("term failed; the job may be delivered again", "err", err)
+		d.Log.Warn("term failed; the job may be delivered again", "error", err)
 	}
 }
 

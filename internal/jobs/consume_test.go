@@ -407,14 +407,14 @@ func TestConsumeStopsWhenConnectionCloses(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		done <- Consume(context.Background(), cons, ConsumeConfig{Logger: testLogger(t)},
+		done <- ConsumeLanes(context.Background(), &Lanes{backlog: cons}, ConsumeConfig{Logger: testLogger(t)},
 			HandlerFunc(func(ctx context.Context, d *Delivery) error { return nil }))
 	}()
 	time.Sleep(100 * time.Millisecond)
 	nc.Close()
 	err = waitDone(t, done)
 	if err == nil || !strings.Contains(err.Error(), "consuming jobs") {
-		t.Errorf("Consume after the connection closed = %v", err)
+		t.Errorf("ConsumeLanes after the connection closed = %v", err)
 	}
 }
 

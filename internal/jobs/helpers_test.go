@@ -158,14 +158,14 @@ func (b *testBundle) publishN(t *testing.T, n int) []string {
 	return ids
 }
 
-// consume runs Consume in the background. stop cancels it and returns its error; done yields
+// consume runs ConsumeLanes over the one consumer b.cons in the background. stop cancels it and returns its error; done yields
 // its error once it returns by itself (ExitWhenIdle). Either may be used, or both.
 func (b *testBundle) consume(t *testing.T, cfg ConsumeConfig, h Handler) (stop func() error, done <-chan error) {
 	t.Helper()
 	if cfg.Logger == nil {
 		cfg.Logger = testLogger(t)
 	}
-	return b.consumeWith(t, func(ctx context.Context) error { return Consume(ctx, b.cons, cfg, h) })
+	return b.consumeWith(t, func(ctx context.Context) error { return ConsumeLanes(ctx, &Lanes{backlog: b.cons}, cfg, h) })
 }
 
 // consumeLanes is consume with ConsumeLanes over all the lanes.
@@ -233,7 +233,7 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func() bo
 type recorder struct {
 	mu       sync.Mutex
 	started  int
-	outcomes map[string]int
+	outcomes map[Outcome]int
 }
 
 func (r *recorder) JobStarted() {
@@ -242,16 +242,16 @@ func (r *recorder) JobStarted() {
 	r.started++
 }
 
-func (r *recorder) JobFinished(outcome string, _ time.Duration) {
+func (r *recorder) JobFinished(outcome Outcome, _ time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.outcomes == nil {
-		r.outcomes = map[string]int{}
+		r.outcomes = map[Outcome]int{}
 	}
 	r.outcomes[outcome]++
 }
 
-func (r *recorder) count(outcome string) int {
+func (r *recorder) count(outcome Outcome) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.outcomes[outcome]

@@ -219,7 +219,7 @@ func createOrUpdateStream(ctx context.Context, js jetstream.JetStream, cfg jetst
 }
 
 // maxAckPending chooses consumer name's MaxAckPending: the explicit value; else twice the
-// concurrency (a worker's running jobs, with room for a second worker's; see Consume); else, for
+// concurrency (a worker's running jobs, with room for a second worker's; see ConsumeLanes); else, for
 // callers that run no jobs, whatever the consumer already has, so that enqueue does not undo the
 // workers' setting.
 func maxAckPending(ctx context.Context, stream jetstream.Stream, cfg StreamConfig, name string) (int, error) {

@@ -71,7 +71,7 @@ type StreamConfig struct {
 	MaxDeliver int
 	// Concurrency is how many jobs the workers sharing the consumer run at once, all together
 	// (one worker's --concurrency times the replicas); it sets each lane consumer's
-	// MaxAckPending to twice that (a worker holds no message it does not run, see Consume; the
+	// MaxAckPending to twice that (a worker holds no message it does not run, see ConsumeLanes; the
 	// rest is room for a second worker). MaxAckPending is consumer-wide: a value below the
 	// fleet's total leaves slots idle. Zero leaves MaxAckPending as it is (enqueue runs no jobs
 	// and knows no concurrency).

@@ -6,24 +6,26 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/corroborate/corroborate/internal/jobs"
 )
 
 // JobResult is what `enqueue --wait` shows of one job: its outcome and, once done, its result.
 type JobResult struct {
-	JobID       string     `db:"job_id"`
-	Status      string     `db:"status"`
-	Reason      *string    `db:"reason"`
-	Method      *string    `db:"method"`
-	Model       *string    `db:"model"`
-	RunStatus   *string    `db:"run_status"`
-	Result      *string    `db:"result_status"`
-	RevisedText *string    `db:"revised_text"`
-	Checked     *int       `db:"checked"`
-	FinishedAt  *time.Time `db:"finished_at"`
+	JobID       string       `db:"job_id"`
+	Status      jobs.Outcome `db:"status"`
+	Reason      *string      `db:"reason"`
+	Method      *string      `db:"method"`
+	Model       *string      `db:"model"`
+	RunStatus   *string      `db:"run_status"`
+	Result      *string      `db:"result_status"`
+	RevisedText *string      `db:"revised_text"`
+	Checked     *int         `db:"checked"`
+	FinishedAt  *time.Time   `db:"finished_at"`
 }
 
 // Final reports whether the job has its outcome (anything but pending).
-func (r JobResult) Final() bool { return r.Status != OutcomePending }
+func (r JobResult) Final() bool { return r.Status != MessagePending }
 
 // JobResults returns the latest outcome of each job id that has one; a job with no row yet (not
 // received by a worker) is missing from the result.

@@ -11,16 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
-)
-
-// Message outcomes, as job_outcomes shows them.
-const (
-	OutcomePending  = "pending"
-	OutcomeDone     = "done"
-	OutcomeRejected = "rejected"
-	OutcomeFailed   = "failed"
-	OutcomeDead     = "dead"
 )
 
 // Run statuses.
@@ -39,6 +31,8 @@ type Delivery struct {
 	// Payload is the message body, kept for every message that does not end done.
 	Payload    []byte
 	ReceivedAt time.Time
+	// Worker names the worker that handled this attempt (host/pid), for message_attempts.
+	Worker string
 }
 
 // Statement is what a job asked to verify.
@@ -155,7 +149,7 @@ func saveRun(ctx context.Context, tx pgx.Tx, rec RunRecord) (Saved, error) {
 		if err := tx.QueryRow(ctx, `SELECT id FROM runs WHERE job_id = $1`, d.JobID).Scan(&runID); err != nil {
 			return Saved{}, fmt.Errorf("existing run: %w", err)
 		}
-		if err := upsertMessage(ctx, tx, d, OutcomeDone, "a run of this job was already stored", runID); err != nil {
+		if err := upsertMessage(ctx, tx, d, jobs.OutcomeDone, "a run of this job was already stored", runID); err != nil {
 			return Saved{}, err
 		}
 		return Saved{RunID: runID, AlreadyStored: true}, nil
@@ -231,9 +225,9 @@ func saveRun(ctx context.Context, tx pgx.Tx, rec RunRecord) (Saved, error) {
 		return Saved{}, err
 	}
 
-	outcome, reason := OutcomeDone, ""
+	outcome, reason := jobs.OutcomeDone, ""
 	if rec.Status == RunFailed {
-		outcome, reason = OutcomeFailed, rec.Error
+		outcome, reason = jobs.OutcomeFailed, rec.Error
 	}
 	if err := upsertMessage(ctx, tx, d, outcome, reason, runID); err != nil {
 		return Saved{}, err
@@ -258,14 +252,15 @@ func copyRows(ctx context.Context, tx pgx.Tx, table string, columns []string, n 
 // MessageOutcome is what became of one message that produced no run, or is still being retried.
 type MessageOutcome struct {
 	Delivery Delivery
-	// Status is OutcomePending (a retry follows), OutcomeRejected, OutcomeFailed or OutcomeDead.
-	Status string
+	// Status is jobs.OutcomeRetry or OutcomeInterrupted (another attempt follows: the message
+	// stays pending), OutcomeRejected, OutcomeFailed or OutcomeDead.
+	Status jobs.Outcome
 	Reason string
 }
 
 // RecordOutcome records a message's outcome on its row in messages (one row per job id and
-// stream sequence: a redelivery updates it). The payload is kept so that a rejected, failed or
-// dead message can be inspected and published again.
+// stream sequence: a redelivery updates it) and the attempt in message_attempts. The payload is
+// kept so that a rejected, failed or dead message can be inspected and published again.
 func (s *Store) RecordOutcome(ctx context.Context, o MessageOutcome) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		return upsertMessage(ctx, tx, o.Delivery, o.Status, o.Reason, 0)
@@ -276,13 +271,19 @@ func (s *Store) RecordOutcome(ctx context.Context, o MessageOutcome) error {
 	return nil
 }
 
-func upsertMessage(ctx context.Context, tx pgx.Tx, d Delivery, status, reason string, runID int64) error {
+// upsertMessage records one handled attempt: the message's row in messages takes its outcome
+// (MessagePending while another attempt follows) and message_attempts gets a row of its own.
+func upsertMessage(ctx context.Context, tx pgx.Tx, d Delivery, outcome jobs.Outcome, reason string, runID int64) error {
+	status := outcome
+	if !outcome.Final() {
+		status = MessagePending
+	}
 	var payload []byte
-	if status != OutcomeDone {
+	if outcome != jobs.OutcomeDone {
 		payload = d.Payload
 	}
 	var finished *time.Time
-	if status != OutcomePending {
+	if outcome.Final() {
 		now := time.Now()
 		finished = &now
 	}
@@ -305,7 +306,7 @@ func upsertMessage(ctx context.Context, tx pgx.Tx, d Delivery, status, reason st
 	if err != nil {
 		return fmt.Errorf("message outcome: %w", err)
 	}
-	return nil
+	return recordAttempt(ctx, tx, d, outcome, reason)
 }
 
 // StoredRun returns the id of the run stored for a job, and whether there is one. A redelivered
@@ -420,7 +421,7 @@ func cmpTime(t time.Time) time.Time {
 // job published twice outside the dedupe window).
 func (s *Store) MarkDone(ctx context.Context, d Delivery, runID int64, reason string) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		return upsertMessage(ctx, tx, d, OutcomeDone, reason, runID)
+		return upsertMessage(ctx, tx, d, jobs.OutcomeDone, reason, runID)
 	})
 	if err != nil {
 		return fmt.Errorf("store: marking job %s done: %w", d.JobID, err)

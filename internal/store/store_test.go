@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/store"
 	"github.com/corroborate/corroborate/internal/testenv"
@@ -98,12 +99,12 @@ func TestSaveRunWritesEverythingOnce(t *testing.T) {
 		t.Fatalf("runs %d checks %d claims %d calls %d tokens %d", runs, checks, claims, calls, tokens)
 	}
 
-	var status string
+	var status jobs.Outcome
 	var payload []byte
 	if err := s.Pool().QueryRow(ctx, `SELECT status, payload FROM job_outcomes WHERE job_id = $1`, rec.Delivery.JobID).Scan(&status, &payload); err != nil {
 		t.Fatal(err)
 	}
-	if status != store.OutcomeDone || payload != nil {
+	if status != jobs.OutcomeDone || payload != nil {
 		t.Fatalf("job outcome %q, payload %q: want done without payload", status, payload)
 	}
 }
@@ -165,19 +166,19 @@ func TestRecordOutcomeKeepsOneRowPerMessage(t *testing.T) {
 	ctx := context.Background()
 	d := store.Delivery{JobID: newJobID(t), StreamSeq: uint64(jobCounter.Add(1)), Subject: "corroborate.statements.backlog", Attempt: 1, Payload: []byte("not json")}
 
-	for attempt, status := range []string{store.OutcomePending, store.OutcomePending, store.OutcomeDead, store.OutcomePending} {
+	for attempt, status := range []jobs.Outcome{jobs.OutcomeRetry, jobs.OutcomeRetry, jobs.OutcomeDead, jobs.OutcomeRetry} {
 		d.Attempt = attempt + 1
 		if err := s.RecordOutcome(ctx, store.MessageOutcome{Delivery: d, Status: status, Reason: "model unavailable"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var rows, attempts int
-	var status string
+	var status jobs.Outcome
 	var payload []byte
 	if err := s.Pool().QueryRow(ctx, `SELECT count(*), max(status), max(attempts), (array_agg(payload))[1] FROM job_outcomes WHERE job_id = $1`, d.JobID).Scan(&rows, &status, &attempts, &payload); err != nil {
 		t.Fatal(err)
 	}
-	if rows != 1 || status != store.OutcomeDead || attempts != 3 || string(payload) != "not json" {
+	if rows != 1 || status != jobs.OutcomeDead || attempts != 3 || string(payload) != "not json" {
 		t.Fatalf("rows %d status %s attempts %d payload %q: want one dead row that a late pending did not overwrite", rows, status, attempts, payload)
 	}
 }
@@ -230,7 +231,7 @@ func TestJobResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	rejected := store.Delivery{JobID: newJobID(t), StreamSeq: uint64(jobCounter.Add(1)), Subject: "s", Payload: []byte("{")}
-	if err := s.RecordOutcome(ctx, store.MessageOutcome{Delivery: rejected, Status: store.OutcomeRejected, Reason: "not JSON"}); err != nil {
+	if err := s.RecordOutcome(ctx, store.MessageOutcome{Delivery: rejected, Status: jobs.OutcomeRejected, Reason: "not JSON"}); err != nil {
 		t.Fatal(err)
 	}
 	results, err := s.JobResults(ctx, []string{done.Delivery.JobID, rejected.JobID, "never-seen"})
@@ -238,10 +239,10 @@ func TestJobResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, r := results[done.Delivery.JobID], results[rejected.JobID]
-	if len(results) != 2 || d.Status != store.OutcomeDone || *d.RevisedText != "Donald Trump" || *d.Checked != 2 || !d.Final() {
+	if len(results) != 2 || d.Status != jobs.OutcomeDone || *d.RevisedText != "Donald Trump" || *d.Checked != 2 || !d.Final() {
 		t.Fatalf("done job: %+v (of %d results)", d, len(results))
 	}
-	if r.Status != store.OutcomeRejected || *r.Reason != "not JSON" || r.Method != nil {
+	if r.Status != jobs.OutcomeRejected || *r.Reason != "not JSON" || r.Method != nil {
 		t.Fatalf("rejected job: %+v", r)
 	}
 }

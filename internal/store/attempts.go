@@ -1,0 +1,35 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/corroborate/corroborate/internal/jobs"
+)
+
+// MessagePending is the status of a message in messages (and job_outcomes) between attempts: its
+// last attempt ended in a retry or was interrupted, so it has no final outcome yet. Every other
+// status is a final jobs.Outcome.
+const MessagePending jobs.Outcome = "pending"
+
+// recordAttempt adds one handled attempt of a message to message_attempts, in the transaction
+// that records the message's outcome, so that each attempt's reason is kept where messages keeps
+// only the latest. Recording the same attempt again (same job, stream sequence and delivery
+// number) keeps the later word.
+func recordAttempt(ctx context.Context, tx pgx.Tx, d Delivery, outcome jobs.Outcome, reason string) error {
+	_, err := tx.Exec(ctx, `
+		INSERT INTO message_attempts (job_id, stream_seq, attempt, outcome, reason, worker, received_at)
+		VALUES ($1, $2, $3, $4, NULLIF($5, ''), NULLIF($6, ''), $7)
+		ON CONFLICT (job_id, stream_seq, attempt) DO UPDATE SET
+			outcome = EXCLUDED.outcome,
+			reason = EXCLUDED.reason,
+			worker = EXCLUDED.worker,
+			finished_at = EXCLUDED.finished_at`,
+		d.JobID, int64(d.StreamSeq), max(d.Attempt, 1), outcome, reason, d.Worker, cmpTime(d.ReceivedAt))
+	if err != nil {
+		return fmt.Errorf("message attempt %d: %w", max(d.Attempt, 1), err)
+	}
+	return nil
+}

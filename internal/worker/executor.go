@@ -1,0 +1,287 @@
+package worker
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/ratelimit"
+	"github.com/corroborate/corroborate/internal/store"
+)
+
+// Config is what an Executor runs jobs with.
+type Config struct {
+	Store    Store
+	Model    pipeline.Model
+	Searcher pipeline.Searcher
+	// ModelName is what runs record as their model, and whose joint agreement counts.
+	ModelName  string
+	Validation jobs.ValidationConfig
+	// Stream is the stream's name, recorded with each message.
+	Stream string
+	// UrgentSubject is the urgent lane's subject: its jobs' model calls go first.
+	UrgentSubject string
+	// MaxQuestions and Concurrency are the defaults of a job's pipeline options.
+	MaxQuestions int
+	Concurrency  int
+	JointSwitch  JointSwitch
+	// Worker names this worker (host/pid) on its runs and attempts.
+	Worker string
+	// Observer is told what runs cost (nil: nobody).
+	Observer Observer
+	// NewMethod builds the method a job runs (default pipeline.NewMethodWith); unit tests give a
+	// fake.
+	NewMethod func(name string, deps pipeline.Deps) (pipeline.Method, error)
+	// Logger is for deliveries that carry no logger of their own (default slog.Default()).
+	Logger *slog.Logger
+	// Now is time.Now, replaceable in tests.
+	Now func() time.Time
+}
+
+// Observer is told what each run cost and what the joint switch read, for metrics. Job outcomes
+// are not its business: the consume loop's jobs.Observer counts those, once.
+type Observer interface {
+	// RunFinished is told of every run, done or not; res may be nil or partial.
+	RunFinished(res *pipeline.Result)
+	// JointAgreement is told each recent cove-joint agreement rate read, by model.
+	JointAgreement(model string, rate float64)
+}
+
+type noObserver struct{}
+
+func (noObserver) RunFinished(*pipeline.Result)   {}
+func (noObserver) JointAgreement(string, float64) {}
+
+// Executor runs one job per delivery and returns its outcome; it implements jobs.Handler.
+type Executor struct {
+	cfg     Config
+	methods MethodChooser
+}
+
+var _ jobs.Handler = (*Executor)(nil)
+
+// New returns an Executor with cfg's defaults applied.
+func New(cfg Config) *Executor {
+	cfg.Logger = cmp.Or(cfg.Logger, slog.Default())
+	if cfg.Observer == nil {
+		cfg.Observer = noObserver{}
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.NewMethod == nil {
+		cfg.NewMethod = pipeline.NewMethodWith
+	}
+	return &Executor{cfg: cfg, methods: MethodChooser{
+		Switch: cfg.JointSwitch, Agreements: cfg.Store, Model: cfg.ModelName, Observe: cfg.Observer.JointAgreement,
+	}}
+}
+
+// recordTimeout bounds each write of an outcome. Those writes outlive the job's context
+// (context.WithoutCancel): a job cancelled by shutdown must still record why it stopped.
+const recordTimeout = 10 * time.Second
+
+// recordContext is the context of a write of an outcome; see recordTimeout.
+func recordContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+}
+
+// Handle runs the job of one delivery: decode and validate the message, skip it when its run is
+// already stored, choose its method, run it and store the whole run in one transaction, or
+// record why there is none. Every path ends in one jobs.Result, which the consume loop settles,
+// logs and counts; the outcome is recorded here before it is returned, and when it cannot be
+// recorded the result is a retry instead, so that nothing ends unrecorded.
+func (e *Executor) Handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
+	log := d.Log // carries job_id, stream_seq, attempt and subject
+	if log == nil {
+		log = e.cfg.Logger.With("job_id", d.JobID, "stream_seq", d.StreamSeq, "attempt", d.NumDelivered, "subject", d.Subject)
+	}
+	sd := store.Delivery{
+		JobID: d.JobID, Stream: e.cfg.Stream, StreamSeq: d.StreamSeq, Subject: d.Subject,
+		Attempt: int(d.NumDelivered), Payload: d.Data, ReceivedAt: d.Received, Worker: e.cfg.Worker,
+	}
+
+	if d.Exhausted {
+		reason := fmt.Errorf("delivery attempts exhausted (%d): every attempt ended without an outcome (worker stopped, crashed or timed out)", d.NumDelivered-1)
+		return e.finish(ctx, log, sd, jobs.OutcomeDead, reason, nil)
+	}
+
+	msg, err := jobs.Decode(d.Data, e.cfg.Validation)
+	if err != nil {
+		return e.finish(ctx, log, sd, jobs.OutcomeRejected, err, nil)
+	}
+	log = log.With("method", msg.Method, "external_id", msg.ID)
+	attrs := []slog.Attr{slog.String("method", msg.Method), slog.String("external_id", msg.ID)}
+
+	runID, found, err := e.cfg.Store.StoredRun(ctx, d.JobID)
+	if err != nil {
+		return e.retry(ctx, log, sd, err, attrs)
+	}
+	if found {
+		return e.doneDuplicate(ctx, log, sd, runID, attrs)
+	}
+
+	// The per-job lease (issue 14) belongs here: taken once the job is known to need a run and
+	// before its method runs, held (renewed with the heartbeat) until the outcome is recorded,
+	// so that a second delivery of a running job waits instead of running it twice.
+
+	methodName, methodReason, err := e.methods.Choose(ctx, msg.Method)
+	if err != nil {
+		return e.retry(ctx, log, sd, err, attrs)
+	}
+	if methodReason != "" {
+		log.Info("running another method than the job asked for", "ran", methodName, "reason", methodReason)
+		attrs = append(attrs, slog.String("ran", methodName))
+	}
+	method, err := e.cfg.NewMethod(methodName, pipeline.Deps{Model: e.cfg.Model, Searcher: searcherFor(e.cfg.Searcher, msg.Options)})
+	if err != nil {
+		return e.finish(ctx, log, sd, jobs.OutcomeRejected, fmt.Errorf("method %q is not available in this worker: %w", msg.Method, err), attrs)
+	}
+
+	in := pipeline.Input{
+		Question: msg.Question,
+		Text:     msg.Text,
+		Language: msg.Language,
+		Options:  e.options(msg.Options),
+		Today:    e.cfg.Now(),
+	}
+	started := e.cfg.Now()
+	log.Debug("running the method", "ran", methodName)
+	// The rate limiter queues calls fairly per job, and urgent jobs' calls first.
+	runCtx := ratelimit.WithJob(ctx, d.JobID)
+	if d.Subject == e.cfg.UrgentSubject {
+		runCtx = ratelimit.WithPriority(runCtx, ratelimit.Urgent)
+	}
+	res, runErr := method.Run(runCtx, in)
+	finished := e.cfg.Now()
+	e.cfg.Observer.RunFinished(res)
+
+	rec := store.RunRecord{
+		Delivery:  sd,
+		Statement: store.Statement{ExternalID: msg.ID, Text: msg.Text, Question: msg.Question, Language: msg.Language},
+		Method:    methodName, RequestedMethod: msg.Method, MethodReason: methodReason, Model: e.cfg.ModelName,
+		Status: store.RunDone, Options: optionsJSON(msg.Options), Worker: e.cfg.Worker,
+		Reverify:  msg.Options.Reverify != nil && *msg.Options.Reverify,
+		StartedAt: started, FinishedAt: finished, Result: res,
+	}
+	if runErr != nil {
+		switch {
+		case pipeline.IsRejected(runErr):
+			// The input breaks a rule of its method (an opinion with no verifiable claim, bad
+			// independence rules): bad input, never retried.
+			return e.finish(ctx, log, sd, jobs.OutcomeRejected, runErr, attrs)
+		case pipeline.IsPermanent(runErr):
+			// Retrying cannot help (unknown model, refused key, exhausted quota): store the
+			// failed run with its trace and the reason.
+			rec.Status, rec.Error = store.RunFailed, runErr.Error()
+			wctx, cancel := recordContext(ctx)
+			defer cancel()
+			saved, err := e.cfg.Store.SaveRun(wctx, rec)
+			if err != nil {
+				return e.retry(ctx, log, sd, err, attrs)
+			}
+			return jobs.Result{Outcome: jobs.OutcomeFailed, Err: runErr, Attrs: append(attrs, slog.Int64("run_id", saved.RunID))}
+		case d.Final:
+			return e.finish(ctx, log, sd, jobs.OutcomeDead, fmt.Errorf("the last of %d attempts failed: %w", d.NumDelivered, runErr), attrs)
+		default:
+			return e.retry(ctx, log, sd, runErr, attrs)
+		}
+	}
+
+	// A done run is stored under the job's own context: if shutdown cuts it short the job is
+	// retried, and its next run is stored whole.
+	saved, err := e.cfg.Store.SaveRun(ctx, rec)
+	if err != nil {
+		return e.retry(ctx, log, sd, err, attrs)
+	}
+	attrs = append(attrs, slog.Int64("run_id", saved.RunID), slog.String("status", res.Status),
+		slog.Int("checks", len(res.Checks)), slog.Int("model_calls", len(res.Calls)),
+		slog.Int64("duration_ms", finished.Sub(started).Milliseconds()))
+	if saved.AlreadyStored {
+		// Another delivery of this job stored its run first; this run was not written.
+		attrs = append(attrs, slog.Bool("duplicate", true))
+	}
+	return jobs.Result{Outcome: jobs.OutcomeDone, Attrs: attrs}
+}
+
+// finish records a final outcome that stored no run (rejected, dead) and returns it. When the
+// outcome cannot be recorded the job is retried instead: nothing ends unrecorded.
+func (e *Executor) finish(ctx context.Context, log *slog.Logger, sd store.Delivery, outcome jobs.Outcome, cause error, attrs []slog.Attr) jobs.Result {
+	wctx, cancel := recordContext(ctx)
+	defer cancel()
+	if err := e.cfg.Store.RecordOutcome(wctx, store.MessageOutcome{Delivery: sd, Status: outcome, Reason: cause.Error()}); err != nil {
+		log.Error("cannot record the outcome; the message will be redelivered", "outcome", outcome, "reason", cause.Error(), "error", err)
+		return e.notRecorded(ctx, fmt.Errorf("recording outcome %s: %w", outcome, err), attrs)
+	}
+	return jobs.Result{Outcome: outcome, Err: cause, Attrs: attrs}
+}
+
+// notRecorded is the result of an attempt whose outcome could not be recorded: a retry, or an
+// interruption when shutdown cancelled the job.
+func (e *Executor) notRecorded(ctx context.Context, err error, attrs []slog.Attr) jobs.Result {
+	if ctx.Err() != nil {
+		return jobs.Result{Outcome: jobs.OutcomeInterrupted, Err: err, Attrs: attrs}
+	}
+	return jobs.Result{Outcome: jobs.OutcomeRetry, Err: err, Attrs: attrs}
+}
+
+// doneDuplicate marks done a delivery of a job whose run is already stored (a redelivery, or the
+// same job published twice outside the dedupe window), without running it again.
+func (e *Executor) doneDuplicate(ctx context.Context, log *slog.Logger, sd store.Delivery, runID int64, attrs []slog.Attr) jobs.Result {
+	wctx, cancel := recordContext(ctx)
+	defer cancel()
+	if err := e.cfg.Store.MarkDone(wctx, sd, runID, "a run of this job was already stored"); err != nil {
+		log.Warn("cannot mark the duplicate done; acknowledging anyway (its run is stored)", "error", err)
+	}
+	return jobs.Result{Outcome: jobs.OutcomeDone, Attrs: append(attrs, slog.Int64("run_id", runID), slog.Bool("duplicate", true))}
+}
+
+// retry records that this attempt failed and another follows, and returns a retry (an
+// interruption when shutdown cancelled the job: the loop gives it back at once).
+func (e *Executor) retry(ctx context.Context, log *slog.Logger, sd store.Delivery, cause error, attrs []slog.Attr) jobs.Result {
+	res := e.notRecorded(ctx, cause, attrs)
+	reason := fmt.Sprintf("attempt %d failed, will retry: %v", sd.Attempt, cause)
+	if res.Outcome == jobs.OutcomeInterrupted {
+		reason = fmt.Sprintf("attempt %d was interrupted by shutdown, will retry: %v", sd.Attempt, cause)
+	}
+	wctx, cancel := recordContext(ctx)
+	defer cancel()
+	if err := e.cfg.Store.RecordOutcome(wctx, store.MessageOutcome{Delivery: sd, Status: res.Outcome, Reason: reason}); err != nil {
+		log.Warn("cannot record the retry", "error", err)
+	}
+	return res
+}
+
+// options turns a message's options into the pipeline's, with the worker's defaults.
+func (e *Executor) options(o jobs.MessageOptions) pipeline.Options {
+	opts := pipeline.Options{MaxQuestions: e.cfg.MaxQuestions, Concurrency: e.cfg.Concurrency}
+	if o.MaxQuestions != nil {
+		opts.MaxQuestions = *o.MaxQuestions
+	}
+	if o.MaxHops != nil {
+		opts.MaxHops = *o.MaxHops
+	}
+	if o.Iterate != nil {
+		opts.Iterate = *o.Iterate
+	}
+	opts.TemporalScope = o.TemporalScope
+	opts.IndependenceRules = o.IndependenceRules
+	opts.ClaimSchema = o.ClaimSchema
+	opts.OutputSchema = o.OutputSchema
+	opts.Grounding = o.Grounding
+	return opts.WithDefaults()
+}
+
+// optionsJSON is the job's options as runs.options stores them.
+func optionsJSON(o jobs.MessageOptions) json.RawMessage {
+	raw, err := json.Marshal(o)
+	if err != nil {
+		return json.RawMessage(`{}`)
+	}
+	return raw
+}

@@ -1,0 +1,384 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/store"
+)
+
+// fakeStore is a Store in memory: it keeps what the executor wrote, and fails where told to.
+type fakeStore struct {
+	mu sync.Mutex
+	// storedRun is the run id StoredRun finds (0: none).
+	storedRun int64
+	agreement store.JointAgreement
+
+	storedRunErr, saveErr, recordErr, markErr, agreementErr error
+
+	saved    []store.RunRecord
+	outcomes []store.MessageOutcome
+	marked   []int64
+	// cancelledWrites counts writes whose context was already cancelled.
+	cancelledWrites int
+}
+
+func (f *fakeStore) StoredRun(ctx context.Context, jobID string) (int64, bool, error) {
+	return f.storedRun, f.storedRun != 0, f.storedRunErr
+}
+
+func (f *fakeStore) SaveRun(ctx context.Context, rec store.RunRecord) (store.Saved, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.noteCancelled(ctx)
+	if f.saveErr != nil {
+		return store.Saved{}, f.saveErr
+	}
+	f.saved = append(f.saved, rec)
+	return store.Saved{RunID: 42}, nil
+}
+
+func (f *fakeStore) RecordOutcome(ctx context.Context, o store.MessageOutcome) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.noteCancelled(ctx)
+	if f.recordErr != nil {
+		return f.recordErr
+	}
+	f.outcomes = append(f.outcomes, o)
+	return nil
+}
+
+func (f *fakeStore) MarkDone(ctx context.Context, d store.Delivery, runID int64, reason string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.noteCancelled(ctx)
+	if f.markErr != nil {
+		return f.markErr
+	}
+	f.marked = append(f.marked, runID)
+	return nil
+}
+
+func (f *fakeStore) RecentJointAgreement(ctx context.Context, model string, window int) (store.JointAgreement, error) {
+	return f.agreement, f.agreementErr
+}
+
+func (f *fakeStore) noteCancelled(ctx context.Context) {
+	if ctx.Err() != nil {
+		f.cancelledWrites++
+	}
+}
+
+// fakeMethod returns what it is told, and keeps the input it ran on.
+type fakeMethod struct {
+	name string
+	res  *pipeline.Result
+	err  error
+	// cancel, when set, is called during the run (a shutdown arriving mid-job).
+	cancel func()
+	ran    []pipeline.Input
+}
+
+func (m *fakeMethod) Name() string { return m.name }
+
+func (m *fakeMethod) Run(ctx context.Context, in pipeline.Input) (*pipeline.Result, error) {
+	m.ran = append(m.ran, in)
+	if m.cancel != nil {
+		m.cancel()
+	}
+	return m.res, m.err
+}
+
+// countingObserver counts the runs it is told of and keeps the agreement rates.
+type countingObserver struct {
+	runs  int
+	rates []float64
+}
+
+func (o *countingObserver) RunFinished(*pipeline.Result)          { o.runs++ }
+func (o *countingObserver) JointAgreement(_ string, rate float64) { o.rates = append(o.rates, rate) }
+
+// bench is one executor over a fake store and a fake method.
+type bench struct {
+	store    *fakeStore
+	method   *fakeMethod
+	observer *countingObserver
+	// built are the method names the executor asked for.
+	built []string
+	exec  *Executor
+}
+
+func newBench(t *testing.T, configure func(*Config)) *bench {
+	t.Helper()
+	b := &bench{
+		store:    &fakeStore{},
+		method:   &fakeMethod{res: &pipeline.Result{Status: pipeline.StatusChecked, Calls: []pipeline.ModelCall{{Seq: 1, Step: "draft"}}}},
+		observer: &countingObserver{},
+	}
+	cfg := Config{
+		Store: b.store, ModelName: "test-model", Stream: "S", UrgentSubject: "jobs.urgent",
+		Validation: jobs.ValidationConfig{DefaultMethod: pipeline.MethodFactored}, MaxQuestions: 5, Concurrency: 2,
+		Worker: "host/1", Observer: b.observer, Logger: slog.New(slog.DiscardHandler),
+		NewMethod: func(name string, _ pipeline.Deps) (pipeline.Method, error) {
+			b.built = append(b.built, name)
+			if name == pipeline.MethodCove2 {
+				return nil, errors.New("no such method")
+			}
+			b.method.name = name
+			return b.method, nil
+		},
+		Now: func() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC) },
+	}
+	if configure != nil {
+		configure(&cfg)
+	}
+	b.exec = New(cfg)
+	return b
+}
+
+// job is a delivery of a valid job message of method (first attempt of three).
+func job(t *testing.T, method string) *jobs.Delivery {
+	t.Helper()
+	data, err := json.Marshal(jobs.Message{V: 1, Text: "The Eiffel Tower was completed in 1889.", Method: method, ID: "ext-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &jobs.Delivery{JobID: "job-1", Data: data, Subject: "jobs.backlog", StreamSeq: 7, NumDelivered: 1, Received: time.Now()}
+}
+
+func attr(res jobs.Result, key string) (slog.Value, bool) {
+	for _, a := range res.Attrs {
+		if a.Key == key {
+			return a.Value, true
+		}
+	}
+	return slog.Value{}, false
+}
+
+func TestExecutorOutcomes(t *testing.T) {
+	t.Parallel()
+	permanent := pipeline.Permanent(errors.New("model 'x' not found"))
+	tests := []struct {
+		name      string
+		configure func(*bench, *jobs.Delivery)
+		want      jobs.Outcome
+		// recorded is the outcome written by RecordOutcome ("" for none); saved the run status
+		// written by SaveRun ("" for none).
+		recorded jobs.Outcome
+		saved    string
+		// reason is a part of the recorded reason or of the failed run's error.
+		reason string
+		ran    bool
+	}{
+		{name: "exhausted is dead", configure: func(b *bench, d *jobs.Delivery) { d.NumDelivered, d.Exhausted = 4, true },
+			want: jobs.OutcomeDead, recorded: jobs.OutcomeDead, reason: "delivery attempts exhausted (3)"},
+		{name: "a message that does not decode is rejected", configure: func(b *bench, d *jobs.Delivery) { d.Data = []byte("not json") },
+			want: jobs.OutcomeRejected, recorded: jobs.OutcomeRejected, reason: "JSON"},
+		{name: "a method this worker lacks is rejected", configure: func(b *bench, d *jobs.Delivery) { *d = *job(t, pipeline.MethodCove2) },
+			want: jobs.OutcomeRejected, recorded: jobs.OutcomeRejected, reason: `method "cove2" is not available`},
+		{name: "a run ok is done and stored", want: jobs.OutcomeDone, saved: store.RunDone, ran: true},
+		{name: "a permanent failure is failed and its run stored", configure: func(b *bench, d *jobs.Delivery) { b.method.err = permanent },
+			want: jobs.OutcomeFailed, saved: store.RunFailed, reason: "not found", ran: true},
+		{name: "a transient failure is retried", configure: func(b *bench, d *jobs.Delivery) { b.method.err = errors.New("HTTP 500") },
+			want: jobs.OutcomeRetry, recorded: jobs.OutcomeRetry, reason: "attempt 1 failed, will retry: HTTP 500", ran: true},
+		{name: "a transient failure of the last attempt is dead", configure: func(b *bench, d *jobs.Delivery) {
+			b.method.err = errors.New("HTTP 500")
+			d.NumDelivered, d.Final = 3, true
+		}, want: jobs.OutcomeDead, recorded: jobs.OutcomeDead, reason: "the last of 3 attempts failed: HTTP 500", ran: true},
+		{name: "a rejection from the pipeline is rejected", configure: func(b *bench, d *jobs.Delivery) {
+			b.method.err = pipeline.Rejected("text", "no verifiable factual claim")
+		}, want: jobs.OutcomeRejected, recorded: jobs.OutcomeRejected, reason: "no verifiable factual claim", ran: true},
+		{name: "a store error looking up the run is a retry", configure: func(b *bench, d *jobs.Delivery) { b.store.storedRunErr = errors.New("connection refused") },
+			want: jobs.OutcomeRetry, recorded: jobs.OutcomeRetry, reason: "connection refused"},
+		{name: "a store error saving the run is a retry", configure: func(b *bench, d *jobs.Delivery) { b.store.saveErr = errors.New("disk full") },
+			want: jobs.OutcomeRetry, recorded: jobs.OutcomeRetry, reason: "attempt 1 failed, will retry: disk full", ran: true},
+		{name: "a store error recording a rejection is a retry", configure: func(b *bench, d *jobs.Delivery) {
+			d.Data = []byte("not json")
+			b.store.recordErr = errors.New("connection reset")
+		}, want: jobs.OutcomeRetry},
+		{name: "shutdown during the run is an interruption, recorded all the same", configure: func(b *bench, d *jobs.Delivery) {
+			b.method.err = context.Canceled
+		}, want: jobs.OutcomeInterrupted, recorded: jobs.OutcomeInterrupted, reason: "interrupted by shutdown", ran: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := newBench(t, nil)
+			d := job(t, pipeline.MethodFactored)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tt.configure != nil {
+				tt.configure(b, d)
+			}
+			if tt.want == jobs.OutcomeInterrupted {
+				b.method.cancel = cancel
+			}
+			res := b.exec.Handle(ctx, d)
+
+			if res.Outcome != tt.want {
+				t.Fatalf("outcome %q (%v), want %q", res.Outcome, res.Err, tt.want)
+			}
+			if (res.Err != nil) != (tt.want != jobs.OutcomeDone) {
+				t.Errorf("error %v with outcome %s: want an error for every outcome but done", res.Err, res.Outcome)
+			}
+			if got := len(b.method.ran) > 0; got != tt.ran {
+				t.Errorf("method ran: %v, want %v", got, tt.ran)
+			}
+			switch {
+			case tt.recorded == "" && len(b.store.outcomes) > 0:
+				t.Errorf("recorded %+v, want nothing", b.store.outcomes)
+			case tt.recorded != "":
+				if len(b.store.outcomes) != 1 {
+					t.Fatalf("recorded %+v, want one outcome %s", b.store.outcomes, tt.recorded)
+				}
+				o := b.store.outcomes[0]
+				if o.Status != tt.recorded || !strings.Contains(o.Reason, tt.reason) {
+					t.Errorf("recorded %s %q, want %s with %q", o.Status, o.Reason, tt.recorded, tt.reason)
+				}
+				if o.Delivery.JobID != "job-1" || o.Delivery.StreamSeq != 7 || o.Delivery.Stream != "S" || o.Delivery.Worker != "host/1" || o.Delivery.Attempt != int(d.NumDelivered) {
+					t.Errorf("recorded delivery %+v", o.Delivery)
+				}
+			}
+			switch {
+			case tt.saved == "" && len(b.store.saved) > 0:
+				t.Errorf("saved %+v, want nothing", b.store.saved)
+			case tt.saved != "":
+				if len(b.store.saved) != 1 {
+					t.Fatalf("saved %d runs, want one %s run", len(b.store.saved), tt.saved)
+				}
+				rec := b.store.saved[0]
+				if rec.Status != tt.saved || !strings.Contains(rec.Error, tt.reason) || rec.Method != pipeline.MethodFactored || rec.Model != "test-model" || rec.Worker != "host/1" {
+					t.Errorf("saved run: status %s error %q method %s model %s worker %s", rec.Status, rec.Error, rec.Method, rec.Model, rec.Worker)
+				}
+				if rec.Statement.ExternalID != "ext-1" || rec.Delivery.JobID != "job-1" {
+					t.Errorf("saved run of statement %+v, delivery %+v", rec.Statement, rec.Delivery)
+				}
+				if id, ok := attr(res, "run_id"); !ok || id.Int64() != 42 {
+					t.Errorf("result attrs %v: want run_id 42", res.Attrs)
+				}
+			}
+			if tt.ran && b.observer.runs != 1 {
+				t.Errorf("observer told of %d runs, want 1", b.observer.runs)
+			}
+			if b.store.cancelledWrites > 0 {
+				t.Errorf("%d writes of the outcome had a cancelled context", b.store.cancelledWrites)
+			}
+		})
+	}
+}
+
+// A job whose run is stored is done without running again, its message marked done.
+func TestExecutorAlreadyStoredIsDoneDuplicate(t *testing.T) {
+	t.Parallel()
+	b := newBench(t, nil)
+	b.store.storedRun = 9
+	res := b.exec.Handle(context.Background(), job(t, pipeline.MethodFactored))
+	if res.Outcome != jobs.OutcomeDone || res.Err != nil {
+		t.Fatalf("outcome %s (%v), want done", res.Outcome, res.Err)
+	}
+	if dup, ok := attr(res, "duplicate"); !ok || !dup.Bool() {
+		t.Errorf("attrs %v: want duplicate", res.Attrs)
+	}
+	if len(b.method.ran) != 0 || len(b.store.saved) != 0 || len(b.store.outcomes) != 0 {
+		t.Errorf("ran %d, saved %d, recorded %d: want nothing but the mark", len(b.method.ran), len(b.store.saved), len(b.store.outcomes))
+	}
+	if len(b.store.marked) != 1 || b.store.marked[0] != 9 {
+		t.Errorf("marked %v done, want run 9", b.store.marked)
+	}
+
+	// A mark that fails still acknowledges: the run is stored.
+	b = newBench(t, nil)
+	b.store.storedRun, b.store.markErr = 9, errors.New("connection reset")
+	if res := b.exec.Handle(context.Background(), job(t, pipeline.MethodFactored)); res.Outcome != jobs.OutcomeDone {
+		t.Errorf("outcome %s (%v) when the mark fails, want done", res.Outcome, res.Err)
+	}
+}
+
+// The job's options reach the method with the worker's defaults.
+func TestExecutorRunsWithTheJobsOptions(t *testing.T) {
+	t.Parallel()
+	b := newBench(t, nil)
+	d := job(t, pipeline.MethodFactored)
+	three := 3
+	data, _ := json.Marshal(jobs.Message{V: 1, Text: "The Eiffel Tower was completed in 1889.", Method: pipeline.MethodFactored,
+		Options: jobs.MessageOptions{MaxHops: &three}})
+	d.Data = data
+	if res := b.exec.Handle(context.Background(), d); res.Outcome != jobs.OutcomeDone {
+		t.Fatalf("outcome %s (%v)", res.Outcome, res.Err)
+	}
+	in := b.method.ran[0]
+	if in.Options.MaxQuestions != 5 || in.Options.Concurrency != 2 || in.Options.MaxHops != 3 || in.Text == "" {
+		t.Errorf("input %+v: want the worker's max questions and concurrency, the job's max hops", in.Options)
+	}
+	if string(b.store.saved[0].Options) != string(mustJSON(t, jobs.MessageOptions{MaxHops: &three})) {
+		t.Errorf("stored options %s", b.store.saved[0].Options)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+func TestJointSwitch(t *testing.T) {
+	t.Parallel()
+	on := JointSwitch{Enabled: true, Threshold: 0.9, Window: 10}
+	tests := []struct {
+		name      string
+		sw        JointSwitch
+		requested string
+		agreement store.JointAgreement
+		want      string
+		switched  bool
+	}{
+		{"off", JointSwitch{}, pipeline.MethodJoint, store.JointAgreement{Runs: 10, Agreed: 10}, pipeline.MethodJoint, false},
+		{"another method is never switched", on, pipeline.MethodTwoStep, store.JointAgreement{Runs: 10, Agreed: 10}, pipeline.MethodTwoStep, false},
+		{"too few runs", on, pipeline.MethodJoint, store.JointAgreement{Runs: 9, Agreed: 9}, pipeline.MethodJoint, false},
+		{"below the threshold", on, pipeline.MethodJoint, store.JointAgreement{Runs: 10, Agreed: 8}, pipeline.MethodJoint, false},
+		{"at the threshold", on, pipeline.MethodJoint, store.JointAgreement{Runs: 10, Agreed: 9}, pipeline.MethodFactored, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := newBench(t, func(c *Config) { c.JointSwitch = tt.sw })
+			b.store.agreement = tt.agreement
+			res := b.exec.Handle(context.Background(), job(t, tt.requested))
+			if res.Outcome != jobs.OutcomeDone {
+				t.Fatalf("outcome %s (%v)", res.Outcome, res.Err)
+			}
+			if len(b.built) != 1 || b.built[0] != tt.want {
+				t.Fatalf("built %v, want %s", b.built, tt.want)
+			}
+			rec := b.store.saved[0]
+			if rec.Method != tt.want || rec.RequestedMethod != tt.requested || (rec.MethodReason != "") != tt.switched {
+				t.Errorf("stored method %s requested %s reason %q", rec.Method, rec.RequestedMethod, rec.MethodReason)
+			}
+			if tt.switched && !strings.Contains(rec.MethodReason, "90% of runs") {
+				t.Errorf("reason %q does not give the rate", rec.MethodReason)
+			}
+			if tt.sw.Enabled && tt.requested == pipeline.MethodJoint && (len(b.observer.rates) != 1 || b.observer.rates[0] != tt.agreement.Rate()) {
+				t.Errorf("observed rates %v, want [%v]", b.observer.rates, tt.agreement.Rate())
+			}
+		})
+	}
+
+	// The agreement cannot be read: the job is retried, not run as the wrong method.
+	b := newBench(t, func(c *Config) { c.JointSwitch = on })
+	b.store.agreementErr = errors.New("connection refused")
+	if res := b.exec.Handle(context.Background(), job(t, pipeline.MethodJoint)); res.Outcome != jobs.OutcomeRetry || len(b.method.ran) != 0 {
+		t.Errorf("outcome %s, ran %d: want a retry without a run", res.Outcome, len(b.method.ran))
+	}
+}

@@ -1,0 +1,30 @@
+package worker
+
+import (
+	"context"
+	"slices"
+
+	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/pipeline"
+)
+
+// searcherFor returns the job's searcher: in a re-verification (options.reverify), searches for
+// freshness-sensitive claims ask for fresh results (SearchQuery.NoCache), so that what the night
+// re-checks is the world now, not a cached answer.
+func searcherFor(s pipeline.Searcher, o jobs.MessageOptions) pipeline.Searcher {
+	if s == nil || o.Reverify == nil || !*o.Reverify {
+		return s
+	}
+	return freshSearcher{s}
+}
+
+// freshSearcher sets NoCache on the queries whose answer drifts with time (pipeline's freshness
+// signal: latest, current, now, prices, rankings, ...).
+type freshSearcher struct{ pipeline.Searcher }
+
+func (s freshSearcher) Search(ctx context.Context, q pipeline.SearchQuery) (pipeline.SearchResponse, error) {
+	if slices.Contains(pipeline.ClaimSignals(q.Query), pipeline.SignalFreshness) {
+		q.NoCache = true
+	}
+	return s.Searcher.Search(ctx, q)
+}

@@ -1,0 +1,30 @@
+package worker
+
+import (
+	"context"
+
+	"github.com/corroborate/corroborate/internal/store"
+)
+
+// Store is what the executor needs of the database: *store.Store satisfies it, and unit tests
+// use a fake.
+type Store interface {
+	// StoredRun returns the id of the run stored for a job, and whether there is one.
+	StoredRun(ctx context.Context, jobID string) (runID int64, found bool, err error)
+	// SaveRun writes a finished (done or failed) run and its message's outcome in one
+	// transaction; a job that already has a run writes nothing twice.
+	SaveRun(ctx context.Context, rec store.RunRecord) (store.Saved, error)
+	// RecordOutcome records the outcome of an attempt that stored no run (rejected, dead, retry).
+	RecordOutcome(ctx context.Context, o store.MessageOutcome) error
+	// MarkDone marks done a message whose job already has a stored run.
+	MarkDone(ctx context.Context, d store.Delivery, runID int64, reason string) error
+	JointAgreements
+}
+
+// JointAgreements reads how often recent cove-joint runs agreed with their drafts, for the
+// MethodChooser.
+type JointAgreements interface {
+	RecentJointAgreement(ctx context.Context, model string, window int) (store.JointAgreement, error)
+}
+
+var _ Store = (*store.Store)(nil)
