@@ -224,7 +224,10 @@ func runRow(rec RunRecord, statementID int64, res *pipeline.Result) row {
 		{"plan", rawJSONOrNil(res.PlanJSON)},
 		{"plan_violations", jsonOrNil(res.PlanViolations)},
 		{"plan_repaired", res.PlanRepaired},
-		{"review_flags", emptyIfNil(res.ReviewFlags)},
+		// review_flags holds the codes, so that 'code' = ANY (review_flags) finds every flag of a
+		// kind; review_flag_details the same flags with their details, in the same order.
+		{"review_flags", flagCodes(res.ReviewFlags)},
+		{"review_flag_details", flagDetails(res.ReviewFlags)},
 	}
 }
 
@@ -377,6 +380,23 @@ func messageRow(d Delivery, status, reason string, payload []byte, runID int64, 
 		{"last_received_at", received},
 		{"finished_at", finished},
 	}
+}
+
+// flagCodes is the codes of flags, in order, for runs.review_flags (text[] NOT NULL).
+func flagCodes(flags []pipeline.ReviewFlag) []string {
+	codes := make([]string, len(flags))
+	for i, f := range flags {
+		codes[i] = f.Code
+	}
+	return codes
+}
+
+// flagDetails is flags as runs.review_flag_details holds them (jsonb NOT NULL, [] for none).
+func flagDetails(flags []pipeline.ReviewFlag) []byte {
+	if len(flags) == 0 {
+		return []byte(`[]`)
+	}
+	return jsonOrEmpty(flags)
 }
 
 // MessageOutcome is what became of one message that produced no run, or is still being retried.
