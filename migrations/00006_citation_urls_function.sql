@@ -5,7 +5,8 @@
 -- duplicates in claim_results only: verdict_changes still listed a URL once per evidence row
 -- carrying a cited source number (a source that two claims of a run cite is an evidence row of
 -- each). A source number names one URL in a run, so each is listed once, in number order.
--- A SQL function of one SELECT: the planner inlines it into the query of the view.
+-- It runs once per claim row, as the subquery did (a body with a sub-SELECT is not inlined), on
+-- the evidence primary key (run_id, id).
 -- +goose StatementBegin
 CREATE FUNCTION cited_urls(run_id bigint, citations integer[]) RETURNS text[]
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
