@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,9 +33,9 @@ func seedReport(t *testing.T, s *store.Store, r reportSeed) store.Saved {
 	t.Helper()
 	rec := sampleRecord(newJobID(t))
 	rec.Statement = r.st
-	rec.Method, rec.RequestedMethod = cmpOr(r.method, pipeline.MethodMultihop), ""
-	rec.Model = cmpOr(r.model, "gpt-4o-mini")
-	rec.Status = cmpOr(r.status, store.RunDone)
+	rec.Method, rec.RequestedMethod = cmp.Or(r.method, pipeline.MethodMultihop), ""
+	rec.Model = cmp.Or(r.model, "gpt-4o-mini")
+	rec.Status = cmp.Or(r.status, store.RunDone)
 	if rec.Status == store.RunFailed {
 		rec.Error = "the model said no"
 	}
@@ -57,13 +58,6 @@ func seedReport(t *testing.T, s *store.Store, r reportSeed) store.Saved {
 		t.Fatal(err)
 	}
 	return saved
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 func claim(pos int, text, verdict, reason, confidence string, citations ...int) pipeline.Claim {
@@ -211,7 +205,7 @@ func TestReportFiltersSelectStatementsClaimsAndEvidence(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			f := c.f
-			f.ExternalIDPrefix = cmpOr(f.ExternalIDPrefix, prefix)
+			f.ExternalIDPrefix = cmp.Or(f.ExternalIDPrefix, prefix)
 			if err := f.Validate(); err != nil {
 				t.Fatal(err)
 			}
