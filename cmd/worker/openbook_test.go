@@ -298,7 +298,8 @@ func (b *bundle) runOf(t *testing.T, job string) runRow {
 	t.Helper()
 	var r runRow
 	err := b.store.Pool().QueryRow(context.Background(), `
-		SELECT id, status, coalesce(result_status, ''), method, coalesce(report, ''), model_calls, search_calls, review_flags
+		SELECT id, status, coalesce(result_status, ''), method, coalesce(report, ''), model_calls, search_calls,
+		       ARRAY(SELECT f->>'code' || coalesce(': ' || (f->>'detail'), '') FROM jsonb_array_elements(review_flag_details) f)
 		FROM runs WHERE job_id = $1`, job).Scan(&r.ID, &r.Status, &r.ResultStatus, &r.Method, &r.Report, &r.ModelCalls, &r.SearchCalls, &r.ReviewFlags)
 	if err != nil {
 		t.Fatalf("the run of job %s: %v", job, err)

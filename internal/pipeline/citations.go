@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -216,10 +215,10 @@ func urlsIn(text string) []string {
 }
 
 // citationFlags turns removed citations into review flags.
-func citationFlags(removed []int) []string {
-	out := make([]string, len(removed))
+func citationFlags(removed []int) []ReviewFlag {
+	out := make([]ReviewFlag, len(removed))
 	for i, n := range removed {
-		out[i] = fmt.Sprintf("citation_removed: [%d]", n)
+		out[i] = Flagf(FlagCitationRemoved, "[%d]", n)
 	}
 	return out
 }

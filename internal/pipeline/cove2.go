@@ -139,7 +139,7 @@ func (r *cove2Run) run(ctx context.Context) error {
 			r.finishNoVerification()
 			return nil
 		}
-		r.flag("needs_verification_overridden: the plan said false but holds deep claims, so they are verified")
+		r.flag(Flagf(FlagNeedsVerificationOverridden, "the plan said false but holds deep claims, so they are verified"))
 	}
 	r.capClaims()
 
@@ -174,7 +174,7 @@ func (r *cove2Run) run(ctx context.Context) error {
 			for i, idx := range corrected {
 				positions[i] = strconv.Itoa(r.planned[idx].Position)
 			}
-			r.flag("iterated: re-verified the corrected claims " + strings.Join(positions, ", ") + " and finalized again")
+			r.flag(Flagf(FlagIterated, "re-verified the corrected claims %s and finalized again", strings.Join(positions, ", ")))
 			if claims, revised, err = r.finalize(ctx); err != nil {
 				return err
 			}
@@ -192,7 +192,7 @@ func (r *cove2Run) run(ctx context.Context) error {
 	return nil
 }
 
-func (r *cove2Run) flag(f string) { r.res.ReviewFlags = append(r.res.ReviewFlags, f) }
+func (r *cove2Run) flag(f ReviewFlag) { r.res.ReviewFlags = append(r.res.ReviewFlags, f) }
 
 // plan runs Phase 1 and returns the validated plan.
 func (r *cove2Run) plan(ctx context.Context) (Cove2Plan, error) {
@@ -306,7 +306,7 @@ func (r *cove2Run) capClaims() {
 		c := &r.planned[verifiable[k]]
 		c.Verdict, c.Reason = VerdictNotChecked, claimCapReason(limit)
 	}
-	r.flag(fmt.Sprintf("claim_cap: %d deep claims, %d verified, %d skipped and listed", len(verifiable), limit, len(verifiable)-limit))
+	r.flag(Flagf(FlagClaimCap, "%d deep claims, %d verified, %d skipped and listed", len(verifiable), limit, len(verifiable)-limit))
 }
 
 // verify runs the verifiers of the claims at the indexes targets, in parallel, and records
@@ -338,7 +338,7 @@ func (r *cove2Run) verify(ctx context.Context, targets []int, v Verifier, fresh 
 		r.verified[positions[k]] = ver
 		r.addEvidence(positions[k], ver)
 		for _, removed := range ver.RemovedSources {
-			r.flag(fmt.Sprintf("source_removed: claim %d cited %s, which no search returned", positions[k], removed))
+			r.flag(Flagf(FlagSourceRemoved, "claim %d cited %s, which no search returned", positions[k], removed))
 		}
 	}
 	return nil
@@ -408,7 +408,7 @@ func (r *cove2Run) finalize(ctx context.Context) ([]Claim, string, error) {
 		return nil, "", err
 	}
 	if out.Repaired {
-		r.flag("finalize_repaired: " + strings.Join(out.Violations, "; "))
+		r.flag(Flagf(FlagFinalizeRepaired, "%s", strings.Join(out.Violations, "; ")))
 	}
 	var review Cove2Review
 	if err := json.Unmarshal(out.JSON, &review); err != nil {
@@ -489,7 +489,7 @@ func (r *cove2Run) applyReview(review Cove2Review) ([]Claim, string) {
 		refuse := func(why string) {
 			if reviewed && d.Status == ReviewCorrected {
 				refused = append(refused, refusedCorrection{c.Position, strings.TrimSpace(d.Corrected)})
-				r.flag(fmt.Sprintf("correction_refused: claim %d: %s", c.Position, why))
+				r.flag(Flagf(FlagCorrectionRefused, "claim %d: %s", c.Position, why))
 			}
 		}
 		caveat := ""
@@ -560,7 +560,7 @@ func (r *cove2Run) applyShallow(c *Claim, d Cove2ClaimReview, reviewed bool, cav
 		c.Verdict, c.VariantVerdict = VerdictUnverified, ReviewUncertain
 		c.Reason = "shallow claims get caveats only: the reviewer's rewrite was refused, the original kept" + caveat
 		refuse("shallow claims get caveats only")
-		r.flag(fmt.Sprintf("shallow_correction_refused: claim %d", c.Position))
+		r.flag(Flagf(FlagShallowCorrectionRefused, "claim %d", c.Position))
 	default:
 		c.Verdict, c.VariantVerdict = VerdictUnverified, ReviewUncertain
 		c.Reason = "shallow claim reviewed closed-book and caveated; not searched" + caveat
@@ -579,7 +579,7 @@ func (r *cove2Run) basis(position int, given, own []int) []int {
 				kept = append(kept, n)
 			}
 		default:
-			r.flag(fmt.Sprintf("citation_removed: [%d] (basis of claim %d: not one of its sources)", n, position))
+			r.flag(Flagf(FlagCitationRemoved, "[%d] (basis of claim %d: not one of its sources)", n, position))
 		}
 	}
 	if len(kept) == 0 {
@@ -609,7 +609,7 @@ func (r *cove2Run) revised(text string, claims []Claim, refused []refusedCorrect
 	text = strings.TrimSpace(text)
 	for _, f := range refused {
 		if appliesCorrection(text, r.in.Text, r.planned[f.position-1].Text, f.corrected) {
-			r.flag(fmt.Sprintf("revised_response_replaced: it applied the refused correction of claim %d; "+
+			r.flag(Flagf(FlagRevisedResponseReplaced, "it applied the refused correction of claim %d; "+
 				"the draft with the allowed corrections is used instead", f.position))
 			text = r.reviseInCode(claims)
 			break
@@ -623,7 +623,7 @@ func (r *cove2Run) revised(text string, claims []Claim, refused []refusedCorrect
 	}
 	text, urls := StripUnknownURLs(text, func(u string) bool { return retrieved[normalizeURL(u)] })
 	for _, u := range urls {
-		r.flag("url_removed: " + u)
+		r.flag(Flagf(FlagURLRemoved, "%s", u))
 	}
 	return text
 }
@@ -638,7 +638,7 @@ func (r *cove2Run) reviseInCode(claims []Claim) string {
 			continue
 		}
 		if !strings.Contains(text, c.Text) {
-			r.flag(fmt.Sprintf("correction_not_in_text: claim %d's text is not in the draft verbatim; see Corrections", c.Position))
+			r.flag(Flagf(FlagCorrectionNotInText, "claim %d's text is not in the draft verbatim; see Corrections", c.Position))
 			continue
 		}
 		cited := strings.TrimRight(c.CorrectedText, " .")

@@ -110,7 +110,7 @@ func claimAt(t *testing.T, res *Result, position int) Claim {
 }
 
 func hasFlag(res *Result, prefix string) bool {
-	return slices.ContainsFunc(res.ReviewFlags, func(f string) bool { return strings.HasPrefix(f, prefix) })
+	return slices.ContainsFunc(res.ReviewFlags, func(f ReviewFlag) bool { return strings.HasPrefix(f.String(), prefix) })
 }
 
 // The Eiffel Tower run: one deep claim corrected on High-confidence evidence, one deep claim

@@ -96,11 +96,11 @@ type multihopRun struct {
 	book   SourceBook
 
 	mu    sync.Mutex
-	flags []string
+	flags []ReviewFlag
 }
 
 // flag adds a review flag once.
-func (r *multihopRun) flag(f string) {
+func (r *multihopRun) flag(f ReviewFlag) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !slices.Contains(r.flags, f) {

@@ -194,7 +194,7 @@ func (r *multihopRun) runHop(ctx context.Context, hop *Hop, planned string, used
 	case dropped.independence > 0:
 		hop.Status = HopNoIndependentSource
 		notes = append([]string{"no source independent of the earlier hops of this chain was found; none was reused"}, notes...)
-		r.flag(FlagNoIndependentSource)
+		r.flag(Flag(FlagNoIndependentSource))
 	default:
 		hop.Status = HopNoResults
 		notes = append([]string{"the search returned no usable result"}, notes...)
@@ -230,12 +230,12 @@ func (r *multihopRun) filterResults(results []SearchResult, used usedSources) ([
 			if d.firstConflict == "" {
 				d.firstConflict = reason
 			}
-			r.flag(FlagExclusionsIgnored)
+			r.flag(Flag(FlagExclusionsIgnored))
 			continue
 		}
 		if !r.in.scope.admits(res.PublishedAt) {
 			d.scope++
-			r.flag(FlagTemporalDropped)
+			r.flag(Flag(FlagTemporalDropped))
 			continue
 		}
 		if seen[k.url] {
@@ -373,7 +373,7 @@ func (r *multihopRun) enforceIndependence() {
 				group, current = usedSources{}, e.group
 			}
 			if reason := r.in.rules.conflict(used, keysOf(e.SearchResult)); reason != "" {
-				r.flag(FlagIndependenceDropped)
+				r.flag(Flag(FlagIndependenceDropped))
 				continue
 			}
 			group.add(e.SearchResult)

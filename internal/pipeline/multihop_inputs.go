@@ -25,25 +25,6 @@ const (
 	MaxHopsReviewAbove = 5
 )
 
-// Review flags a multihop run may carry (Result.ReviewFlags).
-const (
-	// FlagMaxHopsAbove5: the job asked for more than five hops per claim.
-	FlagMaxHopsAbove5 = "max_hops_above_5"
-	// FlagIndependenceDropped: the last check before judgement found evidence that shares a
-	// source with an earlier hop of its chain and dropped it.
-	FlagIndependenceDropped = "independence_violation_dropped"
-	// FlagTemporalDropped: evidence outside the temporal scope was returned by a provider and
-	// dropped in code.
-	FlagTemporalDropped = "out_of_scope_evidence_dropped"
-	// FlagExclusionsIgnored: a provider returned results the query excluded; they were dropped.
-	FlagExclusionsIgnored = "provider_ignored_exclusions"
-	// FlagCitationRemoved: a verdict cited a source its claim was not given; the citation was
-	// removed.
-	FlagCitationRemoved = "citation_removed"
-	// FlagNoIndependentSource: a hop found no source independent of the earlier hops of its chain.
-	FlagNoIndependentSource = "no_independent_source"
-)
-
 // Job message fields of the inputs, as rejections name them.
 const (
 	fieldText         = "text"
@@ -81,7 +62,7 @@ type multihopInputs struct {
 	grounding    string
 	schemas      planSchemas
 	today        time.Time
-	reviewFlags  []string
+	reviewFlags  []ReviewFlag
 }
 
 // checkMultihopInput checks every input of a multihop job as spec 004 says, in the order of the
@@ -103,7 +84,7 @@ func checkMultihopInput(in Input) (multihopInputs, error) {
 		return mi, err
 	}
 	if mi.maxHops > MaxHopsReviewAbove {
-		mi.reviewFlags = append(mi.reviewFlags, FlagMaxHopsAbove5)
+		mi.reviewFlags = append(mi.reviewFlags, Flag(FlagMaxHopsAbove5))
 	}
 	if mi.scope, err = ParseTemporalScope(in.Options.TemporalScope); err != nil {
 		return mi, err

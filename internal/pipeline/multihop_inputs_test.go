@@ -119,7 +119,7 @@ func TestCheckMultihopInputDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(mi.reviewFlags, []string{FlagMaxHopsAbove5}) || mi.maxHops != 6 || mi.language != "de" {
+	if !slices.Equal(mi.reviewFlags, []ReviewFlag{Flag(FlagMaxHopsAbove5)}) || mi.maxHops != 6 || mi.language != "de" {
 		t.Errorf("max_hops 6 in German: %+v", mi)
 	}
 	if mi.scope == nil || !mi.scope.PreferRecent || mi.scope.Start.Format(time.DateOnly) != "2023-01-01" || mi.schemas.output == nil {
@@ -127,7 +127,7 @@ func TestCheckMultihopInputDefaults(t *testing.T) {
 	}
 	for _, n := range []int{1, 5, 10} {
 		mi, err := checkMultihopInput(Input{Text: "Two words", Options: Options{MaxHops: n}})
-		if err != nil || mi.maxHops != n || (n > 5) != slices.Contains(mi.reviewFlags, FlagMaxHopsAbove5) {
+		if err != nil || mi.maxHops != n || (n > 5) != slices.Contains(mi.reviewFlags, Flag(FlagMaxHopsAbove5)) {
 			t.Errorf("max_hops %d: %+v, %v", n, mi, err)
 		}
 	}

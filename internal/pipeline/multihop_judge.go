@@ -200,7 +200,7 @@ func (r *multihopRun) judgeAll(ctx context.Context) {
 	for _, st := range targets {
 		v := st.verdict
 		for _, n := range v.removed {
-			r.flag(fmt.Sprintf("%s: claim %d cited [%d], which is not among its sources", FlagCitationRemoved, st.index+1, n))
+			r.flag(Flagf(FlagCitationRemoved, "claim %d cited [%d], which is not among its sources", st.index+1, n))
 		}
 		c := &r.res.Claims[st.index]
 		c.Verdict, c.VariantVerdict, c.Reason, c.Confidence = v.Verdict, v.VariantVerdict, v.Reason, v.Confidence

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -75,7 +74,7 @@ func (r *multihopRun) reviseStatement() string {
 
 	text, removed := FilterCitations(text, r.book.Has)
 	for _, n := range removed {
-		r.flag(fmt.Sprintf("%s: [%d] from the revised statement", FlagCitationRemoved, n))
+		r.flag(Flagf(FlagCitationRemoved, "[%d] from the revised statement", n))
 	}
 	inStatement := map[string]bool{}
 	for _, u := range urlsIn(statement) {
@@ -83,7 +82,7 @@ func (r *multihopRun) reviseStatement() string {
 	}
 	text, urls := StripUnknownURLs(text, func(u string) bool { return r.book.Knows(u) || inStatement[normalizeURL(u)] })
 	for _, u := range urls {
-		r.flag("url_removed: " + u)
+		r.flag(Flagf(FlagURLRemoved, "%s", u))
 	}
 	return strings.TrimSpace(text)
 }

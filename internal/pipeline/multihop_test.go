@@ -167,10 +167,12 @@ func TestMultihopIndependence(t *testing.T) {
 			if c.Verdict != VerdictSupported || c.Confidence != ConfidenceMedium || !slices.Equal(c.Citations, []int{1}) {
 				t.Errorf("claim: %+v", c)
 			}
-			if !slices.ContainsFunc(res.ReviewFlags, func(f string) bool { return strings.HasPrefix(f, FlagCitationRemoved+": claim 1 cited [2]") }) {
+			if !slices.ContainsFunc(res.ReviewFlags, func(f ReviewFlag) bool {
+				return strings.HasPrefix(f.String(), FlagCitationRemoved+": claim 1 cited [2]")
+			}) {
 				t.Errorf("review flags %v lack the removed citation", res.ReviewFlags)
 			}
-			if tt.wantFlag != "" && !slices.Contains(res.ReviewFlags, tt.wantFlag) {
+			if tt.wantFlag != "" && !slices.Contains(res.ReviewFlags, Flag(tt.wantFlag)) {
 				t.Errorf("review flags %v lack %s", res.ReviewFlags, tt.wantFlag)
 			}
 		})
@@ -199,7 +201,7 @@ func TestEnforceIndependenceDropsViolations(t *testing.T) {
 	if !slices.Equal(urls, []string{"https://a.example.com/1", "https://a.example.com/2", "https://d.org/5"}) {
 		t.Errorf("kept %v: one hop may hold two pages of a site, later hops may not share its domain or publisher", urls)
 	}
-	if !slices.Contains(r.flags, FlagIndependenceDropped) {
+	if !slices.Contains(r.flags, Flag(FlagIndependenceDropped)) {
 		t.Errorf("flags %v", r.flags)
 	}
 }
@@ -239,7 +241,7 @@ func TestMultihopTemporalScope(t *testing.T) {
 	if !slices.Equal(urls, []string{in2024.URL, in2023.URL}) {
 		t.Errorf("evidence %v: want only the two in scope, the most recent first", urls)
 	}
-	if !slices.Contains(res.ReviewFlags, FlagTemporalDropped) || !strings.Contains(res.Hops[0].Note, "3 results outside the temporal scope") {
+	if !slices.Contains(res.ReviewFlags, Flag(FlagTemporalDropped)) || !strings.Contains(res.Hops[0].Note, "3 results outside the temporal scope") {
 		t.Errorf("flags %v, note %q", res.ReviewFlags, res.Hops[0].Note)
 	}
 	if !strings.Contains(model.sent(StepPlan)[0], "Temporal scope: evidence published from 2023-01-01 to 2024-12-31; prefer recent evidence") {
@@ -501,7 +503,7 @@ func TestMultihopNotChecked(t *testing.T) {
 	if len(model.sent(StepJudge)) != 1 || res.CrossChecks[0].Verdict != VerdictNotChecked {
 		t.Errorf("judge calls %d, cross-validation %+v", len(model.sent(StepJudge)), res.CrossChecks)
 	}
-	if !slices.Contains(res.ReviewFlags, FlagMaxHopsAbove5) || !strings.Contains(res.Report, `- Skipped (claim-cap, NOT verified): "`+plan.Claims[1].ClaimText+`"`) {
+	if !slices.Contains(res.ReviewFlags, Flag(FlagMaxHopsAbove5)) || !strings.Contains(res.Report, `- Skipped (claim-cap, NOT verified): "`+plan.Claims[1].ClaimText+`"`) {
 		t.Errorf("flags %v, report:\n%s", res.ReviewFlags, res.Report)
 	}
 }
@@ -524,7 +526,7 @@ func TestReviseStatement(t *testing.T) {
 	if got != want {
 		t.Errorf("revised:\n got %q\nwant %q", got, want)
 	}
-	if !slices.Contains(r.flags, FlagCitationRemoved+": [7] from the revised statement") {
+	if !slices.Contains(r.flags, Flagf(FlagCitationRemoved, "[7] from the revised statement")) {
 		t.Errorf("flags %v", r.flags)
 	}
 }

@@ -188,7 +188,7 @@ type Result struct {
 	Hops           []Hop
 	CrossChecks    []CrossValidation
 	// ReviewFlags ask a person to look ("max_hops_above_5", "citation_removed", ...).
-	ReviewFlags []string
+	ReviewFlags []ReviewFlag
 }
 
 // Check is one verification question and its answer, in plan order (Position from 1).

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -99,14 +100,10 @@ func (s *Store) SaveRun(ctx context.Context, rec RunRecord) (Saved, error) {
 }
 
 func saveRun(ctx context.Context, tx pgx.Tx, rec RunRecord) (Saved, error) {
-	st := rec.Statement
 	var statementID int64
-	err := tx.QueryRow(ctx, `
-		INSERT INTO statements (content_key, external_id, text, question, language)
-		VALUES ($1, NULLIF($2, ''), NULLIF($3, ''), NULLIF($4, ''), $5)
-		ON CONFLICT (content_key) DO UPDATE SET language = EXCLUDED.language
-		RETURNING id`,
-		st.contentKey(), st.ExternalID, st.Text, st.Question, st.Language).Scan(&statementID)
+	q, args := insert("statements", statementRow(rec.Statement),
+		"ON CONFLICT (content_key) DO UPDATE SET language = EXCLUDED.language RETURNING id")
+	err := tx.QueryRow(ctx, q, args).Scan(&statementID)
 	if err != nil {
 		return Saved{}, fmt.Errorf("statement: %w", err)
 	}
@@ -115,36 +112,10 @@ func saveRun(ctx context.Context, tx pgx.Tx, rec RunRecord) (Saved, error) {
 	if res == nil {
 		res = &pipeline.Result{}
 	}
-	var promptTokens, completionTokens int64
-	for _, c := range res.Calls {
-		promptTokens += c.PromptTokens
-		completionTokens += c.CompletionTokens
-	}
-	options := rec.Options
-	if len(options) == 0 {
-		options = json.RawMessage(`{}`)
-	}
 	d := rec.Delivery
 	var runID int64
-	err = tx.QueryRow(ctx, `
-		INSERT INTO runs (job_id, statement_id, method, requested_method, method_reason, model, status,
-			result_status, status_reason, error, attempt, reverify, options, draft, draft_from_input,
-			plan_raw, revised_text, report, agreed, model_calls, prompt_tokens, completion_tokens,
-			total_tokens, subject, stream_seq, worker, received_at, started_at, finished_at, duration_ms,
-			search_calls, plan, plan_violations, plan_repaired, review_flags)
-		VALUES ($1, $2, $3, $4, NULLIF($5, ''), NULLIF($6, ''), $7, NULLIF($8, ''), NULLIF($9, ''),
-			NULLIF($10, ''), $11, $12, $13, NULLIF($14, ''), $15, NULLIF($16, ''), NULLIF($17, ''),
-			NULLIF($18, ''), $19, $20, $21, $22, $23, $24, $25, NULLIF($26, ''), $27, $28, $29, $30,
-			$31, $32, $33, $34, $35)
-		ON CONFLICT (job_id) DO NOTHING
-		RETURNING id`,
-		d.JobID, statementID, rec.Method, cmpOr(rec.RequestedMethod, rec.Method), rec.MethodReason,
-		rec.Model, rec.Status, res.Status, res.StatusReason, rec.Error, max(d.Attempt, 1), rec.Reverify,
-		options, res.Draft, res.DraftFromInput, res.Plan, res.RevisedText, res.Report, res.Agreed,
-		len(res.Calls), promptTokens, completionTokens, promptTokens+completionTokens, d.Subject,
-		int64(d.StreamSeq), rec.Worker, nullTime(d.ReceivedAt), rec.StartedAt, rec.FinishedAt,
-		float64(rec.FinishedAt.Sub(rec.StartedAt).Microseconds())/1000,
-		len(res.Searches), rawJSONOrNil(res.PlanJSON), jsonOrNil(res.PlanViolations), res.PlanRepaired, emptyIfNil(res.ReviewFlags)).Scan(&runID)
+	q, args = insert("runs", runRow(rec, statementID, res), "ON CONFLICT (job_id) DO NOTHING RETURNING id")
+	err = tx.QueryRow(ctx, q, args).Scan(&runID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		if err := tx.QueryRow(ctx, `SELECT id FROM runs WHERE job_id = $1`, d.JobID).Scan(&runID); err != nil {
 			return Saved{}, fmt.Errorf("existing run: %w", err)
@@ -158,71 +129,23 @@ func saveRun(ctx context.Context, tx pgx.Tx, rec RunRecord) (Saved, error) {
 		return Saved{}, fmt.Errorf("run: %w", err)
 	}
 
-	if err := copyRows(ctx, tx, "checks", []string{"run_id", "position", "question", "answer", "status", "error", "attempts", "claim_position"},
-		len(res.Checks), func(i int) []any {
-			c := res.Checks[i]
-			return []any{runID, c.Position, c.Question, c.Answer, c.Status, nullString(c.Error), max(c.Attempts, 1), nullInt(c.ClaimPosition)}
-		}); err != nil {
-		return Saved{}, err
+	copies := []struct {
+		table string
+		n     int
+		row   func(i int) row
+	}{
+		{"checks", len(res.Checks), func(i int) row { return checkRow(runID, res.Checks[i]) }},
+		{"claims", len(res.Claims), func(i int) row { return claimRow(runID, res.Claims[i]) }},
+		{"search_calls", len(res.Searches), func(i int) row { return searchCallRow(runID, res.Searches[i]) }},
+		{"evidence", len(res.Evidence), func(i int) row { return evidenceRow(runID, i, res.Evidence[i]) }},
+		{"query_hops", len(res.Hops), func(i int) row { return hopRow(runID, res.Hops[i]) }},
+		{"cross_validations", len(res.CrossChecks), func(i int) row { return crossValidationRow(runID, res.CrossChecks[i]) }},
+		{"model_calls", len(res.Calls), func(i int) row { return modelCallRow(runID, res.Calls[i]) }},
 	}
-	if err := copyRows(ctx, tx, "claims", []string{"run_id", "position", "claim_key", "text", "span_start", "span_end", "span_text",
-		"entities", "verifiable", "requires_temporal_scope", "ambiguity_note", "tier", "verification_query", "query_flags",
-		"sub_queries", "source_independence_score", "verdict", "variant_verdict", "confidence", "reason", "consistent_part",
-		"corrected_text", "check_position", "citations"},
-		len(res.Claims), func(i int) []any {
-			c := res.Claims[i]
-			var spanStart, spanEnd *int
-			if c.SpanText != "" {
-				spanStart, spanEnd = &c.SpanStart, &c.SpanEnd
-			}
-			return []any{runID, c.Position, nullString(c.Key), c.Text, spanStart, spanEnd, nullString(c.SpanText),
-				jsonOrNil(c.Entities), c.Verifiable, c.RequiresTemporalScope, nullString(c.AmbiguityNote), nullString(c.Tier),
-				nullString(c.VerificationQuery), emptyIfNil(c.QueryFlags), jsonOrNil(c.SubQueries), c.SourceIndependenceScore,
-				c.Verdict, nullString(c.VariantVerdict), nullString(c.Confidence), nullString(c.Reason), nullString(c.ConsistentPart),
-				nullString(c.CorrectedText), nullInt(c.CheckPosition), intsOrEmpty(c.Citations)}
-		}); err != nil {
-		return Saved{}, err
-	}
-	if err := copyRows(ctx, tx, "search_calls", []string{"run_id", "seq", "provider", "query", "options", "results", "result_count", "cached", "started_at", "latency_ms", "error"},
-		len(res.Searches), func(i int) []any {
-			c := res.Searches[i]
-			return []any{runID, c.Seq, cmpOr(c.Provider, "unknown"), c.Query, jsonOrEmpty(c.Options), jsonOrNil(c.Results), len(c.Results),
-				c.Cached, c.StartedAt, float64(c.Latency.Microseconds()) / 1000, nullString(c.Error)}
-		}); err != nil {
-		return Saved{}, err
-	}
-	if err := copyRows(ctx, tx, "evidence", []string{"run_id", "id", "source_number", "claim_position", "hop_number", "search_seq", "url", "title",
-		"snippet", "quote", "domain", "publisher", "published_at", "provider", "rank"},
-		len(res.Evidence), func(i int) []any {
-			e := res.Evidence[i]
-			return []any{runID, cmpInt(e.ID, i+1), nullInt(e.SourceNumber), nullInt(e.ClaimPosition), nullInt(e.HopNumber), nullInt(e.SearchSeq), e.URL,
-				nullString(e.Title), nullString(e.Snippet), nullString(e.Quote), nullString(e.Domain), nullString(e.Publisher), e.PublishedAt,
-				nullString(e.Provider), nullInt(e.Rank)}
-		}); err != nil {
-		return Saved{}, err
-	}
-	if err := copyRows(ctx, tx, "query_hops", []string{"run_id", "claim_position", "hop_number", "query", "target_source_type", "expected_evidence_type",
-		"excluded_domains", "excluded_publishers", "excluded_urls", "status", "note", "search_seq"},
-		len(res.Hops), func(i int) []any {
-			h := res.Hops[i]
-			return []any{runID, h.ClaimPosition, h.Number, h.Query, nullString(h.TargetSourceType), nullString(h.ExpectedEvidenceType),
-				emptyIfNil(h.ExcludedDomains), emptyIfNil(h.ExcludedPublishers), emptyIfNil(h.ExcludedURLs), nullString(h.Status), nullString(h.Note), nullInt(h.SearchSeq)}
-		}); err != nil {
-		return Saved{}, err
-	}
-	if err := copyRows(ctx, tx, "cross_validations", []string{"run_id", "position", "query", "relationship", "claim_positions", "verdict", "reason", "search_seq"},
-		len(res.CrossChecks), func(i int) []any {
-			x := res.CrossChecks[i]
-			return []any{runID, x.Position, x.Query, nullString(x.Relationship), intsOrEmpty(x.ClaimPositions), nullString(x.Verdict), nullString(x.Reason), nullInt(x.SearchSeq)}
-		}); err != nil {
-		return Saved{}, err
-	}
-	if err := copyRows(ctx, tx, "model_calls", []string{"run_id", "seq", "step", "target", "prompt", "reply", "model", "finish_reason", "prompt_tokens", "completion_tokens", "started_at", "latency_ms", "error"},
-		len(res.Calls), func(i int) []any {
-			c := res.Calls[i]
-			return []any{runID, c.Seq, c.Step, nullInt(c.Target), c.Prompt, c.Reply, nullString(c.Model), nullString(c.FinishReason), c.PromptTokens, c.CompletionTokens, c.StartedAt, float64(c.Latency.Microseconds()) / 1000, nullString(c.Error)}
-		}); err != nil {
-		return Saved{}, err
+	for _, c := range copies {
+		if err := copyRows(ctx, tx, c.table, c.n, c.row); err != nil {
+			return Saved{}, err
+		}
 	}
 
 	outcome, reason := jobs.OutcomeDone, ""
@@ -235,18 +158,239 @@ func saveRun(ctx context.Context, tx pgx.Tx, rec RunRecord) (Saved, error) {
 	return Saved{RunID: runID}, nil
 }
 
-// copyRows bulk-inserts n rows into table with COPY.
-func copyRows(ctx context.Context, tx pgx.Tx, table string, columns []string, n int, row func(i int) []any) error {
-	if n == 0 {
-		return nil
+// The rows below are each table's one column list: a table's INSERT or COPY takes its columns and
+// values from its row, so that a column cannot be written in one statement and forgotten in
+// another, nor a value land in the wrong column.
+
+func statementRow(st Statement) row {
+	return row{
+		{"content_key", st.contentKey()},
+		{"external_id", nullString(st.ExternalID)},
+		{"text", nullString(st.Text)},
+		{"question", nullString(st.Question)},
+		{"language", st.Language},
 	}
-	_, err := tx.CopyFrom(ctx, pgx.Identifier{table}, columns, pgx.CopyFromSlice(n, func(i int) ([]any, error) {
-		return row(i), nil
-	}))
-	if err != nil {
-		return fmt.Errorf("%s: %w", table, err)
+}
+
+func runRow(rec RunRecord, statementID int64, res *pipeline.Result) row {
+	var promptTokens, completionTokens int64
+	for _, c := range res.Calls {
+		promptTokens += c.PromptTokens
+		completionTokens += c.CompletionTokens
 	}
-	return nil
+	options := rec.Options
+	if len(options) == 0 {
+		options = json.RawMessage(`{}`)
+	}
+	d := rec.Delivery
+	return row{
+		{"job_id", d.JobID},
+		{"statement_id", statementID},
+		{"method", rec.Method},
+		{"requested_method", cmp.Or(rec.RequestedMethod, rec.Method)},
+		{"method_reason", nullString(rec.MethodReason)},
+		{"model", nullString(rec.Model)},
+		{"status", rec.Status},
+		{"result_status", nullString(res.Status)},
+		{"status_reason", nullString(res.StatusReason)},
+		{"error", nullString(rec.Error)},
+		{"attempt", max(d.Attempt, 1)},
+		{"reverify", rec.Reverify},
+		{"options", options},
+		{"draft", nullString(res.Draft)},
+		{"draft_from_input", res.DraftFromInput},
+		{"plan_raw", nullString(res.Plan)},
+		{"revised_text", nullString(res.RevisedText)},
+		{"report", nullString(res.Report)},
+		{"agreed", res.Agreed},
+		{"model_calls", len(res.Calls)},
+		{"prompt_tokens", promptTokens},
+		{"completion_tokens", completionTokens},
+		{"total_tokens", promptTokens + completionTokens},
+		{"subject", d.Subject},
+		{"stream_seq", int64(d.StreamSeq)},
+		{"worker", nullString(rec.Worker)},
+		{"received_at", nullTime(d.ReceivedAt)},
+		{"started_at", rec.StartedAt},
+		{"finished_at", rec.FinishedAt},
+		{"duration_ms", float64(rec.FinishedAt.Sub(rec.StartedAt).Microseconds()) / 1000},
+		{"search_calls", len(res.Searches)},
+		{"plan", rawJSONOrNil(res.PlanJSON)},
+		{"plan_violations", jsonOrNil(res.PlanViolations)},
+		{"plan_repaired", res.PlanRepaired},
+		// review_flags holds the codes, so that 'code' = ANY (review_flags) finds every flag of a
+		// kind; review_flag_details the same flags with their details, in the same order.
+		{"review_flags", flagCodes(res.ReviewFlags)},
+		{"review_flag_details", flagDetails(res.ReviewFlags)},
+	}
+}
+
+func checkRow(runID int64, c pipeline.Check) row {
+	return row{
+		{"run_id", runID},
+		{"position", c.Position},
+		{"question", c.Question},
+		{"answer", c.Answer},
+		{"status", c.Status},
+		{"error", nullString(c.Error)},
+		{"attempts", max(c.Attempts, 1)},
+		{"claim_position", nullInt(c.ClaimPosition)},
+	}
+}
+
+func claimRow(runID int64, c pipeline.Claim) row {
+	var spanStart, spanEnd *int
+	if c.SpanText != "" {
+		spanStart, spanEnd = &c.SpanStart, &c.SpanEnd
+	}
+	return row{
+		{"run_id", runID},
+		{"position", c.Position},
+		{"claim_key", nullString(c.Key)},
+		{"text", c.Text},
+		{"span_start", spanStart},
+		{"span_end", spanEnd},
+		{"span_text", nullString(c.SpanText)},
+		{"entities", jsonOrNil(c.Entities)},
+		{"verifiable", c.Verifiable},
+		{"requires_temporal_scope", c.RequiresTemporalScope},
+		{"ambiguity_note", nullString(c.AmbiguityNote)},
+		{"tier", nullString(c.Tier)},
+		{"verification_query", nullString(c.VerificationQuery)},
+		{"query_flags", emptyIfNil(c.QueryFlags)},
+		{"sub_queries", jsonOrNil(c.SubQueries)},
+		{"source_independence_score", c.SourceIndependenceScore},
+		{"verdict", c.Verdict},
+		{"variant_verdict", nullString(c.VariantVerdict)},
+		{"confidence", nullString(c.Confidence)},
+		{"reason", nullString(c.Reason)},
+		{"consistent_part", nullString(c.ConsistentPart)},
+		{"corrected_text", nullString(c.CorrectedText)},
+		{"check_position", nullInt(c.CheckPosition)},
+		{"citations", intsOrEmpty(c.Citations)},
+	}
+}
+
+func searchCallRow(runID int64, c pipeline.SearchCall) row {
+	return row{
+		{"run_id", runID},
+		{"seq", c.Seq},
+		{"provider", cmp.Or(c.Provider, "unknown")},
+		{"query", c.Query},
+		{"options", jsonOrEmpty(c.Options)},
+		{"results", jsonOrNil(c.Results)},
+		{"result_count", len(c.Results)},
+		{"cached", c.Cached},
+		{"started_at", c.StartedAt},
+		{"latency_ms", float64(c.Latency.Microseconds()) / 1000},
+		{"error", nullString(c.Error)},
+	}
+}
+
+// evidenceRow is the i-th evidence of a run; evidence without an id is numbered by its place.
+func evidenceRow(runID int64, i int, e pipeline.Evidence) row {
+	return row{
+		{"run_id", runID},
+		{"id", cmp.Or(e.ID, i+1)},
+		{"source_number", nullInt(e.SourceNumber)},
+		{"claim_position", nullInt(e.ClaimPosition)},
+		{"hop_number", nullInt(e.HopNumber)},
+		{"search_seq", nullInt(e.SearchSeq)},
+		{"url", e.URL},
+		{"title", nullString(e.Title)},
+		{"snippet", nullString(e.Snippet)},
+		{"quote", nullString(e.Quote)},
+		{"domain", nullString(e.Domain)},
+		{"publisher", nullString(e.Publisher)},
+		{"published_at", e.PublishedAt},
+		{"provider", nullString(e.Provider)},
+		{"rank", nullInt(e.Rank)},
+	}
+}
+
+func hopRow(runID int64, h pipeline.Hop) row {
+	return row{
+		{"run_id", runID},
+		{"claim_position", h.ClaimPosition},
+		{"hop_number", h.Number},
+		{"query", h.Query},
+		{"target_source_type", nullString(h.TargetSourceType)},
+		{"expected_evidence_type", nullString(h.ExpectedEvidenceType)},
+		{"excluded_domains", emptyIfNil(h.ExcludedDomains)},
+		{"excluded_publishers", emptyIfNil(h.ExcludedPublishers)},
+		{"excluded_urls", emptyIfNil(h.ExcludedURLs)},
+		{"status", nullString(h.Status)},
+		{"note", nullString(h.Note)},
+		{"search_seq", nullInt(h.SearchSeq)},
+	}
+}
+
+func crossValidationRow(runID int64, x pipeline.CrossValidation) row {
+	return row{
+		{"run_id", runID},
+		{"position", x.Position},
+		{"query", x.Query},
+		{"relationship", nullString(x.Relationship)},
+		{"claim_positions", intsOrEmpty(x.ClaimPositions)},
+		{"verdict", nullString(x.Verdict)},
+		{"reason", nullString(x.Reason)},
+		{"search_seq", nullInt(x.SearchSeq)},
+	}
+}
+
+func modelCallRow(runID int64, c pipeline.ModelCall) row {
+	return row{
+		{"run_id", runID},
+		{"seq", c.Seq},
+		{"step", c.Step},
+		{"target", nullInt(c.Target)},
+		{"prompt", c.Prompt},
+		{"reply", c.Reply},
+		{"model", nullString(c.Model)},
+		{"finish_reason", nullString(c.FinishReason)},
+		{"prompt_tokens", c.PromptTokens},
+		{"completion_tokens", c.CompletionTokens},
+		{"started_at", c.StartedAt},
+		{"latency_ms", float64(c.Latency.Microseconds()) / 1000},
+		{"error", nullString(c.Error)},
+	}
+}
+
+// messageRow is a message's row as a delivery first writes it; upsertMessage says what a later
+// delivery of it changes.
+func messageRow(d Delivery, status, reason string, payload []byte, runID int64, finished *time.Time) row {
+	received := cmpTime(d.ReceivedAt)
+	return row{
+		{"job_id", d.JobID},
+		{"stream", d.Stream},
+		{"stream_seq", int64(d.StreamSeq)},
+		{"subject", d.Subject},
+		{"status", status},
+		{"reason", nullString(reason)},
+		{"attempts", max(d.Attempt, 1)},
+		{"payload", payload},
+		{"run_id", nullInt64(runID)},
+		{"first_received_at", received},
+		{"last_received_at", received},
+		{"finished_at", finished},
+	}
+}
+
+// flagCodes is the codes of flags, in order, for runs.review_flags (text[] NOT NULL).
+func flagCodes(flags []pipeline.ReviewFlag) []string {
+	codes := make([]string, len(flags))
+	for i, f := range flags {
+		codes[i] = f.Code
+	}
+	return codes
+}
+
+// flagDetails is flags as runs.review_flag_details holds them (jsonb NOT NULL, [] for none).
+func flagDetails(flags []pipeline.ReviewFlag) []byte {
+	if len(flags) == 0 {
+		return []byte(`[]`)
+	}
+	return jsonOrEmpty(flags)
 }
 
 // MessageOutcome is what became of one message that produced no run, or is still being retried.
@@ -288,10 +432,7 @@ func upsertMessage(ctx context.Context, tx pgx.Tx, d Delivery, outcome jobs.Outc
 		finished = &now
 	}
 	// A late redelivery must not turn a finished message back into a pending one.
-	_, err := tx.Exec(ctx, `
-		INSERT INTO messages (job_id, stream, stream_seq, subject, status, reason, attempts, payload, run_id,
-			first_received_at, last_received_at, finished_at)
-		VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7, $8, $9, $10, $10, $11)
+	q, args := insert("messages", messageRow(d, status, reason, payload, runID, finished), `
 		ON CONFLICT (job_id, stream_seq) DO UPDATE SET
 			status = EXCLUDED.status,
 			reason = EXCLUDED.reason,
@@ -300,10 +441,8 @@ func upsertMessage(ctx context.Context, tx pgx.Tx, d Delivery, outcome jobs.Outc
 			run_id = COALESCE(EXCLUDED.run_id, messages.run_id),
 			last_received_at = EXCLUDED.last_received_at,
 			finished_at = EXCLUDED.finished_at
-		WHERE messages.status = 'pending' OR EXCLUDED.status <> 'pending'`,
-		d.JobID, d.Stream, int64(d.StreamSeq), d.Subject, status, reason, max(d.Attempt, 1), payload,
-		nullInt64(runID), cmpTime(d.ReceivedAt), finished)
-	if err != nil {
+		WHERE messages.status = 'pending' OR EXCLUDED.status <> 'pending'`)
+	if _, err := tx.Exec(ctx, q, args); err != nil {
 		return fmt.Errorf("message outcome: %w", err)
 	}
 	return recordAttempt(ctx, tx, d, outcome, reason)
@@ -366,20 +505,6 @@ func intsOrEmpty(v []int) []int32 {
 		out[i] = int32(n)
 	}
 	return out
-}
-
-func cmpInt(a, b int) int {
-	if a != 0 {
-		return a
-	}
-	return b
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 func nullString(s string) *string {

@@ -257,7 +257,7 @@ func TestSaveRunStoresEvidenceSearchesAndHops(t *testing.T) {
 	rec.Result.PlanJSON = []byte(`{"claims":[{"text":"x"}]}`)
 	rec.Result.PlanViolations = []string{"claims[0]: no span"}
 	rec.Result.PlanRepaired = true
-	rec.Result.ReviewFlags = []string{"max_hops_above_5"}
+	rec.Result.ReviewFlags = []pipeline.ReviewFlag{pipeline.Flag(pipeline.FlagMaxHopsAbove5), pipeline.Flagf(pipeline.FlagCitationRemoved, "[3] (basis of claim 1: not one of its sources)")}
 	rec.Result.Claims = []pipeline.Claim{{
 		Position: 1, Key: "c1", Text: "The tower is 330 m tall", SpanStart: 4, SpanEnd: 27, SpanText: "tower is 330 m tall",
 		Entities: []string{"Eiffel Tower"}, Verifiable: &yes, Tier: "deep", VerificationQuery: "How tall is the Eiffel Tower?",
@@ -290,6 +290,15 @@ func TestSaveRunStoresEvidenceSearchesAndHops(t *testing.T) {
 	}
 	if n := countRows(t, s, `SELECT count(*) FROM runs WHERE id = $1 AND plan_repaired AND plan ? 'claims' AND 'max_hops_above_5' = ANY (review_flags)`, saved.RunID); n != 1 {
 		t.Fatalf("plan and review flags: %d", n)
+	}
+	// Every flag's code is in review_flags, with or without a detail, so that one ANY finds a kind.
+	var details string
+	if err := s.Pool().QueryRow(ctx, `SELECT review_flag_details::text FROM statement_results
+		WHERE run_id = $1 AND review_flags = '{max_hops_above_5,citation_removed}' AND 'citation_removed' = ANY (review_flags)`, saved.RunID).Scan(&details); err != nil {
+		t.Fatalf("review flags by code: %v", err)
+	}
+	if want := `[{"code": "max_hops_above_5"}, {"code": "citation_removed", "detail": "[3] (basis of claim 1: not one of its sources)"}]`; details != want {
+		t.Fatalf("review_flag_details %s, want %s", details, want)
 	}
 	if n := countRows(t, s, `SELECT count(*) FROM cross_validations WHERE run_id = $1 AND claim_positions = '{1,2}'`, saved.RunID); n != 1 {
 		t.Fatalf("cross validations: %d", n)
