@@ -34,7 +34,7 @@ func TestRowsNameEveryColumnOfTheirTable(t *testing.T) {
 		"query_hops":        hopRow(0, pipeline.Hop{}),
 		"cross_validations": crossValidationRow(0, pipeline.CrossValidation{}),
 		"model_calls":       modelCallRow(0, pipeline.ModelCall{}),
-		"messages":          messageRow(Delivery{}, OutcomePending, "", nil, 0, nil),
+		"messages":          messageRow(Delivery{}, MessagePending, "", nil, 0, nil),
 	} {
 		rows, err := s.pool.Query(ctx, `SELECT column_name FROM information_schema.columns
 			WHERE table_schema = current_schema() AND table_name = $1 AND column_name <> ALL (coalesce($2, ARRAY[]::text[]))

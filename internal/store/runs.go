@@ -358,14 +358,14 @@ func modelCallRow(runID int64, c pipeline.ModelCall) row {
 
 // messageRow is a message's row as a delivery first writes it; upsertMessage says what a later
 // delivery of it changes.
-func messageRow(d Delivery, status, reason string, payload []byte, runID int64, finished *time.Time) row {
+func messageRow(d Delivery, status jobs.Outcome, reason string, payload []byte, runID int64, finished *time.Time) row {
 	received := cmpTime(d.ReceivedAt)
 	return row{
 		{"job_id", d.JobID},
 		{"stream", d.Stream},
 		{"stream_seq", int64(d.StreamSeq)},
 		{"subject", d.Subject},
-		{"status", status},
+		{"status", string(status)},
 		{"reason", nullString(reason)},
 		{"attempts", max(d.Attempt, 1)},
 		{"payload", payload},
