@@ -11,6 +11,8 @@ import (
 
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/cove2"
+	"github.com/corroborate/corroborate/internal/pipeline/methods"
 	"github.com/corroborate/corroborate/internal/ratelimit"
 	"github.com/corroborate/corroborate/internal/store"
 )
@@ -85,7 +87,7 @@ func (h *handler) Handle(ctx context.Context, d *jobs.Delivery) error {
 	if methodReason != "" {
 		log.Info("running another method than the job asked for", "ran", methodName, "reason", methodReason)
 	}
-	method, err := pipeline.NewMethodWith(methodName, pipeline.Deps{Model: h.model, Searcher: h.searcherFor(msg.Options)})
+	method, err := methods.New(methodName, methods.Deps{Model: h.model, Searcher: h.searcherFor(msg.Options)})
 	if err != nil {
 		reason := fmt.Sprintf("method %q is not available in this worker: %v", msg.Method, err)
 		return h.finish(log, sd, store.OutcomeRejected, reason, jobs.Reject(errors.New(reason)))
@@ -214,7 +216,7 @@ func (h *handler) searcherFor(o jobs.MessageOptions) pipeline.Searcher {
 type freshSearcher struct{ pipeline.Searcher }
 
 func (s freshSearcher) Search(ctx context.Context, q pipeline.SearchQuery) (pipeline.SearchResponse, error) {
-	if slices.Contains(pipeline.ClaimSignals(q.Query), pipeline.SignalFreshness) {
+	if slices.Contains(cove2.ClaimSignals(q.Query), cove2.SignalFreshness) {
 		q.NoCache = true
 	}
 	return s.Searcher.Search(ctx, q)

@@ -35,7 +35,7 @@ func loadPrompts() *template.Template {
 }
 
 // renderPrompt renders the named prompt (its file name without .tmpl) with data.
-func renderPrompt(name string, data any) (string, error) {
+func RenderPrompt(name string, data any) (string, error) {
 	t := promptTemplates.Lookup(name)
 	if t == nil {
 		return "", fmt.Errorf("prompt %q does not exist", name)
