@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"golang.org/x/sync/errgroup"
 )
 
 // Factored is Chain-of-Verification, Factored variant (spec 001): draft, plan one question per
@@ -39,9 +40,15 @@ func (f Factored) run(ctx context.Context, rec *pipeline.Recorder, in pipeline.I
 	}
 
 	res.Checks = make([]pipeline.Check, len(questions))
-	pipeline.ForEach(len(questions), opts.Concurrency, func(i int) {
-		res.Checks[i] = answerCheck(ctx, rec, "factored_verify", i+1, questions[i])
-	})
+	var g errgroup.Group
+	g.SetLimit(max(opts.Concurrency, 1))
+	for i := range questions {
+		g.Go(func() error {
+			res.Checks[i] = answerCheck(ctx, rec, "factored_verify", i+1, questions[i])
+			return nil
+		})
+	}
+	_ = g.Wait() // no call returns an error: each records its own failure
 	if err := ctx.Err(); err != nil {
 		return pipeline.StepError(pipeline.StepVerify, err)
 	}

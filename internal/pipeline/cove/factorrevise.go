@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"golang.org/x/sync/errgroup"
 )
 
 // FactorRevise is Chain-of-Verification, Factor + revise variant (spec 001): draft, plan claims
@@ -57,12 +58,18 @@ func (f FactorRevise) run(ctx context.Context, rec *pipeline.Recorder, in pipeli
 
 	res.Checks = make([]pipeline.Check, len(pairs))
 	res.Claims = make([]pipeline.Claim, len(pairs))
-	pipeline.ForEach(len(pairs), opts.Concurrency, func(i int) {
-		check := answerCheck(ctx, rec, "factorrevise_verify", i+1, pairs[i].Question)
-		check.ClaimPosition = i + 1
-		res.Checks[i] = check
-		res.Claims[i] = crossCheck(ctx, rec, i+1, pairs[i].Claim, check)
-	})
+	var g errgroup.Group
+	g.SetLimit(max(opts.Concurrency, 1))
+	for i := range pairs {
+		g.Go(func() error {
+			check := answerCheck(ctx, rec, "factorrevise_verify", i+1, pairs[i].Question)
+			check.ClaimPosition = i + 1
+			res.Checks[i] = check
+			res.Claims[i] = crossCheck(ctx, rec, i+1, pairs[i].Claim, check)
+			return nil
+		})
+	}
+	_ = g.Wait() // no call returns an error: each records its own failure
 	if err := ctx.Err(); err != nil {
 		return pipeline.StepError(pipeline.StepCrossCheck, err)
 	}

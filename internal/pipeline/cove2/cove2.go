@@ -12,6 +12,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"golang.org/x/sync/errgroup"
 )
 
 // Errors of CoVe 2.0 a caller can test for with errors.Is.
@@ -313,9 +314,15 @@ func (r *cove2Run) verify(ctx context.Context, targets []int, v Verifier, fresh 
 	for k, idx := range targets {
 		queries[k], positions[k] = r.planned[idx].VerificationQuery, r.planned[idx].Position
 	}
-	pipeline.ForEach(len(targets), r.opts.Concurrency, func(k int) {
-		results[k] = v.Verify(ctx, positions[k], queries[k], fresh)
-	})
+	var g errgroup.Group
+	g.SetLimit(max(r.opts.Concurrency, 1))
+	for k := range targets {
+		g.Go(func() error {
+			results[k] = v.Verify(ctx, positions[k], queries[k], fresh)
+			return nil
+		})
+	}
+	_ = g.Wait() // no call returns an error: each records its own failure
 	if err := ctx.Err(); err != nil {
 		return pipeline.StepError(v.stepName(), err)
 	}

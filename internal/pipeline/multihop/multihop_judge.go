@@ -10,6 +10,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"golang.org/x/sync/errgroup"
 )
 
 // judgement is what one isolated judge call made of one claim, after the rules in code.
@@ -188,18 +189,24 @@ func (r *multihopRun) judgeAll(ctx context.Context) {
 			targets = append(targets, st)
 		}
 	}
-	pipeline.ForEach(len(targets), r.opts.Concurrency, func(i int) {
-		st := targets[i]
-		if len(st.evidence) == 0 {
-			st.verdict = judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow, Reason: r.noEvidenceReason(st)}
-			return
-		}
-		given := make([]evidence.Retrieved, len(st.evidence))
-		for k, e := range st.evidence {
-			given[k] = e.Retrieved
-		}
-		st.verdict = j.judgeClaim(ctx, st.index+1, st.claim.ClaimText, given)
-	})
+	var g errgroup.Group
+	g.SetLimit(max(r.opts.Concurrency, 1))
+	for i := range targets {
+		g.Go(func() error {
+			st := targets[i]
+			if len(st.evidence) == 0 {
+				st.verdict = judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow, Reason: r.noEvidenceReason(st)}
+				return nil
+			}
+			given := make([]evidence.Retrieved, len(st.evidence))
+			for k, e := range st.evidence {
+				given[k] = e.Retrieved
+			}
+			st.verdict = j.judgeClaim(ctx, st.index+1, st.claim.ClaimText, given)
+			return nil
+		})
+	}
+	_ = g.Wait() // no call returns an error: each records its own failure
 	for _, st := range targets {
 		v := st.verdict
 		for _, n := range v.removed {
