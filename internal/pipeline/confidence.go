@@ -7,7 +7,7 @@ const (
 	ConfidenceHigh   = "High"
 )
 
-// confidenceRank orders the levels; anything else ranks as Low, so that a missing or unreadable
+// ConfidenceRank orders the levels; anything else ranks as Low, so that a missing or unreadable
 // confidence can never raise a verdict.
 func ConfidenceRank(c string) int {
 	switch c {
@@ -20,7 +20,7 @@ func ConfidenceRank(c string) int {
 	}
 }
 
-// minConfidence returns the lower of two levels.
+// MinConfidence returns the lower of two levels.
 func MinConfidence(a, b string) string {
 	if ConfidenceRank(a) <= ConfidenceRank(b) {
 		return NormalConfidence(a)

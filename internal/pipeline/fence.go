@@ -26,7 +26,7 @@ var fenceEscaper = strings.NewReplacer(
 	"\uFE64", "&lt;", "\uFE65", "&gt;", // small form variants
 )
 
-// fenceAttr makes untrusted text safe as a quoted attribute value of a fence tag
+// FenceAttr makes untrusted text safe as a quoted attribute value of a fence tag
 // (<source url="...">): EscapeFenced, quotes escaped, and line breaks folded so the tag stays on
 // one line.
 func FenceAttr(s string) string {
@@ -35,7 +35,7 @@ func FenceAttr(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// fence returns body, escaped, between <tag> and </tag> on lines of their own. attrs, when given,
+// Fence returns body, escaped, between <tag> and </tag> on lines of their own. attrs, when given,
 // are name and value pairs for the opening tag, each value escaped by fenceAttr.
 func Fence(tag, body string, attrs ...string) string {
 	return openTag(tag, attrs) + "\n" + EscapeFenced(strings.TrimSpace(body)) + "\n</" + tag + ">"
@@ -52,7 +52,7 @@ func openTag(tag string, attrs []string) string {
 	return b.String()
 }
 
-// inlineFence is fence on one line, for short items (a claim): <tag attrs>body</tag>, with the
+// InlineFence is fence on one line, for short items (a claim): <tag attrs>body</tag>, with the
 // body's line breaks folded.
 func InlineFence(tag, body string, attrs ...string) string {
 	return openTag(tag, attrs) + EscapeFenced(strings.Join(strings.Fields(body), " ")) + "</" + tag + ">"

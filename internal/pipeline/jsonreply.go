@@ -16,7 +16,7 @@ import (
 	"golang.org/x/text/message"
 )
 
-// structuredStep is one model call whose reply must be a JSON object that passes check: asked
+// StructuredStep is one model call whose reply must be a JSON object that passes check: asked
 // for with a structured-output schema where the server supports it, checked in every case, and
 // given one repair round-trip that lists what was wrong. A reply cut off at the token limit
 // (finish reason "length") is invalid even when it parses. A reply still invalid after its
@@ -26,7 +26,7 @@ type StructuredStep struct {
 	Step      string
 	Schema    *OutputSchema
 	MaxTokens int
-	// check validates a reply's text and returns its JSON, compact, or the violations.
+	// Check validates a reply's text and returns its JSON, compact, or the violations.
 	Check func(reply string) ([]byte, []string)
 }
 
@@ -90,10 +90,10 @@ func (s StructuredStep) validate(reply ModelReply) ([]byte, []string) {
 	return doc, nil
 }
 
-// maxViolations bounds the violations one reply reports: enough for a repair, never a flood.
+// MaxViolations bounds the violations one reply reports: enough for a repair, never a flood.
 const MaxViolations = 20
 
-// checkJSON decodes the JSON object in reply (bare, fenced, or inside prose), validates it
+// CheckJSON decodes the JSON object in reply (bare, fenced, or inside prose), validates it
 // against schema, decodes it into v and runs rules on it. It returns the object, compact, or
 // every violation found: the rules run whenever the object decodes, so that one repair can fix
 // everything at once.
@@ -131,7 +131,7 @@ func CapViolations(v []string) []string {
 	return v
 }
 
-// compiledSchema compiles a schema built in Go once, for validation.
+// CompiledSchema compiles a schema built in Go once, for validation.
 func CompiledSchema(id string, build func() map[string]any) func() (*jsonschema.Schema, error) {
 	return sync.OnceValues(func() (*jsonschema.Schema, error) {
 		raw, err := json.Marshal(build())
@@ -166,7 +166,7 @@ func CompileSchema(id string, raw []byte) (*jsonschema.Schema, error) {
 
 func OneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
 
-// schemaViolations validates doc (parsed with jsonschema.UnmarshalJSON) against s and returns
+// SchemaViolations validates doc (parsed with jsonschema.UnmarshalJSON) against s and returns
 // one message per failed keyword, "at <location>: <reason>", sorted and without repeats.
 func SchemaViolations(s *jsonschema.Schema, doc any, label string) []string {
 	err := s.Validate(doc)
@@ -198,7 +198,7 @@ func SchemaViolations(s *jsonschema.Schema, doc any, label string) []string {
 	return slices.Compact(out)
 }
 
-// planObject returns the JSON object in a reply: the reply itself, or what a markdown fence
+// ReplyJSONObject returns the JSON object in a reply: the reply itself, or what a markdown fence
 // holds, or the text from its first "{" to its last "}".
 func ReplyJSONObject(reply string) []byte {
 	s := strings.TrimSpace(reply)

@@ -94,7 +94,7 @@ type Input struct {
 // prompts need a question: the statement becomes the draft answer to it.
 const DefaultQuestion = "What are the correct facts in the following statement?"
 
-// question returns the job's question, or DefaultQuestion when it has none.
+// QuestionOrDefault returns the job's question, or DefaultQuestion when it has none.
 func (in Input) QuestionOrDefault() string {
 	if in.Question != "" {
 		return in.Question
@@ -346,7 +346,7 @@ var (
 	ErrEmptyReply = errors.New("the model returned an empty reply")
 )
 
-// stepError wraps err with the step that failed.
+// StepError wraps err with the step that failed.
 func StepError(step string, err error) error {
 	return fmt.Errorf("%s: %w", step, err)
 }

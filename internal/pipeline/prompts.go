@@ -34,7 +34,7 @@ func loadPrompts() *template.Template {
 	return root
 }
 
-// renderPrompt renders the named prompt (its file name without .tmpl) with data.
+// RenderPrompt renders the named prompt (its file name without .tmpl) with data.
 func RenderPrompt(name string, data any) (string, error) {
 	t := promptTemplates.Lookup(name)
 	if t == nil {

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// recorder wraps a Model and keeps every call a run makes, in the order the calls started, so
+// Recorder wraps a Model and keeps every call a run makes, in the order the calls started, so
 // that the whole trace is stored with the run: the full prompt, the full reply, tokens, latency
 // and error. It is safe for the concurrent verify calls of one run.
 type Recorder struct {
@@ -19,7 +19,7 @@ type Recorder struct {
 
 func NewRecorder(m Model) *Recorder { return &Recorder{model: m} }
 
-// complete sends one prompt for step and returns the reply text. target is the check or claim
+// Complete sends one prompt for step and returns the reply text. target is the check or claim
 // position the call serves (0 for none). An empty reply is an error: no step can use one.
 func (r *Recorder) Complete(ctx context.Context, step string, target int, req ModelRequest) (string, error) {
 	reply, err := r.completeReply(ctx, step, target, req)
@@ -61,7 +61,7 @@ func (r *Recorder) completeReply(ctx context.Context, step string, target int, r
 	return reply, nil
 }
 
-// prompt renders a template and sends it as one call.
+// Prompt renders a template and sends it as one call.
 func (r *Recorder) Prompt(ctx context.Context, step string, target int, template string, data any) (string, error) {
 	text, err := RenderPrompt(template, data)
 	if err != nil {
@@ -70,27 +70,9 @@ func (r *Recorder) Prompt(ctx context.Context, step string, target int, template
 	return r.Complete(ctx, step, target, ModelRequest{Prompt: text})
 }
 
-// trace returns a copy of the calls made so far.
+// Trace returns a copy of the calls made so far.
 func (r *Recorder) Trace() []ModelCall {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]ModelCall(nil), r.calls...)
-}
-
-// forEach runs fn for 0..n-1 with at most limit calls at once and waits for all of them.
-func ForEach(n, limit int, fn func(i int)) {
-	if limit <= 0 {
-		limit = 1
-	}
-	slots := make(chan struct{}, limit)
-	var wg sync.WaitGroup
-	for i := range n {
-		slots <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			fn(i)
-		}()
-	}
-	wg.Wait()
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// fieldTemporalScope is the job message field the scope comes from.
+// FieldTemporalScope is the job message field the scope comes from.
 const FieldTemporalScope = "options.temporal_scope"
 
 // TemporalScope bounds the evidence of a multihop run in time: spec 004's
@@ -79,7 +79,7 @@ func ParseTemporalScope(raw []byte) (*TemporalScope, error) {
 	return &s, nil
 }
 
-// bounds returns the scope as a SearchQuery's From (inclusive) and To (exclusive: the day after
+// Bounds returns the scope as a SearchQuery's From (inclusive) and To (exclusive: the day after
 // End). A nil scope has none.
 func (s *TemporalScope) Bounds() (from, to time.Time) {
 	if s == nil {
@@ -92,10 +92,10 @@ func (s *TemporalScope) Bounds() (from, to time.Time) {
 	return from, to
 }
 
-// bounded reports whether the scope limits dates at all.
+// Bounded reports whether the scope limits dates at all.
 func (s *TemporalScope) Bounded() bool { return s != nil && (!s.Start.IsZero() || !s.End.IsZero()) }
 
-// admits reports whether evidence published at t is inside the scope. Evidence of unknown date
+// Admits reports whether evidence published at t is inside the scope. Evidence of unknown date
 // cannot be shown to be inside a bounded scope and is not admitted; without bounds everything is.
 func (s *TemporalScope) Admits(t *time.Time) bool {
 	if !s.Bounded() {
@@ -123,7 +123,7 @@ func (s *TemporalScope) years(today time.Time) (first, last int) {
 
 var yearPattern = regexp.MustCompile(`\b(1[5-9][0-9]{2}|2[0-9]{3})\b`)
 
-// shapeQuery adds the scope's years to a query when prefer_recent asks for temporal filters and
+// ShapeQuery adds the scope's years to a query when prefer_recent asks for temporal filters and
 // the query names no year inside the scope: "APOE4 cancer risk" becomes "APOE4 cancer risk 2023
 // 2024". Other queries are returned unchanged.
 func (s *TemporalScope) ShapeQuery(query string, today time.Time) string {
@@ -142,7 +142,7 @@ func (s *TemporalScope) ShapeQuery(query string, today time.Time) string {
 	return query + " " + strconv.Itoa(first) + " " + strconv.Itoa(last)
 }
 
-// describe says the scope in words for the plan prompt; "" for no scope.
+// Describe says the scope in words for the plan prompt; "" for no scope.
 func (s *TemporalScope) Describe(today time.Time) string {
 	if s == nil {
 		return ""

@@ -16,7 +16,7 @@ func ClaimCapReason(limit int) string {
 	return fmt.Sprintf("over the claim cap of %d", limit)
 }
 
-// sameText reports whether a revision left the draft standing: the two are equal once case,
+// SameText reports whether a revision left the draft standing: the two are equal once case,
 // punctuation and whitespace are ignored (every run of characters that are neither letters nor
 // digits counts as one space). Any changed, removed or added word makes them differ. This is
 // deliberately strict: a revision that only rephrases counts as a change.
@@ -24,7 +24,7 @@ func SameText(draft, revised string) bool {
 	return AgreementKey(draft) == AgreementKey(revised)
 }
 
-// agreementKey is the text sameText compares: lower-case words separated by single spaces.
+// AgreementKey is the text sameText compares: lower-case words separated by single spaces.
 func AgreementKey(s string) string {
 	var b strings.Builder
 	gap := false

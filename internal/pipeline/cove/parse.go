@@ -8,6 +8,32 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline"
 )
 
+// The labels and numbers of the CoVe variants' line-format replies.
+var (
+	// itemNumber matches a number that lists an item ("1. ", "2) "), before a label.
+	itemNumber = regexp.MustCompile(`^\(?\d{1,3}[.)]\s+`)
+	// jointLabel matches the label of a Joint line: "Q:", "A:", and what models make of them
+	// ("**Q:**", "Q1:", "Question 2:", "Answer:").
+	jointLabel = regexp.MustCompile(`(?i)^(?:\*\*|__)?(question|answer|q|a)(?:\s*\d{1,3})?(?:\*\*|__)?\s*:(?:\*\*|__)?\s*`)
+	// claimLabel matches the label of a Factor + revise plan line: "Claim:", "Question:", and
+	// their markdown, numbered or "Verification question:" forms.
+	claimLabel = regexp.MustCompile(`(?i)^(?:\*\*|__)?(claim|(?:verification\s+)?question|q)(?:\s*\d{1,3})?(?:\*\*|__)?\s*:(?:\*\*|__)?\s*`)
+	// inlineQuestion finds a "Question:" label written on the same line as its claim.
+	inlineQuestion = regexp.MustCompile(`(?i)(?:^|[\s|;,(\[])(?:\*\*|__)?(?:verification\s+)?question(?:\s*\d{1,3})?(?:\*\*|__)?\s*:(?:\*\*|__)?\s*`)
+	// answerNumber matches the number that starts a numbered answer: "1.", "1)", "(1)", "1:",
+	// "1 -", "**1.**", "Answer 1:", "A1:". A delimiter must be followed by a space or the end of
+	// the line, so that "3.14" is not answer 3.
+	answerNumber = regexp.MustCompile(`(?i)^(?:(?:\*\*|__)?(?:answer|a)\s*#?\s*)?(?:\*\*|__)?\(?(\d{1,3})(?:[.:)]|\s+[-–—])(?:\*\*|__)?(?:\s+|$)`)
+	// answerLabel matches an "A:" or "Answer:" label before an answer's text.
+	answerLabel = regexp.MustCompile(`(?i)^(?:\*\*|__)?(?:answer|a)(?:\*\*|__)?\s*:(?:\*\*|__)?\s*`)
+	// verdictLabel matches a "Verdict:" label before a cross-check verdict.
+	verdictLabel = regexp.MustCompile(`(?i)^(?:\*\*|__)?verdict(?:\*\*|__)?\s*:(?:\*\*|__)?\s*`)
+	// verdictWord matches the three verdicts of the Cross-check prompt at the start of a line.
+	verdictWord = regexp.MustCompile(`(?i)^(?:(partial(?:ly)?|partly)[\s_-]+consistent|(inconsistent)|(consistent))\b`)
+	// partSeparator is what comes between PARTIALLY CONSISTENT and its part.
+	partSeparator = regexp.MustCompile("^[\\s*_`\"']*[:\\-–—]?[\\s*_`]*")
+)
+
 // maxParsedItems bounds what a parser returns from one reply, whatever the model wrote: caps are
 // applied later, but no reply may make a parser's output grow without bound.
 const maxParsedItems = 200
@@ -61,7 +87,7 @@ func ParseQuestionLines(reply string) []string {
 func labelledLine(line string, label *regexp.Regexp) (name, text string, ok bool) {
 	s := pipeline.StripEmphasis(strings.TrimSpace(line))
 	s = pipeline.BulletMarker.ReplaceAllString(s, "")
-	s = pipeline.ItemNumber.ReplaceAllString(s, "")
+	s = itemNumber.ReplaceAllString(s, "")
 	m := label.FindStringSubmatchIndex(s)
 	if m == nil {
 		return "", "", false
@@ -99,7 +125,7 @@ func ParseJointPairs(reply string) (pairs []QAPair, unanswered []string) {
 		if trimmed == "" || pipeline.IsFence(trimmed) {
 			continue
 		}
-		label, text, ok := labelledLine(trimmed, pipeline.JointLabel)
+		label, text, ok := labelledLine(trimmed, jointLabel)
 		if !ok {
 			continue
 		}
@@ -162,7 +188,7 @@ func ParseClaimQuestionPairs(reply string) (pairs []ClaimQuestion, unpaired []st
 		if trimmed == "" || pipeline.IsFence(trimmed) {
 			continue
 		}
-		label, text, ok := labelledLine(trimmed, pipeline.ClaimLabel)
+		label, text, ok := labelledLine(trimmed, claimLabel)
 		if !ok {
 			if awaiting == "" {
 				continue
@@ -175,7 +201,7 @@ func ParseClaimQuestionPairs(reply string) (pairs []ClaimQuestion, unpaired []st
 		if label == "claim" {
 			dropClaim()
 			question := ""
-			if m := pipeline.InlineQuestion.FindStringIndex(text); m != nil && m[0] > 0 {
+			if m := inlineQuestion.FindStringIndex(text); m != nil && m[0] > 0 {
 				text, question = strings.TrimRight(text[:m[0]], " \t|;,-–—([*_"), pipeline.CleanText(text[m[1]:])
 			}
 			claim = pipeline.Unquote(pipeline.CleanText(text))
@@ -221,7 +247,7 @@ func ParseNumberedAnswers(reply string) map[int]string {
 			continue
 		}
 		s := pipeline.BulletMarker.ReplaceAllString(pipeline.StripEmphasis(trimmed), "")
-		m := pipeline.AnswerNumber.FindStringSubmatchIndex(s)
+		m := answerNumber.FindStringSubmatchIndex(s)
 		if m == nil {
 			if awaiting != 0 && !preface.MatchString(s) && !strings.HasSuffix(s, ":") {
 				if text := cleanAnswer(s); text != "" {
@@ -255,7 +281,7 @@ func ParseNumberedAnswers(reply string) map[int]string {
 // cleanAnswer removes an "A:" label and markdown from an answer and cuts it to maxLineBytes.
 func cleanAnswer(s string) string {
 	s = pipeline.StripEmphasis(strings.TrimSpace(s))
-	s = pipeline.AnswerLabel.ReplaceAllString(s, "")
+	s = answerLabel.ReplaceAllString(s, "")
 	return pipeline.CleanText(s)
 }
 
@@ -308,9 +334,9 @@ func ParseCrossCheckVerdict(reply string) CrossCheckVerdict {
 	}
 	s := pipeline.BulletMarker.ReplaceAllString(strings.TrimSpace(lines[first]), "")
 	s = strings.TrimLeft(s, "*_`\"' \t")
-	s = pipeline.VerdictLabel.ReplaceAllString(s, "")
+	s = verdictLabel.ReplaceAllString(s, "")
 	s = strings.TrimLeft(s, "*_`\"' \t")
-	m := pipeline.VerdictWord.FindStringSubmatchIndex(s)
+	m := verdictWord.FindStringSubmatchIndex(s)
 	switch {
 	case m == nil:
 		return unrecognized
@@ -337,7 +363,7 @@ func ParseCrossCheckVerdict(reply string) CrossCheckVerdict {
 
 // consistentPart cleans the text after PARTIALLY CONSISTENT: separator, markdown and quotes.
 func consistentPart(s string) string {
-	s = pipeline.PartSeparator.ReplaceAllString(s, "")
+	s = partSeparator.ReplaceAllString(s, "")
 	s = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s), "*_`"))
 	return pipeline.CleanText(pipeline.Unquote(s))
 }

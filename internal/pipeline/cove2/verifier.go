@@ -254,6 +254,13 @@ type VerifierReply struct {
 	Unable bool
 }
 
+// Bounds on a parsed verifier reply.
+const (
+	maxVerifierReplyBytes = 64 << 10
+	maxQuotes             = 3
+	maxSourceRefs         = 10
+)
+
 var (
 	verifierLabel  = regexp.MustCompile(`(?i)^(?:[-*•+]\s*)?(?:\*\*|__)?\s*(answer|evidence|quotes?|sources?|source[\s_]urls?|urls?|confidence)\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.*)$`)
 	quotedText     = regexp.MustCompile(`"([^"]{1,500})"|“([^”]{1,500})”|«([^»]{1,500})»`)
@@ -271,7 +278,7 @@ var (
 // so does a reply that is only that. A confidence line that names more than one level (the
 // template echoed: "High | Medium | Low") is unreadable and left empty, which counts as Low.
 func ParseVerification(reply string) VerifierReply {
-	reply = strings.ToValidUTF8(pipeline.TruncateUTF8(reply, evidence.MaxVerifierReplyBytes), "")
+	reply = strings.ToValidUTF8(pipeline.TruncateUTF8(reply, maxVerifierReplyBytes), "")
 	var out VerifierReply
 	fields := map[string][]string{}
 	current := ""
@@ -298,7 +305,7 @@ func ParseVerification(reply string) VerifierReply {
 		out.Answer = ""
 	}
 	for _, line := range fields["evidence"] {
-		if len(out.Evidence) == evidence.MaxQuotes {
+		if len(out.Evidence) == maxQuotes {
 			break
 		}
 		line = strings.TrimSpace(pipeline.BulletMarker.ReplaceAllString(strings.TrimSpace(line), ""))
@@ -308,14 +315,14 @@ func ParseVerification(reply string) VerifierReply {
 		}
 		for _, f := range found {
 			q := strings.TrimSpace(strings.Join(f[1:], ""))
-			if q != "" && len(out.Evidence) < evidence.MaxQuotes {
+			if q != "" && len(out.Evidence) < maxQuotes {
 				out.Evidence = append(out.Evidence, pipeline.TruncateUTF8(q, evidence.MaxQuoteBytes))
 			}
 		}
 	}
 	for _, line := range fields["sources"] {
 		for _, u := range urlInText.FindAllString(line, -1) {
-			if len(out.Refs) < evidence.MaxSourceRefs {
+			if len(out.Refs) < maxSourceRefs {
 				out.Refs = append(out.Refs, evidence.SourceRef{URL: html.UnescapeString(strings.TrimRight(u, ".,;:!?*_`'\""))})
 			}
 		}
@@ -333,7 +340,7 @@ func ParseVerification(reply string) VerifierReply {
 		}
 		for _, num := range numbers {
 			n, err := strconv.Atoi(num)
-			if err == nil && n > 0 && len(out.Refs) < evidence.MaxSourceRefs {
+			if err == nil && n > 0 && len(out.Refs) < maxSourceRefs {
 				out.Refs = append(out.Refs, evidence.SourceRef{Number: n})
 			}
 		}

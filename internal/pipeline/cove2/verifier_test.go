@@ -296,7 +296,7 @@ func FuzzParseVerification(f *testing.F) {
 		if got.Unable && got.Answer != "" {
 			t.Fatalf("an unable reply has an answer: %+v", got)
 		}
-		if len(got.Evidence) > evidence.MaxQuotes || len(got.Refs) > evidence.MaxSourceRefs {
+		if len(got.Evidence) > maxQuotes || len(got.Refs) > maxSourceRefs {
 			t.Fatalf("unbounded: %d quotes, %d refs", len(got.Evidence), len(got.Refs))
 		}
 		for _, q := range got.Evidence {

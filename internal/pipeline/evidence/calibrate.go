@@ -137,7 +137,7 @@ func IndependentSources(results []pipeline.SearchResult) []pipeline.SearchResult
 	return out
 }
 
-// hostOf is a result's lower-case host without "www.", from Domain or else the URL.
+// HostOf is a result's lower-case host without "www.", from Domain or else the URL.
 func HostOf(r pipeline.SearchResult) string {
 	host := r.Domain
 	if host == "" {

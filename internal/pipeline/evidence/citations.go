@@ -206,7 +206,7 @@ func StripUnknownURLs(text string, known func(url string) bool) (string, []strin
 // trimURL drops the punctuation that ends a sentence after a URL.
 func trimURL(u string) string { return strings.TrimRight(u, ".,;:!?*_`'\"") }
 
-// urlsIn returns the URLs in text, as StripUnknownURLs finds them.
+// URLsIn returns the URLs in text, as StripUnknownURLs finds them.
 func URLsIn(text string) []string {
 	var out []string
 	for _, u := range urlInProse.FindAllString(text, -1) {
@@ -215,7 +215,7 @@ func URLsIn(text string) []string {
 	return out
 }
 
-// citationFlags turns removed citations into review flags.
+// CitationFlags turns removed citations into review flags.
 func CitationFlags(removed []int) []string {
 	out := make([]string, len(removed))
 	for i, n := range removed {

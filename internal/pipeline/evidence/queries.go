@@ -177,7 +177,7 @@ var (
 	}()
 )
 
-// stripMarkup removes tags, template tokens and markdown from a query: a question for a search
+// StripMarkup removes tags, template tokens and markdown from a query: a question for a search
 // engine has none, and each is a way to smuggle structure past a fence.
 func StripMarkup(s string) (string, bool) {
 	orig := s
@@ -239,7 +239,7 @@ var (
 	urlVerb = regexp.MustCompile(`(?i)\b(?:visit|open|fetch|browse|navigate\s+to|go\s+to|click|load|read|see|check|follow|download|curl|wget|post\s+to|send\s+to)\s+(?:the\s+(?:page|link|url|site)\s+)?(?:at\s+)?$`)
 )
 
-// stripDirectives removes the directives of directivePatterns and URLs that carry
+// StripDirectives removes the directives of directivePatterns and URLs that carry
 // instructions; it reports whether it removed any.
 func StripDirectives(s string) (string, bool) {
 	removed := false
@@ -300,7 +300,7 @@ var (
 	punctAfterEnd   = regexp.MustCompile(`([?!])(?:\s*[.?!,;:])+`)
 )
 
-// tidyQuery folds whitespace and removes the punctuation and connectives that stripping left
+// TidyQuery folds whitespace and removes the punctuation and connectives that stripping left
 // dangling, then capitalises the first letter and ends an open question with "?".
 func TidyQuery(s string) string {
 	s = spaceRun.ReplaceAllString(s, " ")
@@ -335,10 +335,10 @@ func TidyQuery(s string) string {
 	return s
 }
 
-// fillerWords carry no fact: a query of only these (and punctuation) asks nothing.
+// FillerWords carry no fact: a query of only these (and punctuation) asks nothing.
 var FillerWords = TermSet("a an the and or but so then also please now just it this that these those is are was were be do does did to of in on at for with by from what which who whom whose when where why how me you your i we us our my yes no ok okay sure thanks thank tell say answer question query search find")
 
-// hasFactualContent reports whether s still asks something: at least two words, one of them
+// HasFactualContent reports whether s still asks something: at least two words, one of them
 // not a filler word.
 func HasFactualContent(s string) bool {
 	words := queryTokens(strings.ToLower(s))
@@ -385,7 +385,7 @@ var (
 	whWords          = TermSet("what which who whom whose when where why how")
 	auxWords         = TermSet("is are was were am be been being do does did can could has have had will would should shall may might must isn't aren't wasn't weren't doesn't don't didn't can't couldn't hasn't haven't hadn't won't wouldn't shouldn't")
 	determiners      = TermSet("the a an")
-	// sentenceStarters are capitalised at the start of a question without naming anything.
+	// SentenceStarters are capitalised at the start of a question without naming anything.
 	SentenceStarters = TermSet("what which who whom whose when where why how is are was were am be do does did can could has have had will would should shall may might must i list name describe identify give state explain define summarise summarize tell find outline compare in on at for during since according as from by of to with under among after before please")
 )
 
@@ -616,7 +616,7 @@ func isStatement(s string) bool {
 }
 
 var (
-	// freshnessWords mark a query whose answer drifts with time.
+	// FreshnessWords mark a query whose answer drifts with time.
 	FreshnessWords = regexp.MustCompile(`(?i)\b(?:latest|current(?:ly)?|now|nowadays|recent(?:ly)?|newest|most\s+recent|as\s+of|prices?|pricing|rankings?|ranked|version|versions|today|this\s+(?:year|month|week)|incumbent|presently|at\s+present|up[\s-]to[\s-]date|to\s+date|so\s+far)\b`)
 	// hasDate matches a year, an ISO date or a month with its year.
 	hasDate = regexp.MustCompile(`(?i)\b(?:1[0-9]{3}|2[0-9]{3})\b|\b\d{4}-\d{2}-\d{2}\b`)
@@ -642,7 +642,7 @@ func anchorDate(s string, today time.Time) (string, bool) {
 	return body + " " + anchor + "?", true
 }
 
-// termSet returns the set of the space-separated words.
+// TermSet returns the set of the space-separated words.
 func TermSet(words string) map[string]bool {
 	set := map[string]bool{}
 	for _, w := range strings.Fields(words) {
@@ -651,5 +651,5 @@ func TermSet(words string) map[string]bool {
 	return set
 }
 
-// quoteQuery quotes a query for a reason, cut to a readable length.
+// QuoteQuery quotes a query for a reason, cut to a readable length.
 func QuoteQuery(s string) string { return fmt.Sprintf("%q", pipeline.TruncateUTF8(s, 200)) }

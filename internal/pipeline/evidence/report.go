@@ -145,7 +145,7 @@ func basisText(citations []int) string {
 	return strings.Join(parts, ", ")
 }
 
-// oneLineText folds every run of whitespace, line breaks included, into one space.
+// OneLineText folds every run of whitespace, line breaks included, into one space.
 func OneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 var reportHeading = regexp.MustCompile(`(?im)^(\s*)(#{1,6}\s*(?:verification\s+summary|corrections|sources|revised\s+response)\b)`)

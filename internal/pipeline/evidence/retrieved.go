@@ -23,7 +23,7 @@ type Retrieved struct {
 	Quote string
 }
 
-// renderEvidence renders the sources of a verifier prompt, numbered from 1 in the given order.
+// RenderEvidence renders the sources of a verifier prompt, numbered from 1 in the given order.
 func RenderEvidence(evidence []Retrieved) string {
 	if len(evidence) == 0 {
 		return "(no results)"
@@ -43,7 +43,7 @@ func RenderEvidence(evidence []Retrieved) string {
 	return strings.Join(parts, "\n")
 }
 
-// quoteIn returns the first quote found in r's title or snippet, whitespace and case aside.
+// QuoteIn returns the first quote found in r's title or snippet, whitespace and case aside.
 func QuoteIn(quotes []string, r pipeline.SearchResult) string {
 	text := foldSpace(strings.ToLower(r.Title + " " + r.Snippet))
 	for _, q := range quotes {
@@ -62,10 +62,5 @@ type SourceRef struct {
 	Number int
 }
 
-// Bounds on a parsed verifier reply.
-const (
-	MaxVerifierReplyBytes = 64 << 10
-	MaxQuotes             = 3
-	MaxQuoteBytes         = 500
-	MaxSourceRefs         = 10
-)
+// MaxQuoteBytes bounds one quote a verifier or judge gives from a source.
+const MaxQuoteBytes = 500

@@ -7,7 +7,7 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline"
 )
 
-// sourceKeys are the parts of one source that independence compares.
+// SourceKeys are the parts of one source that independence compares.
 type SourceKeys struct {
 	Domain, Publisher, URL string
 }
@@ -26,7 +26,7 @@ func KeysOf(r pipeline.SearchResult) SourceKeys {
 // ("bbc.co.uk", "abc.net.au"), the common cases of the public suffix list.
 var secondLevelLabels = pipeline.WordSet("co com org net ac gov edu ne or go gob mil nic ltd plc sch")
 
-// registrableDomain returns the domain a host belongs to for independence: its last two labels,
+// RegistrableDomain returns the domain a host belongs to for independence: its last two labels,
 // or three under a country code's second-level label (news.bbc.co.uk is bbc.co.uk). It is a
 // heuristic in place of the public suffix list, erring towards treating hosts as one source.
 func RegistrableDomain(host string) string {
@@ -47,7 +47,7 @@ func NormalizePublisher(p string) string {
 	return strings.Join(strings.Fields(strings.ToLower(p)), " ")
 }
 
-// normalizeURL returns the document a URL names: host without "www.", path without trailing
+// NormalizeURL returns the document a URL names: host without "www.", path without trailing
 // slash, query kept, scheme and fragment dropped.
 func NormalizeURL(raw string) string {
 	raw = strings.TrimSpace(raw)

@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// locateSpan finds the words a plan quoted as a claim's source span in the statement and
+// LocateSpan finds the words a plan quoted as a claim's source span in the statement and
 // returns their byte offsets [start, end) in the statement. The match tolerates what copying
 // changes without changing the words: case, runs of white space, quote marks (straight, curly,
 // guillemets, or left out), dash variants, and a sentence's closing punctuation included or not.

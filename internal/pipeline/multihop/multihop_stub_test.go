@@ -15,7 +15,7 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline/pipelinetest"
 )
 
-// stubSearcher answers each query with the results of the first rule whose marker the query
+// StubSearcher answers each query with the results of the first rule whose marker the query
 // contains, and records every query. With honour set it applies the query's exclusions and dates
 // as a real provider does; without, it ignores them, as some providers do.
 type StubSearcher struct {

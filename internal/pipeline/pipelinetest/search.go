@@ -9,7 +9,7 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline"
 )
 
-// evidenceStub is the stub Searcher of the open-book tests: canned results per query text, an
+// StubEvidenceSearcher is the stub Searcher of the open-book tests: canned results per query text, an
 // error per query text, and every query it was sent.
 type StubEvidenceSearcher struct {
 	Results map[string][]pipeline.SearchResult
@@ -40,7 +40,7 @@ func (s *StubEvidenceSearcher) Sent() []pipeline.SearchQuery {
 	return slices.Clone(s.queries)
 }
 
-// result is a search result on url's domain, published by publisher.
+// SearchResult is a search result on url's domain, published by publisher.
 func SearchResult(url, publisher, snippet string) pipeline.SearchResult {
 	domain := strings.TrimPrefix(strings.SplitN(strings.SplitN(url, "://", 2)[1], "/", 2)[0], "www.")
 	return pipeline.SearchResult{URL: url, Title: "Page on " + domain, Snippet: snippet, Domain: domain, Publisher: publisher}

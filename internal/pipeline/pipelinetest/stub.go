@@ -9,7 +9,7 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline"
 )
 
-// stubModel answers each prompt with the reply of the first rule whose marker the prompt contains,
+// StubModel answers each prompt with the reply of the first rule whose marker the prompt contains,
 // and records every prompt it was sent. It is the stub LLM of the specification's tests.
 type StubModel struct {
 	Rules []StubRule
@@ -41,7 +41,7 @@ func (s *StubModel) Complete(_ context.Context, req pipeline.ModelRequest) (pipe
 	return pipeline.ModelReply{}, fmt.Errorf("stub model: no rule matches prompt %q", req.Prompt)
 }
 
-// sent returns the prompts of one step, in the order they were sent.
+// Sent returns the prompts of one step, in the order they were sent.
 func (s *StubModel) Sent(step string) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
