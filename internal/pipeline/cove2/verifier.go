@@ -2,7 +2,6 @@ package cove2
 
 import (
 	"context"
-	"fmt"
 	"html"
 	"regexp"
 	"strconv"
@@ -189,33 +188,12 @@ func (v Verifier) judge(query string, given []evidence.Retrieved, reply string) 
 	}
 	out.Answer = p.Answer
 
-	byURL := map[string]int{}
-	for i, e := range given {
-		if _, ok := byURL[evidence.NormalizeURL(e.URL)]; !ok {
-			byURL[evidence.NormalizeURL(e.URL)] = i
-		}
+	g := evidence.Ground(p.Refs, given)
+	for _, i := range g.Cited {
+		out.Sources = append(out.Sources, given[i])
 	}
-	cited := map[int]bool{}
-	cite := func(i int) {
-		if !cited[i] {
-			cited[i] = true
-			out.Sources = append(out.Sources, given[i])
-		}
-	}
-	for _, ref := range p.Refs {
-		if ref.Number > 0 {
-			if ref.Number <= len(given) {
-				cite(ref.Number - 1)
-			} else {
-				out.RemovedSources = append(out.RemovedSources, fmt.Sprintf("[%d]", ref.Number))
-			}
-			continue
-		}
-		if i, ok := byURL[evidence.NormalizeURL(ref.URL)]; ok {
-			cite(i)
-		} else {
-			out.RemovedSources = append(out.RemovedSources, ref.URL)
-		}
+	for _, ref := range g.Removed {
+		out.RemovedSources = append(out.RemovedSources, ref.String())
 	}
 	for i := range out.Sources {
 		out.Sources[i].Quote = evidence.QuoteIn(p.Evidence, out.Sources[i].SearchResult)
@@ -230,11 +208,7 @@ func (v Verifier) judge(query string, given []evidence.Retrieved, reply string) 
 		}
 		return out
 	}
-	grounding := make([]pipeline.SearchResult, len(out.Sources))
-	for i, s := range out.Sources {
-		grounding[i] = s.SearchResult
-	}
-	cal := v.Calibration.Calibrate(p.Confidence, grounding)
+	cal := v.Calibration.CalibrateCited(p.Confidence, given, g.Cited)
 	out.Status = VerificationAnswered
 	out.Confidence = cal.Confidence
 	out.CalibrationNote = cal.Note

@@ -1,6 +1,8 @@
 package evidence
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -64,3 +66,67 @@ type SourceRef struct {
 
 // MaxQuoteBytes bounds one quote a verifier or judge gives from a source.
 const MaxQuoteBytes = 500
+
+// String is the citation as a reader would name it: "[n]" for a number, else the URL.
+func (r SourceRef) String() string {
+	if r.URL == "" {
+		return fmt.Sprintf("[%d]", r.Number)
+	}
+	return r.URL
+}
+
+// Grounding is what a reply's citations leave standing once checked against the sources the
+// model was given.
+type Grounding struct {
+	// Cited are the indices, in the given sources, of the sources cited, each once, in the
+	// order the reply first cited them.
+	Cited []int
+	// Removed are the citations that name no given source, in reply order.
+	Removed []SourceRef
+}
+
+// Ground applies the grounding rule of every open-book method: a citation counts only when it
+// names one of the sources the model was given. A number n names given[n-1]; a URL names the
+// first given source with the same document (NormalizeURL). Every other citation is removed,
+// and named in Removed so that the run can flag it. cove2's verifier and multihop's judge both
+// cite through here.
+func Ground(refs []SourceRef, given []Retrieved) Grounding {
+	byURL := map[string]int{}
+	for i, e := range given {
+		if _, ok := byURL[NormalizeURL(e.URL)]; !ok {
+			byURL[NormalizeURL(e.URL)] = i
+		}
+	}
+	var out Grounding
+	cite := func(i int) {
+		if !slices.Contains(out.Cited, i) {
+			out.Cited = append(out.Cited, i)
+		}
+	}
+	for _, ref := range refs {
+		if ref.URL == "" {
+			if ref.Number >= 1 && ref.Number <= len(given) {
+				cite(ref.Number - 1)
+			} else {
+				out.Removed = append(out.Removed, ref)
+			}
+			continue
+		}
+		if i, ok := byURL[NormalizeURL(ref.URL)]; ok {
+			cite(i)
+		} else {
+			out.Removed = append(out.Removed, ref)
+		}
+	}
+	return out
+}
+
+// CalibrateCited calibrates stated over the cited sources of given (indices as in
+// Grounding.Cited): the one place an open-book method's confidence is set.
+func (c Calibration) CalibrateCited(stated string, given []Retrieved, cited []int) Calibrated {
+	grounding := make([]pipeline.SearchResult, len(cited))
+	for i, idx := range cited {
+		grounding[i] = given[idx].SearchResult
+	}
+	return c.Calibrate(stated, grounding)
+}

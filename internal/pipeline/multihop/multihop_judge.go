@@ -114,14 +114,15 @@ func (j judge) groundVerdict(reply string, given []evidence.Retrieved) judgement
 	}
 	out := judgement{VariantVerdict: pipeline.TruncateUTF8(strings.TrimSpace(p.Verdict), 60), quotes: map[int]string{}}
 	out.Reason = evidence.OneLineText(pipeline.TruncateUTF8(p.Reason, 600))
-	for _, n := range p.Citations {
-		switch {
-		case n < 1 || n > len(given):
-			if !slices.Contains(out.removed, n) {
-				out.removed = append(out.removed, n)
-			}
-		case !slices.Contains(out.cited, n-1):
-			out.cited = append(out.cited, n-1)
+	refs := make([]evidence.SourceRef, len(p.Citations))
+	for i, n := range p.Citations {
+		refs[i] = evidence.SourceRef{Number: n}
+	}
+	g := evidence.Ground(refs, given)
+	out.cited = g.Cited
+	for _, ref := range g.Removed {
+		if !slices.Contains(out.removed, ref.Number) {
+			out.removed = append(out.removed, ref.Number)
 		}
 	}
 	var quotes []string
@@ -153,11 +154,7 @@ func (j judge) groundVerdict(reply string, given []evidence.Retrieved) judgement
 		out.Reason = fmt.Sprintf("the judge said %s but cited no source it was given, and a claim without a valid citation is unverified", verdict)
 		return out
 	}
-	grounding := make([]pipeline.SearchResult, len(out.cited))
-	for i, idx := range out.cited {
-		grounding[i] = given[idx].SearchResult
-	}
-	cal := j.calibration.Calibrate(strings.TrimSpace(p.Confidence), grounding)
+	cal := j.calibration.CalibrateCited(strings.TrimSpace(p.Confidence), given, out.cited)
 	out.Verdict, out.Confidence, out.CalibrationNote = verdict, cal.Confidence, cal.Note
 	out.SupportedPart = evidence.OneLineText(pipeline.TruncateUTF8(p.SupportedPart, 500))
 	out.Correction = evidence.OneLineText(pipeline.TruncateUTF8(p.Correction, 500))
