@@ -63,7 +63,7 @@ func ParseTemporalScope(raw []byte) (*TemporalScope, error) {
 		}
 		t, err := time.Parse(time.DateOnly, text)
 		if err != nil {
-			return nil, Rejected(FieldTemporalScope+"."+d.key, fmt.Sprintf("must be an ISO 8601 calendar date YYYY-MM-DD, got %q", TruncateUTF8(text, 40)))
+			return nil, Rejected(FieldTemporalScope+"."+d.key, fmt.Sprintf("must be a calendar date as YYYY-MM-DD, got %q", TruncateUTF8(text, 40)))
 		}
 		*d.t = t
 	}

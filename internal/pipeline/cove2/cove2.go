@@ -119,7 +119,7 @@ func (r *cove2Run) run(ctx context.Context) error {
 	}
 	r.language = r.in.Language
 	if r.language == "" {
-		r.language = "en"
+		r.language = pipeline.DefaultLanguage
 	}
 
 	plan, err := r.plan(ctx)

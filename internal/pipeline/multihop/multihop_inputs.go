@@ -3,9 +3,7 @@ package multihop
 import (
 	"bytes"
 	"fmt"
-	"maps"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -56,22 +54,6 @@ const (
 	fieldGrounding    = "options.grounding"
 )
 
-// supportedLanguages are the languages multihop writes queries in: those PostgreSQL 15 has a
-// text search configuration for (the corpus searches them with stemming and stop words; see
-// internal/search), English included. A code outside this list would search a corpus in a
-// language it cannot match.
-var supportedLanguages = map[string]string{
-	"ar": "Arabic", "hy": "Armenian", "eu": "Basque", "ca": "Catalan", "da": "Danish", "nl": "Dutch",
-	"en": "English", "fi": "Finnish", "fr": "French", "de": "German", "el": "Greek", "hi": "Hindi",
-	"hu": "Hungarian", "id": "Indonesian", "ga": "Irish", "it": "Italian", "lt": "Lithuanian",
-	"ne": "Nepali", "no": "Norwegian", "nb": "Norwegian Bokmål", "nn": "Norwegian Nynorsk",
-	"pt": "Portuguese", "ro": "Romanian", "ru": "Russian", "sr": "Serbian", "es": "Spanish",
-	"sv": "Swedish", "ta": "Tamil", "tr": "Turkish", "yi": "Yiddish",
-}
-
-// SupportedLanguages returns the ISO 639-1 codes multihop accepts, sorted.
-func SupportedLanguages() []string { return slices.Sorted(maps.Keys(supportedLanguages)) }
-
 // multihopInputs are a multihop job's inputs after their checks, ready to run.
 type multihopInputs struct {
 	statement    string
@@ -116,7 +98,8 @@ func checkMultihopInput(in pipeline.Input) (multihopInputs, error) {
 	if mi.language, err = checkLanguage(in.Language); err != nil {
 		return mi, err
 	}
-	mi.languageName = supportedLanguages[mi.language]
+	lang, _ := pipeline.LookupLanguage(mi.language)
+	mi.languageName = lang.PromptName
 	mi.today = in.Today
 	if mi.today.IsZero() {
 		mi.today = time.Now()
@@ -150,17 +133,18 @@ func checkMaxHops(n int) (int, error) {
 
 var languageCode = regexp.MustCompile(`^[a-z]{2}$`)
 
-// checkLanguage: an ISO 639-1 code in supportedLanguages, "en" when empty.
+// checkLanguage: an ISO 639-1 code of a searchable language (pipeline.Language.Searchable), "en"
+// when empty: a code outside them would search a corpus in a language it cannot match.
 func checkLanguage(code string) (string, error) {
 	if code == "" {
-		return "en", nil
+		return pipeline.DefaultLanguage, nil
 	}
 	if !languageCode.MatchString(code) {
 		return "", pipeline.Rejected(fieldLanguage, fmt.Sprintf("must be an ISO 639-1 two-letter code in lower case, got %q", pipeline.TruncateUTF8(code, 20)))
 	}
-	if _, ok := supportedLanguages[code]; !ok {
+	if l, ok := pipeline.LookupLanguage(code); !ok || !l.Searchable() {
 		return "", pipeline.Rejected(fieldLanguage, fmt.Sprintf("%q is not a supported language: queries in it would not match the retrieval corpus (supported: %s)",
-			code, strings.Join(SupportedLanguages(), ", ")))
+			code, strings.Join(pipeline.SearchableLanguages(), ", ")))
 	}
 	return code, nil
 }

@@ -65,7 +65,7 @@ func TestCheckMultihopInputRejects(t *testing.T) {
 		{"max hops 11", with(func(in *pipeline.Input) { in.Options.MaxHops = 11 }), fieldMaxHops, "from 1 to 10"},
 		{"max hops negative", with(func(in *pipeline.Input) { in.Options.MaxHops = -1 }), fieldMaxHops, "from 1 to 10"},
 		{"scope not an object", with(func(in *pipeline.Input) { in.Options.TemporalScope = []byte(`"2023"`) }), pipeline.FieldTemporalScope, "must be null or an object"},
-		{"scope malformed date", with(func(in *pipeline.Input) { in.Options.TemporalScope = []byte(`{"start_date":"2023-02-30"}`) }), pipeline.FieldTemporalScope + ".start_date", "ISO 8601"},
+		{"scope malformed date", with(func(in *pipeline.Input) { in.Options.TemporalScope = []byte(`{"start_date":"2023-02-30"}`) }), pipeline.FieldTemporalScope + ".start_date", "calendar date as YYYY-MM-DD"},
 		{"scope date not a string", with(func(in *pipeline.Input) { in.Options.TemporalScope = []byte(`{"end_date":20231231}`) }), pipeline.FieldTemporalScope + ".end_date", "ISO 8601"},
 		{"scope end before start", with(func(in *pipeline.Input) {
 			in.Options.TemporalScope = []byte(`{"start_date":"2024-12-31","end_date":"2023-01-01"}`)
