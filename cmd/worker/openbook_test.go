@@ -158,9 +158,9 @@ type verifierAnswer struct {
 // of their query, and a finalize reply built from the verification results the finalize prompt
 // lists (review gets each claim's source numbers).
 type cove2Script struct {
-	plan     cove2.Cove2Plan
+	plan     cove2.Plan
 	verify   map[string]verifierAnswer
-	finalize func(sources map[int][]int) cove2.Cove2Review
+	finalize func(sources map[int][]int) cove2.Review
 }
 
 func (b *bundle) cove2Model(t testing.TB, s cove2Script) {
@@ -216,8 +216,8 @@ func (b *bundle) cove2Model(t testing.TB, s cove2Script) {
 	})
 }
 
-func deepClaim(text, query string) cove2.Cove2PlanClaim {
-	return cove2.Cove2PlanClaim{Text: text, Tier: pipeline.TierDeep, VerificationQuery: &query}
+func deepClaim(text, query string) cove2.PlanClaim {
+	return cove2.PlanClaim{Text: text, Tier: pipeline.TierDeep, VerificationQuery: &query}
 }
 
 // The tower draft of the cove2 tests: one claim to correct, one to confirm, one shallow.
@@ -233,7 +233,7 @@ const (
 // confirmed; draft is the text the plan restates.
 func towerScript(draft string, heightQuery, completedQuery string) cove2Script {
 	return cove2Script{
-		plan: cove2.Cove2Plan{Draft: draft, NeedsVerification: true, Claims: []cove2.Cove2PlanClaim{
+		plan: cove2.Plan{Draft: draft, NeedsVerification: true, Claims: []cove2.PlanClaim{
 			deepClaim(towerHeight, heightQuery), deepClaim(towerCompleted, completedQuery),
 			{Text: towerVisitors, Tier: pipeline.TierShallow},
 		}},
@@ -241,9 +241,9 @@ func towerScript(draft string, heightQuery, completedQuery string) cove2Script {
 			"tall":      {answer: "330 metres", sourcesWith: "330"},
 			"completed": {answer: "31 March 1889", sourcesWith: "March 1889"},
 		},
-		finalize: func(sources map[int][]int) cove2.Cove2Review {
-			return cove2.Cove2Review{
-				Claims: []cove2.Cove2ClaimReview{
+		finalize: func(sources map[int][]int) cove2.Review {
+			return cove2.Review{
+				Claims: []cove2.ClaimReview{
 					{ID: 1, Status: cove2.ReviewCorrected, Corrected: "The Eiffel Tower is 330 metres tall", Basis: sources[1]},
 					{ID: 2, Status: cove2.ReviewConfirmed, Basis: sources[2]},
 					{ID: 3, Status: cove2.ReviewConfirmed},
@@ -449,7 +449,7 @@ func TestCove2HostileDraftEndToEnd(t *testing.T) {
 	answer.extraSources = []string{"https://evil.example/phish"}
 	script.verify["completed"] = answer
 	review := script.finalize
-	script.finalize = func(sources map[int][]int) cove2.Cove2Review {
+	script.finalize = func(sources map[int][]int) cove2.Review {
 		r := review(sources)
 		r.RevisedResponse += " Verified by https://evil.example/phish [9]."
 		return r

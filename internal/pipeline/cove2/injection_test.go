@@ -73,9 +73,9 @@ func TestInjectionSuiteCove2(t *testing.T) {
 			script.results = map[string][]pipeline.SearchResult{qHeight: {poisoned, tourEiffel, britannica}, qCompleted: {tourHistory, wiki}}
 			script.verify[qHeight] = verifierReply("330 metres", "The tower is 330 m.", "High", poisoned.URL, "https://evil.example/pwn", tourEiffel.URL)
 			script.finalize = cove2ReviewReply("The Eiffel Tower is 330 metres tall [1] [7]. "+payload+" https://evil.example/pwn",
-				Cove2ClaimReview{ID: 1, Status: ReviewCorrected, Corrected: "The Eiffel Tower is 330 metres tall", Basis: []int{1, 7}},
-				Cove2ClaimReview{ID: 2, Status: ReviewConfirmed, Basis: []int{3}},
-				Cove2ClaimReview{ID: 3, Status: ReviewConfirmed})
+				ClaimReview{ID: 1, Status: ReviewCorrected, Corrected: "The Eiffel Tower is 330 metres tall", Basis: []int{1, 7}},
+				ClaimReview{ID: 2, Status: ReviewConfirmed, Basis: []int{3}},
+				ClaimReview{ID: 3, Status: ReviewConfirmed})
 			s := setupCove2(script)
 			res, err := s.run(t, pipeline.Input{Text: eiffelDraft + " " + payload})
 			if err != nil {

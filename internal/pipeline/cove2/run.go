@@ -188,28 +188,28 @@ func (r *cove2Run) run(ctx context.Context) error {
 func (r *cove2Run) flag(f string) { r.res.ReviewFlags = append(r.res.ReviewFlags, f) }
 
 // plan runs Phase 1 and returns the validated plan.
-func (r *cove2Run) plan(ctx context.Context) (Cove2Plan, error) {
+func (r *cove2Run) plan(ctx context.Context) (Plan, error) {
 	prompt, err := pipeline.RenderPrompt("cove2_plan", struct {
 		Draft, Language, Today string
 		MaxClaims              int
 	}{pipeline.EscapeFenced(r.in.Text), pipeline.FenceAttr(r.language), r.today.Format("2 January 2006"), cove2MaxPlanClaims})
 	if err != nil {
-		return Cove2Plan{}, pipeline.StepError(pipeline.StepPlan, err)
+		return Plan{}, pipeline.StepError(pipeline.StepPlan, err)
 	}
 	step := pipeline.StructuredStep{Step: pipeline.StepPlan, Schema: cove2PlanRequest, MaxTokens: replyTokens(r.in.Text),
 		Check: func(reply string) ([]byte, []string) {
-			_, doc, v := ParseCove2Plan(reply)
+			_, doc, v := ParsePlan(reply)
 			return doc, v
 		}}
 	out, err := step.Run(ctx, r.rec, prompt)
 	r.res.Plan, r.res.PlanViolations, r.res.PlanRepaired = out.Raw, out.Violations, out.Repaired
 	if err != nil {
-		return Cove2Plan{}, err
+		return Plan{}, err
 	}
 	r.res.PlanJSON = out.JSON
-	var plan Cove2Plan
+	var plan Plan
 	if err := json.Unmarshal(out.JSON, &plan); err != nil {
-		return Cove2Plan{}, pipeline.StepError(pipeline.StepPlan, err)
+		return Plan{}, pipeline.StepError(pipeline.StepPlan, err)
 	}
 	return plan, nil
 }
@@ -221,7 +221,7 @@ func replyTokens(draft string) int { return min(32768, 2048+len(draft)/2) }
 // planClaims turns the plan's claims into the run's claims: tiers decided (raised by the
 // code's signals), deep claims' queries checked; a deep claim without a valid query is
 // unverified with the reason and is not searched.
-func (r *cove2Run) planClaims(plan Cove2Plan) []pipeline.Claim {
+func (r *cove2Run) planClaims(plan Plan) []pipeline.Claim {
 	claims := make([]pipeline.Claim, 0, len(plan.Claims))
 	for i, pc := range plan.Claims {
 		c := pipeline.Claim{Position: i + 1, Text: strings.TrimSpace(pc.Text)}
@@ -399,7 +399,7 @@ func (r *cove2Run) finalize(ctx context.Context) ([]pipeline.Claim, string, erro
 	}
 	step := pipeline.StructuredStep{Step: pipeline.StepFinalize, Schema: cove2ReviewRequest, MaxTokens: replyTokens(r.in.Text),
 		Check: func(reply string) ([]byte, []string) {
-			_, doc, v := ParseCove2Review(reply)
+			_, doc, v := ParseReview(reply)
 			return doc, v
 		}}
 	out, err := step.Run(ctx, r.rec, prompt)
@@ -409,7 +409,7 @@ func (r *cove2Run) finalize(ctx context.Context) ([]pipeline.Claim, string, erro
 	if out.Repaired {
 		r.flag("finalize_repaired: " + strings.Join(out.Violations, "; "))
 	}
-	var review Cove2Review
+	var review Review
 	if err := json.Unmarshal(out.JSON, &review); err != nil {
 		return nil, "", pipeline.StepError(pipeline.StepFinalize, err)
 	}
@@ -472,8 +472,8 @@ func (r *cove2Run) finalizePrompt() (string, error) {
 // used, and only URLs a search returned. The draft's own links go too: the draft is untrusted,
 // and a link it plants ("add the link ...") is a classic injection. A revised response that applies a correction the
 // rules refused is replaced by the draft with the allowed corrections applied in code.
-func (r *cove2Run) applyReview(review Cove2Review) ([]pipeline.Claim, string) {
-	byID := map[int]Cove2ClaimReview{}
+func (r *cove2Run) applyReview(review Review) ([]pipeline.Claim, string) {
+	byID := map[int]ClaimReview{}
 	for _, d := range review.Claims {
 		if _, dup := byID[d.ID]; !dup {
 			byID[d.ID] = d
@@ -548,7 +548,7 @@ func (r *cove2Run) applyReview(review Cove2Review) ([]pipeline.Claim, string) {
 }
 
 // applyShallow applies the review of a shallow claim: closed-book, so caveats only.
-func (r *cove2Run) applyShallow(c *pipeline.Claim, d Cove2ClaimReview, reviewed bool, caveat string, refuse func(string)) {
+func (r *cove2Run) applyShallow(c *pipeline.Claim, d ClaimReview, reviewed bool, caveat string, refuse func(string)) {
 	switch {
 	case !reviewed:
 		c.Verdict, c.VariantVerdict, c.Reason = pipeline.VerdictUnverified, ReviewUncertain, "the reviewer gave this claim no status"

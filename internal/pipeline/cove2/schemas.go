@@ -56,26 +56,26 @@ var (
 	cove2PlanRequest = &pipeline.OutputSchema{Name: "cove2_plan", Schema: cove2PlanSchema(true)}
 )
 
-// Cove2Plan is a CoVe 2.0 Phase 1 plan.
-type Cove2Plan struct {
-	Draft             string           `json:"draft"`
-	NeedsVerification bool             `json:"needs_verification"`
-	Claims            []Cove2PlanClaim `json:"claims"`
+// Plan is a CoVe 2.0 Phase 1 plan.
+type Plan struct {
+	Draft             string      `json:"draft"`
+	NeedsVerification bool        `json:"needs_verification"`
+	Claims            []PlanClaim `json:"claims"`
 }
 
-// Cove2PlanClaim is one claim of a plan. VerificationQuery is nil when the plan gave none.
-type Cove2PlanClaim struct {
+// PlanClaim is one claim of a plan. VerificationQuery is nil when the plan gave none.
+type PlanClaim struct {
 	Text              string  `json:"text"`
 	Tier              string  `json:"tier"`
 	VerificationQuery *string `json:"verification_query"`
 }
 
-// ParseCove2Plan reads a Phase 1 reply: the JSON object in it (bare, in a markdown fence or in
+// ParsePlan reads a Phase 1 reply: the JSON object in it (bare, in a markdown fence or in
 // prose), validated against the plan schema, then the rules in code: a plan that needs
 // verification lists claims, and no claim text is blank or repeated. It returns the plan and
 // its JSON, compact, or the violations.
-func ParseCove2Plan(reply string) (Cove2Plan, []byte, []string) {
-	var plan Cove2Plan
+func ParsePlan(reply string) (Plan, []byte, []string) {
+	var plan Plan
 	schema, err := cove2PlanValidator()
 	if err != nil {
 		return plan, nil, []string{"plan schema: " + err.Error()}
@@ -100,7 +100,7 @@ func ParseCove2Plan(reply string) (Cove2Plan, []byte, []string) {
 		return v
 	})
 	if violations != nil {
-		return Cove2Plan{}, nil, violations
+		return Plan{}, nil, violations
 	}
 	return plan, doc, nil
 }
@@ -160,14 +160,14 @@ var (
 	cove2ReviewRequest = &pipeline.OutputSchema{Name: "cove2_review", Schema: cove2ReviewSchema(true)}
 )
 
-// Cove2Review is a Phase 3 reply: a status per claim and the revised response.
-type Cove2Review struct {
-	Claims          []Cove2ClaimReview `json:"claims"`
-	RevisedResponse string             `json:"revised_response"`
+// Review is a Phase 3 reply: a status per claim and the revised response.
+type Review struct {
+	Claims          []ClaimReview `json:"claims"`
+	RevisedResponse string        `json:"revised_response"`
 }
 
-// Cove2ClaimReview is the reviewer's word on one claim, by the id the prompt gave it.
-type Cove2ClaimReview struct {
+// ClaimReview is the reviewer's word on one claim, by the id the prompt gave it.
+type ClaimReview struct {
 	ID        int    `json:"id"`
 	Status    string `json:"status"`
 	Corrected string `json:"corrected"`
@@ -175,11 +175,11 @@ type Cove2ClaimReview struct {
 	Basis     []int  `json:"basis"`
 }
 
-// ParseCove2Review reads a Phase 3 reply as ParseCove2Plan reads a plan; the rule in code is
+// ParseReview reads a Phase 3 reply as ParsePlan reads a plan; the rule in code is
 // that the revised response is not blank. Which statuses a claim may have, and which sources it
 // may cite, are enforced afterwards, when the review is applied.
-func ParseCove2Review(reply string) (Cove2Review, []byte, []string) {
-	var review Cove2Review
+func ParseReview(reply string) (Review, []byte, []string) {
+	var review Review
 	schema, err := cove2ReviewValidator()
 	if err != nil {
 		return review, nil, []string{"review schema: " + err.Error()}
@@ -191,7 +191,7 @@ func ParseCove2Review(reply string) (Cove2Review, []byte, []string) {
 		return nil
 	})
 	if violations != nil {
-		return Cove2Review{}, nil, violations
+		return Review{}, nil, violations
 	}
 	return review, doc, nil
 }

@@ -34,12 +34,12 @@ func TestParseCove2Plan(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			plan, doc, violations := ParseCove2Plan(c.reply)
+			plan, doc, violations := ParsePlan(c.reply)
 			if c.violation == "" {
 				if violations != nil {
 					t.Fatalf("violations: %v", violations)
 				}
-				var back Cove2Plan
+				var back Plan
 				if err := json.Unmarshal(doc, &back); err != nil || len(back.Claims) != len(plan.Claims) {
 					t.Errorf("the JSON returned is the plan: %s (%v)", doc, err)
 				}
@@ -54,10 +54,10 @@ func TestParseCove2Plan(t *testing.T) {
 
 func TestParseCove2Review(t *testing.T) {
 	t.Parallel()
-	if _, _, v := ParseCove2Review(`{"claims":[{"id":1,"status":"confirmed"}],"revised_response":"ok"}`); v != nil {
+	if _, _, v := ParseReview(`{"claims":[{"id":1,"status":"confirmed"}],"revised_response":"ok"}`); v != nil {
 		t.Errorf("lenient form: %v", v)
 	}
-	if _, _, v := ParseCove2Review(`{"claims":[{"id":1,"status":"corrected","corrected":"x","caveat":"","basis":[1,2]}],"revised_response":"ok [1]"}`); v != nil {
+	if _, _, v := ParseReview(`{"claims":[{"id":1,"status":"corrected","corrected":"x","caveat":"","basis":[1,2]}],"revised_response":"ok [1]"}`); v != nil {
 		t.Errorf("strict form: %v", v)
 	}
 	for reply, want := range map[string]string{
@@ -66,7 +66,7 @@ func TestParseCove2Review(t *testing.T) {
 		`{"claims":[{"id":0,"status":"confirmed"}],"revised_response":"x"}`: "/claims/0/id",
 		`[1,2]`: "not an object",
 	} {
-		if _, _, v := ParseCove2Review(reply); !strings.Contains(strings.Join(v, "\n"), want) {
+		if _, _, v := ParseReview(reply); !strings.Contains(strings.Join(v, "\n"), want) {
 			t.Errorf("ParseCove2Review(%s): %v, want %q", reply, v, want)
 		}
 	}
@@ -130,7 +130,7 @@ func FuzzParseCove2Plan(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, reply string) {
-		plan, doc, violations := ParseCove2Plan(reply)
+		plan, doc, violations := ParsePlan(reply)
 		if (doc == nil) == (violations == nil) {
 			t.Fatalf("a plan is valid (JSON, no violations) or invalid (violations, no JSON): %s %v", doc, violations)
 		}
@@ -148,7 +148,7 @@ func FuzzParseCove2Plan(f *testing.F) {
 				t.Fatalf("a valid plan's claim: %+v", c)
 			}
 		}
-		var again Cove2Plan
+		var again Plan
 		if err := json.Unmarshal(doc, &again); err != nil {
 			t.Fatalf("the validated JSON does not decode: %v", err)
 		}

@@ -42,7 +42,7 @@ var builders = map[string]func(Deps) (pipeline.Method, error){
 	},
 	pipeline.MethodMultihop: func(d Deps) (pipeline.Method, error) {
 		if d.Searcher == nil {
-			return nil, fmt.Errorf("method %q: %w", pipeline.MethodMultihop, multihop.ErrMultihopNoSearcher)
+			return nil, fmt.Errorf("method %q: %w", pipeline.MethodMultihop, multihop.ErrNoSearcher)
 		}
 		return multihop.Multihop{Model: d.Model, Searcher: d.Searcher, Authoritative: d.AuthoritativeDomains}, nil
 	},

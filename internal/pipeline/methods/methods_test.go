@@ -69,7 +69,7 @@ func TestNewMultihop(t *testing.T) {
 	if mh, ok := m.(multihop.Multihop); !ok || mh.Name() != pipeline.MethodMultihop || !slices.Equal(mh.Authoritative, []string{"example.org"}) {
 		t.Errorf("New(multihop) = %#v", m)
 	}
-	if _, err := New(pipeline.MethodMultihop, Deps{Model: &pipelinetest.StubModel{}}); !errors.Is(err, multihop.ErrMultihopNoSearcher) {
+	if _, err := New(pipeline.MethodMultihop, Deps{Model: &pipelinetest.StubModel{}}); !errors.Is(err, multihop.ErrNoSearcher) {
 		t.Errorf("without a Searcher: %v", err)
 	}
 	if !slices.Contains(Names(), pipeline.MethodMultihop) {
