@@ -28,6 +28,7 @@ func MinConfidence(a, b string) string {
 	return NormalConfidence(b)
 }
 
+// NormalConfidence returns c when it is High or Medium, else Low: what an unreadable level counts as.
 func NormalConfidence(c string) string {
 	switch c {
 	case ConfidenceHigh, ConfidenceMedium:

@@ -31,7 +31,7 @@ type StructuredStep struct {
 }
 
 // structuredReply is what a structuredStep returned.
-type structuredReply struct {
+type StructuredReply struct {
 	// Raw is the accepted reply (or the last one, on failure), as the model wrote it.
 	Raw string
 	// JSON is the validated object, compact.
@@ -44,8 +44,10 @@ type structuredReply struct {
 // maxRepairEcho bounds how much of an invalid reply the repair prompt quotes back.
 const maxRepairEcho = 16 << 10
 
-func (s StructuredStep) Run(ctx context.Context, rec *Recorder, prompt string) (structuredReply, error) {
-	var out structuredReply
+// Run sends prompt through rec, checks the reply, and makes the one repair round-trip when it is
+// invalid.
+func (s StructuredStep) Run(ctx context.Context, rec *Recorder, prompt string) (StructuredReply, error) {
+	var out StructuredReply
 	reply, err := rec.completeReply(ctx, s.Step, 0, ModelRequest{Prompt: prompt, Schema: s.Schema, MaxTokens: s.MaxTokens})
 	if err != nil {
 		return out, err
@@ -124,6 +126,7 @@ func CheckJSON(reply string, schema *jsonschema.Schema, label string, v any, rul
 	return compact.Bytes(), nil
 }
 
+// CapViolations cuts a list of violations to MaxViolations, saying how many were left out.
 func CapViolations(v []string) []string {
 	if len(v) > MaxViolations {
 		return append(v[:MaxViolations:MaxViolations], fmt.Sprintf("and %d more", len(v)-MaxViolations))
@@ -150,6 +153,7 @@ func (noLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("the schema refers to %s: only references inside the schema (#/$defs/...) are allowed", url)
 }
 
+// CompileSchema compiles a JSON Schema document under id, with no remote references allowed.
 func CompileSchema(id string, raw []byte) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
@@ -164,6 +168,7 @@ func CompileSchema(id string, raw []byte) (*jsonschema.Schema, error) {
 	return c.Compile(id)
 }
 
+// OneLine is err's message on one line, for reasons and violations.
 func OneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
 
 // SchemaViolations validates doc (parsed with jsonschema.UnmarshalJSON) against s and returns

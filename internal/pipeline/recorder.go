@@ -17,6 +17,7 @@ type Recorder struct {
 	calls []ModelCall
 }
 
+// NewRecorder returns a Recorder over m with no calls yet.
 func NewRecorder(m Model) *Recorder { return &Recorder{model: m} }
 
 // Complete sends one prompt for step and returns the reply text. target is the check or claim

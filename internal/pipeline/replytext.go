@@ -5,6 +5,7 @@ import (
 	"strings"
 )
 
+// WordSet returns the set of the space-separated words.
 func WordSet(words string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(words) {
@@ -59,4 +60,5 @@ func Unquote(s string) string {
 	return s
 }
 
+// IsFence reports whether a trimmed line opens or closes a markdown code fence.
 func IsFence(trimmed string) bool { return strings.HasPrefix(trimmed, "```") }

@@ -12,6 +12,7 @@ const (
 	TierShallow = "shallow"
 )
 
+// ClaimCapReason is the reason of a claim left not_checked by the claim cap.
 func ClaimCapReason(limit int) string {
 	return fmt.Sprintf("over the claim cap of %d", limit)
 }

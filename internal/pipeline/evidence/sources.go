@@ -12,6 +12,7 @@ type SourceKeys struct {
 	Domain, Publisher, URL string
 }
 
+// KeysOf returns what independence compares of r: its registrable domain, publisher and document.
 func KeysOf(r pipeline.SearchResult) SourceKeys {
 	domain := r.Domain
 	if domain == "" {
@@ -43,6 +44,7 @@ func RegistrableDomain(host string) string {
 	return strings.Join(labels[len(labels)-n:], ".")
 }
 
+// NormalizePublisher returns the publisher name independence compares: case and spacing aside.
 func NormalizePublisher(p string) string {
 	return strings.Join(strings.Fields(strings.ToLower(p)), " ")
 }

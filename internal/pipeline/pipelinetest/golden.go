@@ -7,8 +7,10 @@ import (
 	"testing"
 )
 
+// UpdateGolden (go test -update) rewrites the golden files instead of comparing with them.
 var UpdateGolden = flag.Bool("update", false, "rewrite the golden files in testdata/prompts")
 
+// CheckGolden compares got with testdata/name of the calling package's tests, byte for byte.
 func CheckGolden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name)

@@ -5,6 +5,7 @@ import (
 	"time"
 )
 
+// QueryToday is the fixed "today" of the query tests.
 var QueryToday = time.Date(2026, time.December, 3, 0, 0, 0, 0, time.UTC)
 
 // HostileQueries are verification queries a hostile draft could make a planner write.

@@ -19,6 +19,7 @@ type StubModel struct {
 	steps   []string
 }
 
+// StubRule is one rule of a StubModel: the reply (or error) for a prompt that contains Contains.
 type StubRule struct {
 	Contains string
 	Reply    string
