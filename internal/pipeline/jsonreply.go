@@ -30,7 +30,7 @@ type StructuredStep struct {
 	Check func(reply string) ([]byte, []string)
 }
 
-// structuredReply is what a structuredStep returned.
+// StructuredReply is what a StructuredStep returned.
 type StructuredReply struct {
 	// Raw is the accepted reply (or the last one, on failure), as the model wrote it.
 	Raw string
