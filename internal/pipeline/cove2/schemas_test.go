@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
-	"github.com/corroborate/corroborate/internal/pipeline/evidence"
-	"github.com/corroborate/corroborate/internal/pipeline/pipelinetest"
 )
 
 func TestParseCove2Plan(t *testing.T) {
@@ -151,29 +149,6 @@ func FuzzParseCove2Plan(f *testing.F) {
 		var again Plan
 		if err := json.Unmarshal(doc, &again); err != nil {
 			t.Fatalf("the validated JSON does not decode: %v", err)
-		}
-	})
-}
-
-// Whatever a query holds, what CheckVerificationQuery lets through has no markup, stays within
-// its bound, and a rejected query always says why.
-func FuzzCheckVerificationQuery(f *testing.F) {
-	for _, q := range append([]string{"When was the Eiffel Tower completed?", "Is it true?", "What is the latest version?"}, pipelinetest.HostileQueries...) {
-		f.Add(q)
-	}
-	f.Fuzz(func(t *testing.T, q string) {
-		got := evidence.CheckVerificationQuery(q, pipelinetest.QueryToday)
-		if got.Rejected {
-			if got.Reason == "" || got.Query != "" {
-				t.Fatalf("rejected %q without a reason or with a query: %+v", q, got)
-			}
-			return
-		}
-		if strings.ContainsAny(got.Query, "<>\uFF1C\uFF1E\uFE64\uFE65") {
-			t.Fatalf("markup passed: %q -> %q", q, got.Query)
-		}
-		if len(got.Query) > evidence.MaxVerificationQueryBytes+len(" as of September 2026?") {
-			t.Fatalf("unbounded query: %d bytes", len(got.Query))
 		}
 	})
 }

@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/corroborate/corroborate/internal/pipeline/pipelinetest"
@@ -125,4 +126,27 @@ func TestCheckVerificationQueryNeverPassesDirectives(t *testing.T) {
 			t.Errorf("query %q passed as %q, which still holds %q", q, got.Query, bad)
 		}
 	}
+}
+
+// Whatever a query holds, what CheckVerificationQuery lets through has no markup, stays within
+// its bound, and a rejected query always says why.
+func FuzzCheckVerificationQuery(f *testing.F) {
+	for _, q := range append([]string{"When was the Eiffel Tower completed?", "Is it true?", "What is the latest version?"}, pipelinetest.HostileQueries...) {
+		f.Add(q)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		got := CheckVerificationQuery(q, pipelinetest.QueryToday)
+		if got.Rejected {
+			if got.Reason == "" || got.Query != "" {
+				t.Fatalf("rejected %q without a reason or with a query: %+v", q, got)
+			}
+			return
+		}
+		if strings.ContainsAny(got.Query, "<>\uFF1C\uFF1E\uFE64\uFE65") {
+			t.Fatalf("markup passed: %q -> %q", q, got.Query)
+		}
+		if len(got.Query) > MaxVerificationQueryBytes+len(" as of September 2026?") {
+			t.Fatalf("unbounded query: %d bytes", len(got.Query))
+		}
+	})
 }
