@@ -19,21 +19,3 @@ func ConfidenceRank(c string) int {
 		return 1
 	}
 }
-
-// MinConfidence returns the lower of two levels.
-func MinConfidence(a, b string) string {
-	if ConfidenceRank(a) <= ConfidenceRank(b) {
-		return NormalConfidence(a)
-	}
-	return NormalConfidence(b)
-}
-
-// NormalConfidence returns c when it is High or Medium, else Low: what an unreadable level counts as.
-func NormalConfidence(c string) string {
-	switch c {
-	case ConfidenceHigh, ConfidenceMedium:
-		return c
-	default:
-		return ConfidenceLow
-	}
-}

@@ -72,11 +72,11 @@ func (c Calibration) Calibrate(stated string, grounding []pipeline.SearchResult)
 		out.Note = fmt.Sprintf("%d sources ground the answer but share a domain or publisher (%s), so they count as one: at most Medium",
 			len(grounding), sitesOf(grounding))
 	}
-	out.Confidence = pipeline.MinConfidence(pipeline.NormalConfidence(stated), out.Ceiling)
+	out.Confidence = minConfidence(normalConfidence(stated), out.Ceiling)
 	switch {
 	case stated != out.Confidence && pipeline.ConfidenceRank(stated) > pipeline.ConfidenceRank(out.Confidence):
 		out.Note = fmt.Sprintf("the verifier said %s; lowered to %s: %s", stated, out.Confidence, out.Note)
-	case pipeline.NormalConfidence(stated) != stated:
+	case normalConfidence(stated) != stated:
 		out.Note = fmt.Sprintf("the verifier gave no readable confidence (%q), which counts as Low; %s", pipeline.TruncateUTF8(stated, 40), out.Note)
 	default:
 		out.Note = fmt.Sprintf("the verifier said %s; %s", stated, out.Note)
@@ -161,4 +161,22 @@ func sitesOf(rs []pipeline.SearchResult) string {
 		names[i] = siteOf(r)
 	}
 	return strings.Join(names, ", ")
+}
+
+// minConfidence returns the lower of two levels.
+func minConfidence(a, b string) string {
+	if pipeline.ConfidenceRank(a) <= pipeline.ConfidenceRank(b) {
+		return normalConfidence(a)
+	}
+	return normalConfidence(b)
+}
+
+// normalConfidence returns c when it is High or Medium, else Low: what an unreadable level counts as.
+func normalConfidence(c string) string {
+	switch c {
+	case pipeline.ConfidenceHigh, pipeline.ConfidenceMedium:
+		return c
+	default:
+		return pipeline.ConfidenceLow
+	}
 }
