@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/corroborate/corroborate/internal/llm/llmtest"
-	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/multihop"
 	"github.com/corroborate/corroborate/internal/search/searcheval"
 	"github.com/corroborate/corroborate/internal/testenv"
 )
@@ -35,14 +35,14 @@ type testClaim struct {
 
 // testPlan is a scripted plan reply; cross is its cross-validation query, made up from the
 // first two verifiable claims when empty and there are two.
-func testPlan(cross string, claims ...testClaim) pipeline.Plan {
-	p := pipeline.Plan{PlanID: "scripted", Claims: []pipeline.PlanClaim{}, QueryChains: []pipeline.QueryChain{},
-		CrossValidationPairs: []pipeline.CrossValidationPair{}, CrossValidationQueries: []pipeline.CrossValidationQuery{}, ExecutionOrder: []string{}}
+func testPlan(cross string, claims ...testClaim) multihop.Plan {
+	p := multihop.Plan{PlanID: "scripted", Claims: []multihop.PlanClaim{}, QueryChains: []multihop.QueryChain{},
+		CrossValidationPairs: []multihop.CrossValidationPair{}, CrossValidationQueries: []multihop.CrossValidationQuery{}, ExecutionOrder: []string{}}
 	var verifiable []int
 	for i, c := range claims {
-		id := pipeline.ClaimID(i)
-		pc := pipeline.PlanClaim{ClaimID: id, ClaimText: c.text, SourceSpan: c.span, Entities: []string{}, Verifiable: !c.opinion,
-			AmbiguityNote: c.note, Interpretations: []pipeline.Interpretation{}, DependsOn: []string{},
+		id := multihop.ClaimID(i)
+		pc := multihop.PlanClaim{ClaimID: id, ClaimText: c.text, SourceSpan: c.span, Entities: []string{}, Verifiable: !c.opinion,
+			AmbiguityNote: c.note, Interpretations: []multihop.Interpretation{}, DependsOn: []string{},
 			SubQueries: []string{c.text + " archive"}, SourceIndependenceScore: 0.8}
 		hops := c.hops
 		if hops == nil {
@@ -51,7 +51,7 @@ func testPlan(cross string, claims ...testClaim) pipeline.Plan {
 		if c.note != "" {
 			hops = []string{c.text + " alpha variant", c.text + " beta option"}
 			for j, h := range hops {
-				pc.Interpretations = append(pc.Interpretations, pipeline.Interpretation{Reading: fmt.Sprintf("reading %d", j+1), Query: h})
+				pc.Interpretations = append(pc.Interpretations, multihop.Interpretation{Reading: fmt.Sprintf("reading %d", j+1), Query: h})
 			}
 		}
 		p.Claims = append(p.Claims, pc)
@@ -59,9 +59,9 @@ func testPlan(cross string, claims ...testClaim) pipeline.Plan {
 			continue
 		}
 		verifiable = append(verifiable, i)
-		ch := pipeline.QueryChain{ClaimID: id}
+		ch := multihop.QueryChain{ClaimID: id}
 		for j, h := range hops {
-			ch.Hops = append(ch.Hops, pipeline.PlanHop{HopNumber: j + 1, Query: h, TargetSourceType: "encyclopedia", ExpectedEvidenceType: "fact"})
+			ch.Hops = append(ch.Hops, multihop.PlanHop{HopNumber: j + 1, Query: h, TargetSourceType: "encyclopedia", ExpectedEvidenceType: "fact"})
 		}
 		p.QueryChains = append(p.QueryChains, ch)
 		p.ExecutionOrder = append(p.ExecutionOrder, id)
@@ -71,21 +71,21 @@ func testPlan(cross string, claims ...testClaim) pipeline.Plan {
 		if cross == "" {
 			cross = "relationship " + claims[a].text + " " + claims[b].text
 		}
-		p.CrossValidationPairs = append(p.CrossValidationPairs, pipeline.CrossValidationPair{ClaimAID: pipeline.ClaimID(a), ClaimBID: pipeline.ClaimID(b), Relationship: "same subject"})
-		p.CrossValidationQueries = append(p.CrossValidationQueries, pipeline.CrossValidationQuery{QueryText: cross, TargetClaimIndices: []int{a, b}})
+		p.CrossValidationPairs = append(p.CrossValidationPairs, multihop.CrossValidationPair{ClaimAID: multihop.ClaimID(a), ClaimBID: multihop.ClaimID(b), Relationship: "same subject"})
+		p.CrossValidationQueries = append(p.CrossValidationQueries, multihop.CrossValidationQuery{QueryText: cross, TargetClaimIndices: []int{a, b}})
 	}
 	return p
 }
 
 // reply encodes p after checking that it breaks exactly the rules the script means it to: a
 // scripted plan that is wrong by accident would make the expected figures wrong.
-func reply(t *testing.T, statement string, p pipeline.Plan, wantBroken ...string) string {
+func reply(t *testing.T, statement string, p multihop.Plan, wantBroken ...string) string {
 	t.Helper()
 	b, err := json.Marshal(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, violations := pipeline.ValidatePlan(string(b), pipeline.PlanContext{Statement: statement})
+	_, violations := multihop.ValidatePlan(string(b), multihop.PlanContext{Statement: statement})
 	var broken []string
 	for _, v := range violations {
 		broken = append(broken, v.Rule)
@@ -130,11 +130,11 @@ func scriptPlans(t *testing.T, model *llmtest.Server) string {
 		testClaim{text: "The Golden Gate Bridge opened in 1937", span: "The Golden Gate Bridge opened in 1937",
 			hops: []string{"Golden Gate Bridge opening day 1937", "1937 Golden Gate Bridge opening day", "San Francisco bridge history"}},
 		testClaim{text: "The Golden Gate Bridge spans 1280 metres", span: "spans 300 metres"})
-	model.Reply(bridge, reply(t, bridge, bridgeFirst, pipeline.RuleClaimHasSpan, pipeline.RuleQueriesDistinct)).Once()
+	model.Reply(bridge, reply(t, bridge, bridgeFirst, multihop.RuleClaimHasSpan, multihop.RuleQueriesDistinct)).Once()
 	model.Reply(bridge, reply(t, bridge, testPlan("",
 		testClaim{text: "The Golden Gate Bridge opened in 1937 and spans 1280 metres", span: bridge})))
 	model.Reply(summit, reply(t, summit, testPlan("",
-		testClaim{text: "Mount Everest is the highest mountain on Earth", span: "Everest is the tallest peak"}), pipeline.RuleClaimHasSpan)).Once()
+		testClaim{text: "Mount Everest is the highest mountain on Earth", span: "Everest is the tallest peak"}), multihop.RuleClaimHasSpan)).Once()
 	model.Reply(summit, "I am sorry, I cannot produce a plan for this.")
 	model.Reply(python, reply(t, python, testPlan("",
 		testClaim{text: "Python is a programming language created by Guido van Rossum", span: "Python is a programming language created by Guido van Rossum"},
@@ -196,7 +196,7 @@ func TestPlansOnTheFakeModel(t *testing.T) {
 		t.Errorf("%d + %d statements, %d calls (server %d), %d rejected, %d errors; want 4 + 12, 18 calls",
 			rep.Statements, rep.Ambiguous, rep.ModelCalls, model.Count(), rep.Rejected, rep.Errors)
 	}
-	if rep.RulesBrokenFirst[pipeline.RuleClaimHasSpan] != 2 || rep.RulesBrokenFirst[pipeline.RuleQueriesDistinct] != 1 || len(rep.RulesBrokenFirst) != 2 {
+	if rep.RulesBrokenFirst[multihop.RuleClaimHasSpan] != 2 || rep.RulesBrokenFirst[multihop.RuleQueriesDistinct] != 1 || len(rep.RulesBrokenFirst) != 2 {
 		t.Errorf("rules broken by first replies: %v", rep.RulesBrokenFirst)
 	}
 	for _, r := range rep.Results {

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/multihop"
 )
 
 // planCase is one statement the plan evaluation asks a plan for.
@@ -23,7 +24,7 @@ type planCase struct {
 	Ambiguous bool `json:"ambiguous,omitempty"`
 }
 
-// Outcomes of a case beyond pipeline.PlanOutcome: multihop refused the input before any call,
+// Outcomes of a case beyond multihop.PlanOutcome: multihop refused the input before any call,
 // or a model call failed.
 const (
 	outcomeRejected = "rejected"
@@ -75,7 +76,7 @@ func (r planResult) planned() bool { return r.Outcome != outcomeRejected && r.Ou
 // measurePlan asks model for c's plan through the multihop plan step and measures it.
 func measurePlan(ctx context.Context, model pipeline.Model, c planCase, threshold float64) planResult {
 	res := planResult{planCase: c}
-	attempt, err := pipeline.PlanStatement(ctx, model, pipeline.Input{Text: c.Statement, Language: "en"})
+	attempt, err := multihop.PlanStatement(ctx, model, pipeline.Input{Text: c.Statement, Language: "en"})
 	res.ModelCalls = len(attempt.Calls)
 	for _, call := range attempt.Calls {
 		res.Tokens += call.PromptTokens + call.CompletionTokens
@@ -93,9 +94,9 @@ func measurePlan(ctx context.Context, model pipeline.Model, c planCase, threshol
 	first, last := attempt.First(), attempt.Last()
 	res.FirstValid = first.Valid
 	res.Repaired = len(attempt.Replies) > 1 && last.Valid
-	res.FirstClaims, res.FirstHallucinated = replyClaims(first), first.Broke(pipeline.RuleClaimHasSpan)
-	res.FinalClaims, res.FinalHallucinated = replyClaims(last), last.Broke(pipeline.RuleClaimHasSpan)
-	res.FirstNearDuplicates, res.FinalNearDuplicates = first.Broke(pipeline.RuleQueriesDistinct), last.Broke(pipeline.RuleQueriesDistinct)
+	res.FirstClaims, res.FirstHallucinated = replyClaims(first), first.Broke(multihop.RuleClaimHasSpan)
+	res.FinalClaims, res.FinalHallucinated = replyClaims(last), last.Broke(multihop.RuleClaimHasSpan)
+	res.FirstNearDuplicates, res.FinalNearDuplicates = first.Broke(multihop.RuleQueriesDistinct), last.Broke(multihop.RuleQueriesDistinct)
 	for _, v := range first.Violations {
 		res.FirstViolations = append(res.FirstViolations, v.Rule)
 	}
@@ -114,7 +115,7 @@ func measurePlan(ctx context.Context, model pipeline.Model, c planCase, threshol
 	match := matchClaims(c.Gold, res.Claims, threshold, "en")
 	for i, g := range c.Gold {
 		if j := match[i]; j >= 0 {
-			res.Recalled = append(res.Recalled, recalledClaim{g, res.Claims[j], pipeline.TokenOverlap(g, res.Claims[j], "en")})
+			res.Recalled = append(res.Recalled, recalledClaim{g, res.Claims[j], multihop.TokenOverlap(g, res.Claims[j], "en")})
 			continue
 		}
 		missed := recalledClaim{Gold: g}
@@ -126,7 +127,7 @@ func measurePlan(ctx context.Context, model pipeline.Model, c planCase, threshol
 	return res
 }
 
-func replyClaims(r pipeline.PlanReply) int {
+func replyClaims(r multihop.PlanReply) int {
 	if r.Plan == nil {
 		return 0
 	}
@@ -202,7 +203,7 @@ func summarize(model string, threshold float64, results []planResult) planReport
 			rep.Errors++
 			continue
 		}
-		accepted := r.Outcome != string(pipeline.PlanInvalid)
+		accepted := r.Outcome != string(multihop.PlanInvalid)
 		rep.FirstCompliance.add(b2i(r.FirstValid), 1)
 		rep.Compliance.add(b2i(accepted), 1)
 		rep.HallucinatedFirst.add(r.FirstHallucinated, r.FirstClaims)
@@ -277,7 +278,7 @@ func writePlanTable(w io.Writer, rep planReport) {
 		if r.Ambiguous && r.planned() && !r.AmbiguityNoted {
 			unnoted = append(unnoted, fmt.Sprintf("%q (plan %s): treated as one precise claim", r.Statement, r.Outcome))
 		}
-		if !r.planned() || r.Outcome == string(pipeline.PlanInvalid) {
+		if !r.planned() || r.Outcome == string(multihop.PlanInvalid) {
 			reason := r.Error
 			if reason == "" {
 				reason = "still invalid after its repair: " + strings.Join(slices.Compact(slices.Sorted(slices.Values(r.FinalViolations))), ", ")

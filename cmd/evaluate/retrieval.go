@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/multihop"
 	"github.com/corroborate/corroborate/internal/search/searcheval"
 )
 
@@ -36,14 +37,14 @@ func planQueries(ctx context.Context, model pipeline.Model, stmts []retrievalSta
 	done := 0
 	parallel(ctx, len(stmts), concurrency, func(i int) {
 		s := &stmts[i]
-		attempt, err := pipeline.PlanStatement(ctx, model, pipeline.Input{Text: s.Text, Language: "en"})
+		attempt, err := multihop.PlanStatement(ctx, model, pipeline.Input{Text: s.Text, Language: "en"})
 		switch {
 		case err != nil:
 			s.Outcome = outcomeError + ": " + err.Error()
 		default:
 			s.Outcome = string(attempt.Outcome)
 		}
-		if err == nil && attempt.Outcome == pipeline.PlanAccepted {
+		if err == nil && attempt.Outcome == multihop.PlanAccepted {
 			p := attempt.Plan.Plan
 			for _, ch := range p.QueryChains {
 				for _, h := range ch.Hops {

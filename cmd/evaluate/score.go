@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/multihop"
 )
 
 // ratio is a count over a total: "3/7 = 0.429".
@@ -38,7 +38,7 @@ func (r ratio) MarshalJSON() ([]byte, error) {
 	}{r.N, r.Of, r.Rate()})
 }
 
-// DefaultMatchThreshold is the token overlap (pipeline.TokenOverlap: the Jaccard index of the
+// DefaultMatchThreshold is the token overlap (multihop.TokenOverlap: the Jaccard index of the
 // content-word sets) at which an extracted claim matches a gold claim. Half the content words
 // in common accepts a paraphrase that keeps the entities, the predicate and the figures
 // ("Barack Obama's mother was from Kansas" against "Obama's mother came from Kansas": 0.60)
@@ -60,7 +60,7 @@ func matchClaims(gold, extracted []string, threshold float64, language string) [
 	adj := make([][]edge, len(gold))
 	for i, g := range gold {
 		for j, e := range extracted {
-			if o := pipeline.TokenOverlap(g, e, language); o >= threshold {
+			if o := multihop.TokenOverlap(g, e, language); o >= threshold {
 				adj[i] = append(adj[i], edge{j, o})
 			}
 		}
@@ -113,7 +113,7 @@ func matchClaims(gold, extracted []string, threshold float64, language string) [
 func bestOverlap(gold string, extracted []string, language string) (int, float64) {
 	best, at := 0.0, -1
 	for j, e := range extracted {
-		if o := pipeline.TokenOverlap(gold, e, language); o > best || at < 0 {
+		if o := multihop.TokenOverlap(gold, e, language); o > best || at < 0 {
 			best, at = o, j
 		}
 	}

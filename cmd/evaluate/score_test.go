@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/multihop"
 )
 
 func TestMatchClaims(t *testing.T) {
@@ -40,7 +41,7 @@ func TestMatchClaims(t *testing.T) {
 			}
 		})
 	}
-	if o := pipeline.TokenOverlap("Barack Obama's mother was from Kansas.", "Obama's mother came from Kansas", "en"); math.Abs(o-0.6) > 1e-9 {
+	if o := multihop.TokenOverlap("Barack Obama's mother was from Kansas.", "Obama's mother came from Kansas", "en"); math.Abs(o-0.6) > 1e-9 {
 		t.Errorf("the overlap DefaultMatchThreshold's comment quotes is %.3f, not 0.60", o)
 	}
 	if got := matchClaims([]string{"alpha beta"}, []string{"alpha gamma"}, 1.0/3, "en"); !slices.Equal(got, []int{0}) {

@@ -17,6 +17,8 @@ import (
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/llm/llmtest"
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/cove2"
+	"github.com/corroborate/corroborate/internal/pipeline/multihop"
 	"github.com/corroborate/corroborate/internal/search"
 	"github.com/corroborate/corroborate/internal/store"
 )
@@ -156,9 +158,9 @@ type verifierAnswer struct {
 // of their query, and a finalize reply built from the verification results the finalize prompt
 // lists (review gets each claim's source numbers).
 type cove2Script struct {
-	plan     pipeline.Cove2Plan
+	plan     cove2.Plan
 	verify   map[string]verifierAnswer
-	finalize func(sources map[int][]int) pipeline.Cove2Review
+	finalize func(sources map[int][]int) cove2.Review
 }
 
 func (b *bundle) cove2Model(t testing.TB, s cove2Script) {
@@ -214,8 +216,8 @@ func (b *bundle) cove2Model(t testing.TB, s cove2Script) {
 	})
 }
 
-func deepClaim(text, query string) pipeline.Cove2PlanClaim {
-	return pipeline.Cove2PlanClaim{Text: text, Tier: pipeline.TierDeep, VerificationQuery: &query}
+func deepClaim(text, query string) cove2.PlanClaim {
+	return cove2.PlanClaim{Text: text, Tier: pipeline.TierDeep, VerificationQuery: &query}
 }
 
 // The tower draft of the cove2 tests: one claim to correct, one to confirm, one shallow.
@@ -231,7 +233,7 @@ const (
 // confirmed; draft is the text the plan restates.
 func towerScript(draft string, heightQuery, completedQuery string) cove2Script {
 	return cove2Script{
-		plan: pipeline.Cove2Plan{Draft: draft, NeedsVerification: true, Claims: []pipeline.Cove2PlanClaim{
+		plan: cove2.Plan{Draft: draft, NeedsVerification: true, Claims: []cove2.PlanClaim{
 			deepClaim(towerHeight, heightQuery), deepClaim(towerCompleted, completedQuery),
 			{Text: towerVisitors, Tier: pipeline.TierShallow},
 		}},
@@ -239,12 +241,12 @@ func towerScript(draft string, heightQuery, completedQuery string) cove2Script {
 			"tall":      {answer: "330 metres", sourcesWith: "330"},
 			"completed": {answer: "31 March 1889", sourcesWith: "March 1889"},
 		},
-		finalize: func(sources map[int][]int) pipeline.Cove2Review {
-			return pipeline.Cove2Review{
-				Claims: []pipeline.Cove2ClaimReview{
-					{ID: 1, Status: pipeline.ReviewCorrected, Corrected: "The Eiffel Tower is 330 metres tall", Basis: sources[1]},
-					{ID: 2, Status: pipeline.ReviewConfirmed, Basis: sources[2]},
-					{ID: 3, Status: pipeline.ReviewConfirmed},
+		finalize: func(sources map[int][]int) cove2.Review {
+			return cove2.Review{
+				Claims: []cove2.ClaimReview{
+					{ID: 1, Status: cove2.ReviewCorrected, Corrected: "The Eiffel Tower is 330 metres tall", Basis: sources[1]},
+					{ID: 2, Status: cove2.ReviewConfirmed, Basis: sources[2]},
+					{ID: 3, Status: cove2.ReviewConfirmed},
 				},
 				RevisedResponse: fmt.Sprintf("The Eiffel Tower is 330 metres tall %s and was completed in 1889 %s. %s.",
 					citation(sources[1]), citation(sources[2]), towerVisitors),
@@ -448,7 +450,7 @@ func TestCove2HostileDraftEndToEnd(t *testing.T) {
 	answer.extraSources = []string{"https://evil.example/phish"}
 	script.verify["completed"] = answer
 	review := script.finalize
-	script.finalize = func(sources map[int][]int) pipeline.Cove2Review {
+	script.finalize = func(sources map[int][]int) cove2.Review {
 		r := review(sources)
 		r.RevisedResponse += " Verified by https://evil.example/phish [9]."
 		return r
@@ -509,31 +511,31 @@ const (
 	bridgeStatement = bridgeOpened + ", and " + bridgeSpanSpan + "."
 )
 
-func bridgePlan() pipeline.Plan {
-	return pipeline.Plan{
+func bridgePlan() multihop.Plan {
+	return multihop.Plan{
 		PlanID: "golden-gate",
-		Claims: []pipeline.PlanClaim{
+		Claims: []multihop.PlanClaim{
 			{ClaimID: "c1", ClaimText: bridgeOpened, SourceSpan: bridgeOpened,
-				Entities: []string{"Golden Gate Bridge", "1937"}, Verifiable: true, Interpretations: []pipeline.Interpretation{}, DependsOn: []string{},
+				Entities: []string{"Golden Gate Bridge", "1937"}, Verifiable: true, Interpretations: []multihop.Interpretation{}, DependsOn: []string{},
 				SubQueries:              []string{"Golden Gate Bridge opening date", "San Francisco strait bridge first traffic 1937"},
 				SourceIndependenceScore: 0.9},
 			{ClaimID: "c2", ClaimText: bridgeSpan, SourceSpan: bridgeSpanSpan,
-				Entities: []string{"Golden Gate Bridge", "main span"}, Verifiable: true, Interpretations: []pipeline.Interpretation{}, DependsOn: []string{},
+				Entities: []string{"Golden Gate Bridge", "main span"}, Verifiable: true, Interpretations: []multihop.Interpretation{}, DependsOn: []string{},
 				SubQueries:              []string{"longest suspension span record holder 1937", "Verrazzano-Narrows surpassed Golden Gate span"},
 				SourceIndependenceScore: 0.7},
 		},
-		QueryChains: []pipeline.QueryChain{
-			{ClaimID: "c1", Hops: []pipeline.PlanHop{
+		QueryChains: []multihop.QueryChain{
+			{ClaimID: "c1", Hops: []multihop.PlanHop{
 				{HopNumber: 1, Query: "Golden Gate Bridge opening day 1937", TargetSourceType: "official site", ExpectedEvidenceType: "date of an event"},
 				{HopNumber: 2, Query: "San Francisco Marin crossing opened to vehicles May 1937", TargetSourceType: "news archive", ExpectedEvidenceType: "date of an event"},
 			}},
-			{ClaimID: "c2", Hops: []pipeline.PlanHop{
+			{ClaimID: "c2", Hops: []multihop.PlanHop{
 				{HopNumber: 1, Query: "Golden Gate Bridge main span 4,200 feet longest suspension", TargetSourceType: "official site", ExpectedEvidenceType: "record and period"},
 				{HopNumber: 2, Query: "Verrazzano-Narrows 1964 surpassed record", TargetSourceType: "encyclopedia", ExpectedEvidenceType: "date the record passed"},
 			}},
 		},
-		CrossValidationPairs:   []pipeline.CrossValidationPair{{ClaimAID: "c1", ClaimBID: "c2", Relationship: "the years of the record are counted from the opening"}},
-		CrossValidationQueries: []pipeline.CrossValidationQuery{{QueryText: "record suspension spans list 1937 1981", TargetClaimIndices: []int{0, 1}}},
+		CrossValidationPairs:   []multihop.CrossValidationPair{{ClaimAID: "c1", ClaimBID: "c2", Relationship: "the years of the record are counted from the opening"}},
+		CrossValidationQueries: []multihop.CrossValidationQuery{{QueryText: "record suspension spans list 1937 1981", TargetClaimIndices: []int{0, 1}}},
 		ExecutionOrder:         []string{"c1", "c2"},
 	}
 }
@@ -547,7 +549,7 @@ type judgeAnswer struct {
 // multihopModel scripts the fake model for multihop runs: plan answers every plan prompt; the
 // judge answers each claim by the first entry of judge whose key its text contains, citing up
 // to two sources that hold the answer's text.
-func (b *bundle) multihopModel(t testing.TB, plan pipeline.Plan, judge map[string]judgeAnswer) {
+func (b *bundle) multihopModel(t testing.TB, plan multihop.Plan, judge map[string]judgeAnswer) {
 	t.Helper()
 	rawPlan, err := json.Marshal(plan)
 	if err != nil {
@@ -614,7 +616,7 @@ func TestMultihopEndToEnd(t *testing.T) {
 	b := setup(t)
 	b.openBook(t)
 	plan := bridgePlan()
-	if _, violations := pipeline.ValidatePlan(mustJSON(t, plan), pipeline.PlanContext{Statement: bridgeStatement, MaxHops: 6, Language: "en"}); len(violations) > 0 {
+	if _, violations := multihop.ValidatePlan(mustJSON(t, plan), multihop.PlanContext{Statement: bridgeStatement, MaxHops: 6, Language: "en"}); len(violations) > 0 {
 		t.Fatalf("the scripted plan breaks rules: %v", violations)
 	}
 	b.multihopModel(t, plan, bridgeJudge)
@@ -685,7 +687,7 @@ func TestMultihopEndToEnd(t *testing.T) {
 				}
 			}
 		}
-		if h.Status != pipeline.HopFound && h.Status != pipeline.HopNoResults {
+		if h.Status != multihop.HopFound && h.Status != multihop.HopNoResults {
 			t.Errorf("hop %d of claim %d: status %s", h.Number, h.Claim, h.Status)
 		}
 	}
@@ -769,11 +771,11 @@ func TestMultihopOpinionOnlyIsRejected(t *testing.T) {
 	b := setup(t)
 	b.openBook(t)
 	const opinion = "Jazz is the best music ever made."
-	b.multihopModel(t, pipeline.Plan{PlanID: "opinion", Claims: []pipeline.PlanClaim{{ClaimID: "c1", ClaimText: "Jazz is the best music",
-		SourceSpan: "Jazz is the best music", Entities: []string{"jazz"}, Interpretations: []pipeline.Interpretation{}, DependsOn: []string{},
+	b.multihopModel(t, multihop.Plan{PlanID: "opinion", Claims: []multihop.PlanClaim{{ClaimID: "c1", ClaimText: "Jazz is the best music",
+		SourceSpan: "Jazz is the best music", Entities: []string{"jazz"}, Interpretations: []multihop.Interpretation{}, DependsOn: []string{},
 		SubQueries: []string{"jazz popularity surveys"}, SourceIndependenceScore: 1}},
-		QueryChains: []pipeline.QueryChain{}, CrossValidationPairs: []pipeline.CrossValidationPair{},
-		CrossValidationQueries: []pipeline.CrossValidationQuery{}, ExecutionOrder: []string{}}, nil)
+		QueryChains: []multihop.QueryChain{}, CrossValidationPairs: []multihop.CrossValidationPair{},
+		CrossValidationQueries: []multihop.CrossValidationQuery{}, ExecutionOrder: []string{}}, nil)
 	job := b.publish(t, jobs.Message{V: 1, Text: b.own(opinion), Method: pipeline.MethodMultihop})
 	b.runWorkers(t, 1)
 

@@ -3,6 +3,8 @@ package jobs
 import (
 	"errors"
 	"testing"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
 )
 
 // FuzzDecode feeds Decode arbitrary bytes: it must never panic, every failure must be a
@@ -38,7 +40,7 @@ func FuzzDecode(f *testing.F) {
 			}
 			return
 		}
-		if m.V != Version || !KnownMethod(m.Method) || !KnownLanguage(m.Language) || m.Text == "" && m.Question == "" {
+		if m.V != Version || !KnownMethod(m.Method) || !pipeline.KnownLanguage(m.Language) || m.Text == "" && m.Question == "" {
 			t.Fatalf("Decode accepted %q as %+v", data, m)
 		}
 		_ = DedupeID(m)

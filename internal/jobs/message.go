@@ -11,9 +11,10 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
 )
 
 // Message is the job message, version 1: one statement and one method. Its JSON form is
@@ -36,8 +37,9 @@ type Message struct {
 type MessageOptions struct {
 	MaxQuestions *int `json:"max_questions,omitempty"`
 	MaxHops      *int `json:"max_hops,omitempty"`
-	// TemporalScope is null or {"start_date", "end_date", "prefer_recent"}; IndependenceRules is
-	// a sentence or a rules object. Both are kept raw: the methods that use them parse them.
+	// TemporalScope is null or {"start_date", "end_date", "prefer_recent"} (parsed by
+	// pipeline.ParseTemporalScope); IndependenceRules is a sentence or a rules object. Both are
+	// kept raw: the methods that use them parse them.
 	TemporalScope     json.RawMessage `json:"temporal_scope,omitempty"`
 	IndependenceRules json.RawMessage `json:"independence_rules,omitempty"`
 	Iterate           *bool           `json:"iterate,omitempty"`
@@ -52,44 +54,15 @@ type MessageOptions struct {
 	Reverify *bool `json:"reverify,omitempty"`
 }
 
-// TemporalScope is the parsed form of MessageOptions.TemporalScope.
-type TemporalScope struct {
-	StartDate    string `json:"start_date,omitempty"`
-	EndDate      string `json:"end_date,omitempty"`
-	PreferRecent bool   `json:"prefer_recent,omitempty"`
-}
-
-// Scope parses o.TemporalScope; it returns nil when the message has none (absent or null).
-// A message that passed Decode always parses.
-func (o MessageOptions) Scope() (*TemporalScope, error) {
-	if isNull(o.TemporalScope) {
-		return nil, nil
-	}
-	var s TemporalScope
-	if err := json.Unmarshal(o.TemporalScope, &s); err != nil {
-		return nil, fmt.Errorf("options.temporal_scope: %w", err)
-	}
-	return &s, nil
-}
-
 // Version is the only message version this package reads and writes.
 const Version = 1
 
-// The methods a job may name. Methods lists them all; it is the one list, and a test checks
-// that the schema's enum says the same.
-const (
-	MethodCoveFactored     = "cove-factored"
-	MethodCoveJoint        = "cove-joint"
-	MethodCoveTwoStep      = "cove-two-step"
-	MethodCoveFactorRevise = "cove-factor-revise"
-	MethodCove2            = "cove2"
-	MethodMultihop         = "multihop"
-)
-
-// Methods are the known method names, in the order of DESIGN.md.
+// Methods are the method names a job may give, in the order of DESIGN.md. The names are the
+// pipeline's vocabulary, defined there once; tests check that the schema's enum and the method
+// registry say the same.
 var Methods = []string{
-	MethodCoveFactored, MethodCoveJoint, MethodCoveTwoStep, MethodCoveFactorRevise,
-	MethodCove2, MethodMultihop,
+	pipeline.MethodFactored, pipeline.MethodJoint, pipeline.MethodTwoStep, pipeline.MethodFactorRevise,
+	pipeline.MethodCove2, pipeline.MethodMultihop,
 }
 
 // KnownMethod reports whether name is one of Methods.
@@ -97,8 +70,8 @@ func KnownMethod(name string) bool { return slices.Contains(Methods, name) }
 
 // Defaults of a message and of its validation.
 const (
-	DefaultMethod   = MethodMultihop
-	DefaultLanguage = "en"
+	DefaultMethod   = pipeline.MethodMultihop
+	DefaultLanguage = pipeline.DefaultLanguage
 	// DefaultMaxMessageBytes is the stream's MaxMsgSize as well: one limit for both ends.
 	DefaultMaxMessageBytes  = 1 << 20
 	DefaultMaxTextBytes     = 32768
@@ -244,7 +217,7 @@ func checkMessage(m Message, cfg ValidationConfig, verr *ValidationError) {
 		verr.add("method", "none given, and the configured default %q is not a known method (known: %s)",
 			cfg.DefaultMethod, strings.Join(Methods, ", "))
 	}
-	if m.Language != "" && !verr.has("language") && !KnownLanguage(m.Language) {
+	if m.Language != "" && !verr.has("language") && !pipeline.KnownLanguage(m.Language) {
 		verr.add("language", "%q is not an ISO 639-1 code", m.Language)
 	}
 	if !verr.has("options.independence_rules") {
@@ -282,36 +255,20 @@ func checkString(verr *ValidationError, field, s string, max int) {
 	}
 }
 
-// checkScope checks the dates of options.temporal_scope: real calendar dates, start before end.
+// checkScope checks options.temporal_scope with the one parser of it (pipeline.ParseTemporalScope):
+// real calendar dates, start before end. A field the schema already found fault with keeps the
+// schema's reason.
 func checkScope(o MessageOptions, verr *ValidationError) {
-	s, err := o.Scope()
-	if err != nil {
+	_, err := pipeline.ParseTemporalScope(o.TemporalScope)
+	var rejected *pipeline.RejectedError
+	switch {
+	case err == nil:
+	case errors.As(err, &rejected):
+		if !verr.has(rejected.Field) {
+			verr.add(rejected.Field, "%s", rejected.Rule)
+		}
+	default:
 		verr.add("options.temporal_scope", "%v", err)
-		return
-	}
-	if s == nil {
-		return
-	}
-	var start, end time.Time
-	for _, d := range []struct {
-		field, value string
-		t            *time.Time
-	}{
-		{"options.temporal_scope.start_date", s.StartDate, &start},
-		{"options.temporal_scope.end_date", s.EndDate, &end},
-	} {
-		if d.value == "" || verr.has(d.field) {
-			continue
-		}
-		t, err := time.Parse(time.DateOnly, d.value)
-		if err != nil {
-			verr.add(d.field, "must be a calendar date as YYYY-MM-DD, got %q", d.value)
-			continue
-		}
-		*d.t = t
-	}
-	if !start.IsZero() && !end.IsZero() && !start.Before(end) {
-		verr.add("options.temporal_scope", "start_date %s must precede end_date %s", s.StartDate, s.EndDate)
 	}
 }
 

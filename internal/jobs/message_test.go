@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
 )
 
 func intp(n int) *int    { return &n }
@@ -34,7 +36,7 @@ func TestDecodeValid(t *testing.T) {
 		{
 			name: "the caller's default method",
 			in:   `{"question":"Name some politicians born in New York."}`,
-			cfg:  ValidationConfig{DefaultMethod: MethodCoveFactored},
+			cfg:  ValidationConfig{DefaultMethod: pipeline.MethodFactored},
 			want: Message{V: 1, Question: "Name some politicians born in New York.", Method: "cove-factored", Language: "en"},
 		},
 		{
@@ -225,12 +227,20 @@ func TestScopeParses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := m.Options.Scope()
-	if err != nil || s == nil || *s != (TemporalScope{StartDate: "2023-01-01", PreferRecent: true}) {
-		t.Errorf("Scope() = %+v, %v", s, err)
+	s, err := pipeline.ParseTemporalScope(m.Options.TemporalScope)
+	if err != nil || s == nil || *s != (pipeline.TemporalScope{Start: time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC), PreferRecent: true}) {
+		t.Errorf("ParseTemporalScope = %+v, %v", s, err)
 	}
-	if s, err := (MessageOptions{}).Scope(); s != nil || err != nil {
-		t.Errorf("Scope() of no scope = %+v, %v; want nil, nil", s, err)
+	if s, err := pipeline.ParseTemporalScope((MessageOptions{}).TemporalScope); s != nil || err != nil {
+		t.Errorf("ParseTemporalScope of no scope = %+v, %v; want nil, nil", s, err)
+	}
+}
+
+// Methods are the pipeline's vocabulary: every name, once.
+func TestMethodsAreThePipelineVocabulary(t *testing.T) {
+	t.Parallel()
+	if got := slices.Sorted(slices.Values(Methods)); !slices.Equal(got, pipeline.MethodNames()) {
+		t.Errorf("jobs.Methods = %v, pipeline.MethodNames() = %v", Methods, pipeline.MethodNames())
 	}
 }
 
@@ -287,26 +297,6 @@ func TestSchemaDescribesEveryField(t *testing.T) {
 	walk("message", doc)
 }
 
-func TestLanguages(t *testing.T) {
-	t.Parallel()
-	if n := len(languages()); n != 184 {
-		t.Errorf("%d ISO 639-1 codes, want 184", n)
-	}
-	for _, code := range []string{"en", "de", "bh", "zu", "nb"} {
-		if !KnownLanguage(code) {
-			t.Errorf("%q is not known", code)
-		}
-	}
-	for _, code := range []string{"xx", "EN", "eng", "", "e"} {
-		if KnownLanguage(code) {
-			t.Errorf("%q is known", code)
-		}
-	}
-	if got := LanguageName("fr"); got != "French" {
-		t.Errorf(`LanguageName("fr") = %q`, got)
-	}
-}
-
 func TestDedupeID(t *testing.T) {
 	t.Parallel()
 	decode := func(s string) Message {
@@ -340,7 +330,7 @@ func TestDedupeID(t *testing.T) {
 	changes := map[string]func(m *Message){
 		"text":               func(m *Message) { m.Text += " " },
 		"question":           func(m *Message) { m.Question = "Where is it now?" },
-		"method":             func(m *Message) { m.Method = MethodMultihop },
+		"method":             func(m *Message) { m.Method = pipeline.MethodMultihop },
 		"max_hops":           func(m *Message) { m.Options.MaxHops = intp(4) },
 		"max_questions":      func(m *Message) { m.Options.MaxQuestions = intp(3) },
 		"iterate":            func(m *Message) { m.Options.Iterate = boolp(false) },

@@ -7,6 +7,7 @@ import (
 	"github.com/corroborate/corroborate/examples"
 	"github.com/corroborate/corroborate/internal/llm"
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/cove"
 )
 
 func TestReplayRunsTheBundledExample(t *testing.T) {
@@ -15,7 +16,7 @@ func TestReplayRunsTheBundledExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := pipeline.Factored{Model: replay}.Run(context.Background(), pipeline.Input{
+	res, err := cove.Factored{Model: replay}.Run(context.Background(), pipeline.Input{
 		Text: "The Eiffel Tower was completed in 1887 and stands in Lyon.",
 	})
 	if err != nil {
@@ -35,14 +36,14 @@ func TestReplayUnknownStatementIsLeftUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := pipeline.Factored{Model: replay}.Run(context.Background(), pipeline.Input{Text: "Unknown statement here."})
+	res, err := cove.Factored{Model: replay}.Run(context.Background(), pipeline.Input{Text: "Unknown statement here."})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Checks[0].Status != pipeline.CheckUnsure || res.RevisedText != "Unknown statement here." {
 		t.Fatalf("check %+v revised %q", res.Checks[0], res.RevisedText)
 	}
-	if _, err := (pipeline.Factored{Model: replay}).Run(context.Background(), pipeline.Input{Text: "Another one entirely."}); !pipeline.IsPermanent(err) {
+	if _, err := (cove.Factored{Model: replay}).Run(context.Background(), pipeline.Input{Text: "Another one entirely."}); !pipeline.IsPermanent(err) {
 		t.Fatalf("a prompt with no recording and no safe answer is a permanent error, got %v", err)
 	}
 }

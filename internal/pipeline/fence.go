@@ -1,6 +1,8 @@
 package pipeline
 
-import "strings"
+import (
+	"strings"
+)
 
 // EscapeFenced makes untrusted text safe to place inside a prompt's fence (<untrusted_question>,
 // <evidence>, <source>, <untrusted_draft>, ...): every angle bracket, the fullwidth and small
@@ -24,18 +26,18 @@ var fenceEscaper = strings.NewReplacer(
 	"\uFE64", "&lt;", "\uFE65", "&gt;", // small form variants
 )
 
-// fenceAttr makes untrusted text safe as a quoted attribute value of a fence tag
+// FenceAttr makes untrusted text safe as a quoted attribute value of a fence tag
 // (<source url="...">): EscapeFenced, quotes escaped, and line breaks folded so the tag stays on
 // one line.
-func fenceAttr(s string) string {
+func FenceAttr(s string) string {
 	s = EscapeFenced(s)
 	s = strings.ReplaceAll(s, `"`, "&quot;")
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// fence returns body, escaped, between <tag> and </tag> on lines of their own. attrs, when given,
+// Fence returns body, escaped, between <tag> and </tag> on lines of their own. attrs, when given,
 // are name and value pairs for the opening tag, each value escaped by fenceAttr.
-func fence(tag, body string, attrs ...string) string {
+func Fence(tag, body string, attrs ...string) string {
 	return openTag(tag, attrs) + "\n" + EscapeFenced(strings.TrimSpace(body)) + "\n</" + tag + ">"
 }
 
@@ -44,14 +46,14 @@ func openTag(tag string, attrs []string) string {
 	var b strings.Builder
 	b.WriteString("<" + tag)
 	for i := 0; i+1 < len(attrs); i += 2 {
-		b.WriteString(" " + attrs[i] + `="` + fenceAttr(attrs[i+1]) + `"`)
+		b.WriteString(" " + attrs[i] + `="` + FenceAttr(attrs[i+1]) + `"`)
 	}
 	b.WriteString(">")
 	return b.String()
 }
 
-// inlineFence is fence on one line, for short items (a claim): <tag attrs>body</tag>, with the
+// InlineFence is fence on one line, for short items (a claim): <tag attrs>body</tag>, with the
 // body's line breaks folded.
-func inlineFence(tag, body string, attrs ...string) string {
+func InlineFence(tag, body string, attrs ...string) string {
 	return openTag(tag, attrs) + EscapeFenced(strings.Join(strings.Fields(body), " ")) + "</" + tag + ">"
 }

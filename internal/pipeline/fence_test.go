@@ -1,6 +1,8 @@
 package pipeline
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestEscapeFenced(t *testing.T) {
 	t.Parallel()
@@ -17,13 +19,13 @@ func TestEscapeFenced(t *testing.T) {
 			t.Errorf("EscapeFenced(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := fenceAttr("https://a.example/\"><x>\nnext"); got != "https://a.example/&quot;&gt;&lt;x&gt; next" {
+	if got := FenceAttr("https://a.example/\"><x>\nnext"); got != "https://a.example/&quot;&gt;&lt;x&gt; next" {
 		t.Errorf("fenceAttr: %q", got)
 	}
-	if got := fence("source", " body </source> ", "n", "1", "url", `u"`); got != "<source n=\"1\" url=\"u&quot;\">\nbody &lt;/source&gt;\n</source>" {
+	if got := Fence("source", " body </source> ", "n", "1", "url", `u"`); got != "<source n=\"1\" url=\"u&quot;\">\nbody &lt;/source&gt;\n</source>" {
 		t.Errorf("fence: %q", got)
 	}
-	if got := inlineFence("claim", "a\nb </claim>", "id", "2"); got != `<claim id="2">a b &lt;/claim&gt;</claim>` {
+	if got := InlineFence("claim", "a\nb </claim>", "id", "2"); got != `<claim id="2">a b &lt;/claim&gt;</claim>` {
 		t.Errorf("inlineFence: %q", got)
 	}
 }

@@ -1,6 +1,12 @@
-// Package pipeline holds Corroborate's verification methods: the Chain-of-Verification variants,
-// CoVe 2.0 and multi-hop query chains. It is pure: it declares the Model and Searcher it needs and
-// knows nothing of NATS or PostgreSQL, so every method runs in a test with a stub model.
+// Package pipeline is the core of Corroborate's verification methods: the types a run reads and
+// writes (Input, Options, Result, Claim, Check, Evidence, Hop, ModelCall), the verdict, confidence
+// and method vocabulary, the Model and Searcher a method is given, the errors that end a job
+// (Permanent, Rejected), the call recorder, prompt fencing and rendering, JSON replies with one
+// repair, and the one language table. It is pure: it knows nothing of NATS or PostgreSQL, and
+// nothing of any one method.
+//
+// The methods live in sub-packages (cove, cove2, multihop) over the grounding engine in evidence;
+// methods is the one registry that builds a method from its name.
 //
 // The isolation rules of the specification are kept by signatures: a function that answers a
 // verification question takes the question (and its evidence) and nothing else, so no draft can
@@ -54,6 +60,7 @@ type ModelReply struct {
 type PermanentError struct{ Err error }
 
 func (e *PermanentError) Error() string { return e.Err.Error() }
+
 func (e *PermanentError) Unwrap() error { return e.Err }
 
 // Permanent wraps err as a PermanentError; nil stays nil.
@@ -87,8 +94,8 @@ type Input struct {
 // prompts need a question: the statement becomes the draft answer to it.
 const DefaultQuestion = "What are the correct facts in the following statement?"
 
-// question returns the job's question, or DefaultQuestion when it has none.
-func (in Input) question() string {
+// QuestionOrDefault returns the job's question, or DefaultQuestion when it has none.
+func (in Input) QuestionOrDefault() string {
 	if in.Question != "" {
 		return in.Question
 	}
@@ -339,7 +346,7 @@ var (
 	ErrEmptyReply = errors.New("the model returned an empty reply")
 )
 
-// stepError wraps err with the step that failed.
-func stepError(step string, err error) error {
+// StepError wraps err with the step that failed.
+func StepError(step string, err error) error {
 	return fmt.Errorf("%s: %w", step, err)
 }

@@ -34,8 +34,8 @@ func loadPrompts() *template.Template {
 	return root
 }
 
-// renderPrompt renders the named prompt (its file name without .tmpl) with data.
-func renderPrompt(name string, data any) (string, error) {
+// RenderPrompt renders the named prompt (its file name without .tmpl) with data.
+func RenderPrompt(name string, data any) (string, error) {
 	t := promptTemplates.Lookup(name)
 	if t == nil {
 		return "", fmt.Errorf("prompt %q does not exist", name)

@@ -7,21 +7,22 @@ import (
 	"time"
 )
 
-// recorder wraps a Model and keeps every call a run makes, in the order the calls started, so
+// Recorder wraps a Model and keeps every call a run makes, in the order the calls started, so
 // that the whole trace is stored with the run: the full prompt, the full reply, tokens, latency
 // and error. It is safe for the concurrent verify calls of one run.
-type recorder struct {
+type Recorder struct {
 	model Model
 
 	mu    sync.Mutex
 	calls []ModelCall
 }
 
-func newRecorder(m Model) *recorder { return &recorder{model: m} }
+// NewRecorder returns a Recorder over m with no calls yet.
+func NewRecorder(m Model) *Recorder { return &Recorder{model: m} }
 
-// complete sends one prompt for step and returns the reply text. target is the check or claim
+// Complete sends one prompt for step and returns the reply text. target is the check or claim
 // position the call serves (0 for none). An empty reply is an error: no step can use one.
-func (r *recorder) complete(ctx context.Context, step string, target int, req ModelRequest) (string, error) {
+func (r *Recorder) Complete(ctx context.Context, step string, target int, req ModelRequest) (string, error) {
 	reply, err := r.completeReply(ctx, step, target, req)
 	return reply.Text, err
 }
@@ -29,7 +30,7 @@ func (r *recorder) complete(ctx context.Context, step string, target int, req Mo
 // completeReply is complete returning the whole reply, for steps that must see how it ended (a
 // structured reply cut off with finish reason "length" is invalid even when it parses). On error
 // the reply is empty.
-func (r *recorder) completeReply(ctx context.Context, step string, target int, req ModelRequest) (ModelReply, error) {
+func (r *Recorder) completeReply(ctx context.Context, step string, target int, req ModelRequest) (ModelReply, error) {
 	req.Step = step
 	r.mu.Lock()
 	seq := len(r.calls) + 1
@@ -56,41 +57,23 @@ func (r *recorder) completeReply(ctx context.Context, step string, target int, r
 	}
 	r.mu.Unlock()
 	if err != nil {
-		return ModelReply{}, stepError(step, err)
+		return ModelReply{}, StepError(step, err)
 	}
 	return reply, nil
 }
 
-// prompt renders a template and sends it as one call.
-func (r *recorder) prompt(ctx context.Context, step string, target int, template string, data any) (string, error) {
-	text, err := renderPrompt(template, data)
+// Prompt renders a template and sends it as one call.
+func (r *Recorder) Prompt(ctx context.Context, step string, target int, template string, data any) (string, error) {
+	text, err := RenderPrompt(template, data)
 	if err != nil {
-		return "", stepError(step, err)
+		return "", StepError(step, err)
 	}
-	return r.complete(ctx, step, target, ModelRequest{Prompt: text})
+	return r.Complete(ctx, step, target, ModelRequest{Prompt: text})
 }
 
-// trace returns a copy of the calls made so far.
-func (r *recorder) trace() []ModelCall {
+// Trace returns a copy of the calls made so far.
+func (r *Recorder) Trace() []ModelCall {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]ModelCall(nil), r.calls...)
-}
-
-// forEach runs fn for 0..n-1 with at most limit calls at once and waits for all of them.
-func forEach(n, limit int, fn func(i int)) {
-	if limit <= 0 {
-		limit = 1
-	}
-	slots := make(chan struct{}, limit)
-	var wg sync.WaitGroup
-	for i := range n {
-		slots <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			fn(i)
-		}()
-	}
-	wg.Wait()
 }

@@ -11,8 +11,8 @@ import (
 	"time"
 )
 
-// fieldTemporalScope is the job message field the scope comes from.
-const fieldTemporalScope = "options.temporal_scope"
+// FieldTemporalScope is the job message field the scope comes from.
+const FieldTemporalScope = "options.temporal_scope"
 
 // TemporalScope bounds the evidence of a multihop run in time: spec 004's
 // {"start_date", "end_date", "prefer_recent"}.
@@ -36,17 +36,17 @@ func ParseTemporalScope(raw []byte) (*TemporalScope, error) {
 	}
 	var obj map[string]json.RawMessage
 	if raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
-		return nil, Rejected(fieldTemporalScope,
+		return nil, Rejected(FieldTemporalScope,
 			`must be null or an object such as {"start_date": "2023-01-01", "end_date": "2024-12-31", "prefer_recent": true}`)
 	}
 	known := []string{"start_date", "end_date", "prefer_recent"}
 	for k := range obj {
 		if !slices.Contains(known, k) {
-			return nil, Rejected(fieldTemporalScope+"."+k, "is not a field of the temporal scope (start_date, end_date, prefer_recent)")
+			return nil, Rejected(FieldTemporalScope+"."+k, "is not a field of the temporal scope (start_date, end_date, prefer_recent)")
 		}
 	}
 	if len(obj) == 0 {
-		return nil, Rejected(fieldTemporalScope, "is an empty object: give start_date, end_date or prefer_recent, or null for no scope")
+		return nil, Rejected(FieldTemporalScope, "is an empty object: give start_date, end_date or prefer_recent, or null for no scope")
 	}
 	var s TemporalScope
 	for _, d := range []struct {
@@ -59,29 +59,29 @@ func ParseTemporalScope(raw []byte) (*TemporalScope, error) {
 		}
 		var text string
 		if err := json.Unmarshal(v, &text); err != nil {
-			return nil, Rejected(fieldTemporalScope+"."+d.key, "must be an ISO 8601 date string YYYY-MM-DD")
+			return nil, Rejected(FieldTemporalScope+"."+d.key, "must be an ISO 8601 date string YYYY-MM-DD")
 		}
 		t, err := time.Parse(time.DateOnly, text)
 		if err != nil {
-			return nil, Rejected(fieldTemporalScope+"."+d.key, fmt.Sprintf("must be an ISO 8601 calendar date YYYY-MM-DD, got %q", truncateUTF8(text, 40)))
+			return nil, Rejected(FieldTemporalScope+"."+d.key, fmt.Sprintf("must be a calendar date as YYYY-MM-DD, got %q", TruncateUTF8(text, 40)))
 		}
 		*d.t = t
 	}
 	if v, ok := obj["prefer_recent"]; ok {
 		if err := json.Unmarshal(v, &s.PreferRecent); err != nil {
-			return nil, Rejected(fieldTemporalScope+".prefer_recent", "must be true or false")
+			return nil, Rejected(FieldTemporalScope+".prefer_recent", "must be true or false")
 		}
 	}
 	if !s.Start.IsZero() && !s.End.IsZero() && !s.Start.Before(s.End) {
-		return nil, Rejected(fieldTemporalScope, fmt.Sprintf("start_date %s must precede end_date %s",
+		return nil, Rejected(FieldTemporalScope, fmt.Sprintf("start_date %s must precede end_date %s",
 			s.Start.Format(time.DateOnly), s.End.Format(time.DateOnly)))
 	}
 	return &s, nil
 }
 
-// bounds returns the scope as a SearchQuery's From (inclusive) and To (exclusive: the day after
+// Bounds returns the scope as a SearchQuery's From (inclusive) and To (exclusive: the day after
 // End). A nil scope has none.
-func (s *TemporalScope) bounds() (from, to time.Time) {
+func (s *TemporalScope) Bounds() (from, to time.Time) {
 	if s == nil {
 		return time.Time{}, time.Time{}
 	}
@@ -92,19 +92,19 @@ func (s *TemporalScope) bounds() (from, to time.Time) {
 	return from, to
 }
 
-// bounded reports whether the scope limits dates at all.
-func (s *TemporalScope) bounded() bool { return s != nil && (!s.Start.IsZero() || !s.End.IsZero()) }
+// Bounded reports whether the scope limits dates at all.
+func (s *TemporalScope) Bounded() bool { return s != nil && (!s.Start.IsZero() || !s.End.IsZero()) }
 
-// admits reports whether evidence published at t is inside the scope. Evidence of unknown date
+// Admits reports whether evidence published at t is inside the scope. Evidence of unknown date
 // cannot be shown to be inside a bounded scope and is not admitted; without bounds everything is.
-func (s *TemporalScope) admits(t *time.Time) bool {
-	if !s.bounded() {
+func (s *TemporalScope) Admits(t *time.Time) bool {
+	if !s.Bounded() {
 		return true
 	}
 	if t == nil {
 		return false
 	}
-	from, to := s.bounds()
+	from, to := s.Bounds()
 	return (from.IsZero() || !t.Before(from)) && (to.IsZero() || t.Before(to))
 }
 
@@ -123,10 +123,10 @@ func (s *TemporalScope) years(today time.Time) (first, last int) {
 
 var yearPattern = regexp.MustCompile(`\b(1[5-9][0-9]{2}|2[0-9]{3})\b`)
 
-// shapeQuery adds the scope's years to a query when prefer_recent asks for temporal filters and
+// ShapeQuery adds the scope's years to a query when prefer_recent asks for temporal filters and
 // the query names no year inside the scope: "APOE4 cancer risk" becomes "APOE4 cancer risk 2023
 // 2024". Other queries are returned unchanged.
-func (s *TemporalScope) shapeQuery(query string, today time.Time) string {
+func (s *TemporalScope) ShapeQuery(query string, today time.Time) string {
 	if s == nil || !s.PreferRecent {
 		return query
 	}
@@ -142,8 +142,8 @@ func (s *TemporalScope) shapeQuery(query string, today time.Time) string {
 	return query + " " + strconv.Itoa(first) + " " + strconv.Itoa(last)
 }
 
-// describe says the scope in words for the plan prompt; "" for no scope.
-func (s *TemporalScope) describe(today time.Time) string {
+// Describe says the scope in words for the plan prompt; "" for no scope.
+func (s *TemporalScope) Describe(today time.Time) string {
 	if s == nil {
 		return ""
 	}

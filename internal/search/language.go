@@ -1,48 +1,16 @@
 package search
 
-import "strings"
+import (
+	"strings"
 
-// tsConfigs maps ISO 639-1 codes to the text search configurations PostgreSQL 15 ships
-// (SELECT cfgname FROM pg_ts_config). A language not here is indexed and searched with "simple":
-// lower-cased words, no stemming, no stop words.
-var tsConfigs = map[string]string{
-	"ar": "arabic",
-	"hy": "armenian",
-	"eu": "basque",
-	"ca": "catalan",
-	"da": "danish",
-	"nl": "dutch",
-	"en": "english",
-	"fi": "finnish",
-	"fr": "french",
-	"de": "german",
-	"el": "greek",
-	"hi": "hindi",
-	"hu": "hungarian",
-	"id": "indonesian",
-	"ga": "irish",
-	"it": "italian",
-	"lt": "lithuanian",
-	"ne": "nepali",
-	"no": "norwegian",
-	"nb": "norwegian",
-	"nn": "norwegian",
-	"pt": "portuguese",
-	"ro": "romanian",
-	"ru": "russian",
-	"sr": "serbian",
-	"es": "spanish",
-	"sv": "swedish",
-	"ta": "tamil",
-	"tr": "turkish",
-	"yi": "yiddish",
-}
+	"github.com/corroborate/corroborate/internal/pipeline"
+)
 
 // SimpleConfig is the fallback text search configuration.
 const SimpleConfig = "simple"
 
-// TSConfig returns the PostgreSQL text search configuration for an ISO 639-1 language code (its
-// region, as in "pt-BR", is ignored), or SimpleConfig for a language PostgreSQL has no
+// TSConfig returns the PostgreSQL text search configuration for an ISO 639-1 language code, from
+// the language table (pipeline.LookupLanguage); its region, as in "pt-BR", is ignored), or SimpleConfig for a language PostgreSQL has no
 // configuration for. Whether the server has it is checked by the corpus, which falls back to
 // SimpleConfig too.
 func TSConfig(language string) string {
@@ -50,8 +18,8 @@ func TSConfig(language string) string {
 	if i := strings.IndexAny(code, "-_"); i >= 0 {
 		code = code[:i]
 	}
-	if cfg, ok := tsConfigs[code]; ok {
-		return cfg
+	if l, ok := pipeline.LookupLanguage(code); ok && l.Searchable() {
+		return l.TextSearchConfig
 	}
 	return SimpleConfig
 }

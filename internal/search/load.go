@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
 )
 
 // Document is one corpus document as a JSONL line gives it.
@@ -103,7 +105,7 @@ func (c *Corpus) Load(ctx context.Context, r io.Reader, opts LoadOpts) (LoadStat
 	start := time.Now()
 	opts.DefaultLanguage = strings.ToLower(strings.TrimSpace(opts.DefaultLanguage))
 	if opts.DefaultLanguage == "" {
-		opts.DefaultLanguage = "en"
+		opts.DefaultLanguage = pipeline.DefaultLanguage
 	}
 	if !isLanguageCode(opts.DefaultLanguage) {
 		return LoadStats{}, fmt.Errorf("corpus load: default language %q is not an ISO 639-1 code such as en", opts.DefaultLanguage)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/methods"
 	"github.com/corroborate/corroborate/internal/ratelimit"
 	"github.com/corroborate/corroborate/internal/store"
 )
@@ -34,9 +35,9 @@ type Config struct {
 	Worker string
 	// Observer is told what runs cost (nil: nobody).
 	Observer Observer
-	// NewMethod builds the method a job runs (default pipeline.NewMethodWith); unit tests give a
+	// NewMethod builds the method a job runs (default methods.New); unit tests give a
 	// fake.
-	NewMethod func(name string, deps pipeline.Deps) (pipeline.Method, error)
+	NewMethod func(name string, deps methods.Deps) (pipeline.Method, error)
 	// Logger is for deliveries that carry no logger of their own (default slog.Default()).
 	Logger *slog.Logger
 	// Now is time.Now, replaceable in tests.
@@ -75,7 +76,7 @@ func New(cfg Config) *Executor {
 		cfg.Now = time.Now
 	}
 	if cfg.NewMethod == nil {
-		cfg.NewMethod = pipeline.NewMethodWith
+		cfg.NewMethod = methods.New
 	}
 	return &Executor{cfg: cfg, methods: MethodChooser{
 		Switch: cfg.JointSwitch, Agreements: cfg.Store, Model: cfg.ModelName, Observe: cfg.Observer.JointAgreement,
@@ -138,7 +139,7 @@ func (e *Executor) Handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 		log.Info("running another method than the job asked for", "ran", methodName, "reason", methodReason)
 		attrs = append(attrs, slog.String("ran", methodName))
 	}
-	method, err := e.cfg.NewMethod(methodName, pipeline.Deps{Model: e.cfg.Model, Searcher: searcherFor(e.cfg.Searcher, msg.Options)})
+	method, err := e.cfg.NewMethod(methodName, methods.Deps{Model: e.cfg.Model, Searcher: searcherFor(e.cfg.Searcher, msg.Options)})
 	if err != nil {
 		return e.finish(ctx, log, sd, jobs.OutcomeRejected, fmt.Errorf("method %q is not available in this worker: %w", msg.Method, err), attrs)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/methods"
 	"github.com/corroborate/corroborate/internal/store"
 )
 
@@ -128,7 +129,7 @@ func newBench(t *testing.T, configure func(*Config)) *bench {
 		Store: b.store, ModelName: "test-model", Stream: "S", UrgentSubject: "jobs.urgent",
 		Validation: jobs.ValidationConfig{DefaultMethod: pipeline.MethodFactored}, MaxQuestions: 5, Concurrency: 2,
 		Worker: "host/1", Observer: b.observer, Logger: slog.New(slog.DiscardHandler),
-		NewMethod: func(name string, _ pipeline.Deps) (pipeline.Method, error) {
+		NewMethod: func(name string, _ methods.Deps) (pipeline.Method, error) {
 			b.built = append(b.built, name)
 			if name == pipeline.MethodCove2 {
 				return nil, errors.New("no such method")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/cove2"
 )
 
 // searcherFor returns the job's searcher: in a re-verification (options.reverify), searches for
@@ -23,7 +24,7 @@ func searcherFor(s pipeline.Searcher, o jobs.MessageOptions) pipeline.Searcher {
 type freshSearcher struct{ pipeline.Searcher }
 
 func (s freshSearcher) Search(ctx context.Context, q pipeline.SearchQuery) (pipeline.SearchResponse, error) {
-	if slices.Contains(pipeline.ClaimSignals(q.Query), pipeline.SignalFreshness) {
+	if slices.Contains(cove2.ClaimSignals(q.Query), cove2.SignalFreshness) {
 		q.NoCache = true
 	}
 	return s.Searcher.Search(ctx, q)

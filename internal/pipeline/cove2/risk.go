@@ -1,0 +1,157 @@
+package cove2
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+)
+
+// Deep signals: what in a claim's text makes it high-risk, after the specification's table.
+const (
+	SignalNumber         = "number"
+	SignalDate           = "date"
+	SignalVersion        = "version"
+	SignalAPISignature   = "api_signature"
+	SignalNamedReference = "named_reference"
+	SignalURL            = "url"
+	SignalPackage        = "package"
+	SignalRegulated      = "legal_medical_financial"
+	SignalFreshness      = "freshness"
+)
+
+var (
+	signalDate    = regexp.MustCompile(`(?i)\b(?:(?:january|february|march|april|june|july|august|september|october|november|december)\b|(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+\d|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?may\b|\bmay\s+\d|(?:1[0-9]|20)\d{2}s?\b|\d{4}-\d{2}-\d{2}|(?:yesterday|last\s+(?:year|month|week)|next\s+(?:year|month))\b|\d{1,2}(?:st|nd|rd|th)\s+century)`)
+	signalNumber  = regexp.MustCompile(`(?i)\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|billions?|trillions?|dozens?|percent|half|twice|thrice|double|triple)\b`)
+	signalVersion = regexp.MustCompile(`(?i)\bv?\d+\.\d+(?:\.\d+)*\b|\bversions?\b|\breleases?\s+\d|\b(?:alpha|beta|rc)\s*\d`)
+	signalAPI     = regexp.MustCompile("[A-Za-z_][\\w.]*\\([^()]{0,80}\\)|\\b\\w+(?:\\.\\w+)+\\(|::|(?:^|\\s)--[a-z][\\w-]+|`[^`]{1,80}`")
+	signalURL     = regexp.MustCompile(`(?i)\bhttps?://\S+|\bwww\.\S+|\b[\w-]+\.(?:com|org|net|io|dev|gov|edu|int|ai|co|app|info)\b`)
+	signalPackage = regexp.MustCompile(`(?i)\b[a-z0-9-]+\.[a-z]{2,}/[\w.-]+/[\w.-]+|@[a-z0-9-]+/[a-z0-9.-]+|\b(?:npm|pip|pypi|cargo|crates?\.io|gem|go\s+get|go\s+module|maven|gradle|nuget|composer|apt(?:-get)?|brew|package|library|crate|module)\b`)
+	// signalRegulated are words of legal, medical, financial and compliance claims.
+	signalRegulated = regexp.MustCompile(`(?i)\b(?:laws?|legal(?:ly)?|illegal|lawful|unlawful|statutes?|statutory|regulations?|regulat(?:ed|ory|or)|courts?|ruling|verdict|lawsuit|sued|liab(?:le|ility)|contracts?|patents?|copyright|trademark|licen[cs]es?|gdpr|hipaa|ccpa|compliance|compliant|constitution(?:al)?|treaty|tax(?:es|ed|ation)?|irs|vat|doses?|dosage|mg|milligrams?|drugs?|medications?|medicines?|prescri(?:be|bed|ption)|treatments?|therap(?:y|ies)|diagnos(?:is|ed|e)|symptoms?|diseases?|disorders?|cancer|vaccines?|vaccinat\w*|infections?|fda|clinical|side\s+effects?|contraindicat\w*|overdose|pregnan\w*|surgery|interest\s+rates?|stocks?|invest\w*|loans?|mortgages?|dividends?|bonds?|inflation|crypto\w*|bitcoin|insurance|pensions?|retirement|401\(k\)|debt|securities|earnings|revenue|profit|gdp|salary|wages?)\b`)
+	// sentenceStart finds where sentences start, so that a capitalised first word is not taken
+	// for a name.
+	sentenceStart = regexp.MustCompile(`(?:^|[.!?:;]\s+|\n\s*)(\p{Lu})`)
+	capitalWord   = regexp.MustCompile(`\b\p{Lu}[\p{L}\p{M}'’-]*`)
+)
+
+// ClaimSignals returns the deep signals in a claim's text, in a fixed order: numbers, dates,
+// versions, API signatures (the most-hallucinated class); named references (capitalised
+// multiword names, URLs, packages); legal, medical, financial or
+// compliance terms; freshness words. The specification's other two signals, niche content and
+// "the user will act on it", cannot be read off the text; the model's tier carries them.
+func ClaimSignals(text string) []string {
+	var out []string
+	add := func(ok bool, signal string) {
+		if ok {
+			out = append(out, signal)
+		}
+	}
+	add(signalNumber.MatchString(text), SignalNumber)
+	add(signalDate.MatchString(text), SignalDate)
+	add(signalVersion.MatchString(text), SignalVersion)
+	add(signalAPI.MatchString(text), SignalAPISignature)
+	add(hasName(text), SignalNamedReference)
+	add(signalURL.MatchString(text), SignalURL)
+	add(signalPackage.MatchString(text), SignalPackage)
+	add(signalRegulated.MatchString(text), SignalRegulated)
+	add(evidence.FreshnessWords.MatchString(text), SignalFreshness)
+	return out
+}
+
+// hasName reports whether text names something the way fabricated references are named: two or
+// more capitalised words in a row ("Marie Curie", "the Eiffel Tower", "Journal of Physics" counts
+// by its capitalised words), where a capitalised word that only starts a sentence ("In Paris")
+// does not count, or an academic "et al.". A single capitalised word ("Paris") is not enough: the
+// specification's named references are papers, people, URLs and packages, not every place.
+func hasName(text string) bool {
+	if etAl.MatchString(text) {
+		return true
+	}
+	starts := map[int]bool{}
+	for _, m := range sentenceStart.FindAllStringSubmatchIndex(text, -1) {
+		starts[m[2]] = true
+	}
+	words := capitalWord.FindAllStringIndex(text, -1)
+	for i := 0; i+1 < len(words); i++ {
+		w, next := words[i], words[i+1]
+		word := text[w[0]:w[1]]
+		if word == "I" || calendarWords[strings.ToLower(word)] || calendarWords[strings.ToLower(text[next[0]:next[1]])] {
+			continue
+		}
+		if starts[w[0]] && evidence.SentenceStarters[strings.ToLower(word)] {
+			continue
+		}
+		if strings.TrimSpace(text[w[1]:next[0]]) == "" {
+			return true
+		}
+	}
+	return false
+}
+
+var etAl = regexp.MustCompile(`\bet\s+al\.`)
+
+// calendarWords are capitalised without naming a person, a work or a place; a date is its own
+// signal.
+var calendarWords = evidence.TermSet("january february march april may june july august september october november december " +
+	"monday tuesday wednesday thursday friday saturday sunday")
+
+// claimTier decides a claim's tier: the model's tier is advice that the code's signals can
+// only raise. A claim the model called deep stays deep; a shallow (or untiered) claim with any
+// deep signal in its text becomes deep. It returns the tier and, for a raised one, the signals
+// that raised it.
+func claimTier(modelTier, text string) (tier string, raisedBy []string) {
+	if modelTier == pipeline.TierDeep {
+		return pipeline.TierDeep, nil
+	}
+	if signals := ClaimSignals(text); len(signals) > 0 {
+		return pipeline.TierDeep, signals
+	}
+	return pipeline.TierShallow, nil
+}
+
+// riskWeights rank the signals for the claim cap: irreversible errors first, then the
+// most-hallucinated class, then fabricated references and drifting facts.
+var riskWeights = map[string]int{
+	SignalRegulated: 5,
+	SignalNumber:    3, SignalDate: 3, SignalVersion: 3, SignalAPISignature: 3,
+	SignalNamedReference: 2, SignalURL: 2, SignalPackage: 2,
+	SignalFreshness: 2,
+}
+
+// ClaimRisk scores how much is at stake if a claim is wrong, from its deep signals: the sum of
+// their weights, with numbers, dates, versions and API signatures counted once as one class,
+// and names, URLs and packages once as another.
+func ClaimRisk(text string) int {
+	classes := map[string]int{}
+	for _, s := range ClaimSignals(text) {
+		class := s
+		switch s {
+		case SignalNumber, SignalDate, SignalVersion, SignalAPISignature:
+			class = "precise"
+		case SignalNamedReference, SignalURL, SignalPackage:
+			class = "reference"
+		}
+		classes[class] = max(classes[class], riskWeights[s])
+	}
+	score := 0
+	for _, w := range classes {
+		score += w
+	}
+	return score
+}
+
+// rankByRisk returns the indexes of texts ordered by ClaimRisk, highest first, plan order
+// breaking ties, so that a cap keeps the highest-risk claims.
+func rankByRisk(texts []string) []int {
+	order := make([]int, len(texts))
+	risk := make([]int, len(texts))
+	for i, t := range texts {
+		order[i] = i
+		risk[i] = ClaimRisk(t)
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return risk[b] - risk[a] })
+	return order
+}

@@ -1,0 +1,380 @@
+package cove2
+
+import (
+	"context"
+	"html"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+)
+
+// DefaultVerifierSearchLimit is the number of search results a verifier reads per query.
+const DefaultVerifierSearchLimit = 5
+
+// Verification statuses.
+const (
+	// VerificationAnswered: the verifier answered from retrieved sources it cited.
+	VerificationAnswered = "answered"
+	// VerificationUnable: the verifier answered "unable to verify" (or gave no answer).
+	VerificationUnable = "unable"
+	// VerificationUngrounded: the verifier answered but cited no source a search returned.
+	VerificationUngrounded = "ungrounded"
+	// VerificationNoEvidence: the search returned nothing to answer from; no verify call is made.
+	VerificationNoEvidence = "no_evidence"
+	// VerificationFailed: the search or the verify call failed.
+	VerificationFailed = "failed"
+)
+
+// Verification is what one isolated verifier made of one verification query.
+type Verification struct {
+	Query  string
+	Status string
+	// Answer is the verifier's answer; empty unless Status is VerificationAnswered.
+	Answer string
+	// Quotes are the verifier's quoted snippets, as it wrote them (at most three).
+	Quotes []string
+	// Retrieved are the results the verifier read, in rank order.
+	Retrieved []evidence.Retrieved
+	// Sources are the retrieved results the verifier cited as grounding its answer, in its
+	// citation order. A cited URL that no search returned is never among them: it is in
+	// RemovedSources.
+	Sources        []evidence.Retrieved
+	RemovedSources []string
+	// StatedConfidence is what the model said; Confidence what Calibration made of it, never
+	// higher. CalibrationNote says why.
+	StatedConfidence string
+	Confidence       string
+	CalibrationNote  string
+	// Reason says why the verification did not ground an answer.
+	Reason string
+	// SearchErr is the search's error when the evidence could not be fetched; the caller ends
+	// the run when it is permanent (IsPermanent: a refused key, a bad configuration), which no
+	// claim-level "unverified" should hide.
+	SearchErr error
+	// Reply is the verifier's raw reply, "" when no call was made; Attempts the verify calls made.
+	Reply    string
+	Attempts int
+}
+
+// Grounded reports whether the verification answered from at least one retrieved source.
+func (v Verification) Grounded() bool { return v.Status == VerificationAnswered && len(v.Sources) > 0 }
+
+// Verifier answers verification queries from search evidence alone. Its capabilities are read
+// only: a SearchRecorder to search with and the model to answer with; no other tool, no draft,
+// no claim and no other query is reachable from it, by construction: it holds nothing else, and
+// its methods take the query (and, for Answer, that query's evidence) and nothing else. This is
+// CoVe's Factored isolation, and the least privilege CoVe 2.0 asks for, enforced by signature.
+// cove2 and multihop share it.
+type Verifier struct {
+	model  *pipeline.Recorder
+	search *pipeline.SearchRecorder
+	// Language is the language of the searches; "" searches every language, because a
+	// verification query is written in the language most likely to find authoritative sources,
+	// which need not be the draft's.
+	Language string
+	// Limit is the number of results read per query; 0 means DefaultVerifierSearchLimit.
+	Limit int
+	// Calibration sets the answers' confidence by corroboration.
+	Calibration evidence.Calibration
+	// step names the verify calls in the trace; "" means StepVerify.
+	step string
+}
+
+func (v Verifier) stepName() string {
+	if v.step != "" {
+		return v.step
+	}
+	return pipeline.StepVerify
+}
+
+// newVerifier returns a verifier that calls the model through rec and searches through search.
+func newVerifier(rec *pipeline.Recorder, search *pipeline.SearchRecorder, cal evidence.Calibration) Verifier {
+	return Verifier{model: rec, search: search, Calibration: cal}
+}
+
+func (v Verifier) limit() int {
+	if v.Limit > 0 {
+		return v.Limit
+	}
+	return DefaultVerifierSearchLimit
+}
+
+// Verify searches for query and answers it from what the search returned. target is the claim
+// position the calls serve, for the trace. fresh asks the search not to use its cache (a
+// re-verification). A search that fails, or finds nothing, is a verification that grounds
+// nothing, with the reason; it never supports a claim, and no verify call is made for it.
+func (v Verifier) Verify(ctx context.Context, target int, query string, fresh bool) Verification {
+	resp, seq, err := v.search.SearchSeq(ctx, pipeline.SearchQuery{Query: query, Language: v.Language, Limit: v.limit(), NoCache: fresh})
+	if err != nil {
+		return Verification{Query: query, Status: VerificationFailed, Confidence: pipeline.ConfidenceLow, SearchErr: err,
+			Reason: "evidence could not be fetched: " + err.Error()}
+	}
+	var given []evidence.Retrieved
+	seen := map[string]bool{}
+	for _, r := range resp.Results {
+		key := evidence.NormalizeURL(r.URL)
+		if strings.TrimSpace(r.URL) == "" || seen[key] {
+			continue
+		}
+		seen[key] = true
+		given = append(given, evidence.Retrieved{SearchResult: r, SearchSeq: seq})
+		if len(given) == v.limit() {
+			break
+		}
+	}
+	if len(given) == 0 {
+		return Verification{Query: query, Status: VerificationNoEvidence, Confidence: pipeline.ConfidenceLow,
+			Reason: "the search found no evidence for the verification query"}
+	}
+	return v.Answer(ctx, target, query, given)
+}
+
+// Answer answers query from evidence, results that a search returned for it (multihop passes
+// the results of a chain's hops). A failed call is retried once, unless its error is permanent.
+func (v Verifier) Answer(ctx context.Context, target int, query string, given []evidence.Retrieved) Verification {
+	prompt, err := RenderVerifierPrompt(query, given)
+	if err != nil {
+		return Verification{Query: query, Status: VerificationFailed, Confidence: pipeline.ConfidenceLow, Retrieved: given,
+			Reason: "the verifier prompt could not be rendered: " + err.Error()}
+	}
+	var (
+		reply    string
+		attempts int
+	)
+	for attempts = 1; attempts <= 2; attempts++ {
+		reply, err = v.model.Complete(ctx, v.stepName(), target, pipeline.ModelRequest{Prompt: prompt, MaxTokens: 1024})
+		if err == nil || ctx.Err() != nil || pipeline.IsPermanent(err) {
+			break
+		}
+	}
+	attempts = min(attempts, 2)
+	if err != nil {
+		return Verification{Query: query, Status: VerificationFailed, Confidence: pipeline.ConfidenceLow, Retrieved: given,
+			Reason: "the verifier call failed: " + err.Error(), Attempts: attempts}
+	}
+	out := v.judge(query, given, reply)
+	out.Attempts = attempts
+	return out
+}
+
+// RenderVerifierPrompt renders the verifier prompt of CoVe 2.0: the specification's subagent
+// template verbatim, with query inside its <untrusted_question> tags, followed by the evidence,
+// each result a numbered <source> inside <evidence>. Everything interpolated is escaped by
+// EscapeFenced, so no query, title, URL or snippet can close or open a fence.
+func RenderVerifierPrompt(query string, given []evidence.Retrieved) (string, error) {
+	return pipeline.RenderPrompt("cove2_verify", struct{ Query, Evidence string }{
+		pipeline.EscapeFenced(strings.TrimSpace(query)), evidence.RenderEvidence(given)})
+}
+
+// judge turns a verifier's reply on query into a Verification: only sources among evidence
+// count (any other is removed and named), quotes are matched to the sources they came from, and
+// the confidence is calibrated, never raised.
+func (v Verifier) judge(query string, given []evidence.Retrieved, reply string) Verification {
+	p := ParseVerification(reply)
+	out := Verification{Query: query, Retrieved: given, Quotes: p.Evidence, StatedConfidence: p.Confidence, Reply: reply}
+	if p.Unable || p.Answer == "" {
+		out.Status = VerificationUnable
+		out.Confidence = pipeline.ConfidenceLow
+		out.Reason = `the verifier answered "unable to verify" from the retrieved evidence`
+		if !p.Unable {
+			out.Reason = "the verifier's reply has no Answer"
+		}
+		return out
+	}
+	out.Answer = p.Answer
+
+	g := evidence.Ground(p.Refs, given)
+	for _, i := range g.Cited {
+		out.Sources = append(out.Sources, given[i])
+	}
+	for _, ref := range g.Removed {
+		out.RemovedSources = append(out.RemovedSources, ref.String())
+	}
+	for i := range out.Sources {
+		out.Sources[i].Quote = evidence.QuoteIn(p.Evidence, out.Sources[i].SearchResult)
+	}
+	if len(out.Sources) == 0 {
+		out.Status = VerificationUngrounded
+		out.Confidence = pipeline.ConfidenceLow
+		out.Reason = "the verifier cited no source"
+		if len(out.RemovedSources) > 0 {
+			out.Reason = "no source the verifier cited was among the retrieved results (removed: " +
+				strings.Join(out.RemovedSources, ", ") + ")"
+		}
+		return out
+	}
+	cal := v.Calibration.CalibrateCited(p.Confidence, given, g.Cited)
+	out.Status = VerificationAnswered
+	out.Confidence = cal.Confidence
+	out.CalibrationNote = cal.Note
+	return out
+}
+
+// VerifierReply is a verifier's reply as ParseVerification read it.
+type VerifierReply struct {
+	Answer string
+	// Evidence are the quoted snippets, at most three.
+	Evidence []string
+	// Refs are the cited sources: URLs as written, or [n] numbers of the prompt's sources.
+	Refs []evidence.SourceRef
+	// Confidence is High, Medium or Low; "" when missing or unreadable.
+	Confidence string
+	// Unable is true when the Answer is "unable to verify" (or the whole reply is).
+	Unable bool
+}
+
+// Bounds on a parsed verifier reply.
+const (
+	maxVerifierReplyBytes = 64 << 10
+	maxQuotes             = 3
+	maxSourceRefs         = 10
+)
+
+var (
+	verifierLabel  = regexp.MustCompile(`(?i)^(?:[-*•+]\s*)?(?:\*\*|__)?\s*(answer|evidence|quotes?|sources?|source[\s_]urls?|urls?|confidence)\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.*)$`)
+	quotedText     = regexp.MustCompile(`"([^"]{1,500})"|“([^”]{1,500})”|«([^»]{1,500})»`)
+	urlInText      = regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'\]\[)(]+`)
+	numberRef      = regexp.MustCompile(`\[(\d{1,3})\]|(?i)\bsource\s*#?\s*(\d{1,3})\b`)
+	digitRun       = regexp.MustCompile(`\d{1,3}`)
+	bareNumbers    = regexp.MustCompile(`(?i)^(?:\d{1,3}(?:\s*(?:,|;|and|&)\s*|\s+)?)+$`)
+	confidenceWord = regexp.MustCompile(`(?i)\b(high|medium|low)\b`)
+)
+
+// ParseVerification reads a verifier's reply in the specification's Return format ("Answer:",
+// "Evidence:", "Sources:", "Confidence:" lines, each possibly followed by bullet lines), as real
+// models write it: bullets, bold labels, quotes, extra blank lines. An Answer that is, or starts
+// with, "unable to verify" (any case, quotes and punctuation aside) marks the reply Unable, and
+// so does a reply that is only that. A confidence line that names more than one level (the
+// template echoed: "High | Medium | Low") is unreadable and left empty, which counts as Low.
+func ParseVerification(reply string) VerifierReply {
+	reply = strings.ToValidUTF8(pipeline.TruncateUTF8(reply, maxVerifierReplyBytes), "")
+	var out VerifierReply
+	fields := map[string][]string{}
+	current := ""
+	for _, line := range strings.Split(reply, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if m := verifierLabel.FindStringSubmatch(trimmed); m != nil {
+			current = fieldOf(m[1])
+			if _, dup := fields[current]; dup && current == "answer" {
+				current = "" // a second Answer is not read: the first one stands
+				continue
+			}
+			fields[current] = append(fields[current], m[2])
+			continue
+		}
+		if current != "" && trimmed != "" && !pipeline.IsFence(trimmed) {
+			fields[current] = append(fields[current], trimmed)
+		}
+	}
+
+	answer := pipeline.CleanText(pipeline.Unquote(strings.Join(nonEmpty(fields["answer"]), " ")))
+	out.Answer = answer
+	out.Unable = isUnableToVerify(answer) || (answer == "" && isUnableToVerify(firstLine(reply)))
+	if out.Unable {
+		out.Answer = ""
+	}
+	for _, line := range fields["evidence"] {
+		if len(out.Evidence) == maxQuotes {
+			break
+		}
+		line = strings.TrimSpace(pipeline.BulletMarker.ReplaceAllString(strings.TrimSpace(line), ""))
+		found := quotedText.FindAllStringSubmatch(line, -1)
+		if len(found) == 0 && line != "" {
+			found = [][]string{{line, line}}
+		}
+		for _, f := range found {
+			q := strings.TrimSpace(strings.Join(f[1:], ""))
+			if q != "" && len(out.Evidence) < maxQuotes {
+				out.Evidence = append(out.Evidence, pipeline.TruncateUTF8(q, evidence.MaxQuoteBytes))
+			}
+		}
+	}
+	for _, line := range fields["sources"] {
+		for _, u := range urlInText.FindAllString(line, -1) {
+			if len(out.Refs) < maxSourceRefs {
+				out.Refs = append(out.Refs, evidence.SourceRef{URL: html.UnescapeString(strings.TrimRight(u, ".,;:!?*_`'\""))})
+			}
+		}
+		if urlInText.MatchString(line) {
+			continue
+		}
+		line = strings.TrimSpace(pipeline.BulletMarker.ReplaceAllString(strings.TrimSpace(line), ""))
+		var numbers []string
+		if bareNumbers.MatchString(line) {
+			numbers = digitRun.FindAllString(line, -1)
+		} else {
+			for _, m := range numberRef.FindAllStringSubmatch(line, -1) {
+				numbers = append(numbers, m[1]+m[2])
+			}
+		}
+		for _, num := range numbers {
+			n, err := strconv.Atoi(num)
+			if err == nil && n > 0 && len(out.Refs) < maxSourceRefs {
+				out.Refs = append(out.Refs, evidence.SourceRef{Number: n})
+			}
+		}
+	}
+	levels := map[string]bool{}
+	for _, line := range fields["confidence"] {
+		for _, w := range confidenceWord.FindAllString(line, -1) {
+			levels[strings.ToLower(w)] = true
+		}
+	}
+	if len(levels) == 1 {
+		for w := range levels {
+			out.Confidence = strings.ToUpper(w[:1]) + w[1:]
+		}
+	}
+	return out
+}
+
+func fieldOf(label string) string {
+	l := strings.ToLower(label)
+	switch {
+	case l == "answer":
+		return "answer"
+	case l == "evidence" || strings.HasPrefix(l, "quote"):
+		return "evidence"
+	case l == "confidence":
+		return "confidence"
+	default:
+		return "sources"
+	}
+}
+
+func nonEmpty(xs []string) []string {
+	var out []string
+	for _, x := range xs {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// isUnableToVerify reports whether an answer is "unable to verify", alone or leading its reason
+// ("Unable to verify: the sources conflict"), whatever its case, quotes and emphasis.
+func isUnableToVerify(s string) bool {
+	s = strings.ToLower(strings.TrimSpace(s))
+	s = strings.TrimLeft(s, " \t\"'`*_“‘<([-")
+	const phrase = "unable to verify"
+	if !strings.HasPrefix(s, phrase) {
+		return false
+	}
+	rest := s[len(phrase):]
+	r, _ := utf8.DecodeRuneInString(rest)
+	return rest == "" || !unicode.IsLetter(r) && !unicode.IsDigit(r)
+}

@@ -1,0 +1,182 @@
+package evidence
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+)
+
+// DefaultAuthoritativeDomains are the primary sources Calibration trusts when it is given none:
+// governments and intergovernmental bodies, whose pages are the original publication of what
+// they state. A newsroom adds its own (official documentation sites, registries, courts) with
+// Deps.AuthoritativeDomains. An entry that starts with "." is a suffix (".gov" takes every
+// host under it); any other entry takes that domain and its subdomains.
+var DefaultAuthoritativeDomains = []string{
+	".gov", ".mil", ".int", ".gov.uk", ".gouv.fr", ".gc.ca", ".gov.au", ".govt.nz", ".gov.ie",
+	".bund.de", "europa.eu", "un.org",
+}
+
+// Calibration sets the confidence of a verifier's answer by corroboration, in code, as CoVe 2.0
+// asks: High needs at least two independent sources that ground the answer (distinct domains,
+// as registrableDomain sees them, AND distinct publishers) or one authoritative primary source;
+// a single unofficial source, or several that are not independent of one another, is at most
+// Medium; no grounding source is Low. The model's stated confidence is a ceiling the evidence
+// can only lower: Calibrate never raises it. Its zero value trusts DefaultAuthoritativeDomains.
+type Calibration struct {
+	// Authoritative lists the primary-source domains; nil means DefaultAuthoritativeDomains.
+	Authoritative []string
+}
+
+// Calibrated is a calibrated confidence with the reasoning behind it.
+type Calibrated struct {
+	// Confidence is High, Medium or Low.
+	Confidence string
+	// Ceiling is the most the evidence allows, whatever the model said.
+	Ceiling string
+	// Independent are the grounding sources that are independent of one another.
+	Independent []pipeline.SearchResult
+	// Authoritative are the grounding sources on an authoritative domain.
+	Authoritative []pipeline.SearchResult
+	// Note says in words why the confidence is what it is.
+	Note string
+}
+
+// Calibrate returns the confidence a verifier's answer deserves. stated is what the model said
+// (High, Medium or Low; anything else counts as Low), grounding the retrieved sources that the
+// verifier cited as grounding its answer (never a source no search returned: the caller has
+// removed those).
+func (c Calibration) Calibrate(stated string, grounding []pipeline.SearchResult) Calibrated {
+	out := Calibrated{Independent: IndependentSources(grounding)}
+	for _, r := range grounding {
+		if c.IsAuthoritative(r) {
+			out.Authoritative = append(out.Authoritative, r)
+		}
+	}
+	switch {
+	case len(grounding) == 0:
+		out.Ceiling = pipeline.ConfidenceLow
+		out.Note = "no retrieved source grounds the answer"
+	case len(out.Authoritative) > 0:
+		out.Ceiling = pipeline.ConfidenceHigh
+		out.Note = "an authoritative primary source grounds the answer (" + siteOf(out.Authoritative[0]) + ")"
+	case len(out.Independent) >= 2:
+		out.Ceiling = pipeline.ConfidenceHigh
+		out.Note = fmt.Sprintf("%d independent sources ground the answer (%s)", len(out.Independent), sitesOf(out.Independent))
+	case len(grounding) == 1:
+		out.Ceiling = pipeline.ConfidenceMedium
+		out.Note = "a single unofficial source (" + siteOf(grounding[0]) + ") is at most Medium"
+	default:
+		out.Ceiling = pipeline.ConfidenceMedium
+		out.Note = fmt.Sprintf("%d sources ground the answer but share a domain or publisher (%s), so they count as one: at most Medium",
+			len(grounding), sitesOf(grounding))
+	}
+	out.Confidence = minConfidence(normalConfidence(stated), out.Ceiling)
+	switch {
+	case stated != out.Confidence && pipeline.ConfidenceRank(stated) > pipeline.ConfidenceRank(out.Confidence):
+		out.Note = fmt.Sprintf("the verifier said %s; lowered to %s: %s", stated, out.Confidence, out.Note)
+	case normalConfidence(stated) != stated:
+		out.Note = fmt.Sprintf("the verifier gave no readable confidence (%q), which counts as Low; %s", pipeline.TruncateUTF8(stated, 40), out.Note)
+	default:
+		out.Note = fmt.Sprintf("the verifier said %s; %s", stated, out.Note)
+	}
+	return out
+}
+
+// IsAuthoritative reports whether r is on one of the calibration's authoritative domains.
+func (c Calibration) IsAuthoritative(r pipeline.SearchResult) bool {
+	list := c.Authoritative
+	if list == nil {
+		list = DefaultAuthoritativeDomains
+	}
+	host := HostOf(r)
+	if host == "" {
+		return false
+	}
+	for _, entry := range list {
+		entry = strings.ToLower(strings.TrimSpace(entry))
+		if u, err := url.Parse(entry); err == nil && u.Host != "" {
+			entry = u.Hostname()
+		}
+		entry = strings.TrimPrefix(entry, "www.")
+		if entry == "" || entry == "." {
+			continue
+		}
+		if strings.HasPrefix(entry, ".") {
+			if strings.HasSuffix(host, entry) || host == entry[1:] {
+				return true
+			}
+			continue
+		}
+		if host == entry || strings.HasSuffix(host, "."+entry) {
+			return true
+		}
+	}
+	return false
+}
+
+// IndependentSources returns the largest run of results, in their order, that are pairwise
+// independent: each from a site (registrable domain) and a publisher that no earlier one in the
+// run had. A result with no publisher is its site's own publisher.
+func IndependentSources(results []pipeline.SearchResult) []pipeline.SearchResult {
+	var out []pipeline.SearchResult
+	sites, publishers := map[string]bool{}, map[string]bool{}
+	for _, r := range results {
+		k := KeysOf(r)
+		publisher := k.Publisher
+		if publisher == "" {
+			publisher = "site:" + k.Domain
+		}
+		if k.Domain == "" || sites[k.Domain] || publishers[publisher] {
+			continue
+		}
+		sites[k.Domain], publishers[publisher] = true, true
+		out = append(out, r)
+	}
+	return out
+}
+
+// HostOf is a result's lower-case host without "www.", from Domain or else the URL.
+func HostOf(r pipeline.SearchResult) string {
+	host := r.Domain
+	if host == "" {
+		if u, err := url.Parse(strings.TrimSpace(r.URL)); err == nil {
+			host = u.Hostname()
+		}
+	}
+	return strings.TrimPrefix(strings.TrimSuffix(strings.ToLower(strings.TrimSpace(host)), "."), "www.")
+}
+
+func siteOf(r pipeline.SearchResult) string {
+	if h := HostOf(r); h != "" {
+		return h
+	}
+	return r.URL
+}
+
+func sitesOf(rs []pipeline.SearchResult) string {
+	names := make([]string, len(rs))
+	for i, r := range rs {
+		names[i] = siteOf(r)
+	}
+	return strings.Join(names, ", ")
+}
+
+// minConfidence returns the lower of two levels.
+func minConfidence(a, b string) string {
+	if pipeline.ConfidenceRank(a) <= pipeline.ConfidenceRank(b) {
+		return normalConfidence(a)
+	}
+	return normalConfidence(b)
+}
+
+// normalConfidence returns c when it is High or Medium, else Low: what an unreadable level counts as.
+func normalConfidence(c string) string {
+	switch c {
+	case pipeline.ConfidenceHigh, pipeline.ConfidenceMedium:
+		return c
+	default:
+		return pipeline.ConfidenceLow
+	}
+}

@@ -1,0 +1,655 @@
+package evidence
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+)
+
+// What CheckVerificationQuery found or did, as recorded in Claim.QueryFlags.
+const (
+	// QueryMissing: there was no query (a deep claim without one).
+	QueryMissing = "missing"
+	// QueryTruncated: the query was longer than MaxVerificationQueryBytes and was cut.
+	QueryTruncated = "truncated"
+	// QueryMarkupStripped: HTML or XML tags, markdown or special tokens were removed.
+	QueryMarkupStripped = "markup_stripped"
+	// QueryDirectiveStripped: an embedded directive (a command, role-play, a role label, a URL
+	// carrying instructions) was removed and a factual question remained.
+	QueryDirectiveStripped = "directive_stripped"
+	// QueryDirectiveOnly: once the directives were removed nothing factual remained.
+	QueryDirectiveOnly = "directive_only"
+	// QueryDraftReference: the query points at "the draft", "the text", "the answer" or the
+	// like, which the verifier never sees.
+	QueryDraftReference = "draft_reference"
+	// QueryDanglingPronoun: the query leans on a pronoun (he, it, this...) with no referent.
+	QueryDanglingPronoun = "dangling_pronoun"
+	// QueryYesNoRepaired: a yes/no question was rewritten as an open one.
+	QueryYesNoRepaired = "yes_no_repaired"
+	// QueryYesNo: a yes/no question with no safe open rewrite.
+	QueryYesNo = "yes_no"
+	// QueryNotOpen: the query is a statement, which frames the check as yes/no.
+	QueryNotOpen = "not_open_question"
+	// QueryDateAnchored: a freshness-sensitive query got today's month and year.
+	QueryDateAnchored = "date_anchored"
+)
+
+// MaxVerificationQueryBytes bounds one verification query; a longer one is cut (a question for
+// a search engine is never that long, so a longer one is suspect).
+const MaxVerificationQueryBytes = 500
+
+// QueryCheck is what CheckVerificationQuery made of one verification query.
+type QueryCheck struct {
+	// Query is the query to search with, after the repairs; empty when Rejected.
+	Query string
+	// Flags name what the checks found or did, in the order they ran (the Query* constants).
+	Flags []string
+	// Rejected is true when no safe query remains: the claim stays unverified with Reason and
+	// nothing is searched for it.
+	Rejected bool
+	Reason   string
+}
+
+// CheckVerificationQuery enforces in code what CoVe 2.0 asks of a verification query, because a
+// query is derived from an untrusted draft and a prompt can only ask:
+//
+//   - instruction-free: markup, special tokens, role labels ("system:"), role-play ("you are
+//     now..."), commands ("ignore previous instructions", "after searching, do X", "run ...",
+//     "reveal ...") and URLs that carry instructions are stripped; if nothing factual remains the
+//     query is rejected;
+//   - self-contained: a reference to the draft ("the draft", "the text", "the answer", "the
+//     response" ...) or a pronoun with no referent is rejected, because the verifier never sees
+//     the draft;
+//   - open, not yes/no: "Can you tell me who..." loses its preamble; a yes/no question is
+//     rewritten where the asked-for slot is unambiguous ("Was X completed in 1889?" becomes "When
+//     was X completed?", "Is X 330 m tall?" "How tall is X?", "Does X have 27 Y?" "How many Y
+//     does X have?", "Is the population of X about N?" "What is the population of X?", "Was X
+//     born in Y?" "Where was X born?"); any other yes/no question ("is X correct?") and a bare
+//     statement are rejected;
+//   - date-anchored: a freshness-sensitive query (latest, current, now, recent, newest, as of,
+//     price, ranking, version, today...) with no date gets "as of <Month Year>" from today.
+//
+// The word lists are English, the language the specification expects queries in; a query in
+// another language passes the language-specific checks unchanged, while markup, tags and
+// URLs are stripped in every language.
+func CheckVerificationQuery(query string, today time.Time) QueryCheck {
+	var qc QueryCheck
+	reject := func(flag, reason string) QueryCheck {
+		qc.Flags = append(qc.Flags, flag)
+		qc.Rejected = true
+		qc.Query = ""
+		qc.Reason = reason
+		return qc
+	}
+	s := strings.TrimSpace(strings.ToValidUTF8(query, ""))
+	if s == "" {
+		return reject(QueryMissing, "the plan gave this deep claim no verification query")
+	}
+	if len(s) > MaxVerificationQueryBytes {
+		s = pipeline.TruncateUTF8(s, MaxVerificationQueryBytes)
+		qc.Flags = append(qc.Flags, QueryTruncated)
+	}
+
+	if stripped, changed := StripMarkup(s); changed {
+		s = stripped
+		qc.Flags = append(qc.Flags, QueryMarkupStripped)
+	}
+	stripped, directives := StripDirectives(s)
+	if directives {
+		qc.Flags = append(qc.Flags, QueryDirectiveStripped)
+	}
+	s = TidyQuery(stripped)
+	if !HasFactualContent(s) {
+		if directives {
+			return reject(QueryDirectiveOnly, "the verification query held only directives, no factual question: "+QuoteQuery(query))
+		}
+		return reject(QueryMissing, "the verification query has no factual question in it: "+QuoteQuery(query))
+	}
+
+	if ref := draftReference.FindString(s); ref != "" && !referenceHasObject(s, ref) {
+		return reject(QueryDraftReference, fmt.Sprintf("the verification query refers to %q, which the verifier never sees: %s",
+			strings.TrimSpace(ref), QuoteQuery(s)))
+	}
+	if p := danglingPronoun(s); p != "" {
+		return reject(QueryDanglingPronoun, fmt.Sprintf("the verification query leans on %q with nothing it refers to, and the verifier never sees the draft: %s",
+			p, QuoteQuery(s)))
+	}
+
+	if open, yesNo, ok := dropPreamble(s); ok {
+		s = open
+		if yesNo {
+			qc.Flags = append(qc.Flags, QueryYesNoRepaired)
+		}
+	}
+	if isYesNo(s) {
+		open, ok := openRewrite(s)
+		if !ok {
+			return reject(QueryYesNo, "the verification query is a yes/no question with no safe open rewrite, "+
+				"and a yes/no framing makes the verifier agree: "+QuoteQuery(s))
+		}
+		s = open
+		if !containsFlag(qc.Flags, QueryYesNoRepaired) {
+			qc.Flags = append(qc.Flags, QueryYesNoRepaired)
+		}
+	}
+	if !isOpenQuestion(s) && isStatement(s) {
+		return reject(QueryNotOpen, "the verification query is a statement, not an open question, "+
+			"and a statement frames the check as yes/no: "+QuoteQuery(s))
+	}
+	if anchored, ok := anchorDate(s, today); ok {
+		s = anchored
+		qc.Flags = append(qc.Flags, QueryDateAnchored)
+	}
+	qc.Query = s
+	return qc
+}
+
+func containsFlag(flags []string, f string) bool {
+	for _, x := range flags {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	// tagPattern matches an HTML or XML tag, a closing one, a comment, a declaration and
+	// chat-template tokens (<|im_start|>), whatever their case and spacing.
+	tagPattern     = regexp.MustCompile(`<\s*(?:/\s*)?[A-Za-z!?|][^<>]{0,300}>|<\|[^<>|]{0,100}\|>`)
+	mdImage        = regexp.MustCompile(`!\[[^\]]{0,300}\]\([^)]{0,500}\)`)
+	mdLink         = regexp.MustCompile(`\[([^\]]{0,300})\]\([^)]{0,500}\)`)
+	mdEmphasis     = regexp.MustCompile("\\*\\*|__|```+|`|^#{1,6}\\s+|(?m)^>\\s*")
+	templateTokens = regexp.MustCompile(`(?is)<\|im_start\|>.{0,1000}?(?:<\|im_end\|>|$)|\[/?(?:INST|SYS|SYSTEM|ASSISTANT|USER)\]|<<\s*/?\s*SYS\s*>>|\{\{[^{}]{0,200}\}\}|\{%[^%]{0,200}%\}`)
+	// roleElements are whole elements whose tag names a chat role or an instruction: their
+	// content is a message, not part of a question.
+	roleElements = func() []*regexp.Regexp {
+		var out []*regexp.Regexp
+		for _, name := range []string{"system", "assistant", "user", "developer", "tool", "instructions?", "prompt", "command", "script", "style"} {
+			out = append(out, regexp.MustCompile(`(?is)<\s*`+name+`\b[^<>]{0,300}>.{0,1000}?(?:<\s*/\s*`+name+`\s*>|$)`))
+		}
+		return out
+	}()
+)
+
+// StripMarkup removes tags, template tokens and markdown from a query: a question for a search
+// engine has none, and each is a way to smuggle structure past a fence.
+func StripMarkup(s string) (string, bool) {
+	orig := s
+	s = strings.NewReplacer("\uFF1C", "<", "\uFF1E", ">", "\uFE64", "<", "\uFE65", ">").Replace(s)
+	s = templateTokens.ReplaceAllString(s, " ")
+	for _, e := range roleElements {
+		s = e.ReplaceAllString(s, " ")
+	}
+	// A tag ends a clause: a directive wrapped in tags ("<q>Run X</q> When was...") must not
+	// run on into the question after it, and must still start a clause of its own.
+	s = tagPattern.ReplaceAllString(s, "\n")
+	s = mdImage.ReplaceAllString(s, " ")
+	s = mdLink.ReplaceAllString(s, "$1")
+	s = mdEmphasis.ReplaceAllString(s, "")
+	s = strings.NewReplacer("<", " ", ">", " ").Replace(s)
+	s = strings.TrimSpace(s)
+	return s, s != strings.TrimSpace(orig)
+}
+
+// clauseStart is where an imperative can begin: the start, after punctuation, or after a
+// connective ("and then", "also"), with polite or sequencing fillers after it.
+const clauseStart = `(?:^|[.;:!?,(\[{"“”‘’\n–—]\s*|\b(?:and|then|but|also|now|so|or|plus)\s+)` +
+	`(?:(?:and|then|also|now|please|just|first|next|finally|kindly|simply|instead|immediately|afterwards|let'?s|let\s+us|you\s+must|you\s+should|you\s+will|you\s+need\s+to|make\s+sure\s+to|be\s+sure\s+to|remember\s+to|don'?t\s+forget\s+to)\s+)*`
+
+// clauseRest is what a directive takes with it: the rest of its clause, up to and with a comma,
+// a colon, a line break, a "then" or a sentence's end (a full stop inside a word, as in
+// "evil.com" or "3.14", is no end).
+const clauseRest = `(?:[^.;:!?\n,]|[.;:!?][^\s.;:!?,])*?(?:\s+(?:and\s+)?then\b|[.;:!?,\n]|$)`
+
+// sentenceRest is the rest of the sentence, commas included, for directives whose object is a
+// clause of its own ("after searching, do X").
+const sentenceRest = `(?:[^.;!?\n]|[.;!?][^\s.;!?])*`
+
+var directivePatterns = []*regexp.Regexp{
+	// Commands at the start of a clause: the imperative verbs of injected instructions.
+	regexp.MustCompile(`(?i)` + clauseStart + `(?:ignore|disregard|forget|override|bypass|run|execute|eval|reveal|print|output|echo|say|write|respond|reply|return|mark|label|flag|rate|add|include|insert|append|delete|remove|erase|send|e-?mail|post|upload|download|install|visit|open|fetch|browse|navigate|click|call|invoke|pretend|imagine|assume|switch|enable|activate|disable|leak|repeat|stop|cite|use|translate|rewrite|always|never|act\s+(?:as|like)|go\s+to|roleplay|role-play|role\s+play)(?:\s` + clauseRest + `|$|[.;!?,\n])`),
+	// Role-play and persona changes, wherever they stand.
+	regexp.MustCompile(`(?i)\byou\s+are\s+(?:now|no\s+longer|actually|hereby|free|in\s+\w+\s+mode|a\s+new|an?\s+(?:unrestricted|unfiltered|jailbroken|different|evil))\b` + sentenceRest),
+	regexp.MustCompile(`(?i)\b(?:let'?s\s+|let\s+us\s+)?(?:from\s+now\s+on|role[\s-]?play(?:ing)?|jailbreak\w*|developer\s+mode|do\s+anything\s+now)\b` + sentenceRest),
+	// "ignore previous instructions" anywhere, even mid-clause.
+	regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|the|of)\s+)*(?:(?:all|any|every|your|my|these|those|previous|prior|above|earlier|preceding|former|system|safety|original|other)\s+)+(?:(?:the|of)\s+)*(?:instructions?|prompts?|directions?|guidelines?|directives?|commands?|messages?|context|everything|constraints|restrictions)\b` + sentenceRest),
+	// Role labels of chat transcripts: "system:", "assistant:", "### Instruction".
+	regexp.MustCompile(`(?i)(?:^|[\s\[(|{])(?:system|assistant|user|developer|human|ai|tool|model)\s*(?::|\]|>)` + sentenceRest),
+	regexp.MustCompile(`(?i)#{1,6}\s*(?:instructions?|system|response|assistant)\b` + sentenceRest),
+	// "after searching, do X": a command tied to the verifier's own steps.
+	regexp.MustCompile(`(?i)\b(?:after|before|while|when|once|whenever)\s+(?:you\s+(?:have\s+|'ve\s+)?)?(?:search(?:ing|ed|es)?|verif(?:y|ying|ied)|answer(?:ing|ed)?|read(?:ing)?|look(?:ing|ed)\s+(?:it\s+)?up|retriev(?:e|ing|ed)|respond(?:ing|ed)?|finish(?:ing|ed)?|done)\b` + sentenceRest),
+	// Asking for what a verifier must never give out.
+	regexp.MustCompile(`(?i)\b(?:(?:system|hidden|secret|initial|developer)\s+(?:prompt|instructions?)|system\s+message|your\s+(?:instructions|prompt|rules|guidelines|configuration|api[\s-]?keys?|passwords?|secrets?|credentials?|tools?|system))\b` + sentenceRest),
+	// Telling the verifier what to conclude.
+	regexp.MustCompile(`(?i)\b(?:mark|label|flag|rate|report|classify|treat|consider|count)\s+(?:this|it|the\s+claim|the\s+answer|the\s+draft|everything|all(?:\s+claims)?)\s+as\b` + sentenceRest),
+	regexp.MustCompile(`(?i)\b(?:confidence|verdict|answer|status)\s*[:=]\s*(?:high|medium|supported|true|confirmed|verified|correct)\b` + sentenceRest),
+}
+
+var (
+	urlPattern = regexp.MustCompile(`(?i)\b(?:(?:https?|ftp|file|javascript|data|vbscript):\S+|www\.\S+)`)
+	// urlInstruction is what marks a URL as a carrier of instructions rather than a name.
+	urlInstruction = regexp.MustCompile(`(?i)^(?:javascript|data|vbscript|file):|[?#]|ignore|instruction|prompt|system|assistant|reveal|execute|%3c|%3e|<|>`)
+	// urlVerb is a command to go somewhere, which never belongs in a question.
+	urlVerb = regexp.MustCompile(`(?i)\b(?:visit|open|fetch|browse|navigate\s+to|go\s+to|click|load|read|see|check|follow|download|curl|wget|post\s+to|send\s+to)\s+(?:the\s+(?:page|link|url|site)\s+)?(?:at\s+)?$`)
+)
+
+// StripDirectives removes the directives of directivePatterns and URLs that carry
+// instructions; it reports whether it removed any.
+func StripDirectives(s string) (string, bool) {
+	removed := false
+	s = urlPattern.ReplaceAllStringFunc(s, func(u string) string {
+		if urlInstruction.MatchString(u) {
+			removed = true
+			return " "
+		}
+		return u
+	})
+	// A URL the query tells the verifier to visit goes with its verb.
+	for _, loc := range reverse(urlPattern.FindAllStringIndex(s, -1)) {
+		if v := urlVerb.FindStringIndex(s[:loc[0]]); v != nil {
+			s = s[:v[0]] + " " + s[loc[1]:]
+			removed = true
+		}
+	}
+	for {
+		changed := false
+		for _, p := range directivePatterns {
+			loc := p.FindStringIndex(s)
+			if loc == nil {
+				continue
+			}
+			// Keep the punctuation that opened the clause, so that what came before still ends
+			// where it did.
+			start := loc[0]
+			if start < len(s) && strings.ContainsRune(`.;:!?,`, rune(s[start])) {
+				start++
+			}
+			if loc[1] <= start {
+				continue
+			}
+			s = s[:start] + " " + s[loc[1]:]
+			changed, removed = true, true
+		}
+		if !changed {
+			return s, removed
+		}
+	}
+}
+
+func reverse[T any](xs []T) []T {
+	out := make([]T, len(xs))
+	for i, x := range xs {
+		out[len(xs)-1-i] = x
+	}
+	return out
+}
+
+var (
+	spaceRun        = regexp.MustCompile(`\s+`)
+	spaceBeforePunc = regexp.MustCompile(`\s+([?.,;:!])`)
+	puncRun         = regexp.MustCompile(`([,;:])(?:\s*[,;:.])+`)
+	leadingJunk     = regexp.MustCompile(`(?i)^(?:[\s,;:.!?\-–—"'“”‘’]|(?:and|then|also|but|so|or|plus|please|now)\b)+`)
+	trailingJunk    = regexp.MustCompile(`(?i)(?:[\s,;:\-–—]|\b(?:and|then|also|but|so|or|plus|please)\b)+([?.!]?)$`)
+	questionEnd     = regexp.MustCompile(`[,;:]\s*\?`)
+	punctAfterEnd   = regexp.MustCompile(`([?!])(?:\s*[.?!,;:])+`)
+)
+
+// TidyQuery folds whitespace and removes the punctuation and connectives that stripping left
+// dangling, then capitalises the first letter and ends an open question with "?".
+func TidyQuery(s string) string {
+	s = spaceRun.ReplaceAllString(s, " ")
+	s = spaceBeforePunc.ReplaceAllString(s, "$1")
+	s = puncRun.ReplaceAllString(s, "$1")
+	s = questionEnd.ReplaceAllString(s, "?")
+	s = punctAfterEnd.ReplaceAllString(s, "$1")
+	for {
+		t := strings.TrimSpace(trailingJunk.ReplaceAllString(leadingJunk.ReplaceAllString(s, ""), "$1"))
+		t = strings.TrimSpace(strings.TrimRight(t, ",;:"))
+		if t == s {
+			break
+		}
+		s = t
+	}
+	s = strings.TrimSpace(s)
+	for strings.HasSuffix(s, "??") {
+		s = strings.TrimSuffix(s, "?")
+	}
+	if s == "" {
+		return ""
+	}
+	// "iPhone" and "eBay" keep their case; a plain lower-case first word is capitalised.
+	if first := strings.Fields(s)[0]; strings.ToLower(first) == first {
+		r, n := utf8.DecodeRuneInString(s)
+		s = string(unicode.ToUpper(r)) + s[n:]
+	}
+	if words := queryTokens(leadingPhrase.ReplaceAllString(s, "")); len(words) > 0 && !strings.HasSuffix(s, "?") &&
+		(whWords[strings.ToLower(words[0])] || auxWords[strings.ToLower(words[0])]) {
+		s = strings.TrimRight(s, ".! ") + "?"
+	}
+	return s
+}
+
+// FillerWords carry no fact: a query of only these (and punctuation) asks nothing.
+var FillerWords = TermSet("a an the and or but so then also please now just it this that these those is are was were be do does did to of in on at for with by from what which who whom whose when where why how me you your i we us our my yes no ok okay sure thanks thank tell say answer question query search find")
+
+// HasFactualContent reports whether s still asks something: at least two words, one of them
+// not a filler word.
+func HasFactualContent(s string) bool {
+	words := queryTokens(strings.ToLower(s))
+	if len(words) < 2 {
+		return false
+	}
+	for _, w := range words {
+		if !FillerWords[w] && utf8.RuneCountInString(w) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	// draftReference matches a reference to the text under verification.
+	draftReference = regexp.MustCompile(`(?i)\b(?:(?:the|this|that|above|previous|prior|earlier|original|given|provided|following|preceding|aforementioned|said|your|my)\s+(?:draft|text|answer|response|passage|paragraph|statement|reply|output|excerpt|message|claim|assertion)s?|the\s+draft|the\s+above|above-mentioned|aforementioned|(?:mentioned|stated|described|listed|quoted|cited|claimed|given|said|written)\s+(?:above|earlier|previously|before|here)|as\s+(?:stated|claimed|described|mentioned)(?:\s+(?:above|earlier|here|there))?)\b`)
+	// referenceObject is what follows a noun like "text" when it names something in the world
+	// ("the text of the First Amendment", "the response to the 2008 crisis", "the claim that the
+	// Great Wall is visible from space").
+	referenceObject = regexp.MustCompile(`(?i)^\s+(?:of|to|from|about|by|on|in|for|at|that)\b`)
+)
+
+// referenceHasObject reports whether the draft-like reference ref in s names something else:
+// "the text of X" is a question about X's text, not about the draft. "the draft" is never one.
+func referenceHasObject(s, ref string) bool {
+	lower := strings.ToLower(ref)
+	if strings.Contains(lower, "draft") || strings.Contains(lower, "above") || strings.HasPrefix(lower, "as ") ||
+		strings.HasPrefix(lower, "your ") || strings.HasPrefix(lower, "my ") || strings.HasPrefix(lower, "mentioned") ||
+		strings.HasPrefix(lower, "stated") || strings.HasPrefix(lower, "aforementioned") {
+		return false
+	}
+	i := strings.Index(s, ref)
+	if i < 0 {
+		return false
+	}
+	return referenceObject.MatchString(s[i+len(ref):])
+}
+
+var (
+	personalPronouns = TermSet("he she him her his hers they them their theirs its")
+	demonstratives   = TermSet("this that these those")
+	timeNouns        = TermSet("year years month months week weeks day days century centuries decade decades season seasons morning evening quarter time era period summer winter spring autumn fall")
+	whWords          = TermSet("what which who whom whose when where why how")
+	auxWords         = TermSet("is are was were am be been being do does did can could has have had will would should shall may might must isn't aren't wasn't weren't doesn't don't didn't can't couldn't hasn't haven't hadn't won't wouldn't shouldn't")
+	determiners      = TermSet("the a an")
+	// SentenceStarters are capitalised at the start of a question without naming anything.
+	SentenceStarters = TermSet("what which who whom whose when where why how is are was were am be do does did can could has have had will would should shall may might must i list name describe identify give state explain define summarise summarize tell find outline compare in on at for during since according as from by of to with under among after before please")
+)
+
+func init() {
+	for w := range auxWords {
+		SentenceStarters[w] = true
+	}
+}
+
+// danglingPronoun returns a pronoun the query leans on with nothing in it to refer to, or "".
+// A pronoun has a referent when a name (a capitalised word that is not the first word), a noun
+// phrase ("the company", "a flag") or a number comes before it; "it" may also point forward
+// ("What time is it in Tokyo?"), and "this year" is a time, not a pronoun.
+func danglingPronoun(s string) string {
+	words := queryTokens(s)
+	if len(words) == 0 {
+		return ""
+	}
+	referentBefore := func(i int) bool {
+		for j := 0; j < i; j++ {
+			w := words[j]
+			lw := strings.ToLower(w)
+			switch {
+			case determiners[lw] && j+1 < i:
+				return true
+			case strings.ContainsAny(w, "0123456789"):
+				return true
+			case isCapitalised(w) && !SentenceStarters[lw] && !personalPronouns[lw] && !demonstratives[lw] && lw != "it":
+				return true
+			}
+		}
+		return false
+	}
+	referentAnywhere := func() bool {
+		for j, w := range words {
+			lw := strings.ToLower(w)
+			if determiners[lw] && j+1 < len(words) || strings.ContainsAny(w, "0123456789") ||
+				(isCapitalised(w) && !SentenceStarters[lw] && !personalPronouns[lw] && !demonstratives[lw] && lw != "it") {
+				return true
+			}
+		}
+		return false
+	}
+	for i, w := range words {
+		lw := strings.ToLower(w)
+		next := ""
+		if i+1 < len(words) {
+			next = strings.ToLower(words[i+1])
+		}
+		switch {
+		case personalPronouns[lw]:
+			if !referentBefore(i) {
+				return w
+			}
+		case lw == "it":
+			if i == 0 || !referentAnywhere() {
+				return w
+			}
+		case demonstratives[lw]:
+			if timeNouns[next] {
+				continue
+			}
+			// "that" after a noun is a relative pronoun or a conjunction ("the ship that sank").
+			standalone := i == 0 || next == "" || auxWords[next] ||
+				(i > 0 && (whWords[strings.ToLower(words[i-1])] || auxWords[strings.ToLower(words[i-1])] || strings.ToLower(words[i-1]) == "of"))
+			if standalone && !referentBefore(i) {
+				return w
+			}
+		}
+	}
+	return ""
+}
+
+// queryTokens splits a query into words, punctuation dropped.
+func queryTokens(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '-' && r != '.'
+	})
+}
+
+func isCapitalised(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r)
+}
+
+var (
+	// preambleToWh matches a polite wrapper around an open question: "Can you tell me who...",
+	// "Do you know when...", "Tell me where...".
+	preambleToWh = regexp.MustCompile(`(?i)^(?:please\s+)?(?:(?:can|could|would|will)\s+(?:you|anyone|someone)\s+(?:please\s+)?(?:tell|show|let)\s+(?:me|us)\s+(?:know\s+)?|(?:do|does)\s+(?:you|anyone|someone)\s+know\s+|i\s+(?:want|would\s+like|need|wish)\s+to\s+know\s+|i\s+wonder\s+|(?:tell|show)\s+(?:me|us)\s*:?\s+|(?:find|look\s+up|search\s+for|explain|find\s+out)\s*:?\s+)((?:what|which|who|whom|whose|when|where|why|how)\b.*)$`)
+)
+
+// dropPreamble turns "Can you tell me who wrote X?" into "Who wrote X?"; yesNo is true when the
+// preamble was itself a yes/no question ("Can you...", "Do you know...").
+func dropPreamble(s string) (open string, yesNo, ok bool) {
+	m := preambleToWh.FindStringSubmatch(s)
+	if m == nil {
+		return s, false, false
+	}
+	words := queryTokens(s)
+	return TidyQuery(m[1]), len(words) > 0 && auxWords[strings.ToLower(words[0])], true
+}
+
+var (
+	// leadingPhrase is a framing phrase before the main clause: "According to the WHO, ",
+	// "As of 2024, ", "In France, ".
+	leadingPhrase  = regexp.MustCompile(`(?i)^((?:according\s+to|as\s+of|in|on|at|for|during|since|under|by|among|within|from|regarding|concerning)\b[^,?]{0,80},\s*)`)
+	tagQuestion    = regexp.MustCompile(`(?i),\s*(?:correct|right|true|yes|no|isn'?t\s+it|is\s+it|aren'?t\s+they|wasn'?t\s+it|didn'?t\s+(?:it|they|he|she)|don'?t\s+they|doesn'?t\s+it|is\s+that\s+(?:right|correct|true)|am\s+i\s+right)\s*\??$`)
+	truthStatement = regexp.MustCompile(`(?i)\b(?:is|are|was|were)\s+it\s+(?:really\s+)?(?:true|correct|accurate|right|the\s+case)\s+that\b`)
+	truthCheck     = regexp.MustCompile(`(?i)\b(?:is|are|was|were)\s+(?:it|this|that)\s+(?:really\s+)?(?:true|correct|accurate|right|the\s+case|a\s+fact)\b|\btrue\s+or\s+false\b|^(?:verify|confirm|check|determine)\s+(?:that|whether|if)\b|\b(?:correct|accurate|true|right|valid)\s*\??$`)
+)
+
+// isYesNo reports whether s is a yes/no question: its main clause starts with an auxiliary
+// ("Is", "Did", "Can"...), it asks whether something is true, or it ends in a tag ("..., right?").
+func isYesNo(s string) bool {
+	main := leadingPhrase.ReplaceAllString(s, "")
+	words := queryTokens(main)
+	if len(words) == 0 {
+		return false
+	}
+	first := strings.ToLower(words[0])
+	if auxWords[first] {
+		return true
+	}
+	if whWords[first] {
+		// "Which of the theories is correct?" is open; only an explicit truth check is not.
+		return truthStatement.MatchString(main)
+	}
+	return tagQuestion.MatchString(s) || truthCheck.MatchString(s)
+}
+
+const (
+	dateWords     = `(?:\d{4}-\d{2}-\d{2}|(?:\d{1,2}(?:st|nd|rd|th)?\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?\d{4}|(?:the\s+)?(?:early\s+|mid-?|late\s+)?\d{3,4}s?|the\s+\d{1,2}(?:st|nd|rd|th)\s+century)`
+	numberWords   = `(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|a\s+hundred|a\s+thousand|a\s+million)(?:\s*(?:%|percent|hundred|thousand|million|billion|trillion))?`
+	qualifierWord = `(?:about|around|approximately|roughly|over|under|more\s+than|fewer\s+than|less\s+than|at\s+least|at\s+most|exactly|only|nearly|almost|just)`
+	qualifiers    = `(?:` + qualifierWord + `\s+)?`
+)
+
+var trailingQualifier = regexp.MustCompile(`(?i)\s+` + qualifierWord + `$`)
+
+var openRewrites = []struct {
+	pattern *regexp.Regexp
+	rewrite func(m []string) string
+}{
+	// "Was the Eiffel Tower completed in 1889?" -> "When was the Eiffel Tower completed?"
+	{regexp.MustCompile(`(?i)^(was|were|did|is|are|has|have|had|does|do)\s+(.+?)\s+(?:in|on|during)\s+` + dateWords + `\s*\??$`),
+		func(m []string) string { return "When " + strings.ToLower(m[1]) + " " + m[2] + "?" }},
+	// "Has X been CEO since 2010?" -> "Since when has X been CEO?"
+	{regexp.MustCompile(`(?i)^(was|were|is|are|has|have|had)\s+(.+?)\s+since\s+` + dateWords + `\s*\??$`),
+		func(m []string) string { return "Since when " + strings.ToLower(m[1]) + " " + m[2] + "?" }},
+	// "Is the Eiffel Tower 330 meters tall?" -> "How tall is the Eiffel Tower?"
+	{regexp.MustCompile(`(?i)^(is|was|are|were)\s+(.+?)\s+` + qualifiers + numberWords + `\s*[\p{L}°'"]*\s+(tall|high|long|wide|deep|old|heavy|large|big|far|away|thick)\s*\??$`),
+		func(m []string) string {
+			adj := strings.ToLower(m[3])
+			if adj == "away" {
+				adj = "far"
+			}
+			return "How " + adj + " " + strings.ToLower(m[1]) + " " + m[2] + "?"
+		}},
+	// "Does the EU have 27 member states?" -> "How many member states does the EU have?"
+	{regexp.MustCompile(`(?i)^(does|do|did)\s+(.+?)\s+(have|contain|include|employ|own|list)\s+` + qualifiers + numberWords + `\s+([^?]+?)\s*\??$`),
+		func(m []string) string {
+			return "How many " + m[4] + " " + strings.ToLower(m[1]) + " " + m[2] + " " + strings.ToLower(m[3]) + "?"
+		}},
+	// "Is the population of France about 68 million?" -> "What is the population of France?"
+	{regexp.MustCompile(`(?i)^(is|was|are|were)\s+(the\s+[\p{L}\s-]{2,60}?\s+of\s+.+)\s+` + qualifiers + `[$€£¥]?` + numberWords + `(?:\s*[\p{L}°%$€£/]+){0,2}\s*\??$`),
+		func(m []string) string {
+			subject := strings.TrimSpace(trailingQualifier.ReplaceAllString(m[2], ""))
+			return "What " + strings.ToLower(m[1]) + " " + subject + "?"
+		}},
+	// "Was Obama born in Hawaii?" -> "Where was Obama born?"
+	{regexp.MustCompile(`(?i)^(was|were|is|are)\s+(.+?)\s+(born|founded|located|headquartered|based|established|built|buried|situated|held|filmed|published|invented|discovered|made|manufactured|produced|recorded|created|signed|incorporated|registered|raised|educated|married|killed|elected)\s+in\s+([^?]+?)\s*\??$`),
+		func(m []string) string {
+			return "Where " + strings.ToLower(m[1]) + " " + m[2] + " " + strings.ToLower(m[3]) + "?"
+		}},
+}
+
+// openRewrite rewrites a yes/no question whose asked-for slot is unambiguous (a date, a measure,
+// a count, a quantity of a named attribute, a place) into the open question for that slot.
+func openRewrite(s string) (string, bool) {
+	prefix := leadingPhrase.FindString(s)
+	main := strings.TrimSpace(s[len(prefix):])
+	if truthCheck.MatchString(main) || tagQuestion.MatchString(main) {
+		return "", false
+	}
+	for _, r := range openRewrites {
+		m := r.pattern.FindStringSubmatch(main)
+		if m == nil {
+			continue
+		}
+		open := r.rewrite(m)
+		if prefix != "" {
+			r0, n := utf8.DecodeRuneInString(open)
+			open = prefix + string(unicode.ToLower(r0)) + open[n:]
+		}
+		return TidyQuery(open), true
+	}
+	return "", false
+}
+
+var openImperative = regexp.MustCompile(`(?i)^(?:list|name|describe|identify|give|state|explain|define|summari[sz]e|tell\s+me|find|outline|compare)\b`)
+
+// isOpenQuestion reports whether s asks an open question: it has a wh-word, or it starts with
+// an open imperative ("List...", "Name...").
+func isOpenQuestion(s string) bool {
+	if openImperative.MatchString(s) {
+		return true
+	}
+	for _, w := range queryTokens(s) {
+		if whWords[strings.ToLower(w)] {
+			return true
+		}
+	}
+	return false
+}
+
+// isStatement reports whether s is a sentence that asserts something (it has a finite verb or
+// ends in a full stop), rather than a list of keywords, which a search engine takes as it is.
+func isStatement(s string) bool {
+	if strings.HasSuffix(strings.TrimSpace(s), ".") {
+		return true
+	}
+	for _, w := range queryTokens(s) {
+		if auxWords[strings.ToLower(w)] {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	// FreshnessWords mark a query whose answer drifts with time.
+	FreshnessWords = regexp.MustCompile(`(?i)\b(?:latest|current(?:ly)?|now|nowadays|recent(?:ly)?|newest|most\s+recent|as\s+of|prices?|pricing|rankings?|ranked|version|versions|today|this\s+(?:year|month|week)|incumbent|presently|at\s+present|up[\s-]to[\s-]date|to\s+date|so\s+far)\b`)
+	// hasDate matches a year, an ISO date or a month with its year.
+	hasDate = regexp.MustCompile(`(?i)\b(?:1[0-9]{3}|2[0-9]{3})\b|\b\d{4}-\d{2}-\d{2}\b`)
+	// relativeNow is a "now" that the anchor replaces rather than follows.
+	relativeNow = regexp.MustCompile(`(?i)\b(?:as\s+of\s+(?:today|now|this\s+(?:month|year)|the\s+present)|(?:right\s+)?now|today|at\s+present|presently|nowadays)\s*\?$`)
+)
+
+// anchorDate adds "as of <Month Year>" to a freshness-sensitive query that has no date yet, so
+// that the verifier cannot take stale evidence for current ("What is the latest stable version
+// of Rust as of July 2026?"). A trailing "today" or "now" is replaced by the anchor.
+func anchorDate(s string, today time.Time) (string, bool) {
+	if !FreshnessWords.MatchString(s) || hasDate.MatchString(s) {
+		return s, false
+	}
+	if today.IsZero() {
+		today = time.Now()
+	}
+	anchor := "as of " + today.Format("January 2006")
+	if loc := relativeNow.FindStringIndex(s); loc != nil {
+		return strings.TrimSpace(s[:loc[0]]) + " " + anchor + "?", true
+	}
+	body := strings.TrimRight(s, "?.! ")
+	return body + " " + anchor + "?", true
+}
+
+// TermSet returns the set of the space-separated words.
+func TermSet(words string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		set[w] = true
+	}
+	return set
+}
+
+// QuoteQuery quotes a query for a reason, cut to a readable length.
+func QuoteQuery(s string) string { return fmt.Sprintf("%q", pipeline.TruncateUTF8(s, 200)) }

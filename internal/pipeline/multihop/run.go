@@ -1,0 +1,328 @@
+package multihop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+)
+
+// ErrNoSearcher: multihop was built without a Searcher; its hops cannot run.
+var ErrNoSearcher = errors.New("multihop needs a search provider (a Searcher): configure one")
+
+// Multihop verifies a statement by multi-hop query chains under source-independence rules
+// (spec 004):
+//
+//  1. Inputs: every input is checked as the spec says (checkMultihopInput); a bad one ends the
+//     run with a *RejectedError naming the field and the rule.
+//  2. Plan: one call returns the plan (claims with spans, query chains of hops, cross-validation
+//     pairs and queries, sub-queries, execution order), asked for with PlanSchemaJSON and always
+//     validated by ValidatePlan: the schemas, then every rule of the spec in code. A failing plan
+//     gets one repair round-trip listing its violations; a plan that still fails ends the run
+//     with a PermanentError naming them. A statement in which the plan finds no verifiable claim
+//     (opinion only) is rejected.
+//  3. Execution: the chains of the verifiable claims (at most Options.MaxQuestions of them; the
+//     rest are listed not_checked) run through the Searcher, claims started in the execution
+//     order, a claim after the claims it depends on, up to Options.Concurrency at once; the hops
+//     of one chain run in order, each excluding (in the query, and again in code on what came
+//     back) the domains, publishers and URLs of the chain's earlier hops, and keeping only
+//     evidence inside the temporal scope. A hop that finds no independent source says so. The
+//     cross-validation queries run next, one after another, each excluding every source of the
+//     claims it joins. A last check drops any evidence that shares a source with an earlier hop
+//     of its claim, so that no independence violation reaches a verdict.
+//  4. Judgement: each claim is judged in one isolated call that sees the claim's text and its
+//     evidence and nothing else (judge.judgeClaim), in parallel under Options.Concurrency. The
+//     grounding rule is enforced in code (no valid citation, no verdict but unverified), and the
+//     confidence is calibrated by corroboration (Calibration), never High for an ambiguous claim.
+//  5. Report: CoVe 2.0's format (RenderReport), with a revised statement written in code (see
+//     reviseStatement): no model call.
+//
+// Cost per statement: 1 plan call (+1 repair), 1 judge call per checked claim with evidence (a
+// claim whose hops found nothing costs no call; a failed judge call is retried once), and one
+// search per hop and per cross-validation query.
+type Multihop struct {
+	Model    pipeline.Model
+	Searcher pipeline.Searcher
+	// Authoritative lists the primary-source domains of calibration; nil means
+	// DefaultAuthoritativeDomains.
+	Authoritative []string
+}
+
+// Name returns the job method name.
+func (Multihop) Name() string { return pipeline.MethodMultihop }
+
+// Run verifies one job's statement.
+func (m Multihop) Run(ctx context.Context, in pipeline.Input) (*pipeline.Result, error) {
+	res := &pipeline.Result{Method: pipeline.MethodMultihop}
+	if m.Model == nil {
+		return res, pipeline.Permanent(errors.New("multihop needs a model"))
+	}
+	if m.Searcher == nil {
+		return res, pipeline.Permanent(ErrNoSearcher)
+	}
+	rec := pipeline.NewRecorder(m.Model)
+	search := pipeline.NewSearchRecorder(m.Searcher)
+	run := &multihopRun{rec: rec, search: search, res: res, opts: in.Options.WithDefaults(),
+		calibration: evidence.Calibration{Authoritative: m.Authoritative}}
+	err := run.run(ctx, in)
+	res.Calls = rec.Trace()
+	res.Searches = search.Calls()
+	return res, err
+}
+
+// multihopRun is the state of one multihop run.
+type multihopRun struct {
+	in          multihopInputs
+	opts        pipeline.Options
+	rec         *pipeline.Recorder
+	search      *pipeline.SearchRecorder
+	calibration evidence.Calibration
+	res         *pipeline.Result
+	plan        *ValidatedPlan
+	// claims are the plan's claims, by plan index.
+	claims []*chainState
+	book   evidence.SourceBook
+
+	mu    sync.Mutex
+	flags []pipeline.ReviewFlag
+}
+
+// flag adds a review flag once.
+func (r *multihopRun) flag(f pipeline.ReviewFlag) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !slices.Contains(r.flags, f) {
+		r.flags = append(r.flags, f)
+	}
+}
+
+func (r *multihopRun) run(ctx context.Context, in pipeline.Input) error {
+	mi, err := checkMultihopInput(in)
+	if err != nil {
+		return err
+	}
+	r.in = mi
+	r.res.Draft, r.res.DraftFromInput = mi.statement, true
+	for _, f := range mi.reviewFlags {
+		r.flag(f)
+	}
+	defer func() { r.res.ReviewFlags = append(r.res.ReviewFlags, r.flags...) }()
+
+	if err := r.makePlan(ctx); err != nil {
+		return err
+	}
+	r.planClaims()
+	if err := r.execute(ctx); err != nil {
+		return err
+	}
+	r.judgeAll(ctx)
+	if err := ctx.Err(); err != nil {
+		return pipeline.StepError(pipeline.StepJudge, err)
+	}
+	r.finish()
+	return nil
+}
+
+// makePlan asks for the plan and validates it, with one repair round-trip.
+func (r *multihopRun) makePlan(ctx context.Context) error {
+	prompt, err := renderPlanPrompt(r.in)
+	if err != nil {
+		return pipeline.StepError(pipeline.StepPlan, err)
+	}
+	pc := PlanContext{Statement: r.in.statement, MaxHops: r.in.maxHops, Language: r.in.language, schemas: r.in.schemas}
+	var validated *ValidatedPlan
+	opinionOnly := false
+	step := pipeline.StructuredStep{Step: pipeline.StepPlan, Schema: planRequestSchema(), MaxTokens: min(32768, 4096+len(r.in.statement)),
+		Check: func(reply string) ([]byte, []string) {
+			if noClaims(reply) {
+				opinionOnly = true
+				return pipeline.ReplyJSONObject(reply), nil
+			}
+			vp, violations := ValidatePlan(reply, pc)
+			if len(violations) > 0 {
+				out := make([]string, len(violations))
+				for i, v := range violations {
+					out[i] = v.String()
+				}
+				return nil, pipeline.CapViolations(out)
+			}
+			validated = vp
+			return vp.JSON, nil
+		}}
+	out, err := step.Run(ctx, r.rec, prompt)
+	r.res.Plan, r.res.PlanViolations, r.res.PlanRepaired = out.Raw, out.Violations, out.Repaired
+	if err != nil {
+		return err
+	}
+	if opinionOnly || !slices.ContainsFunc(validated.Plan.Claims, func(c PlanClaim) bool { return c.Verifiable }) {
+		if validated != nil {
+			r.res.PlanJSON = validated.JSON
+		}
+		return pipeline.Rejected(fieldText, "the statement contains no verifiable factual claim (the plan found opinion, preference or prediction only)")
+	}
+	r.plan = validated
+	r.res.PlanJSON = validated.JSON
+	return nil
+}
+
+// noClaims reports whether a plan reply is a JSON object whose claims are an empty array: the
+// plan found nothing to verify at all.
+func noClaims(reply string) bool {
+	var p struct {
+		Claims *[]json.RawMessage `json:"claims"`
+	}
+	return json.Unmarshal(pipeline.ReplyJSONObject(reply), &p) == nil && p.Claims != nil && len(*p.Claims) == 0
+}
+
+// planClaims turns the plan's claims into the run's claims, in plan order: the verifiable ones
+// within the claim cap are checked; the others are not_checked with the reason.
+func (r *multihopRun) planClaims() {
+	checked := 0
+	for i, pc := range r.plan.Plan.Claims {
+		verifiable, temporal := pc.Verifiable, pc.RequiresTemporalScope
+		score := pc.SourceIndependenceScore
+		span := r.plan.Spans[i]
+		c := pipeline.Claim{
+			Position: i + 1, Text: pc.ClaimText, Key: pc.ClaimID,
+			SpanStart: span[0], SpanEnd: span[1], SpanText: r.in.statement[span[0]:span[1]],
+			Entities: pc.Entities, Verifiable: &verifiable, RequiresTemporalScope: &temporal,
+			AmbiguityNote: strings.TrimSpace(pc.AmbiguityNote), SubQueries: pc.SubQueries, SourceIndependenceScore: &score,
+		}
+		st := &chainState{index: i, claim: pc, done: make(chan struct{})}
+		switch {
+		case !pc.Verifiable:
+			c.Verdict, c.Reason = pipeline.VerdictNotChecked, "the plan marked it not verifiable (opinion, preference or prediction)"
+		case checked >= r.opts.MaxQuestions:
+			c.Verdict, c.Reason = pipeline.VerdictNotChecked, pipeline.ClaimCapReason(r.opts.MaxQuestions)
+		default:
+			checked++
+			st.checked = true
+			if ch := r.chainOf(pc.ClaimID); ch != nil {
+				st.hops = ch.Hops
+			}
+		}
+		r.res.Claims = append(r.res.Claims, c)
+		r.claims = append(r.claims, st)
+	}
+}
+
+func (r *multihopRun) chainOf(id string) *QueryChain {
+	for i := range r.plan.Plan.QueryChains {
+		if r.plan.Plan.QueryChains[i].ClaimID == id {
+			return &r.plan.Plan.QueryChains[i]
+		}
+	}
+	return nil
+}
+
+func (r *multihopRun) stateOf(id string) *chainState {
+	for _, st := range r.claims {
+		if st.claim.ClaimID == id {
+			return st
+		}
+	}
+	return nil
+}
+
+// finish numbers the cited sources, writes the evidence rows, the cross-validation verdicts, the
+// revised statement and the report.
+func (r *multihopRun) finish() {
+	for _, st := range r.claims {
+		if !st.checked {
+			continue
+		}
+		c := &r.res.Claims[st.index]
+		for _, i := range st.verdict.cited {
+			n := r.book.Number(st.evidence[i].URL)
+			if !slices.Contains(c.Citations, n) {
+				c.Citations = append(c.Citations, n)
+			}
+		}
+	}
+	for _, st := range r.claims {
+		for i, e := range st.evidence {
+			ev := pipeline.Evidence{
+				ID: len(r.res.Evidence) + 1, ClaimPosition: st.index + 1, HopNumber: e.hop, SearchSeq: e.SearchSeq,
+				URL: e.URL, Title: e.Title, Snippet: e.Snippet, Domain: evidence.HostOf(e.SearchResult), Publisher: e.Publisher,
+				PublishedAt: e.PublishedAt, Provider: e.Provider, Rank: e.Rank,
+			}
+			if slices.Contains(st.verdict.cited, i) {
+				ev.SourceNumber = r.book.Number(e.URL)
+				ev.Quote = st.verdict.quotes[i]
+			}
+			r.res.Evidence = append(r.res.Evidence, ev)
+		}
+	}
+	r.crossValidationVerdicts()
+	r.res.RevisedText = r.reviseStatement()
+	r.res.Report = evidence.RenderReport(r.res.Claims, r.book.Sources(), r.res.RevisedText)
+	r.res.Status = pipeline.StatusChecked
+	counts := evidence.CountClaims(r.res.Claims)
+	r.res.StatusReason = fmt.Sprintf("%d claims checked: %d confirmed, %d corrected, %d uncertain; %d not checked",
+		counts.Checked, counts.Confirmed, counts.Corrected, counts.Uncertain, len(counts.Skipped))
+}
+
+// planPrompt is what the plan prompt interpolates; every value that comes from the job is
+// escaped so that none can open or close a fence.
+type planPrompt struct {
+	Statement, Language, LanguageName string
+	MaxHops                           int
+	Rules, Grounding, Scope, Example  string
+}
+
+// renderPlanPrompt renders the plan prompt for a job's checked inputs.
+func renderPlanPrompt(mi multihopInputs) (string, error) {
+	return pipeline.RenderPrompt("multihop_plan", planPrompt{
+		Statement: pipeline.EscapeFenced(mi.statement), Language: pipeline.FenceAttr(mi.language), LanguageName: mi.languageName,
+		MaxHops: mi.maxHops, Rules: pipeline.EscapeFenced(evidence.OneLineText(mi.rules.Text)), Grounding: pipeline.EscapeFenced(evidence.OneLineText(mi.grounding)),
+		Scope: mi.scope.Describe(mi.today), Example: examplePlanJSON(),
+	})
+}
+
+// examplePlanStatement and examplePlan are the worked example of the plan prompt. A test
+// validates the example against its statement: the prompt never shows a plan that breaks a rule.
+const examplePlanStatement = "The Eiffel Tower, completed in 1889, was the tallest structure in the world for 41 years."
+
+func examplePlan() Plan {
+	return Plan{
+		PlanID: "eiffel-tower",
+		Claims: []PlanClaim{
+			{ClaimID: "c1", ClaimText: "The Eiffel Tower was completed in 1889", SourceSpan: "The Eiffel Tower, completed in 1889",
+				Entities: []string{"Eiffel Tower", "1889"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries:              []string{"Eiffel Tower construction completion date", "Exposition Universelle 1889 Paris tower inauguration"},
+				SourceIndependenceScore: 0.9},
+			{ClaimID: "c2", ClaimText: "The Eiffel Tower was the tallest structure in the world for 41 years",
+				SourceSpan: "was the tallest structure in the world for 41 years", Entities: []string{"Eiffel Tower"}, Verifiable: true,
+				Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries:              []string{"tallest man-made structure world record 1889 1930", "Chrysler Building surpassed Eiffel Tower height"},
+				SourceIndependenceScore: 0.7},
+		},
+		QueryChains: []QueryChain{
+			{ClaimID: "c1", Hops: []PlanHop{
+				{1, "Eiffel Tower completed 1889 official history", "official site", "date of an event"},
+				{2, "Gustave Eiffel tower construction 1887 1889 encyclopedia", "encyclopedia", "date of an event"},
+			}},
+			{ClaimID: "c2", Hops: []PlanHop{
+				{1, "world's tallest structure 1889 to 1930 Eiffel Tower record", "encyclopedia", "record holder and period"},
+				{2, "Chrysler Building 1930 surpassed Eiffel Tower tallest", "news archive", "date the record passed"},
+			}},
+		},
+		CrossValidationPairs:   []CrossValidationPair{{"c1", "c2", "the 41 years are counted from the completion"}},
+		CrossValidationQueries: []CrossValidationQuery{{"Eiffel Tower height record duration since inauguration", []int{0, 1}}},
+		ExecutionOrder:         []string{"c1", "c2"},
+	}
+}
+
+var examplePlanJSON = sync.OnceValue(func() string {
+	b, err := json.MarshalIndent(examplePlan(), "", "  ")
+	if err != nil {
+		panic(fmt.Sprintf("pipeline: encoding the example plan: %v", err))
+	}
+	return string(b)
+})

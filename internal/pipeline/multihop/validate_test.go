@@ -1,0 +1,315 @@
+package multihop
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+)
+
+// specStatement is spec 004's example statement.
+const specStatement = "The same gene variant linked to increased risk of Alzheimer's also appears to reduce the risk of certain cancers, according to recent studies."
+
+// validPlan is a plan of specStatement that keeps every rule: two verifiable claims, the second
+// ambiguous with a hop per reading, a cross-validation pair and query, and no two queries alike.
+func validPlan() Plan {
+	return Plan{
+		PlanID: "plan-apoe4",
+		Claims: []PlanClaim{
+			{
+				ClaimID: "c1", ClaimText: "A gene variant is linked to an increased risk of Alzheimer's disease",
+				SourceSpan: "The same gene variant linked to increased risk of Alzheimer's",
+				Entities:   []string{"gene variant", "Alzheimer's disease"}, Verifiable: true,
+				Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries:              []string{"APOE4 allele Alzheimer's risk odds ratio", "gene variant late-onset Alzheimer's genetic risk factor"},
+				SourceIndependenceScore: 0.8,
+			},
+			{
+				ClaimID: "c2", ClaimText: "The gene variant linked to Alzheimer's risk appears to reduce the risk of certain cancers according to recent studies",
+				SourceSpan: "also appears to reduce the risk of certain cancers, according to recent studies",
+				Entities:   []string{"gene variant", "cancer"}, Verifiable: true, RequiresTemporalScope: true,
+				AmbiguityNote: "Which cancers and which studies are meant is not stated.",
+				Interpretations: []Interpretation{
+					{Reading: "The variant lowers overall cancer incidence", Query: "APOE4 carriers overall cancer incidence cohort"},
+					{Reading: "The variant lowers the risk of specific cancers such as breast or prostate cancer", Query: "APOE e4 breast prostate cancer risk meta-analysis"},
+				},
+				DependsOn:               []string{"c1"},
+				SubQueries:              []string{"APOE4 inverse association cancer", "apolipoprotein E epsilon4 tumour protection mechanism"},
+				SourceIndependenceScore: 0.6,
+			},
+		},
+		QueryChains: []QueryChain{
+			{ClaimID: "c1", Hops: []PlanHop{
+				{1, "APOE4 Alzheimer's disease genome-wide association study", "peer-reviewed journal", "study result"},
+				{2, "apolipoprotein E e4 dementia risk NIH fact sheet", "government health agency", "official summary"},
+			}},
+			{ClaimID: "c2", Hops: []PlanHop{
+				{1, "APOE4 carriers overall cancer incidence cohort", "peer-reviewed journal", "cohort study result"},
+				{2, "APOE e4 breast prostate cancer risk meta-analysis", "systematic review", "pooled estimate"},
+			}},
+		},
+		CrossValidationPairs:   []CrossValidationPair{{"c1", "c2", "the same variant with opposite effects on two diseases"}},
+		CrossValidationQueries: []CrossValidationQuery{{"Alzheimer's cancer inverse comorbidity APOE genotype", []int{0, 1}}},
+		ExecutionOrder:         []string{"c1", "c2"},
+	}
+}
+
+func planJSON(t testing.TB, p Plan) string {
+	t.Helper()
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func rulesOf(vs []PlanViolation) []string {
+	var out []string
+	for _, v := range vs {
+		if !slices.Contains(out, v.Rule) {
+			out = append(out, v.Rule)
+		}
+	}
+	return out
+}
+
+func TestValidPlanPasses(t *testing.T) {
+	t.Parallel()
+	for _, reply := range []string{
+		planJSON(t, validPlan()),
+		"```json\n" + planJSON(t, validPlan()) + "\n```",
+		"Here is the plan:\n" + planJSON(t, validPlan()) + "\nI hope it helps.",
+	} {
+		vp, violations := ValidatePlan(reply, PlanContext{Statement: specStatement, MaxHops: 3, Language: "en"})
+		if len(violations) > 0 {
+			t.Fatalf("a valid plan broke rules: %v", violations)
+		}
+		if vp.Spans[0] != [2]int{0, len("The same gene variant linked to increased risk of Alzheimer's")} {
+			t.Errorf("span of c1 = %v", vp.Spans[0])
+		}
+		if got := specStatement[vp.Spans[1][0]:vp.Spans[1][1]]; got != "also appears to reduce the risk of certain cancers, according to recent studies" {
+			t.Errorf("span of c2 = %q", got)
+		}
+		var back Plan
+		if err := json.Unmarshal(vp.JSON, &back); err != nil || back.PlanID != "plan-apoe4" {
+			t.Errorf("validated JSON: %v %s", err, vp.JSON)
+		}
+	}
+}
+
+// One failing plan per rule: each case breaks exactly one rule, and the test fails if the rule is
+// removed (its violation would be missing) or if the case trips another rule.
+func TestValidatePlanRules(t *testing.T) {
+	t.Parallel()
+	type mutation func(p *Plan, pc *PlanContext)
+	tests := []struct {
+		rule    string
+		message string
+		mutate  mutation
+		reply   string // used instead of the mutated plan when set
+	}{
+		{rule: RulePlanJSON, message: "not a JSON object", reply: "I cannot make a plan for this."},
+		{rule: RulePlanJSON, message: "not an object", reply: `["c1"]`},
+		{rule: RulePlanSchema, message: "/claims/0/source_independence_score", mutate: func(p *Plan, _ *PlanContext) {
+			p.Claims[0].SourceIndependenceScore = 1.5
+		}},
+		{rule: RulePlanSchema, message: "/plan_id", mutate: func(p *Plan, _ *PlanContext) { p.PlanID = "" }},
+		{rule: RuleClaimIDsSequential, message: `claim 2 has claim_id "c3", want "c2"`, mutate: func(p *Plan, _ *PlanContext) {
+			p.Claims[1].ClaimID, p.QueryChains[1].ClaimID, p.CrossValidationPairs[0].ClaimBID, p.ExecutionOrder[1] = "c3", "c3", "c3", "c3"
+		}},
+		{rule: RuleClaimTextUnique, message: "have the same claim_text", mutate: func(p *Plan, _ *PlanContext) {
+			p.Claims[1].ClaimText = p.Claims[0].ClaimText
+		}},
+		{rule: RuleClaimHasSpan, message: "hallucinated claim", mutate: func(p *Plan, _ *PlanContext) {
+			p.Claims[0].SourceSpan = "A gene variant doubles the risk of Alzheimer's"
+		}},
+		{rule: RuleNoAddedQuantification, message: "claim c1 adds quantification not present in the statement: 3", mutate: func(p *Plan, _ *PlanContext) {
+			p.Claims[0].ClaimText = "A gene variant is linked to a 3-fold increased risk of Alzheimer's disease"
+		}},
+		{rule: RuleNoAddedQuantification, message: "most", mutate: func(p *Plan, _ *PlanContext) {
+			p.Claims[1].ClaimText = "The gene variant linked to Alzheimer's risk appears to reduce the risk of most cancers according to recent studies"
+		}},
+		{rule: RuleAmbiguityCovered, message: "has 0 interpretation(s)", mutate: func(p *Plan, _ *PlanContext) {
+			p.Claims[1].Interpretations = []Interpretation{}
+		}},
+		{rule: RuleAmbiguityCovered, message: "no ambiguity_note", mutate: func(p *Plan, _ *PlanContext) {
+			p.Claims[1].AmbiguityNote = ""
+		}},
+		{rule: RuleAmbiguityCovered, message: "is not a hop of its chain", mutate: func(p *Plan, _ *PlanContext) {
+			p.Claims[1].Interpretations[1].Query = "APOE e4 colorectal cancer case-control"
+		}},
+		{rule: RuleSubQueryNotClaim, message: "is the claim_text itself", mutate: func(p *Plan, _ *PlanContext) {
+			p.Claims[0].SubQueries[1] = p.Claims[0].ClaimText + "."
+		}},
+		{rule: RuleChainsReferenceClaims, message: "orphan query chain", mutate: func(p *Plan, _ *PlanContext) {
+			p.QueryChains = append(p.QueryChains, QueryChain{ClaimID: "c9", Hops: []PlanHop{{1, "sea level rise Pacific islands", "news report", "measurement"}}})
+		}},
+		{rule: RuleChainsReferenceClaims, message: `depends on "c5"`, mutate: func(p *Plan, _ *PlanContext) {
+			p.Claims[1].DependsOn = []string{"c5"}
+		}},
+		{rule: RuleVerifiableClaimHasChain, message: "verifiable claim c1 has no query chain", mutate: func(p *Plan, _ *PlanContext) {
+			p.QueryChains = p.QueryChains[1:]
+		}},
+		{rule: RuleHopsWithinMax, message: "has 2 hops, over max_hops 1", mutate: func(_ *Plan, pc *PlanContext) { pc.MaxHops = 1 }},
+		{rule: RuleHopsNumbered, message: "hop_number 3 at position 2", mutate: func(p *Plan, _ *PlanContext) {
+			p.QueryChains[0].Hops[1].HopNumber = 3
+		}},
+		{rule: RuleHopQueryNotClaim, message: "verbatim copy of the claim", mutate: func(p *Plan, _ *PlanContext) {
+			p.QueryChains[0].Hops[1].Query = p.Claims[0].ClaimText
+		}},
+		{rule: RulePairsReferenceClaims, message: `names claim_id "c7"`, mutate: func(p *Plan, _ *PlanContext) {
+			p.CrossValidationPairs[0].ClaimBID = "c7"
+		}},
+		{rule: RuleCrossValidationPresent, message: "no cross_validation_queries", mutate: func(p *Plan, _ *PlanContext) {
+			p.CrossValidationQueries = []CrossValidationQuery{}
+		}},
+		{rule: RuleCrossValidationInBounds, message: "claim index 5, out of bounds", mutate: func(p *Plan, _ *PlanContext) {
+			p.CrossValidationQueries[0].TargetClaimIndices = []int{0, 5}
+		}},
+		{rule: RuleCrossValidationTwoClaims, message: "targets 1 distinct claim(s)", mutate: func(p *Plan, _ *PlanContext) {
+			p.CrossValidationQueries[0].TargetClaimIndices = []int{1, 1}
+		}},
+		{rule: RuleCrossValidationDistinct, message: "same as a sub_query of claim c1", mutate: func(p *Plan, _ *PlanContext) {
+			p.CrossValidationQueries[0].QueryText = p.Claims[0].SubQueries[0]
+		}},
+		{rule: RuleCrossValidationNotConcat, message: "concatenation of queries of claims c1 and c2", mutate: func(p *Plan, _ *PlanContext) {
+			p.CrossValidationQueries[0].QueryText = p.Claims[0].SubQueries[0] + " and " + p.Claims[1].SubQueries[0]
+		}},
+		{rule: RuleQueriesDistinct, message: "hop 1 of claim c1 and hop 2 of claim c1 are near-duplicates (100% token overlap", mutate: func(p *Plan, _ *PlanContext) {
+			p.QueryChains[0].Hops[1].Query = "genome-wide association study: APOE4 and Alzheimer's disease"
+		}},
+		{rule: RuleQueriesDistinct, message: "sub_query 1 of claim c2 and sub_query 2 of claim c2", mutate: func(p *Plan, _ *PlanContext) {
+			p.Claims[1].SubQueries[1] = "inverse association of APOE4 with cancer"
+		}},
+		{rule: RuleExecutionOrder, message: "runs c2 before c1, which it depends on", mutate: func(p *Plan, _ *PlanContext) {
+			p.ExecutionOrder = []string{"c2", "c1"}
+		}},
+		{rule: RuleExecutionOrder, message: "missing verifiable claim c2", mutate: func(p *Plan, _ *PlanContext) {
+			p.ExecutionOrder = []string{"c1"}
+		}},
+	}
+	covered := map[string]bool{}
+	for _, tt := range tests {
+		covered[tt.rule] = true
+		t.Run(tt.rule+"/"+tt.message, func(t *testing.T) {
+			t.Parallel()
+			p, pc := validPlan(), PlanContext{Statement: specStatement, MaxHops: 3, Language: "en"}
+			reply := tt.reply
+			if reply == "" {
+				tt.mutate(&p, &pc)
+				reply = planJSON(t, p)
+			}
+			vp, violations := ValidatePlan(reply, pc)
+			if vp != nil {
+				t.Fatalf("the plan passed; want a violation of %s", tt.rule)
+			}
+			if got := rulesOf(violations); !slices.Equal(got, []string{tt.rule}) {
+				t.Fatalf("rules broken = %v, want only %s: %v", got, tt.rule, violations)
+			}
+			if !slices.ContainsFunc(violations, func(v PlanViolation) bool { return strings.Contains(v.Message, tt.message) }) {
+				t.Errorf("no %s violation says %q: %v", tt.rule, tt.message, violations)
+			}
+		})
+	}
+	for _, r := range planRules {
+		if !covered[r.name] {
+			t.Errorf("rule %s has no failing plan in this table", r.name)
+		}
+	}
+}
+
+// The job's own output and claim schemas are applied on top of the plan schema.
+func TestValidatePlanWithJobSchemas(t *testing.T) {
+	t.Parallel()
+	claimSchema := `{"type":"object","required":["claim_id","claim_text","verifiable"],
+		"properties":{"claim_id":{"type":"string"},"claim_text":{"type":"string","maxLength":100},"verifiable":{"type":"boolean"}}}`
+	schemas, err := compilePlanSchemas([]byte(claimSchema), PlanSchemaJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, violations := ValidatePlan(planJSON(t, validPlan()), PlanContext{Statement: specStatement, schemas: schemas})
+	if got := rulesOf(violations); !slices.Equal(got, []string{RulePlanSchema}) ||
+		!strings.Contains(violations[0].Message, "claims[1]: claim schema at /claim_text") {
+		t.Fatalf("violations = %v, want the claim schema's maxLength on claim 2", violations)
+	}
+}
+
+func TestLocateSpanTolerance(t *testing.T) {
+	t.Parallel()
+	statement := "Officials said the “new bridge”  opened in\nMarch 2024 — ahead of schedule."
+	tests := []struct {
+		span string
+		want string
+	}{
+		{`the "new bridge" opened in March 2024`, "the “new bridge”  opened in\nMarch 2024"},
+		{"THE NEW BRIDGE OPENED", "the “new bridge”  opened"},
+		{"March 2024 - ahead of schedule.", "March 2024 — ahead of schedule"},
+		{"ahead of schedule", "ahead of schedule"},
+	}
+	for _, tt := range tests {
+		start, end, ok := evidence.LocateSpan(statement, tt.span)
+		if !ok || statement[start:end] != tt.want {
+			t.Errorf("locateSpan(%q) = %q (%v), want %q", tt.span, statement[start:min(end, len(statement))], ok, tt.want)
+		}
+	}
+	for _, span := range []string{"", "  ", "\"\"", "the old bridge", "opened in April"} {
+		if _, _, ok := evidence.LocateSpan(statement, span); ok {
+			t.Errorf("locateSpan(%q) found a span", span)
+		}
+	}
+}
+
+func TestTokenOverlap(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		a, b string
+		want float64
+	}{
+		{"APOE4 Alzheimer's risk", "the risk of Alzheimer's and APOE4", 1},
+		{"APOE4 Alzheimer risk", "APOE4 Alzheimer risk cohort", 0.75},
+		{"Eiffel Tower height", "Statue of Liberty height", 0.2},
+		{"the of and", "the of and", 0},
+	}
+	for _, tt := range tests {
+		if got := TokenOverlap(tt.a, tt.b, "en"); got != tt.want {
+			t.Errorf("TokenOverlap(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+// FuzzValidatePlan: whatever the model replies, validation returns a plan or violations of
+// known rules, never both, never neither, and never panics.
+func FuzzValidatePlan(f *testing.F) {
+	base := validPlan()
+	b, _ := json.Marshal(base)
+	f.Add(string(b), specStatement, 3)
+	f.Add(`{"claims":[],"query_chains":[],"cross_validation_pairs":[],"cross_validation_queries":[],"execution_order":[]}`, specStatement, 3)
+	f.Add(`{"claims":[{"claim_id":"c1","source_span":"`+"\u00e9\u0301"+`"}],"query_chains":[{"claim_id":"c1","hops":[{"hop_number":-1}]}],"cross_validation_queries":[{"target_claim_indices":[-5,99999999999]}]}`, "é x", 0)
+	f.Add("```json\n{\"plan_id\":1}\n```", "a b", 11)
+	f.Add(`{"claims":null}`, "", 1)
+	f.Add(`not json at all {`, "x y", 2)
+	known := map[string]bool{RulePlanJSON: true, RulePlanSchema: true}
+	for _, r := range planRules {
+		known[r.name] = true
+	}
+	f.Fuzz(func(t *testing.T, reply, statement string, maxHops int) {
+		vp, violations := ValidatePlan(reply, PlanContext{Statement: statement, MaxHops: maxHops, Language: "en"})
+		if (vp == nil) == (len(violations) == 0) {
+			t.Fatalf("plan %v with %d violations", vp != nil, len(violations))
+		}
+		for _, v := range violations {
+			if !known[v.Rule] || v.Message == "" {
+				t.Fatalf("violation of unknown rule or without message: %+v", v)
+			}
+		}
+		if vp != nil {
+			for i, s := range vp.Spans {
+				if s[0] < 0 || s[1] > len(statement) || s[0] >= s[1] {
+					t.Fatalf("span %d = %v out of the statement of %d bytes", i, s, len(statement))
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,50 @@
+package pipeline
+
+// Method names: what a job's "method" says, one constant each, defined here once. The registry
+// (package methods) builds a method from its name; internal/jobs validates a job's method
+// against MethodNames.
+const (
+	// MethodFactored is CoVe Factored (spec 001).
+	MethodFactored = "cove-factored"
+	// MethodJoint is CoVe Joint (spec 001).
+	MethodJoint = "cove-joint"
+	// MethodTwoStep is CoVe Two-step (spec 001).
+	MethodTwoStep = "cove-two-step"
+	// MethodFactorRevise is CoVe Factor + revise (spec 001).
+	MethodFactorRevise = "cove-factor-revise"
+	// MethodCove2 is CoVe 2.0, the agentic open-book pipeline (spec 000).
+	MethodCove2 = "cove2"
+	// MethodMultihop is multi-hop query chains (spec 004), the default method.
+	MethodMultihop = "multihop"
+)
+
+// MethodNames returns the name of every method, sorted: what a job's "method" may say. The
+// registry's test checks that package methods builds exactly these.
+func MethodNames() []string {
+	return []string{MethodFactorRevise, MethodFactored, MethodJoint, MethodTwoStep, MethodCove2, MethodMultihop}
+}
+
+// Steps shared by the Chain-of-Verification variants, and named in every method's trace
+// (ModelCall.Step).
+const (
+	StepDraft  = "draft"
+	StepPlan   = "plan"
+	StepVerify = "verify"
+	StepRevise = "revise"
+)
+
+// Steps of one method beyond the shared ones.
+const (
+	// StepPlanAnswer is the Joint variant's one call that both plans the checks and answers them.
+	StepPlanAnswer = "plan_answer"
+	// StepVerifyAll is the Two-step variant's one call that answers every verification question.
+	StepVerifyAll = "verify_all"
+	// StepCrossCheck is the Factor + revise call that sets one claim next to its check.
+	StepCrossCheck = "cross_check"
+	// StepFinalize is CoVe 2.0's Phase 3 call: critique and finalize with citations.
+	StepFinalize = "finalize"
+	// StepReverify is a CoVe 2.0 verify call of the optional extra iteration.
+	StepReverify = "reverify"
+	// StepJudge is multihop's isolated call that judges one claim from its evidence.
+	StepJudge = "judge"
+)
