@@ -14,6 +14,15 @@ if [ -n "$unformatted" ]; then
 fi
 go vet ./...
 
+echo "== go mod tidy -diff"
+# go.mod and go.sum must be what go mod tidy makes of them: direct dependencies in the direct
+# block, none missing, none left over. -diff changes nothing; it prints the edits and fails.
+if ! tidy_diff=$(go mod tidy -diff 2>&1); then
+  echo "$tidy_diff"
+  echo "go.mod or go.sum is not tidy (the diff above is what is wrong): run 'go mod tidy' and commit both files"
+  exit 1
+fi
+
 # CORROBORATE_TEST_SERVICES=start starts throwaway services even where the machine has its own
 # (it is how the fresh-machine path is tried on a machine that runs them).
 need_pg=false; need_nats=false

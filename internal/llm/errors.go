@@ -1,15 +1,15 @@
 package llm
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/openai/openai-go/v3"
+
+	"github.com/corroborate/corroborate/internal/ratelimit/retryafter"
 )
 
 // StatusError is a failed call that got an HTTP answer: what the server said, where, and how long
@@ -87,16 +87,6 @@ func isQuotaExhausted(status int, code, typ string) bool {
 	return status == http.StatusTooManyRequests && (code == "insufficient_quota" || typ == "insufficient_quota")
 }
 
-// RetryAfter returns the wait the server asked for in the HTTP answer behind err (a 429 or 503
-// with Retry-After-Ms or Retry-After), and whether it asked for one.
-func RetryAfter(err error) (time.Duration, bool) {
-	var se *StatusError
-	if !errors.As(err, &se) || se.RetryAfter <= 0 {
-		return 0, false
-	}
-	return se.RetryAfter, true
-}
-
 // statusError describes apiErr; resp is the response WithResponseInto captured, used when the
 // error lacks one.
 func (c *Client) statusError(apiErr *openai.Error, resp *http.Response) *StatusError {
@@ -119,7 +109,7 @@ func (c *Client) statusError(apiErr *openai.Error, resp *http.Response) *StatusE
 				vs[i] = c.redact(v)
 			}
 		}
-		se.RetryAfter = parseRetryAfter(resp.Header, time.Now())
+		se.RetryAfter = retryafter.Parse(resp.Header, time.Now())
 		if se.Message == "" && resp.Body != nil {
 			// Not an OpenAI error body (a proxy's HTML page, plain text): its start says more
 			// than the status alone. openai-go has already buffered it.
@@ -128,39 +118,4 @@ func (c *Client) statusError(apiErr *openai.Error, resp *http.Response) *StatusE
 		}
 	}
 	return se
-}
-
-// parseRetryAfter reads Retry-After-Ms (milliseconds) or else Retry-After (seconds, or an HTTP
-// date), the headers openai-go itself honours; 0 when neither gives a wait in the future. Waits
-// are capped at maxRetryAfter, which also keeps absurd values from overflowing.
-func parseRetryAfter(h http.Header, now time.Time) time.Duration {
-	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return capWait(ms, time.Millisecond)
-		}
-	}
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s > 0 {
-			return capWait(s, time.Second)
-		}
-		return 0
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return min(t.Sub(now), maxRetryAfter)
-	}
-	return 0
-}
-
-// maxRetryAfter bounds the wait a server can ask for.
-const maxRetryAfter = 24 * time.Hour
-
-func capWait(n float64, unit time.Duration) time.Duration {
-	if n >= float64(maxRetryAfter/unit) {
-		return maxRetryAfter
-	}
-	return time.Duration(n * float64(unit))
 }

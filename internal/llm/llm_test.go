@@ -399,9 +399,8 @@ func TestCompleteErrors(t *testing.T) {
 			} else if hasStatus && se.StatusCode != tt.status {
 				t.Errorf("status = %d, want %d", se.StatusCode, tt.status)
 			}
-			d, ok := llm.RetryAfter(err)
-			if ok != (tt.retryAfter > 0) || d != tt.retryAfter {
-				t.Errorf("RetryAfter = %s, %v; want %s", d, ok, tt.retryAfter)
+			if se != nil && se.RetryAfter != tt.retryAfter || se == nil && tt.retryAfter != 0 {
+				t.Errorf("StatusError %+v, want RetryAfter %s", se, tt.retryAfter)
 			}
 			if tt.is != nil && !errors.Is(err, tt.is) {
 				t.Errorf("err = %v, want it to wrap %v", err, tt.is)

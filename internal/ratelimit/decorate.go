@@ -122,7 +122,7 @@ func (r *replyLengths) observe(step string, tokens int64) {
 // Searcher returns next with its searches kept within l's limits: each search counts as one
 // request and no tokens. A nil l returns next unchanged. Wrap the provider itself, inside any
 // result cache, so that cache hits spend no budget; for l to see 429s and rate-limit headers,
-// give the provider's http.Client a Transport(l, ...).
+// give the provider l.ObserveResponse as its response hook (search.WebOpts.OnResponse).
 func Searcher(next pipeline.Searcher, l *Limiter) pipeline.Searcher {
 	if l == nil {
 		return next

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/corroborate/corroborate/internal/ratelimit/retryafter"
 )
 
 // Signals is what one HTTP response said about the provider's limits. A field the response did
@@ -22,7 +24,8 @@ type Signals struct {
 	// ResetRequests and ResetTokens are x-ratelimit-reset-*: how long until the budget is full
 	// again; 0 when absent or unusable.
 	ResetRequests, ResetTokens time.Duration
-	// RetryAfter is Retry-After-Ms, else Retry-After (seconds or an HTTP date); 0 when absent.
+	// RetryAfter is Retry-After-Ms, else Retry-After (seconds or an HTTP date), as
+	// retryafter.Parse reads them; 0 when absent.
 	RetryAfter time.Duration
 }
 
@@ -42,7 +45,7 @@ func ParseSignals(h http.Header, now time.Time) Signals {
 		RemainingTokens:   remainingCount(h.Get("X-Ratelimit-Remaining-Tokens")),
 		ResetRequests:     parseReset(h.Get("X-Ratelimit-Reset-Requests"), now),
 		ResetTokens:       parseReset(h.Get("X-Ratelimit-Reset-Tokens"), now),
-		RetryAfter:        parseRetryAfter(h, now),
+		RetryAfter:        clampWait(retryafter.Parse(h, now)),
 	}
 }
 
@@ -97,47 +100,12 @@ func parseReset(v string, now time.Time) time.Duration {
 		if f > 1e9 {
 			return clampWait(time.Unix(0, 0).Add(time.Duration(f * float64(time.Second))).Sub(now))
 		}
-		return clampWait(secondsToDuration(f))
+		return clampWait(retryafter.Seconds(f))
 	}
 	if t, err := time.Parse(time.RFC3339, v); err == nil {
 		return clampWait(t.Sub(now))
 	}
 	return 0
-}
-
-// parseRetryAfter reads Retry-After-Ms (milliseconds) or else Retry-After (seconds, or an HTTP
-// date), the headers openai-go itself honours.
-func parseRetryAfter(h http.Header, now time.Time) time.Duration {
-	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && !math.IsNaN(ms) && ms > 0 {
-			return clampWait(secondsToDuration(ms / 1000))
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if math.IsNaN(s) {
-			return 0
-		}
-		return clampWait(secondsToDuration(s))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return clampWait(t.Sub(now))
-	}
-	return 0
-}
-
-// secondsToDuration converts without overflowing: huge values become maxHeaderWait.
-func secondsToDuration(s float64) time.Duration {
-	if s >= maxHeaderWait.Seconds() || math.IsInf(s, 1) {
-		return maxHeaderWait
-	}
-	if s <= 0 {
-		return 0
-	}
-	return time.Duration(s * float64(time.Second))
 }
 
 // clampWait keeps a wait within (0, maxHeaderWait]; a wait in the past is no wait.

@@ -18,7 +18,7 @@
 // # Adapting to the provider
 //
 // The Limiter learns from every response, successful or not, which it sees through
-// ObserveResponse: wire it as llm.Config.OnResponse, or give a plain http.Client a Transport.
+// ObserveResponse: wire it as llm.Config.OnResponse or search.WebOpts.OnResponse.
 // Do hands the call a context that carries a record of the call; ObserveResponse fills it in,
 // and Do judges the call by the record and the error when the call returns. So the package
 // needs neither openai-go nor the llm package's error types, and a search provider takes part
@@ -834,7 +834,7 @@ func (o *observation) result() (int, http.Header, int) {
 }
 
 // ObserveResponse shows the Limiter an HTTP response of its provider: set it as
-// llm.Config.OnResponse, or use Transport. For a call made through Do (ctx is the one Do gave
+// llm.Config.OnResponse or search.WebOpts.OnResponse. For a call made through Do (ctx is the one Do gave
 // the call) the response is kept for Do to judge when the call returns; any other response
 // only teaches the Limiter its headers.
 func (l *Limiter) ObserveResponse(ctx context.Context, status int, header http.Header) {
@@ -854,28 +854,6 @@ func (l *Limiter) ObserveResponse(ctx context.Context, status int, header http.H
 	defer l.mu.Unlock()
 	now := l.tickLocked()
 	l.learnLocked(ParseSignals(header, now), now)
-}
-
-// Transport returns an http.RoundTripper that shows every response to l (see ObserveResponse),
-// for providers called with a plain http.Client. next nil means http.DefaultTransport.
-func Transport(l *Limiter, next http.RoundTripper) http.RoundTripper {
-	if next == nil {
-		next = http.DefaultTransport
-	}
-	return roundTripper{l: l, next: next}
-}
-
-type roundTripper struct {
-	l    *Limiter
-	next http.RoundTripper
-}
-
-func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := rt.next.RoundTrip(req)
-	if resp != nil {
-		rt.l.ObserveResponse(req.Context(), resp.StatusCode, resp.Header)
-	}
-	return resp, err
 }
 
 // takeShared waits until the shared budget's current window covers one request and est tokens,

@@ -13,11 +13,11 @@ import (
 	"github.com/corroborate/corroborate/internal/ratelimit"
 )
 
-// webSearcher is a search provider over HTTP, the way a web search API adapter is built: its
-// client's transport reports every response to the limiter.
+// webSearcher is a search provider over HTTP, the way a web search API adapter is built: it
+// shows every response to its onResponse hook (search.WebOpts.OnResponse), here the limiter's.
 type webSearcher struct {
-	url    string
-	client *http.Client
+	url        string
+	onResponse func(ctx context.Context, status int, header http.Header)
 }
 
 func (w webSearcher) Search(ctx context.Context, q pipeline.SearchQuery) (pipeline.SearchResponse, error) {
@@ -25,18 +25,19 @@ func (w webSearcher) Search(ctx context.Context, q pipeline.SearchQuery) (pipeli
 	if err != nil {
 		return pipeline.SearchResponse{}, err
 	}
-	resp, err := w.client.Do(req)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return pipeline.SearchResponse{}, err
 	}
 	defer resp.Body.Close()
+	w.onResponse(ctx, resp.StatusCode, resp.Header)
 	if resp.StatusCode != http.StatusOK {
 		return pipeline.SearchResponse{Provider: "web"}, fmt.Errorf("web search: HTTP %d", resp.StatusCode)
 	}
 	return pipeline.SearchResponse{Provider: "web", Results: []pipeline.SearchResult{{URL: "https://example.org/" + q.Query, Rank: 1}}}, nil
 }
 
-func TestSearcherRetries429ThroughTransport(t *testing.T) {
+func TestSearcherRetries429SeenThroughObserveResponse(t *testing.T) {
 	t.Parallel()
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -53,7 +54,7 @@ func TestSearcherRetries429ThroughTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := ratelimit.Searcher(webSearcher{url: srv.URL, client: &http.Client{Transport: ratelimit.Transport(lim, nil)}}, lim)
+	s := ratelimit.Searcher(webSearcher{url: srv.URL, onResponse: lim.ObserveResponse}, lim)
 
 	start := time.Now()
 	resp, err := s.Search(context.Background(), pipeline.SearchQuery{Query: "moon"})

@@ -14,7 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Defaults of SharedConfig, applied by OpenShared and NewShared.
+// Defaults of SharedConfig, applied by OpenShared.
 const (
 	// DefaultWindow is short enough for a provider whose budget holds only a second, long
 	// enough that a lease of a quarter window is a batch of calls at any usual limit.
@@ -108,16 +108,6 @@ func OpenShared(ctx context.Context, js jetstream.JetStream, cfg SharedConfig) (
 	})
 	if err != nil {
 		return nil, fmt.Errorf("ratelimit: shared budget bucket %q: %w", cfg.Bucket, err)
-	}
-	return &Shared{kv: kv, cfg: cfg}, nil
-}
-
-// NewShared returns the budget in an existing bucket, for callers that manage it themselves.
-func NewShared(kv jetstream.KeyValue, cfg SharedConfig) (*Shared, error) {
-	cfg.Bucket = cmp.Or(cfg.Bucket, kv.Bucket())
-	cfg = cfg.WithDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
 	}
 	return &Shared{kv: kv, cfg: cfg}, nil
 }

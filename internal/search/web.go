@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/ratelimit/retryafter"
 )
 
 // Kinds of web search failure, for errors.Is. Every failure with an HTTP answer is an *APIError
@@ -37,8 +38,6 @@ const (
 	DefaultTimeout = 15 * time.Second
 	// DefaultMaxResponseBytes bounds a response body; a search page is tens of kilobytes.
 	DefaultMaxResponseBytes = 4 << 20
-	// maxRetryAfter bounds the wait a server can ask for.
-	maxRetryAfter = 24 * time.Hour
 )
 
 // APIError is a web search call that got an HTTP answer it could not use: who answered, what
@@ -112,16 +111,6 @@ func roundWait(d time.Duration) time.Duration {
 		return d.Round(100 * time.Millisecond)
 	}
 	return d.Round(time.Millisecond)
-}
-
-// RetryAfter returns the wait a search API asked for in the failure behind err, and whether it
-// asked for one.
-func RetryAfter(err error) (time.Duration, bool) {
-	var e *APIError
-	if !errors.As(err, &e) || e.RetryAfter <= 0 {
-		return 0, false
-	}
-	return e.RetryAfter, true
 }
 
 // webClient is what the web providers share: the HTTP client, the body bound, the response
@@ -201,7 +190,7 @@ func (c webClient) getJSON(ctx context.Context, req *http.Request, out any, deco
 			message = strings.Join(strings.Fields(plainText(string(body), 300)), " ")
 		}
 		apiErr.Code, apiErr.Message = c.redact(code), c.redact(message)
-		apiErr.RetryAfter = parseRetryAfter(resp.Header, time.Now())
+		apiErr.RetryAfter = retryWait(resp.Header, time.Now())
 		switch s := resp.StatusCode; {
 		case s == http.StatusUnauthorized || s == http.StatusForbidden || strings.Contains(strings.ToUpper(code), "TOKEN"):
 			apiErr.Kind = ErrUnauthorized
@@ -246,35 +235,20 @@ func (c webClient) redactErr(err error) error {
 	return errors.New(c.redact(err.Error()))
 }
 
-// parseRetryAfter reads Retry-After (seconds or an HTTP date), else the first figure of Brave's
-// X-RateLimit-Reset (seconds until the per-second window resets); 0 when neither asks for a
-// wait. Waits are capped at maxRetryAfter.
-func parseRetryAfter(h http.Header, now time.Time) time.Duration {
-	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if s, err := strconv.ParseFloat(v, 64); err == nil {
-			return capSeconds(s)
-		}
-		if t, err := http.ParseTime(v); err == nil && t.After(now) {
-			return min(t.Sub(now), maxRetryAfter)
-		}
+// retryWait is the wait a search API asked for: Retry-After-Ms or Retry-After, as
+// retryafter.Parse reads them, else the first figure of Brave's X-RateLimit-Reset (seconds until
+// its per-second window resets); 0 when none asks for a wait. Waits are capped at retryafter.Max.
+func retryWait(h http.Header, now time.Time) time.Duration {
+	if d := retryafter.Parse(h, now); d > 0 {
+		return d
 	}
 	if v := h.Get("X-RateLimit-Reset"); v != "" {
 		first, _, _ := strings.Cut(v, ",")
 		if s, err := strconv.ParseFloat(strings.TrimSpace(first), 64); err == nil {
-			return capSeconds(s)
+			return retryafter.Seconds(s)
 		}
 	}
 	return 0
-}
-
-func capSeconds(s float64) time.Duration {
-	switch {
-	case s <= 0 || s != s:
-		return 0
-	case s >= maxRetryAfter.Seconds():
-		return maxRetryAfter
-	}
-	return time.Duration(s * float64(time.Second))
 }
 
 // webResult is a result as a web provider gives it, before filtering.

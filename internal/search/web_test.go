@@ -290,8 +290,8 @@ func TestWebProviderErrors(t *testing.T) {
 				if pipeline.IsPermanent(err) != tc.permanent {
 					t.Fatalf("%v: permanent %v, want %v", err, pipeline.IsPermanent(err), tc.permanent)
 				}
-				if retry, ok := search.RetryAfter(err); ok != (tc.retry > 0) || retry < tc.retry || retry > tc.retry+max(tc.slack, time.Second) {
-					t.Fatalf("%v: retry after %v (%v), want %v", err, retry, ok, tc.retry)
+				if retry := apiErr.RetryAfter; retry < tc.retry || retry > tc.retry+max(tc.slack, time.Second) || tc.retry == 0 && retry != 0 {
+					t.Fatalf("%v: retry after %v, want %v", err, retry, tc.retry)
 				}
 				msg := err.Error()
 				if !strings.HasPrefix(msg, "search: "+provider+" at ") || (provider == search.ProviderBrave && strings.Contains(msg, key)) {

@@ -15,7 +15,6 @@
 package llmtest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -23,7 +22,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -93,7 +91,6 @@ type Server struct {
 	latency  time.Duration
 	fallback *Response
 	models   []string
-	seq      atomic.Int64
 	done     chan struct{}
 	stop     sync.Once
 
@@ -291,73 +288,20 @@ func (s *Server) Reset() {
 	s.requests = nil
 }
 
-// ErrorBody returns an error body in OpenAI's shape, {"error":{"message","type","param","code"}},
-// which openai-go decodes into openai.Error. code may be empty (it is then null, as Ollama sends).
-func ErrorBody(message, typ, code string) string {
-	var c any
-	if code != "" {
-		c = code
-	}
-	b, _ := json.Marshal(map[string]any{"error": map[string]any{
-		"message": message, "type": typ, "param": nil, "code": c,
-	}})
-	return string(b)
-}
-
-// Tokens is the server's token count of s: one token per four bytes, rounded up. Usage in every
-// reply is computed with it, so tests can predict prompt_tokens and completion_tokens.
-func Tokens(s string) int64 { return int64((len(s) + 3) / 4) }
-
-// chatRequest is the part of a chat completions request the server reads.
-type chatRequest struct {
-	Model    string `json:"model"`
-	Messages []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	} `json:"messages"`
-	Temperature         *float64        `json:"temperature"`
-	MaxTokens           *int64          `json:"max_tokens"`
-	MaxCompletionTokens *int64          `json:"max_completion_tokens"`
-	Seed                *int64          `json:"seed"`
-	ResponseFormat      json.RawMessage `json:"response_format"`
-	Stream              bool            `json:"stream"`
-}
-
 func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		writeJSON(w, http.StatusMethodNotAllowed, nil, ErrorBody("llmtest: use POST for "+r.URL.Path, "invalid_request_error", ""))
-		return
+	rec, refusal, ok := DecodeRequest(r)
+	if r.Method == http.MethodPost {
+		// Requests records chat completions requests, valid or not; a GET is none.
+		s.mu.Lock()
+		s.requests = append(s.requests, rec)
+		s.mu.Unlock()
 	}
-	rec := Request{Path: r.URL.Path, Authorization: r.Header.Get("Authorization"), Received: time.Now()}
-	var body chatRequest
-	decodeErr := json.NewDecoder(r.Body).Decode(&body)
-	if decodeErr == nil {
-		rec.Model = body.Model
-		rec.Prompt = lastUserText(body)
-		rec.Temperature, rec.MaxTokens, rec.MaxCompletionTokens, rec.Seed = body.Temperature, body.MaxTokens, body.MaxCompletionTokens, body.Seed
-		if len(body.ResponseFormat) > 0 && !bytes.Equal(body.ResponseFormat, []byte("null")) {
-			rec.ResponseFormat = body.ResponseFormat
-		}
-	}
-	s.mu.Lock()
-	s.requests = append(s.requests, rec)
-	s.mu.Unlock()
-
 	switch {
-	case decodeErr != nil:
-		writeJSON(w, http.StatusBadRequest, nil, ErrorBody("llmtest: the request body is not valid JSON: "+decodeErr.Error(), "invalid_request_error", ""))
+	case !ok:
+		WriteResponse(w, rec, refusal)
 		return
-	case body.Model == "":
-		writeJSON(w, http.StatusBadRequest, nil, ErrorBody("you must provide a model parameter", "invalid_request_error", ""))
-		return
-	case len(body.Messages) == 0:
-		writeJSON(w, http.StatusBadRequest, nil, ErrorBody("messages must not be empty", "invalid_request_error", ""))
-		return
-	case body.Stream:
-		writeJSON(w, http.StatusBadRequest, nil, ErrorBody("llmtest: streaming is not supported", "invalid_request_error", ""))
-		return
-	case s.models != nil && !slices.Contains(s.models, body.Model):
-		writeJSON(w, http.StatusNotFound, nil, ErrorBody(fmt.Sprintf("model '%s' not found", body.Model), "not_found_error", ""))
+	case s.models != nil && !slices.Contains(s.models, rec.Model):
+		WriteResponse(w, rec, Response{Status: http.StatusNotFound, Body: ErrorBody(fmt.Sprintf("model '%s' not found", rec.Model), "not_found_error", "")})
 		return
 	}
 
@@ -374,60 +318,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	status := resp.Status
-	if status == 0 {
-		status = http.StatusOK
-	}
-	switch {
-	case resp.Body != "":
-		writeJSON(w, status, resp.Header, resp.Body)
-	case status >= 400:
-		writeJSON(w, status, resp.Header, ErrorBody(http.StatusText(status), errorType(status), ""))
-	default:
-		writeJSON(w, status, resp.Header, s.completion(body.Model, rec.Prompt, resp))
-	}
-}
-
-// completion renders a successful reply in the shape of OpenAI's chat.completion object.
-func (s *Server) completion(model, prompt string, resp Response) string {
-	finish := resp.FinishReason
-	if finish == "" {
-		finish = "stop"
-	}
-	type message struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
-	}
-	type choice struct {
-		Index        int     `json:"index"`
-		Message      message `json:"message"`
-		Logprobs     any     `json:"logprobs"`
-		FinishReason string  `json:"finish_reason"`
-	}
-	type usage struct {
-		PromptTokens     int64 `json:"prompt_tokens"`
-		CompletionTokens int64 `json:"completion_tokens"`
-		TotalTokens      int64 `json:"total_tokens"`
-	}
-	pt, ct := Tokens(prompt), Tokens(resp.Text)
-	b, _ := json.Marshal(struct {
-		ID                string   `json:"id"`
-		Object            string   `json:"object"`
-		Created           int64    `json:"created"`
-		Model             string   `json:"model"`
-		SystemFingerprint string   `json:"system_fingerprint"`
-		Choices           []choice `json:"choices"`
-		Usage             usage    `json:"usage"`
-	}{
-		ID:                fmt.Sprintf("chatcmpl-llmtest-%d", s.seq.Add(1)),
-		Object:            "chat.completion",
-		Created:           time.Now().Unix(),
-		Model:             model,
-		SystemFingerprint: "fp_llmtest",
-		Choices:           []choice{{Message: message{Role: "assistant", Content: resp.Text}, FinishReason: finish}},
-		Usage:             usage{PromptTokens: pt, CompletionTokens: ct, TotalTokens: pt + ct},
-	})
-	return string(b)
+	WriteResponse(w, rec, resp)
 }
 
 func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) {
@@ -450,67 +341,6 @@ func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) {
 	}
 	b, _ := json.Marshal(list)
 	writeJSON(w, http.StatusOK, nil, string(b))
-}
-
-// lastUserText returns the text of the last user message, whether its content is a string or a
-// list of parts.
-func lastUserText(req chatRequest) string {
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		m := req.Messages[i]
-		if m.Role != "user" {
-			continue
-		}
-		var text string
-		if json.Unmarshal(m.Content, &text) == nil {
-			return text
-		}
-		var parts []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		if json.Unmarshal(m.Content, &parts) == nil {
-			var b strings.Builder
-			for _, p := range parts {
-				if p.Type == "text" {
-					b.WriteString(p.Text)
-				}
-			}
-			return b.String()
-		}
-		return ""
-	}
-	return ""
-}
-
-func writeJSON(w http.ResponseWriter, status int, header http.Header, body string) {
-	for k, vs := range header {
-		for _, v := range vs {
-			w.Header().Add(k, v)
-		}
-	}
-	if w.Header().Get("Content-Type") == "" {
-		w.Header().Set("Content-Type", "application/json")
-	}
-	w.WriteHeader(status)
-	_, _ = w.Write([]byte(body))
-}
-
-// errorType is the OpenAI error type for a status, for generated error bodies.
-func errorType(status int) string {
-	switch status {
-	case http.StatusUnauthorized:
-		return "authentication_error"
-	case http.StatusForbidden:
-		return "permission_error"
-	case http.StatusNotFound:
-		return "not_found_error"
-	case http.StatusTooManyRequests:
-		return "rate_limit_error"
-	case http.StatusBadRequest, http.StatusUnprocessableEntity:
-		return "invalid_request_error"
-	default:
-		return "server_error"
-	}
 }
 
 func abbreviate(s string, n int) string {

@@ -1,6 +1,8 @@
 // Package ratelimittest is a simulated model provider for rate-limit tests and benchmarks: an
 // OpenAI-compatible chat completions server (real HTTP, so the real openai-go client and the
 // llm adapter are exercised) that enforces requests and tokens per minute the way OpenAI does.
+// It speaks the protocol through llmtest (DecodeRequest, WriteResponse, ErrorBody, Tokens), the
+// project's one fake OpenAI server, and adds only the simulation: buckets, 429s, headers, latency.
 // A request that does not fit the budget gets a real 429 with Retry-After-Ms, and every
 // response carries x-ratelimit-* headers (or none, or garbage, as configured); accepted requests
 // are answered after a latency drawn from a distribution.
@@ -14,7 +16,6 @@ package ratelimittest
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -24,6 +25,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/corroborate/corroborate/internal/llm/llmtest"
 )
 
 // Headers is how the provider reports its limits.
@@ -150,10 +153,6 @@ func (p *Provider) Stats() Stats {
 	return p.stats
 }
 
-// Tokens is the provider's token count of s: one token per four bytes, rounded up, the rule
-// ratelimit.EstimateTokens also uses for prompts.
-func Tokens(s string) int64 { return int64((len(s) + 3) / 4) }
-
 // bucket is one limit: level units available, refilled at perSecond up to capacity.
 type bucket struct {
 	limit     float64 // per minute, for the headers
@@ -188,29 +187,19 @@ func (b *bucket) reset() time.Duration {
 	return time.Duration((b.capacity - b.level) / b.perSecond * float64(time.Second)).Round(time.Millisecond)
 }
 
-type chatRequest struct {
-	Model    string `json:"model"`
-	Messages []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	} `json:"messages"`
-	MaxTokens           *int64 `json:"max_tokens"`
-	MaxCompletionTokens *int64 `json:"max_completion_tokens"`
-}
-
 func (p *Provider) serveChat(w http.ResponseWriter, r *http.Request) {
-	var req chatRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
-		writeError(w, http.StatusBadRequest, nil, "the request is not a chat completion", "invalid_request_error", "")
+	req, refusal, ok := llmtest.DecodeRequest(r)
+	if !ok {
+		llmtest.WriteResponse(w, req, refusal)
 		return
 	}
-	prompt := text(req.Messages[len(req.Messages)-1].Content)
-	reply := p.reply(prompt)
+	reply := p.reply(req.Prompt)
 	finish := "stop"
-	if limit := cmp.Or(ptr(req.MaxCompletionTokens), ptr(req.MaxTokens)); limit > 0 && Tokens(reply) > limit {
+	if limit := cmp.Or(ptr(req.MaxCompletionTokens), ptr(req.MaxTokens)); limit > 0 && llmtest.Tokens(reply) > limit {
 		reply, finish = reply[:limit*4], "length"
 	}
-	promptTokens, replyTokens := Tokens(prompt), Tokens(reply)
+	// The cost charged is the usage llmtest.WriteResponse reports for this reply.
+	promptTokens, replyTokens := llmtest.Tokens(req.Prompt), llmtest.Tokens(reply)
 	cost := [2]float64{1, float64(promptTokens + replyTokens)}
 
 	now := time.Now()
@@ -266,9 +255,9 @@ func (p *Provider) serveChat(w http.ResponseWriter, r *http.Request) {
 		if !short[0] {
 			kind = "tokens"
 		}
-		writeError(w, http.StatusTooManyRequests, header,
+		llmtest.WriteResponse(w, req, llmtest.Response{Status: http.StatusTooManyRequests, Header: header, Body: llmtest.ErrorBody(
 			fmt.Sprintf("Rate limit reached for %s per min: limit %s. Please try again in %s.", kind, header.Get("X-Ratelimit-Limit-"+kind), wait.Round(time.Millisecond)),
-			kind, "rate_limit_exceeded")
+			kind, "rate_limit_exceeded")})
 		return
 	}
 	defer func() {
@@ -287,31 +276,7 @@ func (p *Provider) serveChat(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	body, _ := json.Marshal(map[string]any{
-		"id": "chatcmpl-sim", "object": "chat.completion", "created": now.Unix(), "model": req.Model,
-		"choices": []any{map[string]any{
-			"index": 0, "message": map[string]any{"role": "assistant", "content": reply}, "finish_reason": finish,
-		}},
-		"usage": map[string]any{"prompt_tokens": promptTokens, "completion_tokens": replyTokens, "total_tokens": promptTokens + replyTokens},
-	})
-	write(w, http.StatusOK, header, body)
-}
-
-// text reads a message's content, a string or a list of text parts.
-func text(content json.RawMessage) string {
-	var s string
-	if json.Unmarshal(content, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Text string `json:"text"`
-	}
-	_ = json.Unmarshal(content, &parts)
-	var b strings.Builder
-	for _, part := range parts {
-		b.WriteString(part.Text)
-	}
-	return b.String()
+	llmtest.WriteResponse(w, req, llmtest.Response{Text: reply, FinishReason: finish, Header: header})
 }
 
 func ptr(p *int64) int64 {
@@ -348,18 +313,4 @@ func (p *Provider) headersLocked() http.Header {
 		}
 	}
 	return h
-}
-
-func writeError(w http.ResponseWriter, status int, header http.Header, message, typ, code string) {
-	body, _ := json.Marshal(map[string]any{"error": map[string]any{"message": message, "type": typ, "param": nil, "code": code}})
-	write(w, status, header, body)
-}
-
-func write(w http.ResponseWriter, status int, header http.Header, body []byte) {
-	for k, vs := range header {
-		w.Header()[k] = vs
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
 }
