@@ -297,7 +297,7 @@ func (b *bench) schema(ctx context.Context, base string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b.closers = append(b.closers, func() { _ = scratch.Drop(context.Background()) })
+	b.closers = append(b.closers, func() { _ = scratch.Drop(context.WithoutCancel(ctx)) })
 	return scratch.URL, nil
 }
 

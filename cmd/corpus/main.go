@@ -327,7 +327,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer pool.Close()
 	if !keep {
 		defer func() {
-			if err := scratch.Drop(context.Background()); err != nil {
+			if err := scratch.Drop(context.WithoutCancel(ctx)); err != nil {
 				fmt.Fprintln(stderr, "corpus eval-feverous:", err)
 			}
 		}()

@@ -421,12 +421,12 @@ func openCorpusDB(ctx context.Context, databaseURL, schema string, stderr io.Wri
 	}
 	pool, err = pgxpool.New(ctx, scratch.URL)
 	if err != nil {
-		_ = scratch.Drop(context.Background())
+		_ = scratch.Drop(context.WithoutCancel(ctx))
 		return nil, closeDB, fmt.Errorf("opening the pool: %w", err)
 	}
 	cleanups = append(cleanups, func() {
 		pool.Close()
-		if err := scratch.Drop(context.Background()); err != nil {
+		if err := scratch.Drop(context.WithoutCancel(ctx)); err != nil {
 			fmt.Fprintln(stderr, "evaluate:", err)
 		}
 	})
