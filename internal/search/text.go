@@ -32,10 +32,10 @@ func Domain(rawURL string) string {
 	return host
 }
 
-// NormalizeURL returns rawURL in the form the corpus stores and compares: scheme and host in
+// CanonicalURL returns rawURL in the form the corpus stores and compares: scheme and host in
 // lower case, no default port, no fragment. It fails for anything but an absolute http or https
 // URL with a host.
-func NormalizeURL(rawURL string) (string, error) {
+func CanonicalURL(rawURL string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil {
 		return "", err
@@ -64,7 +64,7 @@ var (
 // https, with and without "www.", with and without a trailing slash. Excluding a URL excludes
 // them all: they are the same document for source independence.
 func urlVariants(rawURL string) []string {
-	n, err := NormalizeURL(rawURL)
+	n, err := CanonicalURL(rawURL)
 	if err != nil {
 		if s := strings.TrimSpace(rawURL); s != "" {
 			return []string{s}

@@ -349,7 +349,7 @@ func (r *cove2Run) addEvidence(position int, v Verification) {
 	quotes := map[string]string{}
 	for _, s := range v.Sources {
 		r.book.Number(s.URL)
-		quotes[evidence.NormalizeURL(s.URL)] = s.Quote
+		quotes[evidence.CanonicalURL(s.URL)] = s.Quote
 	}
 	for _, e := range v.Retrieved {
 		ev := pipeline.Evidence{
@@ -357,7 +357,7 @@ func (r *cove2Run) addEvidence(position int, v Verification) {
 			URL: e.URL, Title: e.Title, Snippet: e.Snippet, Domain: evidence.HostOf(e.SearchResult), Publisher: e.Publisher,
 			PublishedAt: e.PublishedAt, Provider: e.Provider, Rank: e.Rank,
 		}
-		if q, ok := quotes[evidence.NormalizeURL(e.URL)]; ok {
+		if q, ok := quotes[evidence.CanonicalURL(e.URL)]; ok {
 			ev.SourceNumber = r.book.Number(e.URL)
 			ev.Quote = q
 		}
@@ -618,9 +618,9 @@ func (r *cove2Run) revised(text string, claims []pipeline.Claim, refused []refus
 	r.res.ReviewFlags = append(r.res.ReviewFlags, evidence.CitationFlags(removed)...)
 	retrieved := map[string]bool{}
 	for _, e := range r.res.Evidence {
-		retrieved[evidence.NormalizeURL(e.URL)] = true
+		retrieved[evidence.CanonicalURL(e.URL)] = true
 	}
-	text, urls := evidence.StripUnknownURLs(text, func(u string) bool { return retrieved[evidence.NormalizeURL(u)] })
+	text, urls := evidence.StripUnknownURLs(text, func(u string) bool { return retrieved[evidence.CanonicalURL(u)] })
 	for _, u := range urls {
 		r.flag(pipeline.Flagf(pipeline.FlagURLRemoved, "%s", u))
 	}

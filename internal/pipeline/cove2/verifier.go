@@ -117,7 +117,7 @@ func (v Verifier) Verify(ctx context.Context, target int, query string, fresh bo
 	var given []evidence.Retrieved
 	seen := map[string]bool{}
 	for _, r := range resp.Results {
-		key := evidence.NormalizeURL(r.URL)
+		key := evidence.CanonicalURL(r.URL)
 		if strings.TrimSpace(r.URL) == "" || seen[key] {
 			continue
 		}

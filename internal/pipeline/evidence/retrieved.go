@@ -87,14 +87,14 @@ type Grounding struct {
 
 // Ground applies the grounding rule of every open-book method: a citation counts only when it
 // names one of the sources the model was given. A number n names given[n-1]; a URL names the
-// first given source with the same document (NormalizeURL). Every other citation is removed,
+// first given source with the same document (CanonicalURL). Every other citation is removed,
 // and named in Removed so that the run can flag it. cove2's verifier and multihop's judge both
 // cite through here.
 func Ground(refs []SourceRef, given []Retrieved) Grounding {
 	byURL := map[string]int{}
 	for i, e := range given {
-		if _, ok := byURL[NormalizeURL(e.URL)]; !ok {
-			byURL[NormalizeURL(e.URL)] = i
+		if _, ok := byURL[CanonicalURL(e.URL)]; !ok {
+			byURL[CanonicalURL(e.URL)] = i
 		}
 	}
 	var out Grounding
@@ -112,7 +112,7 @@ func Ground(refs []SourceRef, given []Retrieved) Grounding {
 			}
 			continue
 		}
-		if i, ok := byURL[NormalizeURL(ref.URL)]; ok {
+		if i, ok := byURL[CanonicalURL(ref.URL)]; ok {
 			cite(i)
 		} else {
 			out.Removed = append(out.Removed, ref)

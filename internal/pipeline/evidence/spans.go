@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
 )
 
 // LocateSpan finds the words a plan quoted as a claim's source span in the statement and
@@ -37,12 +39,12 @@ func normalizeForSpan(s string) (string, []int) {
 	space := false
 	for i, r := range s {
 		switch {
-		case isQuoteMark(r):
+		case pipeline.IsQuoteMark(r):
 			continue
 		case unicode.IsSpace(r):
 			space = b.Len() > 0
 			continue
-		case isDash(r):
+		case pipeline.IsDash(r):
 			r = '-'
 		default:
 			r = unicode.ToLower(r)
@@ -59,20 +61,4 @@ func normalizeForSpan(s string) (string, []int) {
 		}
 	}
 	return b.String(), offsets
-}
-
-func isQuoteMark(r rune) bool {
-	switch r {
-	case '"', '\'', '`', '‘', '’', '‚', '‛', '“', '”', '„', '‟', '«', '»', '‹', '›', '′', '″':
-		return true
-	}
-	return false
-}
-
-func isDash(r rune) bool {
-	switch r {
-	case '-', '‐', '‑', '‒', '–', '—', '―', '−':
-		return true
-	}
-	return false
 }

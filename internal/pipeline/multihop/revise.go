@@ -81,9 +81,9 @@ func (r *multihopRun) reviseStatement() string {
 	}
 	inStatement := map[string]bool{}
 	for _, u := range evidence.URLsIn(statement) {
-		inStatement[evidence.NormalizeURL(u)] = true
+		inStatement[evidence.CanonicalURL(u)] = true
 	}
-	text, urls := evidence.StripUnknownURLs(text, func(u string) bool { return r.book.Knows(u) || inStatement[evidence.NormalizeURL(u)] })
+	text, urls := evidence.StripUnknownURLs(text, func(u string) bool { return r.book.Knows(u) || inStatement[evidence.CanonicalURL(u)] })
 	for _, u := range urls {
 		r.flag(pipeline.Flagf(pipeline.FlagURLRemoved, "%s", u))
 	}
