@@ -62,7 +62,7 @@ func newFake() *fakeReports {
 			{SourceNumber: intp(2), URL: "javascript:alert(3)", Title: "Two", Domain: "b.example"},
 		},
 		Changes: []store.VerdictChange{{NewPosition: 2, OldVerdict: "supported", NewVerdict: "refuted"}},
-		Runs:    []store.RunBrief{{RunID: 70, Status: store.RunDone}},
+		Runs:    []store.RunBrief{{RunID: 70, Status: store.RunDone, RetryOf: "cli:first-try"}},
 	}}
 }
 
@@ -136,6 +136,7 @@ func TestServerRoutes(t *testing.T) {
 	}{
 		{http.MethodGet, "/", http.StatusOK, "&lt;script&gt;"},
 		{http.MethodGet, "/statements/7", http.StatusOK, "The tower is in Paris."},
+		{http.MethodGet, "/statements/7", http.StatusOK, "retry of job <code>cli:first-try</code>"},
 		{http.MethodGet, "/traces/70", http.StatusOK, "run 70"},
 		{http.MethodGet, "/statements/8", http.StatusNotFound, ""},
 		{http.MethodGet, "/statements/x", http.StatusNotFound, ""},
