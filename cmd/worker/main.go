@@ -70,7 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if command == "grants" {
-		sql, err := store.GrantSQL(cfg.GrantSchema, cfg.GrantRole)
+		sql, err := store.GrantSQL(cfg.GrantSchema, cfg.GrantRole, store.Role(cfg.GrantFor))
 		if err != nil {
 			fmt.Fprintln(stderr, "worker grants:", err)
 			return exitUsage
