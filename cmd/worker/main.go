@@ -116,7 +116,7 @@ func newLogger(cfg Config, w io.Writer) *slog.Logger {
 	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
 		level = slog.LevelInfo
 	}
-	opts := &slog.HandlerOptions{Level: level}
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: durationAsString}
 	format := cfg.LogFormat
 	if format == "auto" {
 		format = "json"
@@ -128,6 +128,15 @@ func newLogger(cfg Config, w io.Writer) *slog.Logger {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}
 	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// durationAsString writes a duration as Go writes it ("1.5s", "250ms"): slog's JSON handler would
+// write a bare count of nanoseconds, which no one reading a log takes for a duration.
+func durationAsString(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		return slog.String(a.Key, a.Value.Duration().String())
+	}
+	return a
 }
 
 // services are the connections a worker needs, and how to let them go.
