@@ -81,6 +81,8 @@ type Config struct {
 
 // flags defines the worker's flags on s, each with its environment twin.
 func (c *Config) flags(s *envflag.Set) {
+	s.Secret("OPENAI_API_KEY", "the model endpoint's API key (OpenAI, or any OpenAI-compatible server that wants one)")
+	s.Secret("OPENAI_API_KEY_FILE", "a file holding the API key, read when $OPENAI_API_KEY is unset (a Docker or Kubernetes secret)")
 	s.String(&c.DatabaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL (required unless --dev)")
 	s.String(&c.NATSURL, "nats-url", "NATS_URL", "", "NATS server URL (required unless --dev)")
 	s.String(&c.Model, "model", "CORROBORATE_MODEL", "gpt-4o-mini", "model name sent to the OpenAI-compatible endpoint")

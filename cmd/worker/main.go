@@ -55,7 +55,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var cfg Config
 	fs := envflag.New("worker", "Usage: worker [run|migrate|demo|grants] [flags]\n\n"+
-		"Consumes statements from JetStream, verifies them, stores every run in PostgreSQL.")
+		"Consumes statements from JetStream, verifies them, stores every run in PostgreSQL.\n"+
+		"Exit status: 0 stopped cleanly (a signal, or --exit-when-idle); 1 a service failed (PostgreSQL,\n"+
+		"NATS, a migration); 2 usage or configuration.")
 	fs.SetOutput(stderr)
 	cfg.flags(fs)
 	if err := fs.Parse(args); err != nil {
