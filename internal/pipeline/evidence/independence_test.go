@@ -80,6 +80,25 @@ func TestIndependenceOfTwoReports(t *testing.T) {
 	}
 }
 
+// KeysOf's publisher is the organisation when the table knows one, and both names are compared.
+func TestSourceKeysShared(t *testing.T) {
+	t.Parallel()
+	ap := KeysOf(pipeline.SearchResult{URL: "https://apnews.com/a", Publisher: "AP News", Organisation: "Associated Press"})
+	for _, c := range []struct {
+		r    pipeline.SearchResult
+		want string
+	}{
+		{pipeline.SearchResult{URL: "https://www.ap.org/b", Organisation: "associated press"}, "organisation"},
+		{pipeline.SearchResult{URL: "https://other.example/c", Publisher: "AP  news"}, "publisher"},
+		{pipeline.SearchResult{URL: "https://news.apnews.com/d"}, "domain"},
+		{pipeline.SearchResult{URL: "https://other.example/e", Publisher: "Other"}, ""},
+	} {
+		if got := ap.Shared(KeysOf(c.r)); !strings.Contains(got, c.want) || c.want == "" && got != "" {
+			t.Errorf("Shared(%s) = %q, want it to name %q", c.r.URL, got, c.want)
+		}
+	}
+}
+
 func urlsOf(rs []pipeline.SearchResult) []string {
 	var out []string
 	for _, r := range rs {

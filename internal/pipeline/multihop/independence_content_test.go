@@ -35,7 +35,7 @@ func TestIndependenceConflictOfContent(t *testing.T) {
 		{pipeline.SearchResult{URL: "https://other.example.org/tower", Title: "Paris landmark at 1889", Publisher: "Other",
 			Snippet: "Built for the 1889 exposition, Gustave Eiffel's iron lattice tower took just over two years to erect and welcomed its first visitors that May."}, ""},
 	} {
-		got := rules.conflict(used, evidence.KeysOf(c.r))
+		got, _ := rules.conflict(used, evidence.KeysOf(c.r))
 		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
 			t.Errorf("conflict(%s) = %q, want it to name %q", c.r.URL, got, c.want)
 		}
