@@ -85,7 +85,7 @@ type SearchResult struct {
 	// provider can tell.
 	Snippet string `json:"snippet"`
 	// Domain is the URL's lower-case host without "www.".
-	Domain    string `json:"domain"`
+	Domain string `json:"domain"`
 	// Publisher is the page's own publisher name, as the provider or the corpus metadata gives it.
 	Publisher string `json:"publisher,omitempty"`
 	// Organisation owns the result's registrable domain, from the editors' source_owners table
