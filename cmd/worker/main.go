@@ -252,9 +252,12 @@ func connect(ctx context.Context, cfg Config, log *slog.Logger, withModel bool) 
 			cfg.Search.OnResponse = lim.ObserveResponse
 			cfg.Search.Limit = func(next pipeline.Searcher) pipeline.Searcher { return ratelimit.Searcher(next, lim) }
 		}
-		if s.searcher, err = search.New(cfg.Search, st.Pool()); err != nil {
+		searcher, err := search.New(cfg.Search, st.Pool())
+		if err != nil {
 			return nil, err
 		}
+		// Every provider's results carry the organisation that owns their domain (source_owners).
+		s.searcher = search.WithOrganisations(searcher, st.SourceOwnerMap, search.OrganisationsOpts{Logger: log})
 	}
 	ok = true
 	return s, nil
