@@ -152,3 +152,25 @@ func TestCove2HonestCorrectionLands(t *testing.T) {
 		}
 	}
 }
+
+// Caveats are what the spec asks for shallow and Low-confidence claims: a reviewer's text that
+// adds an uncertain claim's caveat is used; a caveat that states a new fact is not.
+func TestCove2RevisedKeepsCaveats(t *testing.T) {
+	t.Parallel()
+	caveated := ClaimReview{ID: 3, Status: ReviewUncertain, Caveat: "whether being in Paris is why is not established"}
+	s := setupCove2(finalizeWith("The Eiffel Tower is 330 metres tall [1, 2] and was completed in 1889 [3]. Being in Paris, it draws many visitors "+
+		"(whether being in Paris is why is not established).", correctHeight, confirmComplete, caveated))
+	res := mustRun(t, s, pipeline.Input{Text: eiffelDraft})
+	want := "The Eiffel Tower is 330 metres tall [1, 2] and was completed in 1889 [3]. Being in Paris, it draws many visitors (whether being in Paris is why is not established)."
+	if res.RevisedText != want || hasFlag(res, pipeline.FlagRevisedResponseReverted) {
+		t.Errorf("revised:\n got %q\nwant %q\nflags %v", res.RevisedText, want, res.ReviewFlags)
+	}
+
+	invented := ClaimReview{ID: 3, Status: ReviewUncertain, Caveat: "visitor numbers fell to 5,800,000 in 2024"}
+	s = setupCove2(finalizeWith("The Eiffel Tower is 330 metres tall [1, 2] and was completed in 1889 [3]. Being in Paris, it draws many visitors "+
+		"(visitor numbers fell to 5,800,000 in 2024).", correctHeight, confirmComplete, invented))
+	res = mustRun(t, s, pipeline.Input{Text: eiffelDraft})
+	if res.RevisedText != eiffelRevised || !hasFlag(res, pipeline.FlagUnsupportedAddition) {
+		t.Errorf("revised:\n got %q\nwant %q\nflags %v", res.RevisedText, eiffelRevised, res.ReviewFlags)
+	}
+}

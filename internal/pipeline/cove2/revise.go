@@ -27,7 +27,7 @@ import (
 // it makes is an accepted correction, otherwise the draft with the accepted corrections applied
 // in code; then every citation of a number no verifier used, and every URL no search returned,
 // is removed.
-func (r *cove2Run) revised(text string, claims []pipeline.Claim, refused []refusedCorrection) string {
+func (r *cove2Run) revised(text string, claims []pipeline.Claim, refused []refusedCorrection, caveats map[int]string) string {
 	flagged := map[pipeline.ReviewFlag]bool{}
 	clean := func(text string) string {
 		text, removed := evidence.FilterCitations(strings.TrimSpace(text), r.book.Has)
@@ -49,9 +49,9 @@ func (r *cove2Run) revised(text string, claims []pipeline.Claim, refused []refus
 		return strings.TrimSpace(text)
 	}
 	text = clean(text)
-	if flags := r.checkRevised(text, claims, refused); flags != nil {
+	if flags := r.checkRevised(text, claims, refused, caveats); flags != nil {
 		r.res.ReviewFlags = append(r.res.ReviewFlags, flags...)
-		text = clean(r.reviseInCode(claims))
+		text = clean(r.reviseInCode(claims, caveats))
 	}
 	return text
 }
@@ -64,7 +64,7 @@ const maxDiffCells = 4_000_000
 // checkRevised returns the flags of everything the reviewer's revised text does that the review
 // did not accept, or nil when it does nothing else. A text that is not used is always flagged,
 // except when it is too long to check (then an empty, non-nil slice).
-func (r *cove2Run) checkRevised(text string, claims []pipeline.Claim, refused []refusedCorrection) []pipeline.ReviewFlag {
+func (r *cove2Run) checkRevised(text string, claims []pipeline.Claim, refused []refusedCorrection, caveats map[int]string) []pipeline.ReviewFlag {
 	for _, f := range refused {
 		if appliesCorrection(text, r.in.Text, r.planned[f.position-1].Text, f.corrected) {
 			return []pipeline.ReviewFlag{pipeline.Flagf(pipeline.FlagRevisedResponseReplaced, "it applied the refused correction of claim %d; "+
@@ -114,12 +114,22 @@ func (r *cove2Run) checkRevised(text string, claims []pipeline.Claim, refused []
 			}
 		}
 	}
+	// The caveats of uncertain claims may be added, as long as they state nothing new.
+	var caveatWords []map[string]bool
+	for _, cv := range caveats {
+		caveatWords = append(caveatWords, wordSet(cv))
+	}
 	var added []string
 	var changed []string
 	for _, h := range hunks {
 		if coveredBy(h, func(out, in map[string]bool) bool {
 			for _, ch := range accepted {
 				if subset(out, ch.out) && subset(in, ch.in) {
+					return true
+				}
+			}
+			for _, cw := range caveatWords {
+				if len(out) == 0 && subset(in, cw) && len(newFacts(joinAll(h.in), known)) == 0 {
 					return true
 				}
 			}
@@ -150,6 +160,32 @@ func (r *cove2Run) checkRevised(text string, claims []pipeline.Claim, refused []
 			strings.Join(changed, "; ")))
 	}
 	return flags
+}
+
+// caveatsOf returns the reviewer's caveat of each claim the review left uncertain, by claim
+// position: the spec's "keep the original statement, add a caveat".
+func caveatsOf(review Review, claims []pipeline.Claim) map[int]string {
+	byID := map[int]string{}
+	for _, d := range review.Claims {
+		if _, dup := byID[d.ID]; !dup {
+			byID[d.ID] = evidence.OneLineText(d.Caveat)
+		}
+	}
+	out := map[int]string{}
+	for _, c := range claims {
+		if cv := byID[c.Position]; cv != "" && c.VariantVerdict == ReviewUncertain && c.Verdict != pipeline.VerdictNotChecked {
+			out[c.Position] = cv
+		}
+	}
+	return out
+}
+
+func joinAll(ts []token) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = t.text
+	}
+	return strings.Join(parts, " ")
 }
 
 // coveredBy reports whether a hunk is allowed: pure citations and punctuation are (they are not
@@ -335,8 +371,10 @@ func diffTokens(a, b []token) (hunks []hunk, kept []bool, ok bool) {
 //   - otherwise the claim is placed in the draft's sentence that shares most of its words (at
 //     least half of them), and its correction follows that sentence as "(corrected: ...)",
 //     before the sentence's final punctuation, with its citations;
+//   - an uncertain claim's caveat follows it the same way, "(caveat: ...)", unless it states a
+//     fact the draft does not hold;
 //   - a correction that finds no place is left to the report's Corrections, and flagged.
-func (r *cove2Run) reviseInCode(claims []pipeline.Claim) string {
+func (r *cove2Run) reviseInCode(claims []pipeline.Claim, caveats map[int]string) string {
 	draft := r.in.Text
 	type edit struct {
 		start, end int
@@ -353,15 +391,26 @@ func (r *cove2Run) reviseInCode(claims []pipeline.Claim) string {
 		return false
 	}
 	sentences := sentenceSpans(draft)
+	known := wordSet(draft)
 	for k, c := range claims {
 		correction := c.Verdict == pipeline.VerdictRefuted && c.CorrectedText != ""
 		confirmed := c.Verdict == pipeline.VerdictSupported && len(c.Citations) > 0
-		if !correction && !confirmed {
+		caveat := caveats[c.Position]
+		if facts := newFacts(caveat, known); len(facts) > 0 {
+			r.flag(pipeline.Flagf(pipeline.FlagUnsupportedAddition, "claim %d: the caveat %q adds %s, which the draft does not hold; left out of the revised text",
+				c.Position, pipeline.TruncateUTF8(caveat, 120), strings.Join(facts, ", ")))
+			caveat = ""
+		}
+		if !correction && !confirmed && caveat == "" {
 			continue
 		}
 		cites := ""
 		if len(c.Citations) > 0 {
 			cites = " " + inlineCitation(c.Citations)
+		}
+		if caveat != "" {
+			// The original statement is kept, and the caveat follows it.
+			cites = " (caveat: " + strings.TrimRight(caveat, " .") + ")"
 		}
 		if start := strings.Index(draft, c.Text); c.Text != "" && start >= 0 && !overlaps(start, start+len(c.Text)) {
 			end := start + len(c.Text)

@@ -553,7 +553,7 @@ func (r *cove2Run) applyReview(review Review) ([]pipeline.Claim, string) {
 			c.Reason += "; removed the verifier's citations of sources no search returned: " + strings.Join(v.RemovedSources, ", ")
 		}
 	}
-	return claims, r.revised(review.RevisedResponse, claims, refused)
+	return claims, r.revised(review.RevisedResponse, claims, refused, caveatsOf(review, claims))
 }
 
 // applyShallow applies the review of a shallow claim: closed-book, so caveats only.

@@ -553,7 +553,9 @@ func TestCove2ConfidenceGate(t *testing.T) {
 	if !hasFlag(res, "correction_refused: claim 2") || !hasFlag(res, "revised_response_replaced") {
 		t.Errorf("flags: %v", res.ReviewFlags)
 	}
-	if want := "The Eiffel Tower is 330 metres tall [1, 2] and was completed in 1889. Being in Paris, it draws many visitors."; res.RevisedText != want {
+	// The original is kept, with its caveat (issue 12, rule 8: the revised text is built from the
+	// draft, the accepted corrections and the caveats).
+	if want := "The Eiffel Tower is 330 metres tall [1, 2] and was completed in 1889 (caveat: sources disagree). Being in Paris, it draws many visitors."; res.RevisedText != want {
 		t.Errorf("revised:\n got %q\nwant %q", res.RevisedText, want)
 	}
 	// The shallow claim's closed-book "confirmed" counts Uncertain (issue 12, rule 8).
