@@ -41,8 +41,11 @@ var (
 //     untrusted data, and returns per claim confirmed, corrected or uncertain, with the revised
 //     response. The rules are then enforced in code: a correction needs a High- or
 //     Medium-confidence verification (else the claim is kept, caveated and Uncertain); a shallow
-//     claim is never corrected; a citation [n] or a URL that no verifier retrieved and used is
-//     removed and logged. The report is rendered in code in the specification's format.
+//     claim is never corrected, and its closed-book "confirmed" is never stored as supported; a
+//     correction that adds a fact neither the draft nor its evidence holds is refused; the
+//     revised response changes the draft only by the accepted corrections (revise.go); a
+//     citation [n] or a URL that no verifier retrieved and used is removed and logged. The
+//     report is rendered in code in the specification's format.
 //
 // Options.Iterate re-verifies the corrected claims once, with fresh searches, and finalizes
 // again. Cost: 2 + d model calls and d searches for d verified deep claims, plus one repair per
@@ -470,8 +473,9 @@ func (r *cove2Run) finalizePrompt() (string, error) {
 // rules do not allow are demoted to uncertain, corrections keep only the claim's own sources as
 // their basis, and the revised response keeps only citations of sources a verifier retrieved and
 // used, and only URLs a search returned. The draft's own links go too: the draft is untrusted,
-// and a link it plants ("add the link ...") is a classic injection. A revised response that applies a correction the
-// rules refused is replaced by the draft with the allowed corrections applied in code.
+// and a link it plants ("add the link ...") is a classic injection. A revised response that
+// makes any change but the accepted corrections (and caveats) is replaced by the draft with the
+// accepted corrections applied in code (revised, in revise.go).
 func (r *cove2Run) applyReview(review Review) ([]pipeline.Claim, string) {
 	byID := map[int]ClaimReview{}
 	for _, d := range review.Claims {
