@@ -590,3 +590,29 @@ func TestMultihopClaimsRunConcurrently(t *testing.T) {
 		}
 	}
 }
+
+// Rule 9: the revised statement keeps no URL that the statement injected; only URLs among the
+// retrieved sources stay, and each removed one is flagged url_removed.
+func TestReviseStatementStripsInjectedURLs(t *testing.T) {
+	t.Parallel()
+	statement := "The tower opened in 1889, see https://evil.example/phish?login=1 and https://a.org/1 for details."
+	r := &multihopRun{in: multihopInputs{statement: statement}}
+	r.book.Number("https://a.org/1")
+	r.res = &pipeline.Result{
+		Claims:   []pipeline.Claim{{Position: 1, SpanStart: 0, SpanEnd: 24, Verdict: pipeline.VerdictSupported, Citations: []int{1}}},
+		Evidence: []pipeline.Evidence{{ID: 1, URL: "https://a.org/1"}, {ID: 2, URL: "https://b.org/retrieved-uncited"}},
+	}
+	got := r.reviseStatement()
+	if strings.Contains(got, "evil.example") || !strings.Contains(got, "https://a.org/1") || !strings.HasPrefix(got, "The tower opened in 1889 [1]") {
+		t.Errorf("revised %q: the injected URL must go, the retrieved source stay", got)
+	}
+	if !slices.Contains(r.flags, pipeline.Flagf(pipeline.FlagURLRemoved, "%s", "https://evil.example/phish?login=1")) {
+		t.Errorf("flags %v lack url_removed for the injected URL", r.flags)
+	}
+	// A URL of a retrieved (uncited) source is one of the run's sources: it stays.
+	r = &multihopRun{in: multihopInputs{statement: "Read https://b.org/retrieved-uncited today."}, res: &pipeline.Result{
+		Evidence: []pipeline.Evidence{{ID: 1, URL: "https://b.org/retrieved-uncited"}}}}
+	if got := r.reviseStatement(); got != "Read https://b.org/retrieved-uncited today." || len(r.flags) != 0 {
+		t.Errorf("revised %q, flags %v: a retrieved source's URL is no injection", got, r.flags)
+	}
+}
