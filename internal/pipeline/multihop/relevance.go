@@ -22,7 +22,7 @@ import (
 type hopTopic struct {
 	language string
 	words    map[string]bool
-	numbers map[string]bool
+	numbers  map[string]bool
 	// names are the anchors that are words: each is the content words of one name, all of
 	// which a relevant text holds.
 	names [][]string
