@@ -1,6 +1,7 @@
 package multihop
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -12,13 +13,15 @@ import (
 // and names that say which fact it is about.
 //
 // A result is relevant when its title and text (folded as pipeline.FoldForMatch does, plural
-// "s" removed) share at least two distinct content words with the claim and the query, and
-// at least one anchor: a number of the claim or the query ("1889"), a whole name of the plan's
-// entities ("Eiffel Tower": every content word of it), or an identifier written with digits or
-// capitals ("APOE4", "NIH"). A claim with no anchor at all needs the two shared words only. So
-// "An official history of the Paris metro" shares "official" and "history" with the query
-// "Eiffel Tower completed 1889 official history" but neither 1889 nor the Eiffel Tower: it is
-// not relied on, not kept, and its domain is not excluded from the chain's later hops.
+// "s" removed) hold an anchor and at least one more content word of the claim or the query,
+// outside that anchor. An anchor is a number of the claim or the query ("1889"), a whole name of
+// the plan's entities ("Eiffel Tower": every content word of it), or an identifier written with
+// digits or capitals ("APOE4", "NIH"). A claim with no anchor at all needs two shared content
+// words. So "An official history of the Paris metro" shares "official" and "history" with the
+// query "Eiffel Tower completed 1889 official history" but neither 1889 nor the Eiffel Tower,
+// and "Lake Baikal holds 23 percent of the planet's fresh water" names Lake Baikal but shares
+// nothing else with "Lake Baikal reaches a depth of 1642 m": neither is relied on, kept, or
+// excluded from the chain's later hops.
 type hopTopic struct {
 	language string
 	words    map[string]bool
@@ -28,7 +31,8 @@ type hopTopic struct {
 	names [][]string
 }
 
-// minSharedWords is the number of distinct content words a relevant result shares with its topic.
+// minSharedWords is the number of distinct content words a relevant result shares with a topic
+// that has no anchor.
 const minSharedWords = 2
 
 // newHopTopic is the topic of a hop of claims (a cross-validation query joins several) searched
@@ -42,6 +46,9 @@ func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
 			words := topicWords(e, language)
 			if len(words) == 0 {
 				continue
+			}
+			for _, w := range words {
+				t.words[w] = true
 			}
 			if len(words) == 1 && isNumber(words[0]) {
 				t.numbers[words[0]] = true
@@ -70,20 +77,21 @@ func (t hopTopic) relevant(title, text string) bool {
 	for _, w := range topicWords(title+" "+text, t.language) {
 		have[w] = true
 	}
-	shared := 0
-	for w := range t.words {
-		if have[w] {
-			shared++
+	// sharedBesides counts the topic's words in the text that are not in anchor.
+	sharedBesides := func(anchor []string) int {
+		n := 0
+		for w := range t.words {
+			if have[w] && !slices.Contains(anchor, w) {
+				n++
+			}
 		}
-	}
-	if shared < minSharedWords {
-		return false
+		return n
 	}
 	if len(t.numbers) == 0 && len(t.names) == 0 {
-		return true
+		return sharedBesides(nil) >= minSharedWords
 	}
 	for n := range t.numbers {
-		if have[n] {
+		if have[n] && sharedBesides([]string{n}) > 0 {
 			return true
 		}
 	}
@@ -92,7 +100,7 @@ func (t hopTopic) relevant(title, text string) bool {
 		for _, w := range name {
 			all = all && have[w]
 		}
-		if all {
+		if all && sharedBesides(name) > 0 {
 			return true
 		}
 	}
