@@ -10,9 +10,9 @@ func TestHopTopicRelevance(t *testing.T) {
 	baikal := PlanClaim{ClaimText: "Lake Baikal reaches a depth of 1642 m", Entities: []string{"Lake Baikal", "1642"}}
 	apoe := validPlan().Claims[1]
 	tests := []struct {
-		claim   PlanClaim
-		query   string
-		text    string
+		claim    PlanClaim
+		query    string
+		text     string
 		relevant bool
 	}{
 		{eiffel, "Eiffel Tower completed 1889 official history", "The Eiffel Tower was completed on 31 March 1889.", true},
