@@ -32,7 +32,7 @@ const (
 const (
 	// hopSearchLimit is the number of results a hop asks for; the filters in code may drop some.
 	hopSearchLimit = pipeline.DefaultSearchLimit
-	// evidencePerHop is the number of results a hop keeps as evidence.
+	// evidencePerHop is the number of relevant results a hop keeps as evidence (see hopTopic).
 	evidencePerHop = 3
 )
 
@@ -46,7 +46,8 @@ type chainState struct {
 	// done is closed when the chain has run (or will not run).
 	done chan struct{}
 
-	// used are the sources the chain's hops kept, for the next hops' exclusions.
+	// used are the sources the chain's hops kept (the relevant results they rely on), for the
+	// next hops' exclusions.
 	used usedSources
 	// evidence is what the hops (and the cross-validation queries that join this claim) kept,
 	// in hop order; hop 0 is a cross-validation query.
@@ -138,7 +139,7 @@ func (r *multihopRun) runChain(ctx context.Context, st *chainState) error {
 	for _, h := range st.hops {
 		hop := pipeline.Hop{ClaimPosition: st.index + 1, Number: h.HopNumber, TargetSourceType: h.TargetSourceType,
 			ExpectedEvidenceType: h.ExpectedEvidenceType}
-		kept, err := r.runHop(ctx, &hop, h.Query, st.used)
+		kept, err := r.runHop(ctx, &hop, h.Query, st.used, newHopTopic(r.in.language, h.Query, st.claim))
 		if err != nil {
 			return err
 		}
@@ -154,10 +155,15 @@ func (r *multihopRun) runChain(ctx context.Context, st *chainState) error {
 	return nil
 }
 
-// runHop searches for one query under the exclusions of used and returns what it keeps, filling
-// hop's query, exclusions, status and note. Only an error no retry can fix is returned: any
-// other search failure is the hop's status.
-func (r *multihopRun) runHop(ctx context.Context, hop *pipeline.Hop, planned string, used usedSources) ([]evidence.Retrieved, error) {
+// runHop searches for one query under the exclusions of used and returns what it keeps (the
+// results relevant to topic), filling hop's query, exclusions, status and note. Only an error no
+// retry can fix is returned: any other search failure is the hop's status.
+//
+// A hop left empty is no_independent_source when the exclusions emptied it: the provider
+// returned only excluded sources, or it applied the exclusions and the one search run again
+// without them (recorded like any search) finds a relevant source the chain used. Otherwise it
+// is no_results.
+func (r *multihopRun) runHop(ctx context.Context, hop *pipeline.Hop, planned string, used usedSources, topic hopTopic) ([]evidence.Retrieved, error) {
 	query, note, ok := searchQueryOf(planned)
 	if !ok {
 		hop.Query, hop.Status, hop.Note = pipeline.TruncateUTF8(planned, evidence.MaxVerificationQueryBytes), HopRejected, note
@@ -167,11 +173,12 @@ func (r *multihopRun) runHop(ctx context.Context, hop *pipeline.Hop, planned str
 	hop.Query = query
 	hop.ExcludedDomains, hop.ExcludedPublishers, hop.ExcludedURLs = r.in.rules.exclusions(used)
 	from, to := r.in.scope.Bounds()
-	resp, seq, err := r.search.SearchSeq(ctx, pipeline.SearchQuery{
+	sq := pipeline.SearchQuery{
 		Query: query, Language: r.in.language, From: from, To: to,
 		ExcludeDomains: hop.ExcludedDomains, ExcludePublishers: hop.ExcludedPublishers, ExcludeURLs: hop.ExcludedURLs,
 		Limit: hopSearchLimit,
-	})
+	}
+	resp, seq, err := r.search.SearchSeq(ctx, sq)
 	hop.SearchSeq = seq
 	if err != nil {
 		if pipeline.IsPermanent(err) {
@@ -180,7 +187,7 @@ func (r *multihopRun) runHop(ctx context.Context, hop *pipeline.Hop, planned str
 		hop.Status, hop.Note = HopFailed, "evidence could not be fetched: "+err.Error()
 		return nil, nil
 	}
-	kept, dropped := r.filterResults(resp.Results, used)
+	kept, dropped := r.filterResults(resp.Results, used, topic)
 	var notes []string
 	if note != "" {
 		notes = append(notes, note)
@@ -190,6 +197,19 @@ func (r *multihopRun) runHop(ctx context.Context, hop *pipeline.Hop, planned str
 	}
 	if dropped.scope > 0 {
 		notes = append(notes, fmt.Sprintf("%d results outside the temporal scope were dropped", dropped.scope))
+	}
+	if dropped.irrelevant > 0 {
+		notes = append(notes, fmt.Sprintf("%d results were not about the claim and were not kept", dropped.irrelevant))
+	}
+	if len(kept) == 0 && dropped.independence == 0 && len(hop.ExcludedDomains)+len(hop.ExcludedPublishers)+len(hop.ExcludedURLs) > 0 {
+		note, err := r.excludedWouldFind(ctx, sq, used, topic)
+		if err != nil {
+			return nil, err
+		}
+		if note.count > 0 {
+			dropped.independence = note.count
+		}
+		notes = append(notes, note.text)
 	}
 	switch {
 	case len(kept) > 0:
@@ -209,17 +229,53 @@ func (r *multihopRun) runHop(ctx context.Context, hop *pipeline.Hop, planned str
 	return kept, nil
 }
 
-// dropCounts says what filterResults dropped and why.
-type dropCounts struct {
-	independence, scope int
-	firstConflict       string
+// withoutExclusions is what the search of an empty hop found once run without its exclusions:
+// count relevant sources in scope that the chain used, and the note that says so.
+type withoutExclusions struct {
+	count int
+	text  string
 }
 
-// filterResults keeps, in rank order, the results that share no source with used and lie inside
-// the temporal scope, one per URL, at most evidencePerHop of them (the most recent ones when the
-// scope prefers recent evidence). A provider should have applied the query's exclusions and
-// dates already; this check is what guarantees them.
-func (r *multihopRun) filterResults(results []pipeline.SearchResult, used usedSources) ([]evidence.Retrieved, dropCounts) {
+// excludedWouldFind runs sq once more without its exclusions, for a hop that kept nothing while
+// excluding the sources of earlier hops, and counts the relevant results in scope that share a
+// source with used: what the exclusions kept out. Only an error no retry can fix is returned.
+func (r *multihopRun) excludedWouldFind(ctx context.Context, sq pipeline.SearchQuery, used usedSources, topic hopTopic) (withoutExclusions, error) {
+	sq.ExcludeDomains, sq.ExcludePublishers, sq.ExcludeURLs = nil, nil, nil
+	resp, seq, err := r.search.SearchSeq(ctx, sq)
+	if err != nil {
+		if pipeline.IsPermanent(err) {
+			return withoutExclusions{}, fmt.Errorf("search for %q without exclusions: %w", sq.Query, err)
+		}
+		return withoutExclusions{text: fmt.Sprintf("the search without the exclusions (search %d) failed: %s", seq, err)}, nil
+	}
+	would, _ := r.filterResults(resp.Results, usedSources{}, topic)
+	n := 0
+	for _, e := range would {
+		// Only what a query can exclude counts: a copy of earlier evidence on a new domain
+		// would have come back with the exclusions too, and been dropped as a copy.
+		if reason, excludable := r.in.rules.conflict(used, evidence.KeysOf(e.SearchResult)); reason != "" && excludable {
+			n++
+		}
+	}
+	if n == 0 {
+		return withoutExclusions{text: fmt.Sprintf("the search without the exclusions (search %d) found no relevant source the earlier hops used either", seq)}, nil
+	}
+	return withoutExclusions{count: n, text: fmt.Sprintf("the search without the exclusions (search %d) found %d relevant sources that earlier hops of this chain used", seq, n)}, nil
+}
+
+// dropCounts says what filterResults dropped and why.
+type dropCounts struct {
+	independence, scope, irrelevant int
+	firstConflict                   string
+}
+
+// filterResults keeps, in rank order, the results that share no source with used, lie inside the
+// temporal scope and are about topic (hopTopic.relevant), one per URL, at most evidencePerHop of
+// them (the most recent ones when the scope prefers recent evidence). A provider should have
+// applied the query's exclusions and dates already; this check is what guarantees them. A
+// result that is not about the topic is neither kept nor, so, excluded from later hops; an
+// excluded one counts against independence only when it is relevant.
+func (r *multihopRun) filterResults(results []pipeline.SearchResult, used usedSources, topic hopTopic) ([]evidence.Retrieved, dropCounts) {
 	var d dropCounts
 	var out []evidence.Retrieved
 	seen := map[string]bool{}
@@ -228,19 +284,30 @@ func (r *multihopRun) filterResults(results []pipeline.SearchResult, used usedSo
 			continue
 		}
 		k := evidence.KeysOf(res)
+		relevant := topic.relevant(res.Title, res.Snippet)
 		if reason, excludable := r.in.rules.conflict(used, k); reason != "" {
+			if excludable {
+				// A provider returned what the query excluded; a copy of earlier evidence
+				// (same text) is no exclusion a query could have made.
+				r.flag(pipeline.Flag(pipeline.FlagExclusionsIgnored))
+			}
+			if !relevant {
+				d.irrelevant++
+				continue
+			}
 			d.independence++
 			if d.firstConflict == "" {
 				d.firstConflict = reason
-			}
-			if excludable {
-				r.flag(pipeline.Flag(pipeline.FlagExclusionsIgnored))
 			}
 			continue
 		}
 		if !r.in.scope.Admits(res.PublishedAt) {
 			d.scope++
 			r.flag(pipeline.Flag(pipeline.FlagTemporalDropped))
+			continue
+		}
+		if !relevant {
+			d.irrelevant++
 			continue
 		}
 		if seen[k.URL] {
@@ -320,7 +387,11 @@ func (r *multihopRun) crossValidate(ctx context.Context) error {
 			continue
 		}
 		var hop pipeline.Hop
-		kept, err := r.runHop(ctx, &hop, q.QueryText, used)
+		claims := make([]PlanClaim, len(joined))
+		for k, st := range joined {
+			claims[k] = st.claim
+		}
+		kept, err := r.runHop(ctx, &hop, q.QueryText, used, newHopTopic(r.in.language, q.QueryText, claims...))
 		if err != nil {
 			return err
 		}

@@ -19,8 +19,9 @@ import (
 //     other claim's span overlaps, and otherwise follows it as "(corrected: ...)";
 //   - unverified and unchecked claims stand as they are, uncited.
 //
-// Every citation of a number that is no source, and every URL that is neither a source nor in
-// the statement, is then removed (FilterCitations, StripUnknownURLs), with a review flag.
+// Every citation of a number that is no source, and every URL that is not a retrieved source
+// (URLs the statement itself wrote included), is then removed (FilterCitations,
+// StripUnknownURLs), with a review flag.
 func (r *multihopRun) reviseStatement() string {
 	statement := r.in.statement
 	type edit struct {
@@ -79,11 +80,13 @@ func (r *multihopRun) reviseStatement() string {
 	for _, n := range removed {
 		r.flag(pipeline.Flagf(pipeline.FlagCitationRemoved, "[%d] from the revised statement", n))
 	}
-	inStatement := map[string]bool{}
-	for _, u := range evidence.URLsIn(statement) {
-		inStatement[evidence.CanonicalURL(u)] = true
+	// A URL the statement wrote is no source: a statement could carry a phishing link into the
+	// revised text. Only URLs of what the searches retrieved stay, as in cove2.
+	retrieved := map[string]bool{}
+	for _, e := range r.res.Evidence {
+		retrieved[evidence.CanonicalURL(e.URL)] = true
 	}
-	text, urls := evidence.StripUnknownURLs(text, func(u string) bool { return r.book.Knows(u) || inStatement[evidence.CanonicalURL(u)] })
+	text, urls := evidence.StripUnknownURLs(text, func(u string) bool { return r.book.Knows(u) || retrieved[evidence.CanonicalURL(u)] })
 	for _, u := range urls {
 		r.flag(pipeline.Flagf(pipeline.FlagURLRemoved, "%s", u))
 	}

@@ -139,8 +139,10 @@ func TestMultihopIndependence(t *testing.T) {
 		{"same domain, provider ignores exclusions", hit("https://blog.example.com/tower", "Other Blog", "Completed in 1889.", nil), false, HopNoIndependentSource, pipeline.FlagExclusionsIgnored},
 		{"same publisher, provider ignores exclusions", hit("https://example-media.org/tower", "example  media", "Completed in 1889.", nil), false, HopNoIndependentSource, pipeline.FlagExclusionsIgnored},
 		{"same URL, provider ignores exclusions", first, false, HopNoIndependentSource, pipeline.FlagNoIndependentSource},
-		{"same domain, provider honours exclusions", hit("https://blog.example.com/tower", "Other Blog", "Completed in 1889.", nil), true, HopNoResults, ""},
-		{"same publisher, provider honours exclusions", hit("https://example-media.org/tower", "Example Media", "Completed in 1889.", nil), true, HopNoResults, ""},
+		// The provider applied the exclusions and returned nothing: the hop is empty because of
+		// them (a search without them finds the excluded source), so it is no_independent_source.
+		{"same domain, provider honours exclusions", hit("https://blog.example.com/tower", "Other Blog", "Completed in 1889.", nil), true, HopNoIndependentSource, pipeline.FlagNoIndependentSource},
+		{"same publisher, provider honours exclusions", hit("https://example-media.org/tower", "Example Media", "Completed in 1889.", nil), true, HopNoIndependentSource, pipeline.FlagNoIndependentSource},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -219,11 +221,13 @@ func TestMultihopTemporalScope(t *testing.T) {
 	plan.Claims, plan.QueryChains = plan.Claims[:1], plan.QueryChains[:1]
 	plan.CrossValidationPairs, plan.CrossValidationQueries, plan.ExecutionOrder = []CrossValidationPair{}, []CrossValidationQuery{}, []string{"c1"}
 	plan.QueryChains[0].Hops = plan.QueryChains[0].Hops[:1]
-	old := hit("https://old.org/a", "Old", "old", publishedOn("2019-06-01"))
-	undated := hit("https://undated.org/b", "Undated", "no date", nil)
-	in2023 := hit("https://mid.org/c", "Mid", "2023", publishedOn("2023-06-01"))
-	in2024 := hit("https://late.org/d", "Late", "2024", publishedOn("2024-12-31"))
-	after := hit("https://after.org/e", "After", "2025", publishedOn("2025-01-01"))
+	// Every result is about the claim (rule 7 keeps no other); only the dates differ.
+	const about = "The Eiffel Tower was completed in 1889."
+	old := hit("https://old.org/a", "Old", about, publishedOn("2019-06-01"))
+	undated := hit("https://undated.org/b", "Undated", about, nil)
+	in2023 := hit("https://mid.org/c", "Mid", about, publishedOn("2023-06-01"))
+	in2024 := hit("https://late.org/d", "Late", about, publishedOn("2024-12-31"))
+	after := hit("https://after.org/e", "After", about, publishedOn("2025-01-01"))
 	searcher := &StubSearcher{honour: false, rules: []searchRule{{contains: "official history", results: []pipeline.SearchResult{old, undated, in2023, in2024, after}}}}
 	model := planModel(t, plan, map[string]string{plan.Claims[0].ClaimText: judgeJSON("supported", []int{1}, "Medium", "ok", "")})
 	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: examplePlanStatement,
@@ -496,7 +500,8 @@ func TestMultihopNotChecked(t *testing.T) {
 	t.Parallel()
 	plan := examplePlan()
 	model := planModel(t, plan, map[string]string{plan.Claims[0].ClaimText: judgeJSON("supported", []int{1}, "Medium", "ok", "")})
-	res, err := Multihop{Model: model, Searcher: &StubSearcher{rules: []searchRule{{contains: "1889", results: []pipeline.SearchResult{srcNature}}}}}.
+	tower := hit("https://www.toureiffel.paris/history", "SETE", "The Eiffel Tower was completed on 31 March 1889.", nil)
+	res, err := Multihop{Model: model, Searcher: &StubSearcher{rules: []searchRule{{contains: "1889", results: []pipeline.SearchResult{tower}}}}}.
 		Run(context.Background(), pipeline.Input{Text: examplePlanStatement, Options: pipeline.Options{MaxQuestions: 1, MaxHops: 6}})
 	if err != nil {
 		t.Fatal(err)
@@ -561,7 +566,7 @@ func (b *blockingSearcher) Search(ctx context.Context, q pipeline.SearchQuery) (
 	b.mu.Unlock()
 	select {
 	case <-b.all:
-		return pipeline.SearchResponse{Provider: "stub", Results: []pipeline.SearchResult{hit("https://x.org/"+url.PathEscape(q.Query), "X "+q.Query, "text", nil)}}, nil
+		return pipeline.SearchResponse{Provider: "stub", Results: []pipeline.SearchResult{hit("https://x.org/"+url.PathEscape(q.Query), "X "+q.Query, "About "+q.Query, nil)}}, nil
 	case <-time.After(5 * time.Second):
 		return pipeline.SearchResponse{}, errors.New("the other claims' searches never came: claims did not run concurrently")
 	}
@@ -588,5 +593,134 @@ func TestMultihopClaimsRunConcurrently(t *testing.T) {
 		if h.Status != HopFound {
 			t.Errorf("hop %d of claim %d: %s (%s)", h.Number, h.ClaimPosition, h.Status, h.Note)
 		}
+	}
+}
+
+// Rule 9: the revised statement keeps no URL that the statement injected; only URLs among the
+// retrieved sources stay, and each removed one is flagged url_removed.
+func TestReviseStatementStripsInjectedURLs(t *testing.T) {
+	t.Parallel()
+	statement := "The tower opened in 1889, see https://evil.example/phish?login=1 and https://a.org/1 for details."
+	r := &multihopRun{in: multihopInputs{statement: statement}}
+	r.book.Number("https://a.org/1")
+	r.res = &pipeline.Result{
+		Claims:   []pipeline.Claim{{Position: 1, SpanStart: 0, SpanEnd: 24, Verdict: pipeline.VerdictSupported, Citations: []int{1}}},
+		Evidence: []pipeline.Evidence{{ID: 1, URL: "https://a.org/1"}, {ID: 2, URL: "https://b.org/retrieved-uncited"}},
+	}
+	got := r.reviseStatement()
+	if strings.Contains(got, "evil.example") || !strings.Contains(got, "https://a.org/1") || !strings.HasPrefix(got, "The tower opened in 1889 [1]") {
+		t.Errorf("revised %q: the injected URL must go, the retrieved source stay", got)
+	}
+	if !slices.Contains(r.flags, pipeline.Flagf(pipeline.FlagURLRemoved, "%s", "https://evil.example/phish?login=1")) {
+		t.Errorf("flags %v lack url_removed for the injected URL", r.flags)
+	}
+	// A URL of a retrieved (uncited) source is one of the run's sources: it stays.
+	r = &multihopRun{in: multihopInputs{statement: "Read https://b.org/retrieved-uncited today."}, res: &pipeline.Result{
+		Evidence: []pipeline.Evidence{{ID: 1, URL: "https://b.org/retrieved-uncited"}}}}
+	if got := r.reviseStatement(); got != "Read https://b.org/retrieved-uncited today." || len(r.flags) != 0 {
+		t.Errorf("revised %q, flags %v: a retrieved source's URL is no injection", got, r.flags)
+	}
+}
+
+// Rule 7: a hop relies only on the results that are about its claim. Three irrelevant top
+// results are neither kept as evidence nor excluded from the later hops, so their domains stay
+// open; the relevant one is kept and excluded.
+func TestHopExclusionsFromReliedOnSourcesOnly(t *testing.T) {
+	t.Parallel()
+	plan := examplePlan()
+	plan.Claims, plan.QueryChains = plan.Claims[:1], plan.QueryChains[:1]
+	plan.CrossValidationPairs, plan.CrossValidationQueries, plan.ExecutionOrder = []CrossValidationPair{}, []CrossValidationQuery{}, []string{"c1"}
+	offTopic := []pipeline.SearchResult{
+		hit("https://history.example.org/official-history-of-paris-metro", "History Today", "An official history of the Paris metro and its first lines.", nil),
+		hit("https://tourism.example.net/official", "Tourism Board", "Official tourism site: opening hours, tickets and history tours.", nil),
+		hit("https://www.towers.example.com/list", "Towers DB", "A history of television towers in Europe.", nil),
+	}
+	relevant := hit("https://www.toureiffel.paris/history", "SETE", "The Eiffel Tower was completed on 31 March 1889.", nil)
+	// Hop 2 finds a relevant page on a domain of hop 1's off-topic results: it must be kept.
+	second := hit("https://tourism.example.net/eiffel-tower-1889", "Tourism Board", "Gustave Eiffel's tower was built from 1887 and completed in 1889.", nil)
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "official history", results: append(slices.Clone(offTopic), relevant)},
+		{contains: "encyclopedia", results: []pipeline.SearchResult{second}},
+	}}
+	model := planModel(t, plan, map[string]string{plan.Claims[0].ClaimText: judgeJSON("supported", []int{1, 2}, "High", "Both agree.", "")})
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: examplePlanStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	for _, e := range res.Evidence {
+		urls = append(urls, e.URL)
+	}
+	if !slices.Equal(urls, []string{relevant.URL, second.URL}) {
+		t.Errorf("evidence %v: want only the relevant result of each hop", urls)
+	}
+	hop := findHop(res, 1, 2)
+	if !slices.Equal(hop.ExcludedDomains, []string{"toureiffel.paris"}) || !slices.Equal(hop.ExcludedURLs, []string{relevant.URL}) || hop.Status != HopFound {
+		t.Errorf("hop 2: %+v; want only the relied-on source of hop 1 excluded", hop)
+	}
+	if h := findHop(res, 1, 1); h.Status != HopFound || !strings.Contains(h.Note, "3 results were not about the claim") {
+		t.Errorf("hop 1: %+v", h)
+	}
+}
+
+// Rule 7: the one extra search, without the exclusions, runs only for a hop left empty that had
+// exclusions, is recorded like any search, and tells no_independent_source from no_results.
+func TestEmptyHopWithExclusions(t *testing.T) {
+	t.Parallel()
+	plan := examplePlan()
+	plan.Claims, plan.QueryChains = plan.Claims[:1], plan.QueryChains[:1]
+	plan.CrossValidationPairs, plan.CrossValidationQueries, plan.ExecutionOrder = []CrossValidationPair{}, []CrossValidationQuery{}, []string{"c1"}
+	first := hit("https://news.example.com/eiffel", "Example Media", "The Eiffel Tower was completed in 1889.", nil)
+	tests := []struct {
+		name       string
+		second     []pipeline.SearchResult
+		wantStatus string
+	}{
+		// Without the exclusions the search finds only an off-topic page of the excluded site:
+		// the hop is empty because nothing relevant exists, not because of the exclusions.
+		{"nothing relevant without the exclusions either", []pipeline.SearchResult{hit("https://blog.example.com/cafe", "Example Media", "Our favourite encyclopedia of cafés.", nil)}, HopNoResults},
+		{"nothing at all", nil, HopNoResults},
+		{"the excluded source is what it would find", []pipeline.SearchResult{hit("https://blog.example.com/tower", "Blog", "Gustave Eiffel completed the tower in 1889.", nil)}, HopNoIndependentSource},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			searcher := &StubSearcher{honour: true, rules: []searchRule{
+				{contains: "official history", results: []pipeline.SearchResult{first}},
+				{contains: "encyclopedia", results: tt.second},
+			}}
+			model := planModel(t, plan, map[string]string{plan.Claims[0].ClaimText: judgeJSON("supported", []int{1}, "Medium", "ok", "")})
+			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: examplePlanStatement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hop := findHop(res, 1, 2)
+			if hop.Status != tt.wantStatus {
+				t.Errorf("hop 2: %+v, want %s", hop, tt.wantStatus)
+			}
+			// Hop 1 had no exclusions and found something: two hops, one extra search.
+			sent := searcher.sent()
+			if len(res.Searches) != 3 || len(sent) != 3 {
+				t.Fatalf("searches: %d recorded, %d sent; want 2 hops + 1 without the exclusions", len(res.Searches), len(sent))
+			}
+			if extra := sent[2]; extra.Query != hop.Query || len(extra.ExcludeDomains)+len(extra.ExcludePublishers)+len(extra.ExcludeURLs) != 0 ||
+				len(sent[1].ExcludeDomains) == 0 || !strings.Contains(hop.Note, "without the exclusions (search 3)") {
+				t.Errorf("extra search %+v, hop note %q", extra, hop.Note)
+			}
+			flagged := slices.Contains(res.ReviewFlags, pipeline.Flag(pipeline.FlagNoIndependentSource))
+			if flagged != (tt.wantStatus == HopNoIndependentSource) {
+				t.Errorf("review flags %v: %s flagged %v", res.ReviewFlags, pipeline.FlagNoIndependentSource, flagged)
+			}
+		})
+	}
+	// An empty hop without exclusions costs no extra search.
+	searcher := &StubSearcher{honour: true}
+	model := planModel(t, plan, nil)
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: examplePlanStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Searches) != 2 || findHop(res, 1, 1).Status != HopNoResults || findHop(res, 1, 2).Status != HopNoResults {
+		t.Errorf("searches %d, hops %+v: want one search per hop and no_results", len(res.Searches), res.Hops)
 	}
 }

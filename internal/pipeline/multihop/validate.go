@@ -101,6 +101,8 @@ const (
 	RuleClaimTextUnique          = "claim_text_unique"
 	RuleClaimHasSpan             = "claim_maps_to_span"
 	RuleNoAddedQuantification    = "claim_adds_no_quantification"
+	RuleClaimNotAtomic           = "claim_not_atomic"
+	RuleClaimAddsToSpan          = "claim_adds_to_span"
 	RuleVerifiableClaimHasChain  = "verifiable_claim_has_chain"
 	RuleChainsReferenceClaims    = "chains_reference_claims"
 	RulePairsReferenceClaims     = "pairs_reference_claims"
@@ -267,6 +269,8 @@ var planRules = []planRule{
 	{RuleClaimTextUnique, checkClaimTextUnique},
 	{RuleClaimHasSpan, checkClaimSpans},
 	{RuleNoAddedQuantification, checkQuantification},
+	{RuleClaimNotAtomic, checkClaimAtomic},
+	{RuleClaimAddsToSpan, checkClaimAddsToSpan},
 	{RuleAmbiguityCovered, checkAmbiguity},
 	{RuleSubQueryNotClaim, checkSubQueries},
 	{RuleChainsReferenceClaims, checkChainReferences},

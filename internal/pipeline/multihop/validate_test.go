@@ -131,6 +131,12 @@ func TestValidatePlanRules(t *testing.T) {
 		{rule: RuleNoAddedQuantification, message: "most", mutate: func(p *Plan, _ *PlanContext) {
 			p.Claims[1].ClaimText = "The gene variant linked to Alzheimer's risk appears to reduce the risk of most cancers according to recent studies"
 		}},
+		{rule: RuleClaimNotAtomic, message: "claim c1 joins two facts", mutate: func(p *Plan, _ *PlanContext) {
+			p.Claims[0].ClaimText = "A gene variant is linked to an increased risk of Alzheimer's disease and also appears to reduce the risk of certain cancers"
+		}},
+		{rule: RuleClaimAddsToSpan, message: "claim c1 adds Finland", mutate: func(p *Plan, _ *PlanContext) {
+			p.Claims[0].ClaimText = "A gene variant found in Finland is linked to an increased risk of Alzheimer's disease"
+		}},
 		{rule: RuleAmbiguityCovered, message: "has 0 interpretation(s)", mutate: func(p *Plan, _ *PlanContext) {
 			p.Claims[1].Interpretations = []Interpretation{}
 		}},
@@ -312,4 +318,73 @@ func FuzzValidatePlan(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Rule 10: the plan checker rejects a claim that joins two facts the statement states
+// separately, and a claim that adds an entity, number, date or place its source span does not
+// hold; and allows what only looks like either: ranges, names and set phrases with "and", a
+// paraphrase of the span, a subject or a date resolved from the rest of the statement.
+func TestClaimAtomicAndFaithfulToSpan(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, statement, claim, span string
+		entities                     []string
+		rule                         string // "" when the claim is allowed
+		message                      string
+	}{
+		{"two predicates with numbers", "The Eiffel Tower is 330 metres tall. It weighs 10,100 tonnes.",
+			"The Eiffel Tower is 330 metres tall and weighs 10,100 tonnes", "The Eiffel Tower is 330 metres tall. It weighs 10,100 tonnes", nil,
+			RuleClaimNotAtomic, `"The Eiffel Tower is 330 metres tall" and "weighs 10,100 tonnes"`},
+		{"two dates", "The bridge was repainted in 1990. It was repainted again in 2005.",
+			"The bridge was repainted in 1990 and 2005", "The bridge was repainted in 1990. It was repainted again in 2005", nil,
+			RuleClaimNotAtomic, "two numbers or dates"},
+		{"two named subjects", "Paris has a metro. London has one too.",
+			"Paris and London have a metro", "Paris has a metro. London has one too", []string{"Paris", "London"},
+			RuleClaimNotAtomic, "two named subjects"},
+		{"a semicolon", "The tower opened in 1889; it was the tallest structure of its time.",
+			"The tower opened in 1889; it was the tallest structure of its time", "The tower opened in 1889; it was the tallest structure of its time", nil,
+			RuleClaimNotAtomic, "split"},
+		{"while", "Exports rose 5% while imports fell 3%.",
+			"Exports rose 5% while imports fell 3%", "Exports rose 5% while imports fell 3%", nil,
+			RuleClaimNotAtomic, "two predicates"},
+		{"a range", "Sales grew between 1990 and 2000.", "Sales grew between 1990 and 2000", "Sales grew between 1990 and 2000", nil, "", ""},
+		{"a company name", "Procter and Gamble sells soap in 180 countries.",
+			"Procter and Gamble sells soap in 180 countries", "Procter and Gamble sells soap in 180 countries", []string{"Procter and Gamble"}, "", ""},
+		{"a set phrase", "Elvis Presley was the king of rock and roll.",
+			"Elvis Presley was the king of rock and roll", "Elvis Presley was the king of rock and roll", []string{"Elvis Presley"}, "", ""},
+		{"a paraphrase", "Officials said the new bridge, which cost 2 billion dollars, opened in March 2024.",
+			"The new bridge opened in March 2024", "the new bridge, which cost 2 billion dollars, opened in March 2024", nil, "", ""},
+		{"the subject resolved", examplePlanStatement,
+			"The Eiffel Tower was the tallest structure in the world for 41 years", "was the tallest structure in the world for 41 years", []string{"Eiffel Tower"}, "", ""},
+		{"a pronoun resolved", "The Golden Gate Bridge opened in 1937, and its main span was the longest in the world for 40 years.",
+			"The Golden Gate Bridge's main span was the longest in the world for 40 years", "its main span was the longest in the world for 40 years",
+			[]string{"Golden Gate Bridge", "main span"}, "", ""},
+		{"a date from the context", "In 2020, exports rose and imports fell.", "Imports fell in 2020", "imports fell", nil, "", ""},
+		{"an added place", "Lake Baikal reaches a depth of 1642 m.", "Lake Baikal reaches a depth of 1642 m in Siberia", "Lake Baikal reaches a depth of 1642 m",
+			[]string{"Lake Baikal"}, RuleClaimAddsToSpan, "adds Siberia"},
+		{"a date swapped from elsewhere", "Smith won the award in 2019. Jones lost the race in 2021.",
+			"Jones lost the race in 2019", "Jones lost the race in 2021", []string{"Jones"}, RuleClaimAddsToSpan, "adds 2019 in place of 2021"},
+		{"a subject swapped from elsewhere", "Smith won the award in 2019. Jones lost the race in 2021.",
+			"Smith lost the race in 2021", "Jones lost the race in 2021", []string{"Smith"}, RuleClaimAddsToSpan, "adds Smith in place of Jones"},
+		{"an added entity", "The tower opened in 1889.", "The tower opened in 1889 with Gustave Eiffel present", "The tower opened in 1889", nil,
+			RuleClaimAddsToSpan, "adds Gustave"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := PlanClaim{ClaimID: "c1", ClaimText: tt.claim, SourceSpan: tt.span, Entities: tt.entities}
+			pv := &planValidation{plan: Plan{Claims: []PlanClaim{c}}, ctx: PlanContext{Statement: tt.statement, Language: "en"}}
+			got := map[string][]string{RuleClaimNotAtomic: checkClaimAtomic(pv), RuleClaimAddsToSpan: checkClaimAddsToSpan(pv)}
+			for rule, msgs := range got {
+				switch {
+				case rule == tt.rule && len(msgs) == 0:
+					t.Errorf("%q passed %s", tt.claim, rule)
+				case rule == tt.rule && !slices.ContainsFunc(msgs, func(m string) bool { return strings.Contains(m, tt.message) }):
+					t.Errorf("%s says %q, want %q in it", rule, msgs, tt.message)
+				case rule != tt.rule && len(msgs) > 0:
+					t.Errorf("%q broke %s: %q", tt.claim, rule, msgs)
+				}
+			}
+		})
+	}
 }

@@ -1,0 +1,158 @@
+package multihop
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+)
+
+// hopTopic is what a hop's results must be about for the hop to rely on them: the content words
+// of the claims it verifies and of its planned query, and among them the anchors, the numbers
+// and names that say which fact it is about.
+//
+// A result is relevant when its title and text (folded as pipeline.FoldForMatch does, plural
+// "s" removed) hold an anchor and at least one more content word of the claim or the query,
+// outside that anchor. An anchor is a number of the claim or the query ("1889"), a whole name of
+// the plan's entities ("Eiffel Tower": every content word of it), or an identifier written with
+// digits or capitals ("APOE4", "NIH"). A claim with no anchor at all needs two shared content
+// words. So "An official history of the Paris metro" shares "official" and "history" with the
+// query "Eiffel Tower completed 1889 official history" but neither 1889 nor the Eiffel Tower,
+// and "Lake Baikal holds 23 percent of the planet's fresh water" names Lake Baikal but shares
+// nothing else with "Lake Baikal reaches a depth of 1642 m": neither is relied on, kept, or
+// excluded from the chain's later hops.
+type hopTopic struct {
+	language string
+	words    map[string]bool
+	numbers  map[string]bool
+	// names are the anchors that are words: each is the content words of one name, all of
+	// which a relevant text holds.
+	names [][]string
+}
+
+// minSharedWords is the number of distinct content words a relevant result shares with a topic
+// that has no anchor.
+const minSharedWords = 2
+
+// newHopTopic is the topic of a hop of claims (a cross-validation query joins several) searched
+// with the planned query.
+func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
+	t := hopTopic{language: language, words: map[string]bool{}, numbers: map[string]bool{}}
+	texts := []string{planned}
+	for _, c := range claims {
+		texts = append(texts, c.ClaimText)
+		for _, e := range c.Entities {
+			words := topicWords(e, language)
+			if len(words) == 0 {
+				continue
+			}
+			for _, w := range words {
+				t.words[w] = true
+			}
+			if len(words) == 1 && isNumber(words[0]) {
+				t.numbers[words[0]] = true
+				continue
+			}
+			t.names = append(t.names, words)
+		}
+	}
+	for _, s := range texts {
+		for _, w := range topicWords(s, language) {
+			t.words[w] = true
+			if isNumber(w) {
+				t.numbers[w] = true
+			}
+		}
+		for _, id := range identifiers(s) {
+			t.names = append(t.names, []string{id})
+		}
+	}
+	return t
+}
+
+// relevant reports whether a result with this title and text is about the topic (see hopTopic).
+func (t hopTopic) relevant(title, text string) bool {
+	have := map[string]bool{}
+	for _, w := range topicWords(title+" "+text, t.language) {
+		have[w] = true
+	}
+	// sharedBesides counts the topic's words in the text that are not in anchor.
+	sharedBesides := func(anchor []string) int {
+		n := 0
+		for w := range t.words {
+			if have[w] && !slices.Contains(anchor, w) {
+				n++
+			}
+		}
+		return n
+	}
+	if len(t.numbers) == 0 && len(t.names) == 0 {
+		return sharedBesides(nil) >= minSharedWords
+	}
+	for n := range t.numbers {
+		if have[n] && sharedBesides([]string{n}) > 0 {
+			return true
+		}
+	}
+	for _, name := range t.names {
+		all := true
+		for _, w := range name {
+			all = all && have[w]
+		}
+		if all && sharedBesides(name) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// topicWords are the content words of s as relevance compares them: folded, without stop words
+// (ContentTokens), a plural "s" removed ("towers" is "tower", "studies" is "study").
+func topicWords(s, language string) []string {
+	words := ContentTokens(pipeline.FoldForMatch(s), language)
+	for i, w := range words {
+		words[i] = singular(w)
+	}
+	return words
+}
+
+func singular(w string) string {
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		return w[:len(w)-3] + "y"
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !isNumber(w[:len(w)-1]):
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+func isNumber(w string) bool {
+	return w != "" && strings.IndexFunc(w, func(r rune) bool { return !unicode.IsDigit(r) }) < 0
+}
+
+// identifiers are the words of s written with letters and digits ("APOE4", "e4") or in capitals
+// of two letters or more ("NIH"), as topicWords gives them.
+func identifiers(s string) []string {
+	var out []string
+	for _, raw := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		letters, digits, upper := 0, 0, 0
+		for _, r := range raw {
+			switch {
+			case unicode.IsDigit(r):
+				digits++
+			case unicode.IsLetter(r):
+				letters++
+				if unicode.IsUpper(r) {
+					upper++
+				}
+			}
+		}
+		if letters > 0 && digits > 0 || letters >= 2 && upper == letters {
+			if w := topicWords(raw, ""); len(w) == 1 {
+				out = append(out, w[0])
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,39 @@
+package multihop
+
+import "testing"
+
+// The relevance rule of rule 7: an anchor (a number, a whole entity, an identifier) and one more
+// word of the claim or the query.
+func TestHopTopicRelevance(t *testing.T) {
+	t.Parallel()
+	eiffel := examplePlan().Claims[0] // "The Eiffel Tower was completed in 1889", entities Eiffel Tower, 1889
+	baikal := PlanClaim{ClaimText: "Lake Baikal reaches a depth of 1642 m", Entities: []string{"Lake Baikal", "1642"}}
+	apoe := validPlan().Claims[1]
+	tests := []struct {
+		claim    PlanClaim
+		query    string
+		text     string
+		relevant bool
+	}{
+		{eiffel, "Eiffel Tower completed 1889 official history", "The Eiffel Tower was completed on 31 March 1889.", true},
+		{eiffel, "Eiffel Tower completed 1889 official history", "Work on the tower ended in 1889, two years after it began.", true},
+		{eiffel, "Eiffel Tower completed 1889 official history", "Gustave Eiffel's tower opened for the 1889 fair.", true},
+		{eiffel, "Eiffel Tower completed 1889 official history", "An official history of the Paris metro and its first lines.", false},
+		{eiffel, "Eiffel Tower completed 1889 official history", "A history of television towers in Europe.", false},
+		{eiffel, "Eiffel Tower completed 1889 official history", "The Eiffel Tower.", false},
+		{eiffel, "Eiffel Tower completed 1889 official history", "Prices in 1889.", false},
+		{baikal, "Baikal bathymetry sonar survey", "Lake Baikal holds 23 percent of the planet's fresh surface water.", false},
+		{baikal, "deepest lake Siberia 1642", "The deepest lake in Siberia drops 1642 m below its surface.", true},
+		{baikal, "Baikal bathymetry sonar survey", "Sonar survey kits for lake depth mapping.", false},
+		{apoe, "APOE4 carriers overall cancer incidence cohort", "APOE4 carriers had a lower incidence of several cancers.", true},
+		{apoe, "APOE4 carriers overall cancer incidence cohort", "Incidence rates in a cohort of smokers.", false},
+		// No anchor at all: two shared words are enough.
+		{PlanClaim{ClaimText: "coffee lowers blood pressure"}, "coffee blood pressure trial", "A trial found coffee raised blood pressure.", true},
+		{PlanClaim{ClaimText: "coffee lowers blood pressure"}, "coffee blood pressure trial", "Coffee shops near you.", false},
+	}
+	for _, tt := range tests {
+		if got := newHopTopic("en", tt.query, tt.claim).relevant("", tt.text); got != tt.relevant {
+			t.Errorf("relevant(%q) to %q / %q = %v, want %v", tt.text, tt.claim.ClaimText, tt.query, got, tt.relevant)
+		}
+	}
+}
