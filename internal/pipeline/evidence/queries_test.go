@@ -135,7 +135,11 @@ func FuzzCheckVerificationQuery(f *testing.F) {
 		f.Add(q)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		got := CheckVerificationQuery(q, "", pipelinetest.QueryToday)
+		claim := ""
+		if len(q)%2 == 0 {
+			claim = "The Eiffel Tower was completed in 1889"
+		}
+		got := CheckVerificationQuery(q, claim, pipelinetest.QueryToday)
 		if got.Rejected {
 			if got.Reason == "" || got.Query != "" {
 				t.Fatalf("rejected %q without a reason or with a query: %+v", q, got)
