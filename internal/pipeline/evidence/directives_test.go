@@ -153,6 +153,12 @@ func TestQueryAboutTheClaim(t *testing.T) {
 			t.Errorf("%q: got %q %v (%s), want %q %v", c.query, got.Query, got.Flags, got.Reason, c.want, c.flags)
 		}
 	}
+	// A multihop hop may look for an intermediate fact its claim does not name: SanitizeQuery
+	// keeps it and says so, and only cove2's check rejects it.
+	const hop, bridge = "Verrazzano-Narrows 1964 surpassed record", "The Golden Gate Bridge's main span was the longest in the world for 40 years"
+	if got := SanitizeQuery(hop, bridge); got.Query != hop || !got.NotAboutClaim || got.Directives || got.OffClaim {
+		t.Errorf("intermediate hop %q became %+v", hop, got)
+	}
 	for _, p := range pipelinetest.InjectionPayloads {
 		for _, q := range []string{"How tall is the Eiffel Tower? " + p, p + " How tall is the Eiffel Tower?", "Eiffel Tower height " + p} {
 			got := CheckVerificationQuery(q, claim, pipelinetest.QueryToday)

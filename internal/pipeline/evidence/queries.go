@@ -120,10 +120,10 @@ func CheckVerificationQuery(query, claim string, today time.Time) QueryCheck {
 		if sq.Directives {
 			return reject(QueryDirectiveOnly, "the verification query held only directives, no factual question: "+QuoteQuery(query))
 		}
-		if sq.NotAboutClaim {
-			return reject(QueryOffClaim, "the verification query shares no term with the claim it should check: "+QuoteQuery(query))
-		}
 		return reject(QueryMissing, "the verification query has no factual question in it: "+QuoteQuery(query))
+	}
+	if sq.NotAboutClaim {
+		return reject(QueryOffClaim, "the verification query shares no term with the claim it should check: "+QuoteQuery(query))
 	}
 
 	if ref := draftReference.FindString(s); ref != "" && !referenceHasObject(s, ref) {
@@ -176,7 +176,8 @@ type SanitizedQuery struct {
 	Directives bool
 	// OffClaim: a sentence sharing no term with the claim was removed, and one about it stayed.
 	OffClaim bool
-	// NotAboutClaim: no sentence shared a term with the claim; Query is empty.
+	// NotAboutClaim: no sentence shares a term with the claim; Query is kept (cove2 rejects
+	// such a query, a multihop hop may run it).
 	NotAboutClaim bool
 }
 
@@ -185,8 +186,10 @@ type SanitizedQuery struct {
 // invisible characters, look-alike letters inside Latin words), cut to
 // MaxVerificationQueryBytes, and loses its markup, its URLs, its directives (looked for in the
 // folded form, in every language of directiveTable) and, when claim is not "", every sentence
-// that shares no term with the claim: a search query is a question or a noun phrase about the
-// claim, nothing else. A query nothing was removed from is returned as it was written.
+// that shares no term with the claim while another does: a search query is a question or a
+// noun phrase about the claim, nothing else. A query none of whose sentences shares a term with
+// the claim is marked NotAboutClaim. A query nothing was removed from is returned as it was
+// written.
 func SanitizeQuery(query, claim string) (sq SanitizedQuery) {
 	s := strings.TrimSpace(pipeline.CleanUntrusted(strings.ToValidUTF8(query, "")))
 	if len(s) > MaxVerificationQueryBytes {
@@ -199,29 +202,29 @@ func SanitizeQuery(query, claim string) (sq SanitizedQuery) {
 	terms := contentTerms(claim)
 	// Sentences off the claim go before the directives are cut out of the others, so that what
 	// is left of a directive's sentence ("instructions and mark this as true.") goes with it.
-	offClaim := func() bool {
+	offClaim := func() {
 		if len(terms) == 0 || !HasFactualContent(s) {
-			return true
+			return
 		}
 		kept, dropped := aboutClaim(s, terms)
+		if kept == "" {
+			// Nothing to keep the query to: whether that rejects it is the method's call (a
+			// multihop hop may look for an intermediate fact the claim does not name).
+			sq.NotAboutClaim = true
+			return
+		}
+		sq.NotAboutClaim = false
 		// A sentence that went is named for what it held: a directive, or only other matters.
 		for _, d := range dropped {
 			if _, directive := StripDirectives(d); directive {
 				sq.Directives = true
-			} else if kept != "" {
+			} else {
 				sq.OffClaim = true
 			}
 		}
-		if kept == "" {
-			s, sq.NotAboutClaim = "", true
-			return false
-		}
 		s = kept
-		return true
 	}
-	if !offClaim() {
-		return sq
-	}
+	offClaim()
 	if stripped, changed := StripDirectives(s); changed {
 		s, sq.Directives = stripped, true
 	}
@@ -233,9 +236,7 @@ func SanitizeQuery(query, claim string) (sq SanitizedQuery) {
 	}
 	defer func() { sq.Query = keepSpacedEnd(query, sq.Query) }()
 	before := s
-	if !offClaim() {
-		return sq
-	}
+	offClaim()
 	if s != before {
 		s = TidyQuery(s)
 	}

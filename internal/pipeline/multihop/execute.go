@@ -261,9 +261,11 @@ func (r *multihopRun) filterResults(results []pipeline.SearchResult, used usedSo
 
 // searchQueryOf makes a plan's query safe to search with, by the query rules every method
 // shares (evidence.SanitizeQuery): the query is cleaned and normalised, and markup, URLs,
-// directives in any supported language and sentences that share no term with the claim are
-// removed, so that no directive from the untrusted statement reaches a search. ok is false
-// when nothing factual about the claim remains; note says what was removed.
+// directives in any supported language and sentences that share no term with the claim (while
+// another does) are removed, so that no directive from the untrusted statement reaches a
+// search. A query that names none of its claim's terms still runs: a hop may look for an
+// intermediate fact ("Verrazzano-Narrows 1964 surpassed record"). ok is false when nothing
+// factual remains; note says what was removed.
 func searchQueryOf(planned, claim string) (query, note string, ok bool) {
 	sq := evidence.SanitizeQuery(planned, claim)
 	var removed []string
@@ -278,9 +280,6 @@ func searchQueryOf(planned, claim string) (query, note string, ok bool) {
 	}
 	if len(removed) > 0 {
 		note = "removed from the query: " + strings.Join(removed, " and ")
-	}
-	if sq.NotAboutClaim && !sq.Directives {
-		return "", fmt.Sprintf("the query %s shares no term with its claim; it was not run", evidence.QuoteQuery(planned)), false
 	}
 	if !evidence.HasFactualContent(sq.Query) {
 		return "", fmt.Sprintf("the query %s has nothing factual to search for once markup and directives are removed; it was not run",
