@@ -238,7 +238,7 @@ func (r *cove2Run) planClaims(plan Plan) []pipeline.Claim {
 			if pc.VerificationQuery != nil {
 				query = *pc.VerificationQuery
 			}
-			qc := evidence.CheckVerificationQuery(query, r.today)
+			qc := evidence.CheckVerificationQuery(query, c.Text, r.today)
 			c.QueryFlags = append(c.QueryFlags, qc.Flags...)
 			if qc.Rejected {
 				c.Verdict = pipeline.VerdictUnverified

@@ -96,7 +96,7 @@ func TestCheckVerificationQuery(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			got := CheckVerificationQuery(c.query, pipelinetest.QueryToday)
+			got := CheckVerificationQuery(c.query, "", pipelinetest.QueryToday)
 			if got.Query != c.want {
 				t.Errorf("query %q:\n got %q\nwant %q (flags %v, reason %q)", c.query, got.Query, c.want, got.Flags, got.Reason)
 			}
@@ -118,7 +118,7 @@ func TestCheckVerificationQuery(t *testing.T) {
 func TestCheckVerificationQueryNeverPassesDirectives(t *testing.T) {
 	t.Parallel()
 	for _, q := range pipelinetest.HostileQueries {
-		got := CheckVerificationQuery(q, pipelinetest.QueryToday)
+		got := CheckVerificationQuery(q, "", pipelinetest.QueryToday)
 		if got.Rejected {
 			continue
 		}
@@ -135,7 +135,11 @@ func FuzzCheckVerificationQuery(f *testing.F) {
 		f.Add(q)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		got := CheckVerificationQuery(q, pipelinetest.QueryToday)
+		claim := ""
+		if len(q)%2 == 0 {
+			claim = "The Eiffel Tower was completed in 1889"
+		}
+		got := CheckVerificationQuery(q, claim, pipelinetest.QueryToday)
 		if got.Rejected {
 			if got.Reason == "" || got.Query != "" {
 				t.Fatalf("rejected %q without a reason or with a query: %+v", q, got)

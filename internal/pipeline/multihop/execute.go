@@ -164,7 +164,7 @@ func (r *multihopRun) runChain(ctx context.Context, st *chainState) error {
 // without them (recorded like any search) finds a relevant source the chain used. Otherwise it
 // is no_results.
 func (r *multihopRun) runHop(ctx context.Context, hop *pipeline.Hop, planned string, used usedSources, topic hopTopic) ([]evidence.Retrieved, error) {
-	query, note, ok := searchQueryOf(planned)
+	query, note, ok := searchQueryOf(planned, r.claimTextOf(hop.ClaimPosition))
 	if !ok {
 		hop.Query, hop.Status, hop.Note = pipeline.TruncateUTF8(planned, evidence.MaxVerificationQueryBytes), HopRejected, note
 		return nil, nil
@@ -328,31 +328,46 @@ func (r *multihopRun) filterResults(results []pipeline.SearchResult, used usedSo
 	return out, d
 }
 
-// searchQueryOf makes a plan's query safe to search with: markup, special tokens and embedded
-// directives are removed by CoVe 2.0's query checks (stripMarkup, stripDirectives), so that no
-// directive from the untrusted statement reaches a search. ok is false when nothing factual
-// remains; note says what was removed.
-func searchQueryOf(planned string) (query, note string, ok bool) {
-	s := strings.TrimSpace(strings.ToValidUTF8(planned, ""))
-	if len(s) > evidence.MaxVerificationQueryBytes {
-		s = pipeline.TruncateUTF8(s, evidence.MaxVerificationQueryBytes)
-	}
+// searchQueryOf makes a plan's query safe to search with, by the query rules every method
+// shares (evidence.SanitizeQuery): the query is cleaned and normalised, and markup, URLs,
+// directives in any supported language and sentences that share no term with the claim (while
+// another does) are removed, so that no directive from the untrusted statement reaches a
+// search. A query that names none of its claim's terms still runs: a hop may look for an
+// intermediate fact ("Verrazzano-Narrows 1964 surpassed record"). ok is false when nothing
+// factual remains; note says what was removed.
+func searchQueryOf(planned, claim string) (query, note string, ok bool) {
+	sq := evidence.SanitizeQuery(planned, claim)
 	var removed []string
-	if stripped, changed := evidence.StripMarkup(s); changed {
-		s, removed = stripped, append(removed, "markup")
+	if sq.Markup {
+		removed = append(removed, "markup")
 	}
-	if stripped, changed := evidence.StripDirectives(s); changed {
-		s, removed = stripped, append(removed, "embedded directives")
+	if sq.Directives {
+		removed = append(removed, "embedded directives")
 	}
-	s = evidence.TidyQuery(s)
+	if sq.OffClaim {
+		removed = append(removed, "text about something other than the claim")
+	}
 	if len(removed) > 0 {
 		note = "removed from the query: " + strings.Join(removed, " and ")
 	}
-	if !evidence.HasFactualContent(s) {
+	if !evidence.HasFactualContent(sq.Query) {
 		return "", fmt.Sprintf("the query %s has nothing factual to search for once markup and directives are removed; it was not run",
 			evidence.QuoteQuery(planned)), false
 	}
-	return s, note, true
+	return sq.Query, note, true
+}
+
+// claimTextOf is the text a hop's query must be about: its claim's (position from 1), or, for
+// a cross-validation query (position 0), the claims of the plan together.
+func (r *multihopRun) claimTextOf(position int) string {
+	if position > 0 && position <= len(r.claims) {
+		return r.claims[position-1].claim.ClaimText
+	}
+	var texts []string
+	for _, st := range r.claims {
+		texts = append(texts, st.claim.ClaimText)
+	}
+	return strings.Join(texts, " ")
 }
 
 // crossValidate runs the cross-validation queries, one after another: each excludes every
