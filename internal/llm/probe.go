@@ -33,7 +33,7 @@ const (
 // alike, because the endpoint refuses connections, cannot be resolved, refuses the key, has no
 // quota left or fails with a server error (5xx). It returns "" for anything else: a reply the
 // job could not use, a rate limit (the limiter's business), a timeout (a long generation is not
-// an outage), a request the caller abandoned.
+// an outage), a request the caller abandoned, and any error that did not come from a Client.
 func OutageReason(err error) string {
 	if err == nil {
 		return ""
@@ -52,7 +52,10 @@ func OutageReason(err error) string {
 		}
 		return ""
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrTimeout) {
+	// Only this package's own failures count: a web search provider that refuses connections
+	// is not the model endpoint.
+	var own *redactedError
+	if !errors.As(err, &own) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrTimeout) {
 		return ""
 	}
 	var dnsErr *net.DNSError
