@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -36,6 +37,9 @@ type metrics struct {
 	// endpoint is open; breakerOpened counts its openings by reason.
 	breakerOpen   *prometheus.GaugeVec
 	breakerOpened *prometheus.CounterVec
+	// breakerMu keeps the gauge's reset and set together; breakerNow is its series, for tests.
+	breakerMu  sync.Mutex
+	breakerNow string
 }
 
 func newMetrics() *metrics {
@@ -79,6 +83,7 @@ func newMetrics() *metrics {
 		}, []string{"reason"}),
 	}
 	m.breakerOpen.WithLabelValues(breakerNone).Set(0)
+	m.breakerNow = breakerNone + "=0"
 	m.registry.MustRegister(m.breakerOpen, m.breakerOpened, m.jointAgreement, m.jobs, m.retries, m.inFlight, m.jobSeconds, m.calls, m.callErrors, m.tokens, m.callSecs,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -127,13 +132,24 @@ const breakerNone = "none"
 
 // BreakerChanged follows the breaker on the model endpoint (breaker.Config.OnChange).
 func (m *metrics) BreakerChanged(s breaker.State, reason string) {
+	m.breakerMu.Lock()
+	defer m.breakerMu.Unlock()
 	m.breakerOpen.Reset()
 	if s != breaker.Open {
 		m.breakerOpen.WithLabelValues(breakerNone).Set(0)
+		m.breakerNow = breakerNone + "=0"
 		return
 	}
 	m.breakerOpen.WithLabelValues(reason).Set(1)
 	m.breakerOpened.WithLabelValues(reason).Inc()
+	m.breakerNow = reason + "=1"
+}
+
+// breakerGauge is the breaker gauge's one series as reason=value, for tests.
+func (m *metrics) breakerGauge() string {
+	m.breakerMu.Lock()
+	defer m.breakerMu.Unlock()
+	return m.breakerNow
 }
 
 var (

@@ -61,8 +61,9 @@ type Observer interface {
 // says whether the failure was an outage of the endpoint and whether the breaker is open. When
 // it is open, the job is held (a retry wrapped by jobs.Hold: the consume loop keeps its delivery
 // and runs it again once the breaker lets jobs through), so that the outage spends none of its
-// attempts and no job is failed for it. Below the breaker's threshold a failure keeps its usual
-// outcome.
+// attempts and no job is failed for it. Below the breaker's threshold an outage is retried like
+// a transient failure, even a refused key or an exhausted quota: it is the endpoint's failure,
+// not the job's, so it never ends the job failed (it still spends the attempt).
 type Outages interface {
 	Observe(job string, err error) (outage, open bool)
 }
@@ -175,8 +176,10 @@ func (e *Executor) Handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 	res, runErr := method.Run(runCtx, in)
 	finished := e.cfg.Now()
 	e.cfg.Observer.RunFinished(res)
+	outage := false
 	if e.cfg.Outages != nil {
-		if _, open := e.cfg.Outages.Observe(d.JobID, runErr); open && runErr != nil {
+		var open bool
+		if outage, open = e.cfg.Outages.Observe(d.JobID, runErr); open && runErr != nil {
 			return e.hold(ctx, log, sd, runErr, attrs)
 		}
 	}
@@ -195,7 +198,7 @@ func (e *Executor) Handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 			// The input breaks a rule of its method (an opinion with no verifiable claim, bad
 			// independence rules): bad input, never retried.
 			return e.finish(ctx, log, sd, jobs.OutcomeRejected, runErr, attrs)
-		case pipeline.IsPermanent(runErr):
+		case pipeline.IsPermanent(runErr) && !outage:
 			// Retrying cannot help (unknown model, refused key, exhausted quota): store the
 			// failed run with its trace and the reason.
 			rec.Status, rec.Error = store.RunFailed, runErr.Error()

@@ -62,20 +62,26 @@ func TestExecutorHoldsRunsFailedOnAnOpenBreaker(t *testing.T) {
 	}
 }
 
-// Below the breaker's threshold a failure keeps its usual outcome, and a success is reported.
-func TestExecutorTellsTheBreakerAndKeepsOutcomesWhileClosed(t *testing.T) {
+// Below the breaker's threshold an outage is retried, even a permanent error such as a refused
+// key (it is the endpoint's failure, not the job's); a failure that is no outage keeps its
+// outcome; a success is reported.
+func TestExecutorRetriesOutagesWhileTheBreakerIsClosed(t *testing.T) {
 	t.Parallel()
 	out := &fakeOutages{outage: true}
 	b := newBench(t, func(c *Config) { c.Outages = out })
 	b.method.err = pipeline.Permanent(errors.New("HTTP 401: key refused"))
-	if res := b.exec.Handle(t.Context(), job(t, pipeline.MethodFactored)); res.Outcome != jobs.OutcomeFailed || errors.Is(res.Err, jobs.ErrHold) {
-		t.Fatalf("a permanent failure below the threshold: %s %v, want failed", res.Outcome, res.Err)
+	if res := b.exec.Handle(t.Context(), job(t, pipeline.MethodFactored)); res.Outcome != jobs.OutcomeRetry || errors.Is(res.Err, jobs.ErrHold) {
+		t.Fatalf("a refused key below the threshold: %s %v, want a plain retry", res.Outcome, res.Err)
+	}
+	out.outage = false
+	if res := b.exec.Handle(t.Context(), job(t, pipeline.MethodFactored)); res.Outcome != jobs.OutcomeFailed {
+		t.Fatalf("a permanent failure that is no outage: %s %v, want failed", res.Outcome, res.Err)
 	}
 	b.method.err = nil
 	if res := b.exec.Handle(t.Context(), job(t, pipeline.MethodFactored)); res.Outcome != jobs.OutcomeDone {
 		t.Fatalf("a run ok: %s %v", res.Outcome, res.Err)
 	}
-	if len(out.seen) != 2 || out.seen[1] != nil {
-		t.Fatalf("the breaker was told %v, want the failure then the success", out.seen)
+	if len(out.seen) != 3 || out.seen[2] != nil {
+		t.Fatalf("the breaker was told %v, want two failures then the success", out.seen)
 	}
 }
