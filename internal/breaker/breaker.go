@@ -107,16 +107,18 @@ func New(cfg Config) *Breaker {
 }
 
 // Observe records how a job's run ended: err nil when it reached the service, else its error.
-// It reports whether err is an outage of the service, and whether the breaker is open now: then
-// the job should be held, not retried (its attempt was lost to the outage, not to the job).
+// It reports whether err is an outage of the service, and whether the breaker is open now: an
+// outage while open should be held, not retried (its attempt was lost to the outage, not to the
+// job). Only a success closes an open or half-open breaker.
 func (b *Breaker) Observe(job string, err error) (outage, open bool) {
 	reason := ""
 	if err != nil {
 		reason = b.cfg.Classify(err)
 	}
 	b.mu.Lock()
-	if reason == "" {
-		// The service answered: whatever the job's own fate, the service is up.
+	switch {
+	case err == nil:
+		// The service answered: it is up.
 		clear(b.streak)
 		if b.state != Closed {
 			b.setLocked(Closed, "", nil)
@@ -124,6 +126,15 @@ func (b *Breaker) Observe(job string, err error) (outage, open bool) {
 		b.mu.Unlock()
 		b.notify()
 		return false, false
+	case reason == "":
+		// The job's own failure. It ends a streak, but proves too little to close an open
+		// breaker: a call cut short as the service went down can fail in ways no outage names.
+		if b.state == Closed {
+			clear(b.streak)
+		}
+		open := b.state == Open
+		b.mu.Unlock()
+		return false, open
 	}
 	switch b.state {
 	case Open:

@@ -172,7 +172,16 @@ func TestProbesThenHalfOpenThenClosed(t *testing.T) {
 	if outage, open := b.Observe("d", errDown); !outage || !open {
 		t.Fatalf("a failure while half-open: outage %v open %v, want both", outage, open)
 	}
+	if outage, open := b.Observe("d2", errJob); outage || !open || !isOpen(b) {
+		t.Fatalf("a job's own failure while open: outage %v open %v; it must neither count as an outage nor close the breaker", outage, open)
+	}
 	eventually(t, "half-open again", func() bool { s, _ := b.State(); return s == HalfOpen })
+	if _, open := b.Observe("d3", errJob); open {
+		t.Fatal("a job's own failure while half-open reopened the breaker")
+	}
+	if s, _ := b.State(); s != HalfOpen {
+		t.Fatalf("state %s after a job's own failure while half-open, want half-open still", s)
+	}
 	if outage, open := b.Observe("e", nil); outage || open {
 		t.Fatal("a success is no outage")
 	}

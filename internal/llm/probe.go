@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -62,7 +63,8 @@ func OutageReason(err error) string {
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return OutageConnectionRefused
-	case errors.Is(err, syscall.ECONNRESET):
+	case errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		// The server went away mid-request.
 		return OutageConnectionReset
 	case errors.As(err, &dnsErr):
 		return OutageDNS

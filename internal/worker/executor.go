@@ -179,7 +179,7 @@ func (e *Executor) Handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 	outage := false
 	if e.cfg.Outages != nil {
 		var open bool
-		if outage, open = e.cfg.Outages.Observe(d.JobID, runErr); open && runErr != nil {
+		if outage, open = e.cfg.Outages.Observe(d.JobID, runErr); outage && open {
 			return e.hold(ctx, log, sd, runErr, attrs)
 		}
 	}
