@@ -625,8 +625,12 @@ func (l *loop) run(ctx context.Context, msg jetstream.Msg) {
 func (l *loop) handle(ctx context.Context, d *Delivery) Result {
 	for held := uint64(1); ; held++ {
 		res := l.handleOnce(ctx, d)
-		if res.Outcome != OutcomeRetry || !errors.Is(res.Err, ErrHold) || len(l.cfg.Gates) == 0 || l.stopping.Err() != nil {
+		if res.Outcome != OutcomeRetry || !errors.Is(res.Err, ErrHold) || len(l.cfg.Gates) == 0 {
 			return res
+		}
+		if l.stopping.Err() != nil {
+			// Give it back at once for another worker, as an interrupted job.
+			return Result{Outcome: OutcomeInterrupted, Err: res.Err, Attrs: res.Attrs}
 		}
 		d.Log.Warn("job held: waiting for the service it needs", "error", res.Err, "held", held)
 		// A short pause, growing, so that a handler that holds while every gate is open
