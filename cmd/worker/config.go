@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/corroborate/corroborate/internal/breaker"
 	"github.com/corroborate/corroborate/internal/envflag"
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
@@ -61,6 +62,13 @@ type Config struct {
 	// Stream holds the JetStream settings, shared with enqueue (jobs.StreamConfig.DefineFlags).
 	Stream jobs.StreamConfig
 
+	// BreakerJobs is how many jobs in a row must fail on an outage of the model endpoint for the
+	// worker to stop taking jobs (0: never); BreakerProbeMin and BreakerProbeMax bound the wait
+	// between probes of the endpoint while it is down.
+	BreakerJobs     int
+	BreakerProbeMin time.Duration
+	BreakerProbeMax time.Duration
+
 	ShutdownTimeout time.Duration
 	ExitWhenIdle    bool
 	IdleAfter       time.Duration
@@ -108,6 +116,9 @@ func (c *Config) flags(s *envflag.Set) {
 	c.Search.DefineFlags(s)
 	s.Int(&c.SearchRPM, "search-rpm", "CORROBORATE_SEARCH_RPM", 0, "web search requests per minute (SearxNG, Brave); 0 learns the limit from 429s and rate-limit headers")
 	s.Int(&c.SearchMaxConcurrent, "search-max-concurrent", "CORROBORATE_SEARCH_MAX_CONCURRENT", 0, "web search requests in flight at once; 0 means no bound")
+	s.Int(&c.BreakerJobs, "model-breaker-jobs", "CORROBORATE_MODEL_BREAKER_JOBS", breaker.DefaultThreshold, "stop taking jobs when this many jobs in a row fail because the model endpoint is down (refused, 401/403, quota, 5xx), until a probe finds it back (0: never stop)")
+	s.Duration(&c.BreakerProbeMin, "model-probe-min", "CORROBORATE_MODEL_PROBE_MIN", breaker.DefaultProbeMin, "while the model endpoint is down: first wait between probes (doubling)")
+	s.Duration(&c.BreakerProbeMax, "model-probe-max", "CORROBORATE_MODEL_PROBE_MAX", breaker.DefaultProbeMax, "while the model endpoint is down: longest wait between probes")
 	s.Duration(&c.ShutdownTimeout, "shutdown-timeout", "CORROBORATE_SHUTDOWN_TIMEOUT", 30*time.Second, "on SIGINT/SIGTERM, how long in-flight jobs may take to finish")
 	s.Bool(&c.ExitWhenIdle, "exit-when-idle", "CORROBORATE_EXIT_WHEN_IDLE", false, "exit 0 once the backlog is drained (nightly batch runs)")
 	s.Duration(&c.IdleAfter, "idle-after", "CORROBORATE_IDLE_AFTER", 2*time.Second, "with --exit-when-idle: how long without work counts as idle")
@@ -177,6 +188,12 @@ func (c *Config) validate() error {
 		if err := (ratelimit.SharedConfig{Bucket: c.SharedBudget}).WithDefaults().Validate(); err != nil {
 			bad("--shared-budget: %v", err)
 		}
+	}
+	if c.BreakerJobs < 0 {
+		bad("--model-breaker-jobs %d must be 0 (off) or more", c.BreakerJobs)
+	}
+	if c.BreakerProbeMin < 10*time.Millisecond || c.BreakerProbeMax < c.BreakerProbeMin {
+		bad("--model-probe-min %s must be at least 10ms and --model-probe-max %s at least as long", c.BreakerProbeMin, c.BreakerProbeMax)
 	}
 	if c.ModelTimeout < time.Second {
 		bad("--model-timeout %s must be at least 1s", c.ModelTimeout)

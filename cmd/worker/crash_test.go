@@ -53,6 +53,16 @@ func buildWorker(t *testing.T) string {
 // process starts one worker process on the bundle's stream, database schema and fake model.
 func (b *bundle) process(t *testing.T, bin string, extra ...string) *exec.Cmd {
 	t.Helper()
+	cmd := b.processCmd(t, bin, extra...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
+
+// processCmd is the command process starts, not started yet.
+func (b *bundle) processCmd(t *testing.T, bin string, extra ...string) *exec.Cmd {
+	t.Helper()
 	args := append([]string{"--exit-when-idle", "--idle-after", "1s", "--metrics-addr", "", "--log-level", "warn",
 		"--concurrency", "4", "--ack-wait", "2s", "--max-deliver", "20", "--shutdown-timeout", "10s"}, extra...)
 	cmd := exec.Command(bin, args...)
@@ -65,9 +75,6 @@ func (b *bundle) process(t *testing.T, bin string, extra ...string) *exec.Cmd {
 		"CORROBORATE_DEFAULT_METHOD="+pipeline.MethodFactored)
 	if testing.Verbose() {
 		cmd.Stderr = os.Stderr
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
 	}
 	return cmd
 }

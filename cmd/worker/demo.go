@@ -33,6 +33,9 @@ func demo(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer) e
 		return err
 	}
 	cfg.DevDir = dir
+	if err := probeModel(ctx, cfg, log); err != nil {
+		return err
+	}
 	s, err := connect(ctx, cfg, log, true)
 	if err != nil {
 		return err

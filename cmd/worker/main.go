@@ -26,6 +26,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/corroborate/corroborate/examples"
+	"github.com/corroborate/corroborate/internal/breaker"
 	"github.com/corroborate/corroborate/internal/devenv"
 	"github.com/corroborate/corroborate/internal/envflag"
 	"github.com/corroborate/corroborate/internal/jobs"
@@ -105,12 +106,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 	default:
 		err = work(ctx, cfg, log)
 	}
+	var bad *badModelError
+	if errors.As(err, &bad) {
+		// One line that says what to fix, not a log record: the worker cannot work as configured.
+		fmt.Fprintln(stderr, "worker:", bad.Error())
+		return exitUsage
+	}
 	if err != nil {
 		log.Error("worker stopped", "error", err)
 		return exitFailed
 	}
 	return exitOK
 }
+
+// badModelError is the start probe's finding that the model endpoint cannot work as configured
+// (key refused, model unknown, nothing listening, a host that does not resolve): exit 2.
+type badModelError struct{ err *llm.ProbeError }
+
+func (e *badModelError) Error() string { return e.err.Error() }
+func (e *badModelError) Unwrap() error { return e.err }
 
 // newLogger returns the structured logger: JSON in production, text on a terminal.
 func newLogger(cfg Config, w io.Writer) *slog.Logger {
@@ -149,7 +163,10 @@ type services struct {
 	model    pipeline.Model
 	searcher pipeline.Searcher
 	// limiter paces the model calls (nil for the replay model); its Stats are for metrics.
-	limiter  *ratelimit.Limiter
+	limiter *ratelimit.Limiter
+	// probe checks the model endpoint with one cheap request (nil for the replay model): at
+	// start, and while the breaker is open.
+	probe    func(context.Context) error
 	replay   bool
 	natsURL  string
 	closeAll []func()
@@ -289,17 +306,56 @@ func (s *services) openModel(ctx context.Context, cfg Config, log *slog.Logger) 
 	if err != nil {
 		return err
 	}
-	client, err := llm.New(llm.Config{
-		APIKey: cfg.OpenAIAPIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.Model,
-		Timeout: cfg.ModelTimeout, MaxTokens: cfg.MaxTokens,
-		OnResponse: lim.ObserveResponse,
-	})
+	lc := cfg.llmConfig()
+	lc.OnResponse = lim.ObserveResponse
+	client, err := llm.New(lc)
 	if err != nil {
 		return err
 	}
-	s.model, s.limiter = ratelimit.Model(client, lim), lim
+	s.model, s.limiter, s.probe = ratelimit.Model(client, lim), lim, client.Probe
 	log.Info("model", "model", client.Model(), "base_url", client.BaseURL(),
 		"rpm", cfg.ModelRPM, "tpm", cfg.ModelTPM, "max_concurrent", cfg.ModelMaxConcurrent, "shared_budget", cfg.SharedBudget)
+	return nil
+}
+
+// llmConfig is the model client's configuration.
+func (c Config) llmConfig() llm.Config {
+	return llm.Config{APIKey: c.OpenAIAPIKey, BaseURL: c.OpenAIBaseURL, Model: c.Model, Timeout: c.ModelTimeout, MaxTokens: c.MaxTokens}
+}
+
+// probeModel checks the configured model endpoint before anything else is opened, so that a
+// bad key or URL is said at once, in one line (see probeAtStart). Without an endpoint (dev
+// mode's replay) there is nothing to check.
+func probeModel(ctx context.Context, cfg Config, log *slog.Logger) error {
+	if !cfg.modelConfigured() {
+		return nil
+	}
+	client, err := llm.New(cfg.llmConfig())
+	if err != nil {
+		return err
+	}
+	return probeAtStart(ctx, cfg, log, client.Probe)
+}
+
+// probeAtStart checks the model endpoint once before any job is taken. A configuration that
+// cannot work (key refused, model unknown, nothing listening, a host that does not resolve)
+// ends the worker with a badModelError; an endpoint that may recover by itself (5xx, rate
+// limit, timeout) is only a warning: the breaker holds the jobs while it is down.
+func probeAtStart(ctx context.Context, cfg Config, log *slog.Logger, probe func(context.Context) error) error {
+	pctx, cancel := context.WithTimeout(ctx, min(cfg.ModelTimeout, 30*time.Second))
+	defer cancel()
+	err := probe(pctx)
+	var pe *llm.ProbeError
+	switch {
+	case err == nil:
+		log.Info("model endpoint answers")
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.As(err, &pe) && pe.Fatal:
+		return &badModelError{err: pe}
+	}
+	log.Warn("model endpoint failed the probe at start; consuming anyway, the breaker holds jobs while it is down", "error", err)
 	return nil
 }
 
@@ -323,6 +379,9 @@ func migrate(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer
 
 // work runs the worker until ctx ends (or, with --exit-when-idle, until the backlog is drained).
 func work(ctx context.Context, cfg Config, log *slog.Logger) error {
+	if err := probeModel(ctx, cfg, log); err != nil {
+		return err
+	}
 	s, err := connect(ctx, cfg, log, true)
 	if err != nil {
 		return err
@@ -341,18 +400,28 @@ func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *
 	}
 	host, _ := os.Hostname()
 	modelName := s.modelName(cfg)
+	br := newBreaker(ctx, cfg, log, s, m)
+	var outages worker.Outages
+	if br != nil {
+		outages = br
+	}
 	executor := worker.New(worker.Config{
 		Store: s.store, Model: s.model, Searcher: s.searcher, ModelName: modelName,
 		Validation: jobs.ValidationConfig{MaxMessageBytes: sc.WithDefaults().MaxMessageBytes, DefaultMethod: cfg.DefaultMethod},
 		Stream:     sc.WithDefaults().Stream, UrgentSubject: sc.WithDefaults().UrgentSubject,
 		MaxQuestions: cfg.MaxQuestions, Concurrency: cfg.VerifyConcurrency,
 		JointSwitch: worker.JointSwitch{Enabled: cfg.JointSwitch, Threshold: cfg.JointSwitchThreshold, Window: cfg.JointSwitchWindow},
-		Worker:      fmt.Sprintf("%s/%d", host, os.Getpid()), Observer: m, Logger: log,
+		Worker:      fmt.Sprintf("%s/%d", host, os.Getpid()), Observer: m, Outages: outages, Logger: log,
 	})
 	if metricsAddr != "" {
 		addr, err := serveMetrics(ctx, metricsAddr, m, func(ctx context.Context) error {
 			if !s.nc.IsConnected() {
 				return errors.New("NATS is not connected")
+			}
+			if br != nil {
+				if err := br.Health(); err != nil {
+					return err
+				}
 			}
 			return s.store.Pool().Ping(ctx)
 		}, log)
@@ -367,6 +436,9 @@ func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *
 	cc.Logger = log
 	cc.Observer = m
 	cc.TermWithReason = jobs.TermReasonSupported(s.nc)
+	if br != nil {
+		cc.Gates = append(cc.Gates, br)
+	}
 	if cfg.ExitWhenIdle {
 		cc.ExitWhenIdle = cfg.IdleAfter
 	}
@@ -378,6 +450,20 @@ func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *
 	}
 	log.Info("worker stopped consuming")
 	return nil
+}
+
+// newBreaker returns the circuit breaker on the model endpoint, probing until ctx ends, or nil
+// when there is no endpoint to probe (the replay model) or --model-breaker-jobs is 0.
+func newBreaker(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *metrics) *breaker.Breaker {
+	if s.probe == nil || cfg.BreakerJobs == 0 {
+		return nil
+	}
+	br := breaker.New(breaker.Config{
+		Name: "model endpoint", Threshold: cfg.BreakerJobs, Classify: llm.OutageReason, Probe: s.probe,
+		ProbeMin: cfg.BreakerProbeMin, ProbeMax: cfg.BreakerProbeMax, Logger: log, OnChange: m.BreakerChanged,
+	})
+	go br.Run(ctx)
+	return br
 }
 
 // describeFlags is used by tests to check that --help names every variable.

@@ -6,12 +6,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/corroborate/corroborate/internal/breaker"
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/worker"
@@ -31,6 +33,13 @@ type metrics struct {
 	callSecs   *prometheus.HistogramVec
 	// jointAgreement is the recent agreement rate of cove-joint checks, by model.
 	jointAgreement *prometheus.GaugeVec
+	// breakerOpen is 1, labelled with the outage's reason, while the breaker on the model
+	// endpoint is open; breakerOpened counts its openings by reason.
+	breakerOpen   *prometheus.GaugeVec
+	breakerOpened *prometheus.CounterVec
+	// breakerMu keeps the gauge's reset and set together; breakerNow is its series, for tests.
+	breakerMu  sync.Mutex
+	breakerNow string
 }
 
 func newMetrics() *metrics {
@@ -65,8 +74,17 @@ func newMetrics() *metrics {
 		jointAgreement: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "corroborate_joint_agreement_rate", Help: "Share of recent cove-joint runs whose checks agreed with the draft, by model.",
 		}, []string{"model"}),
+		breakerOpen: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "corroborate_model_breaker_open",
+			Help: "1 while the worker takes no jobs because the model endpoint is down, labelled with why (connection_refused, dns, unauthorized, forbidden, quota, server_error); 0 with reason none otherwise.",
+		}, []string{"reason"}),
+		breakerOpened: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "corroborate_model_breaker_opened_total", Help: "Times the breaker on the model endpoint opened, by reason.",
+		}, []string{"reason"}),
 	}
-	m.registry.MustRegister(m.jointAgreement, m.jobs, m.retries, m.inFlight, m.jobSeconds, m.calls, m.callErrors, m.tokens, m.callSecs,
+	m.breakerOpen.WithLabelValues(breakerNone).Set(0)
+	m.breakerNow = breakerNone + "=0"
+	m.registry.MustRegister(m.breakerOpen, m.breakerOpened, m.jointAgreement, m.jobs, m.retries, m.inFlight, m.jobSeconds, m.calls, m.callErrors, m.tokens, m.callSecs,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -107,6 +125,31 @@ func (m *metrics) RunFinished(res *pipeline.Result) {
 // JointAgreement sets the recent cove-joint agreement rate of a model (worker.Observer).
 func (m *metrics) JointAgreement(model string, rate float64) {
 	m.jointAgreement.WithLabelValues(model).Set(rate)
+}
+
+// breakerNone labels the breaker gauge while it is not open.
+const breakerNone = "none"
+
+// BreakerChanged follows the breaker on the model endpoint (breaker.Config.OnChange).
+func (m *metrics) BreakerChanged(s breaker.State, reason string) {
+	m.breakerMu.Lock()
+	defer m.breakerMu.Unlock()
+	m.breakerOpen.Reset()
+	if s != breaker.Open {
+		m.breakerOpen.WithLabelValues(breakerNone).Set(0)
+		m.breakerNow = breakerNone + "=0"
+		return
+	}
+	m.breakerOpen.WithLabelValues(reason).Set(1)
+	m.breakerOpened.WithLabelValues(reason).Inc()
+	m.breakerNow = reason + "=1"
+}
+
+// breakerGauge is the breaker gauge's one series as reason=value, for tests.
+func (m *metrics) breakerGauge() string {
+	m.breakerMu.Lock()
+	defer m.breakerMu.Unlock()
+	return m.breakerNow
 }
 
 var (

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,12 +23,21 @@ func TestREADMEShowsTheMessageSchema(t *testing.T) {
 	}
 }
 
-// The README's configuration table names every variable the worker reads.
+// The README's configuration table, or a page under docs/, names every variable the worker
+// reads.
 func TestREADMENamesEveryVariable(t *testing.T) {
 	t.Parallel()
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
+	}
+	pages, _ := filepath.Glob("../../docs/*.md")
+	for _, p := range pages {
+		page, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readme = append(readme, page...)
 	}
 	for _, line := range strings.Split(describeFlags(), "\n") {
 		i := strings.Index(line, "[$")
@@ -36,7 +46,7 @@ func TestREADMENamesEveryVariable(t *testing.T) {
 		}
 		variable := strings.TrimSuffix(line[i+2:], "]")
 		if !bytes.Contains(readme, []byte("`"+variable+"`")) {
-			t.Errorf("README.md does not document $%s", variable)
+			t.Errorf("neither README.md nor docs/*.md documents $%s", variable)
 		}
 	}
 }

@@ -168,8 +168,11 @@ type ConsumeConfig struct {
 	// stays and is redelivered), so it is off by default and a plain Term is sent; set it from
 	// TermReasonSupported. The reason is logged either way, and the handler stores it.
 	TermWithReason bool
-	Logger         *slog.Logger
-	Observer       Observer
+	// Gates are waited on before each message is taken, and hold the jobs whose handler
+	// returned an error wrapped by Hold (see Gate). None: the loop never pauses.
+	Gates    []Gate
+	Logger   *slog.Logger
+	Observer Observer
 }
 
 // TermReasonSupported reports whether the server nc is connected to honours TermWithReason
@@ -240,6 +243,10 @@ func (noObserver) JobFinished(Outcome, time.Duration) {}
 // the handler said, interrupted naks it at once and retry naks it with a growing delay. The loop
 // logs the end of each job once ("job finished") and tells the Observer.
 //
+// Gates: before each message is taken, the loop waits for every gate of cfg.Gates to be open;
+// a job whose handler returns a retry wrapped by Hold keeps its message and runs again on the
+// same delivery once they are (see Gate and Hold).
+//
 // Stopping: when ctx is cancelled, fetching stops at once (a message that arrives for a request
 // already sent is nakked back); running handlers keep a context that is cancelled only
 // ShutdownTimeout later, and ConsumeLanes returns when they are done.
@@ -261,7 +268,7 @@ func ConsumeLanes(ctx context.Context, lanes *Lanes, cfg ConsumeConfig, h Handle
 	hctx, hcancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer hcancel()
 
-	l := &loop{cfg: cfg, lanes: lanes, h: h, log: cfg.Logger}
+	l := &loop{cfg: cfg, lanes: lanes, h: h, log: cfg.Logger, stopping: ctx}
 	l.touch()
 	fetchErr := l.fetch(ctx, hctx)
 
@@ -299,6 +306,8 @@ type loop struct {
 	lanes *Lanes
 	h     Handler
 	log   *slog.Logger
+	// stopping is ConsumeLanes' own context: it ends the wait of a held job at shutdown.
+	stopping context.Context
 
 	// others are the consumers of subjects outside the lanes, by subject (see Lanes), found at
 	// scanned; turn rotates the backlog lane and those. Only the fetch goroutine uses them.
@@ -325,6 +334,10 @@ func (l *loop) fetch(ctx, hctx context.Context) error {
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
+			return nil
+		}
+		if err := waitGates(ctx, l.cfg.Gates); err != nil {
+			<-slots
 			return nil
 		}
 		msg, err := l.next(ctx)
@@ -606,8 +619,38 @@ func (l *loop) run(ctx context.Context, msg jetstream.Msg) {
 	d.Log.LogAttrs(ctx, level, "job finished", attrs...)
 }
 
-// handle calls the handler; a panic is a failed attempt, not a dead worker.
-func (l *loop) handle(ctx context.Context, d *Delivery) (res Result) {
+// handle calls the handler, and again on the same delivery while it returns a retry wrapped by
+// Hold and the gates open again before the loop stops (see Gate): a held job keeps its message
+// and its heartbeat, so the outage costs it no attempt.
+func (l *loop) handle(ctx context.Context, d *Delivery) Result {
+	for held := uint64(1); ; held++ {
+		res := l.handleOnce(ctx, d)
+		if res.Outcome != OutcomeRetry || !errors.Is(res.Err, ErrHold) || len(l.cfg.Gates) == 0 {
+			return res
+		}
+		if l.stopping.Err() != nil {
+			// Give it back at once for another worker, as an interrupted job.
+			return Result{Outcome: OutcomeInterrupted, Err: res.Err, Attrs: res.Attrs}
+		}
+		d.Log.Warn("job held: waiting for the service it needs", "error", res.Err, "held", held)
+		// A short pause, growing, so that a handler that holds while every gate is open
+		// cannot spin.
+		sleep(l.stopping, backoff(held, holdPause, holdPauseMax))
+		if err := waitGates(l.stopping, l.cfg.Gates); err != nil || ctx.Err() != nil {
+			return Result{Outcome: OutcomeInterrupted, Err: res.Err, Attrs: res.Attrs}
+		}
+		d.Log.Info("job resumed after a hold", "held", held)
+	}
+}
+
+// holdPause and holdPauseMax bound the pause before a held job waits on the gates again.
+const (
+	holdPause    = 200 * time.Millisecond
+	holdPauseMax = 5 * time.Second
+)
+
+// handleOnce calls the handler once; a panic is a failed attempt, not a dead worker.
+func (l *loop) handleOnce(ctx context.Context, d *Delivery) (res Result) {
 	defer func() {
 		if r := recover(); r != nil {
 			res = resultOf(fmt.Errorf("handler panic: %v", r))

@@ -154,6 +154,7 @@ func (c Config) LogValue() slog.Value {
 // concurrent use.
 type Client struct {
 	chat      openai.ChatCompletionService
+	models    openai.ModelService // for Probe
 	model     string
 	baseURL   string // redacted, for messages
 	timeout   time.Duration
@@ -194,6 +195,7 @@ func New(cfg Config) (*Client, error) {
 	chat := openai.NewChatCompletionService(opts...)
 	c := &Client{
 		chat:      chat,
+		models:    openai.NewModelService(opts...),
 		model:     cfg.Model,
 		baseURL:   redactURL(cfg.BaseURL),
 		timeout:   cfg.Timeout,

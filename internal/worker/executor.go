@@ -35,6 +35,9 @@ type Config struct {
 	Worker string
 	// Observer is told what runs cost (nil: nobody).
 	Observer Observer
+	// Outages is told how each run ended, and holds the jobs whose run failed while the model
+	// endpoint is down (nil: every failure is the job's own). See Outages.
+	Outages Outages
 	// NewMethod builds the method a job runs (default methods.New); unit tests give a
 	// fake.
 	NewMethod func(name string, deps methods.Deps) (pipeline.Method, error)
@@ -51,6 +54,18 @@ type Observer interface {
 	RunFinished(res *pipeline.Result)
 	// JointAgreement is told each recent cove-joint agreement rate read, by model.
 	JointAgreement(model string, rate float64)
+}
+
+// Outages is the executor's view of a circuit breaker on the model endpoint (internal/breaker
+// in cmd/worker). Observe is told how each job's run ended (err nil: it reached the model) and
+// says whether the failure was an outage of the endpoint and whether the breaker is open. When
+// it is open, the job is held (a retry wrapped by jobs.Hold: the consume loop keeps its delivery
+// and runs it again once the breaker lets jobs through), so that the outage spends none of its
+// attempts and no job is failed for it. Below the breaker's threshold an outage is retried like
+// a transient failure, even a refused key or an exhausted quota: it is the endpoint's failure,
+// not the job's, so it never ends the job failed (it still spends the attempt).
+type Outages interface {
+	Observe(job string, err error) (outage, open bool)
 }
 
 type noObserver struct{}
@@ -163,6 +178,13 @@ func (e *Executor) Handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 	res, runErr := method.Run(runCtx, in)
 	finished := e.cfg.Now()
 	e.cfg.Observer.RunFinished(res)
+	outage := false
+	if e.cfg.Outages != nil {
+		var open bool
+		if outage, open = e.cfg.Outages.Observe(d.JobID, runErr); outage && open {
+			return e.hold(ctx, log, sd, runErr, attrs)
+		}
+	}
 
 	rec := store.RunRecord{
 		Delivery:  sd,
@@ -178,7 +200,7 @@ func (e *Executor) Handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 			// The input breaks a rule of its method (an opinion with no verifiable claim, bad
 			// independence rules): bad input, never retried.
 			return e.finish(ctx, log, sd, jobs.OutcomeRejected, runErr, attrs)
-		case pipeline.IsPermanent(runErr):
+		case pipeline.IsPermanent(runErr) && !outage:
 			// Retrying cannot help (unknown model, refused key, exhausted quota): store the
 			// failed run with its trace and the reason.
 			rec.Status, rec.Error = store.RunFailed, runErr.Error()
@@ -256,6 +278,22 @@ func (e *Executor) retry(ctx context.Context, log *slog.Logger, sd store.Deliver
 	defer cancel()
 	if err := e.cfg.Store.RecordOutcome(wctx, store.MessageOutcome{Delivery: sd, Status: res.Outcome, Reason: reason}); err != nil {
 		log.Warn("cannot record the retry", "error", err)
+	}
+	return res
+}
+
+// hold records that this attempt failed on an outage of the model endpoint while the breaker is
+// open, and returns it held (see Outages); when shutdown cancelled the job it is interrupted.
+func (e *Executor) hold(ctx context.Context, log *slog.Logger, sd store.Delivery, cause error, attrs []slog.Attr) jobs.Result {
+	res := e.notRecorded(ctx, jobs.Hold(cause), attrs)
+	reason := fmt.Sprintf("attempt %d held: the model endpoint is unavailable, the job runs again when it answers: %v", sd.Attempt, cause)
+	if res.Outcome == jobs.OutcomeInterrupted {
+		reason = fmt.Sprintf("attempt %d was interrupted by shutdown while the model endpoint was unavailable, will retry: %v", sd.Attempt, cause)
+	}
+	wctx, cancel := recordContext(ctx)
+	defer cancel()
+	if err := e.cfg.Store.RecordOutcome(wctx, store.MessageOutcome{Delivery: sd, Status: res.Outcome, Reason: reason}); err != nil {
+		log.Warn("cannot record the hold", "error", err)
 	}
 	return res
 }

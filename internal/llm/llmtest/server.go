@@ -17,6 +17,7 @@ package llmtest
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -91,12 +92,15 @@ type Server struct {
 	latency  time.Duration
 	fallback *Response
 	models   []string
+	listener *switchListener
 	done     chan struct{}
 	stop     sync.Once
 
 	mu       sync.Mutex
 	rules    []*Rule
 	requests []Request
+	// outage, when set, answers every request (chat and models alike); see StartOutage.
+	outage *Response
 }
 
 // NewServer starts a server that t's cleanup closes.
@@ -111,7 +115,12 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 	mux.HandleFunc("/chat/completions", s.serveChat)
 	mux.HandleFunc("/v1/models", s.serveModels)
 	mux.HandleFunc("/models", s.serveModels)
-	s.http = httptest.NewServer(mux)
+	mux.HandleFunc("/v1/models/{model}", s.serveModel)
+	mux.HandleFunc("/models/{model}", s.serveModel)
+	s.http = httptest.NewUnstartedServer(mux)
+	s.listener = &switchListener{inner: s.http.Listener, addr: s.http.Listener.Addr(), changed: make(chan struct{})}
+	s.http.Listener = s.listener
+	s.http.Start()
 	t.Cleanup(s.Close)
 	return s
 }
@@ -290,13 +299,17 @@ func (s *Server) Reset() {
 
 func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	rec, refusal, ok := DecodeRequest(r)
+	s.mu.Lock()
 	if r.Method == http.MethodPost {
 		// Requests records chat completions requests, valid or not; a GET is none.
-		s.mu.Lock()
 		s.requests = append(s.requests, rec)
-		s.mu.Unlock()
 	}
+	outage := s.outage
+	s.mu.Unlock()
 	switch {
+	case outage != nil:
+		WriteResponse(w, rec, *outage)
+		return
 	case !ok:
 		WriteResponse(w, rec, refusal)
 		return
@@ -322,6 +335,9 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) {
+	if s.inOutage(w) {
+		return
+	}
 	if r.Method != http.MethodGet {
 		writeJSON(w, http.StatusMethodNotAllowed, nil, ErrorBody("llmtest: use GET for "+r.URL.Path, "invalid_request_error", ""))
 		return
@@ -349,3 +365,147 @@ func abbreviate(s string, n int) string {
 	}
 	return s[:n] + "..."
 }
+
+// serveModel answers GET /v1/models/{model}: the model when the server knows it (every name
+// without WithModels), else 404 as OpenAI and Ollama answer.
+func (s *Server) serveModel(w http.ResponseWriter, r *http.Request) {
+	if s.inOutage(w) {
+		return
+	}
+	if r.Method != http.MethodGet {
+		writeJSON(w, http.StatusMethodNotAllowed, nil, ErrorBody("llmtest: use GET for "+r.URL.Path, "invalid_request_error", ""))
+		return
+	}
+	name := r.PathValue("model")
+	if s.models != nil && !slices.Contains(s.models, name) {
+		writeJSON(w, http.StatusNotFound, nil, ErrorBody(fmt.Sprintf("model '%s' not found", name), "not_found_error", "model_not_found"))
+		return
+	}
+	b, _ := json.Marshal(map[string]any{"id": name, "object": "model", "created": 0, "owned_by": "llmtest"})
+	writeJSON(w, http.StatusOK, nil, string(b))
+}
+
+// inOutage answers w with the outage response, if one is set, and reports whether it did.
+func (s *Server) inOutage(w http.ResponseWriter) bool {
+	s.mu.Lock()
+	outage := s.outage
+	s.mu.Unlock()
+	if outage == nil {
+		return false
+	}
+	WriteResponse(w, Request{Model: "llmtest"}, *outage)
+	return true
+}
+
+// StartOutage makes the server answer every request, chat completions and model listings
+// alike, with resp until EndOutage: a model server that is down behind its proxy (503), whose
+// key was revoked (401) or whose quota ran out (429 insufficient_quota). Chat requests are still
+// recorded. Rules are not consulted, so limited rules keep what is left of them.
+func (s *Server) StartOutage(resp Response) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.outage = &resp
+}
+
+// EndOutage ends StartOutage: rules answer again.
+func (s *Server) EndOutage() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.outage = nil
+}
+
+// RefuseConnections closes the server's listening socket and its open connections, so that
+// clients meet "connection refused", as when a model server is stopped, until
+// AcceptConnections listens again on the same address.
+func (s *Server) RefuseConnections() {
+	s.listener.refuse()
+	s.http.CloseClientConnections()
+}
+
+// AcceptConnections listens again on the server's address after RefuseConnections. It fails
+// only when another process took the port meanwhile.
+func (s *Server) AcceptConnections() error { return s.listener.accept() }
+
+// switchListener is the server's listener, which RefuseConnections closes and AcceptConnections
+// opens again on the same address, while the HTTP server keeps serving from it.
+type switchListener struct {
+	addr net.Addr
+
+	mu      sync.Mutex
+	inner   net.Listener // nil while refusing
+	closed  bool
+	changed chan struct{} // closed and replaced on every change
+}
+
+func (l *switchListener) Accept() (net.Conn, error) {
+	for {
+		l.mu.Lock()
+		inner, closed, changed := l.inner, l.closed, l.changed
+		l.mu.Unlock()
+		if closed {
+			return nil, net.ErrClosed
+		}
+		if inner == nil {
+			<-changed
+			continue
+		}
+		c, err := inner.Accept()
+		if err == nil {
+			return c, nil
+		}
+		l.mu.Lock()
+		switched := l.inner != inner && !l.closed
+		l.mu.Unlock()
+		if !switched {
+			return nil, err
+		}
+	}
+}
+
+// signalLocked wakes an Accept waiting for a change.
+func (l *switchListener) signalLocked() {
+	close(l.changed)
+	l.changed = make(chan struct{})
+}
+
+func (l *switchListener) refuse() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.inner != nil {
+		_ = l.inner.Close()
+		l.inner = nil
+		l.signalLocked()
+	}
+}
+
+func (l *switchListener) accept() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.inner != nil || l.closed {
+		return nil
+	}
+	ln, err := net.Listen("tcp", l.addr.String())
+	if err != nil {
+		return fmt.Errorf("llmtest: listening again on %s: %w", l.addr, err)
+	}
+	l.inner = ln
+	l.signalLocked()
+	return nil
+}
+
+func (l *switchListener) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	var err error
+	if l.inner != nil {
+		err = l.inner.Close()
+	}
+	l.signalLocked()
+	return err
+}
+
+func (l *switchListener) Addr() net.Addr { return l.addr }

@@ -1,0 +1,238 @@
+package breaker
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	errDown  = errors.New("connection refused")
+	errJob   = errors.New("the reply was not JSON")
+	errProbe = errors.New("probe: connection refused")
+)
+
+// classify calls errDown an outage and anything else the job's own failure.
+func classify(err error) string {
+	if errors.Is(err, errDown) {
+		return "connection_refused"
+	}
+	return ""
+}
+
+// changes records the breaker's transitions.
+type changes struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (c *changes) add(s State, reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.got = append(c.got, string(s)+":"+reason)
+}
+
+func (c *changes) list() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.got)
+}
+
+// probe is a scripted probe: it fails until up is set.
+type probe struct {
+	mu    sync.Mutex
+	up    bool
+	times []time.Time
+}
+
+func (p *probe) run(context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.times = append(p.times, time.Now())
+	if p.up {
+		return nil
+	}
+	return errProbe
+}
+
+func (p *probe) setUp() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.up = true
+}
+
+func (p *probe) count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.times)
+}
+
+func newTest(t *testing.T, p *probe, ch *changes) *Breaker {
+	t.Helper()
+	b := New(Config{
+		Name: "model", Threshold: 3, Classify: classify, Probe: p.run,
+		ProbeMin: 10 * time.Millisecond, ProbeMax: 40 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), OnChange: ch.add,
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { b.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return b
+}
+
+func isOpen(b *Breaker) bool {
+	s, _ := b.State()
+	return s == Open
+}
+
+// blocked reports whether Wait blocks for a while.
+func blocked(b *Breaker) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	return b.Wait(ctx) != nil
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting: %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// The breaker opens after Threshold distinct jobs in a row met an outage: the same job failing
+// again does not count twice, and a job that reached the service ends the streak.
+func TestOpensAfterSeveralJobsInARow(t *testing.T) {
+	t.Parallel()
+	p, ch := &probe{}, &changes{}
+	b := newTest(t, p, ch)
+
+	for _, step := range []struct {
+		job            string
+		err            error
+		outage, opened bool
+	}{
+		{"a", errDown, true, false},
+		{"a", errDown, true, false}, // the same job again
+		{"b", errDown, true, false},
+		{"c", errJob, false, false}, // the service answered: the streak ends
+		{"d", errDown, true, false},
+		{"e", errDown, true, false},
+		{"f", nil, false, false}, // a success ends it too
+		{"g", errDown, true, false},
+		{"h", errDown, true, false},
+		{"i", errDown, true, true}, // third distinct job in a row
+		{"j", errDown, true, true}, // held while open
+	} {
+		outage, open := b.Observe(step.job, step.err)
+		if outage != step.outage || open != step.opened {
+			t.Fatalf("job %s with %v: outage %v open %v, want %v %v", step.job, step.err, outage, open, step.outage, step.opened)
+		}
+	}
+	if !isOpen(b) || !blocked(b) {
+		t.Fatal("an open breaker must block Wait")
+	}
+	if err := b.Health(); err == nil || !strings.Contains(err.Error(), "connection_refused") {
+		t.Fatalf("Health while open: %v", err)
+	}
+	if got := ch.list(); !slices.Equal(got, []string{"open:connection_refused"}) {
+		t.Fatalf("transitions %q", got)
+	}
+}
+
+// Open, probe with backoff until the service answers, then half-open (consumption resumes), then
+// closed after a job reaches the service; a failure while half-open opens it again at once.
+func TestProbesThenHalfOpenThenClosed(t *testing.T) {
+	t.Parallel()
+	p, ch := &probe{}, &changes{}
+	b := newTest(t, p, ch)
+	for _, job := range []string{"a", "b", "c"} {
+		b.Observe(job, errDown)
+	}
+	eventually(t, "four failed probes", func() bool { return p.count() >= 4 })
+	if !isOpen(b) || !blocked(b) {
+		t.Fatal("failed probes must keep the breaker open")
+	}
+	p.setUp()
+	eventually(t, "half-open after a probe succeeds", func() bool { s, _ := b.State(); return s == HalfOpen })
+	if blocked(b) || b.Health() != nil {
+		t.Fatal("a half-open breaker lets jobs through and reports healthy")
+	}
+	// The first job after the probe fails the same way: open again at once, no threshold.
+	if outage, open := b.Observe("d", errDown); !outage || !open {
+		t.Fatalf("a failure while half-open: outage %v open %v, want both", outage, open)
+	}
+	if outage, open := b.Observe("d2", errJob); outage || !open || !isOpen(b) {
+		t.Fatalf("a job's own failure while open: outage %v open %v; it must neither count as an outage nor close the breaker", outage, open)
+	}
+	eventually(t, "half-open again", func() bool { s, _ := b.State(); return s == HalfOpen })
+	if _, open := b.Observe("d3", errJob); open {
+		t.Fatal("a job's own failure while half-open reopened the breaker")
+	}
+	if s, _ := b.State(); s != HalfOpen {
+		t.Fatalf("state %s after a job's own failure while half-open, want half-open still", s)
+	}
+	if outage, open := b.Observe("e", nil); outage || open {
+		t.Fatal("a success is no outage")
+	}
+	if s, _ := b.State(); s != Closed {
+		t.Fatalf("state %s after a success, want closed", s)
+	}
+	want := []string{"open:connection_refused", "half-open:connection_refused", "open:connection_refused", "half-open:connection_refused", "closed:"}
+	if got := ch.list(); !slices.Equal(got, want) {
+		t.Fatalf("transitions %q, want %q", got, want)
+	}
+	// A closed breaker needs a full streak again.
+	for _, job := range []string{"f", "g"} {
+		if _, open := b.Observe(job, errDown); open {
+			t.Fatal("a closed breaker opened before the threshold")
+		}
+	}
+}
+
+// Probe intervals grow from ProbeMin and stay within ProbeMax (plus jitter).
+func TestProbeBackoff(t *testing.T) {
+	t.Parallel()
+	p, ch := &probe{}, &changes{}
+	b := newTest(t, p, ch)
+	for _, job := range []string{"a", "b", "c"} {
+		b.Observe(job, errDown)
+	}
+	eventually(t, "six probes", func() bool { return p.count() >= 6 })
+	p.mu.Lock()
+	times := slices.Clone(p.times)
+	p.mu.Unlock()
+	for i := 2; i < len(times); i++ {
+		gap := times[i].Sub(times[i-1])
+		if gap < 9*time.Millisecond || gap > 200*time.Millisecond {
+			t.Errorf("probe %d came %s after the last; want within [10ms, 40ms + jitter + scheduling]", i, gap)
+		}
+	}
+	if last := times[len(times)-1].Sub(times[len(times)-2]); last < 35*time.Millisecond {
+		t.Errorf("the probe interval did not grow to ProbeMax: last gap %s", last)
+	}
+}
+
+// Wait returns when ctx ends while the breaker is open.
+func TestWaitEndsWithItsContext(t *testing.T) {
+	t.Parallel()
+	b := newTest(t, &probe{}, &changes{})
+	for _, job := range []string{"a", "b", "c"} {
+		b.Observe(job, errDown)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	if err := b.Wait(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Wait on an open breaker: %v", err)
+	}
+}

@@ -1,0 +1,87 @@
+package worker
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/pipeline"
+)
+
+// fakeOutages answers Observe as told, and keeps what it was told.
+type fakeOutages struct {
+	outage, open bool
+	seen         []error
+}
+
+func (f *fakeOutages) Observe(job string, err error) (bool, bool) {
+	f.seen = append(f.seen, err)
+	if err == nil {
+		return false, false
+	}
+	return f.outage, f.open
+}
+
+// A run that failed while the breaker is open is held: a retry wrapped by jobs.Hold, recorded
+// as such, neither failed nor dead, even on the last attempt and for a permanent error.
+func TestExecutorHoldsRunsFailedOnAnOpenBreaker(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		err   error
+		final bool
+	}{
+		{"transient", errors.New("connection refused"), false},
+		{"permanent", pipeline.Permanent(errors.New("HTTP 401: key refused")), false},
+		{"last attempt", errors.New("connection refused"), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out := &fakeOutages{outage: true, open: true}
+			b := newBench(t, func(c *Config) { c.Outages = out })
+			b.method.err = tt.err
+			d := job(t, pipeline.MethodFactored)
+			if tt.final {
+				d.NumDelivered, d.Final = 3, true
+			}
+			res := b.exec.Handle(t.Context(), d)
+			if res.Outcome != jobs.OutcomeRetry || !errors.Is(res.Err, jobs.ErrHold) || !errors.Is(res.Err, tt.err) {
+				t.Fatalf("result %s %v, want a held retry", res.Outcome, res.Err)
+			}
+			if len(b.store.saved) != 0 {
+				t.Errorf("a held job stored a run: %+v", b.store.saved)
+			}
+			if len(b.store.outcomes) != 1 || b.store.outcomes[0].Status != jobs.OutcomeRetry || !strings.Contains(b.store.outcomes[0].Reason, "held") {
+				t.Errorf("recorded %+v, want one retry saying it is held", b.store.outcomes)
+			}
+			if len(out.seen) != 1 || out.seen[0] != tt.err {
+				t.Errorf("the breaker was told %v", out.seen)
+			}
+		})
+	}
+}
+
+// Below the breaker's threshold an outage is retried, even a permanent error such as a refused
+// key (it is the endpoint's failure, not the job's); a failure that is no outage keeps its
+// outcome; a success is reported.
+func TestExecutorRetriesOutagesWhileTheBreakerIsClosed(t *testing.T) {
+	t.Parallel()
+	out := &fakeOutages{outage: true}
+	b := newBench(t, func(c *Config) { c.Outages = out })
+	b.method.err = pipeline.Permanent(errors.New("HTTP 401: key refused"))
+	if res := b.exec.Handle(t.Context(), job(t, pipeline.MethodFactored)); res.Outcome != jobs.OutcomeRetry || errors.Is(res.Err, jobs.ErrHold) {
+		t.Fatalf("a refused key below the threshold: %s %v, want a plain retry", res.Outcome, res.Err)
+	}
+	out.outage = false
+	if res := b.exec.Handle(t.Context(), job(t, pipeline.MethodFactored)); res.Outcome != jobs.OutcomeFailed {
+		t.Fatalf("a permanent failure that is no outage: %s %v, want failed", res.Outcome, res.Err)
+	}
+	b.method.err = nil
+	if res := b.exec.Handle(t.Context(), job(t, pipeline.MethodFactored)); res.Outcome != jobs.OutcomeDone {
+		t.Fatalf("a run ok: %s %v", res.Outcome, res.Err)
+	}
+	if len(out.seen) != 3 || out.seen[2] != nil {
+		t.Fatalf("the breaker was told %v, want two failures then the success", out.seen)
+	}
+}
