@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/corroborate/corroborate/internal/search/searcheval"
 	"github.com/corroborate/corroborate/internal/testenv"
 )
 
@@ -122,8 +123,9 @@ func TestUsageErrors(t *testing.T) {
 
 func TestEvalFeverousPrintsTheTable(t *testing.T) {
 	t.Parallel()
+	dataset := testenv.Dataset(t, searcheval.FeverousFile)
 	db := testenv.DatabaseURL(t)
-	code, out, errOut := corpusRun(t, "eval-feverous", "--database-url", db, "--schema", "test_corpus_eval", "--limit", "20")
+	code, out, errOut := corpusRun(t, "eval-feverous", "--dataset", dataset, "--database-url", db, "--schema", "test_corpus_eval", "--limit", "20")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
@@ -272,16 +271,10 @@ func TestPlansModelFailure(t *testing.T) {
 	}
 }
 
-// feverous returns the FEVEROUS-S path, or skips where the datasets are absent and
-// CORROBORATE_NO_DATASETS=1 says so.
+// feverous returns the FEVEROUS-S path, or skips (one line) where the data sets are absent.
 func feverous(t *testing.T) string {
 	t.Helper()
-	wd, _ := os.Getwd()
-	path := searcheval.FeverousPath(wd)
-	if _, err := os.Stat(path); err != nil && os.Getenv("CORROBORATE_NO_DATASETS") == "1" {
-		t.Skipf("FEVEROUS-S not at %s and CORROBORATE_NO_DATASETS=1", path)
-	}
-	return path
+	return testenv.Dataset(t, searcheval.FeverousFile)
 }
 
 // TestRetrievalOnFeverousClaims loads all of FEVEROUS-S into real PostgreSQL and queries with

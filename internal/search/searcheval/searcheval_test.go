@@ -2,7 +2,6 @@ package searcheval_test
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -37,14 +36,9 @@ const claimsForCI = 200
 // ../README.md): at least plain BM25, well above PostgreSQL's own ranking.
 func TestFeverousRetrieval(t *testing.T) {
 	t.Parallel()
-	wd, _ := os.Getwd()
-	path := searcheval.FeverousPath(wd)
-	if _, err := os.Stat(path); err != nil && os.Getenv("CORROBORATE_NO_DATASETS") == "1" {
-		t.Skipf("FEVEROUS-S not at %s and CORROBORATE_NO_DATASETS=1", path)
-	}
-	docs, claims, err := searcheval.ReadFeverous(path)
+	docs, claims, err := searcheval.ReadFeverous(testenv.Dataset(t, searcheval.FeverousFile))
 	if err != nil {
-		t.Fatalf("%v (set CORROBORATE_NO_DATASETS=1 to skip this test where the shared datasets are absent)", err)
+		t.Fatal(err)
 	}
 	if len(docs) != 1957 || len(claims) != 2962 {
 		t.Fatalf("%d documents and %d claims: the dataset changed", len(docs), len(claims))
