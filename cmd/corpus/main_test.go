@@ -135,3 +135,19 @@ func TestEvalFeverousPrintsTheTable(t *testing.T) {
 		}
 	}
 }
+
+// eval-feverous on a FEVEROUS-S file of our own (five made-up pages, in the data set's format):
+// the command runs on a plain clone.
+func TestEvalFeverousOnTheFixture(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := corpusRun(t, "eval-feverous", "--dataset", "../../internal/search/searcheval/testdata/feverous_fixture.json",
+		"--database-url", testenv.DatabaseURL(t), "--schema", "test_corpus_eval_fixture")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	for _, want := range []string{"5 claims, 5 documents", "| query and ranking | MRR@10 | hit@10 | recall@10 | ms/query |", "title x3 (the default) | 1.000 | 1.000 | 1.000 |"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -300,6 +300,45 @@ func TestRetrievalOnFeverousClaims(t *testing.T) {
 	}
 }
 
+// feverousFixture is a FEVEROUS-S file of our own in the data set's format (five made-up pages,
+// five claims with evidence): the retrieval command is tested with it on a plain clone.
+const feverousFixture = "../../internal/search/searcheval/testdata/feverous_fixture.json"
+
+// TestRetrievalOnTheFixture runs evaluate retrieval end to end, on the claims themselves (no
+// model), over the fixture loaded into real PostgreSQL.
+func TestRetrievalOnTheFixture(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := evaluate(t, "retrieval", "--feverous", feverousFixture, "--limit", "0", "--queries", "claims",
+		"--database-url", testenv.DatabaseURL(t), "--schema", "test_evaluate_fixture", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	var rep retrievalReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if rep.Documents != 5 || rep.Statements != 5 || rep.Score.Queries != 5 || len(rep.Pairs) != 0 || rep.K != 10 {
+		t.Fatalf("%d documents, %d statements, %d queries, %d pairs, k %d", rep.Documents, rep.Statements, rep.Score.Queries, len(rep.Pairs), rep.K)
+	}
+	if rep.Score.Hit != 1 || rep.Score.MRR < 0.5 || rep.StatementsHit != (ratio{5, 5}) {
+		t.Errorf("MRR@10 %.3f, hit@10 %.3f, statements hit %v: each claim names its page", rep.Score.MRR, rep.Score.Hit, rep.StatementsHit)
+	}
+}
+
+// With no data set named, retrieval says what to set.
+func TestRetrievalWithoutADataset(t *testing.T) {
+	t.Setenv("CORROBORATE_DATASETS", "")
+	t.Setenv("CORROBORATE_FEVEROUS", "")
+	code, out, errOut := evaluate(t, "retrieval", "--queries", "claims", "--database-url", testenv.DatabaseURL(t), "--schema", "test_evaluate_none")
+	if code == exitOK || !strings.Contains(out+errOut, "set CORROBORATE_DATASETS to the directory that holds feverous-s/feverous_s_dev.json") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = evaluate(t, "plans", "--openai-base-url", "http://127.0.0.1:1/v1", "--ambiguous=false")
+	if code == exitOK || !strings.Contains(out+errOut, "set CORROBORATE_DATASETS to the directory that holds factcheck-bench/factcheck-GPT-benchmark.jsonl") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+}
+
 // Hops of the scripted plan for the FEVEROUS-S claim about Harriet Shing. shingCouncil and
 // shingMember share a third of their words (the plan rules pass them: the near-duplicate bound
 // is 80%) yet retrieve nine of the same ten pages: spec 004's "identical retrieval results in a

@@ -75,7 +75,7 @@ func external(t testing.TB, what, env, sharedDir, rel string) string {
 	p := filepath.Join(filepath.Dir(root), "shared", sharedDir, rel)
 	if _, err := os.Stat(p); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			t.Skipf("%s skipped: %s is not in %s nor in ../shared/%s beside the repository; set %s to the directory that holds it",
+			t.Skipf("%s skipped: no %s (%s unset, none in ../shared/%s beside the repository); set %s to the directory that holds it",
 				what, rel, env, sharedDir, env)
 		}
 		t.Fatal(err)
