@@ -307,8 +307,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"its own, queries with every claim, and prints MRR@10, hit@10 and recall@10 of a gold page\n"+
 		"for every ranking and for a plain BM25 computed in Go over the same tokens.")
 	fs.String(&databaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL")
-	wd, _ := os.Getwd()
-	fs.String(&dataset, "dataset", "CORROBORATE_FEVEROUS", searcheval.FeverousPath(wd), "path of feverous_s_dev.json")
+	fs.String(&dataset, "dataset", "CORROBORATE_FEVEROUS", searcheval.FeverousPath(), "path of feverous_s_dev.json")
 	fs.String(&schema, "schema", "CORROBORATE_EVAL_SCHEMA", "eval_feverous", "schema to load the benchmark corpus into (dropped and made afresh; never the corpus's own)")
 	fs.Int(&limit, "limit", "CORROBORATE_EVAL_LIMIT", 0, "use only the first N claims (0: all)")
 	fs.Int(&concurrency, "concurrency", "CORROBORATE_EVAL_CONCURRENCY", 4, "queries at once")

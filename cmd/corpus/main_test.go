@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/corroborate/corroborate/internal/search/searcheval"
 	"github.com/corroborate/corroborate/internal/testenv"
 )
 
@@ -122,12 +123,29 @@ func TestUsageErrors(t *testing.T) {
 
 func TestEvalFeverousPrintsTheTable(t *testing.T) {
 	t.Parallel()
+	dataset := testenv.Dataset(t, searcheval.FeverousFile)
 	db := testenv.DatabaseURL(t)
-	code, out, errOut := corpusRun(t, "eval-feverous", "--database-url", db, "--schema", "test_corpus_eval", "--limit", "20")
+	code, out, errOut := corpusRun(t, "eval-feverous", "--dataset", dataset, "--database-url", db, "--schema", "test_corpus_eval", "--limit", "20")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
 	for _, want := range []string{"20 claims, 1957 documents", "| query and ranking | MRR@10 | hit@10 | recall@10 | ms/query |", "plain BM25 computed in Go", "title x3 (the default)"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// eval-feverous on a FEVEROUS-S file of our own (five made-up pages, in the data set's format):
+// the command runs on a plain clone.
+func TestEvalFeverousOnTheFixture(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := corpusRun(t, "eval-feverous", "--dataset", "../../internal/search/searcheval/testdata/feverous_fixture.json",
+		"--database-url", testenv.DatabaseURL(t), "--schema", "test_corpus_eval_fixture")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	for _, want := range []string{"5 claims, 5 documents", "| query and ranking | MRR@10 | hit@10 | recall@10 | ms/query |", "title x3 (the default) | 1.000 | 1.000 | 1.000 |"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("output lacks %q:\n%s", want, out)
 		}

@@ -9,25 +9,26 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/corroborate/corroborate/internal/search/searcheval"
 )
 
-// DefaultFactcheckBenchPath is where the dataset is found from the repository root, as the
-// shared datasets README says; CORROBORATE_FACTCHECK_BENCH overrides it.
-const DefaultFactcheckBenchPath = "../shared/datasets/factcheck-bench/factcheck-GPT-benchmark.jsonl"
+// factcheckBenchFile is factcheck-bench's path inside the data sets directory.
+const factcheckBenchFile = "factcheck-bench/factcheck-GPT-benchmark.jsonl"
 
-// factcheckBenchPath returns DefaultFactcheckBenchPath looked up from dir and each of its
-// parents, or as given from dir when it is in none of them.
-func factcheckBenchPath(dir string) string {
-	for d := dir; ; d = filepath.Dir(d) {
-		p := filepath.Join(d, DefaultFactcheckBenchPath)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		if filepath.Dir(d) == d {
-			return filepath.Join(dir, DefaultFactcheckBenchPath)
-		}
+// factcheckBenchPath returns the default path of factcheck-bench: factcheckBenchFile in
+// $CORROBORATE_DATASETS, or "" when that is not set (readFactcheckBench then says what to set).
+// The --dataset flag takes CORROBORATE_FACTCHECK_BENCH, or a path, before it.
+func factcheckBenchPath() string {
+	if dir := os.Getenv(searcheval.DatasetsEnv); dir != "" {
+		return filepath.Join(dir, factcheckBenchFile)
 	}
+	return ""
 }
+
+// factcheckBenchHint says how to name the data set.
+const factcheckBenchHint = "give --dataset the path of factcheck-GPT-benchmark.jsonl, or set " + searcheval.DatasetsEnv +
+	" to the directory that holds " + factcheckBenchFile
 
 // goldStatement is one sentence of factcheck-bench with its human-written claims.
 type goldStatement struct {
@@ -53,9 +54,12 @@ type factcheckRecord struct {
 // annotators wrote the claims from and the form a newsroom would send: a sentence standing on
 // its own. Its gold claims are the factual ones (opinions and non-claims are left out).
 func readFactcheckBench(path string, n int) ([]goldStatement, error) {
+	if path == "" {
+		return nil, fmt.Errorf("no factcheck-bench data set named: %s", factcheckBenchHint)
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading factcheck-bench: %w (give --dataset the path of factcheck-GPT-benchmark.jsonl)", err)
+		return nil, fmt.Errorf("reading factcheck-bench: %w (%s)", err, factcheckBenchHint)
 	}
 	defer f.Close()
 	var out []goldStatement

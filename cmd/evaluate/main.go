@@ -176,9 +176,8 @@ func runPlans(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		"through multihop's plan step (its prompt, validation and one repair), and prints spec 004's\n"+
 		"plan measurements.")
 	cfg.model.flags(fs)
-	wd, _ := os.Getwd()
 	fs.Int(&cfg.N, "n", "CORROBORATE_EVAL_N", 20, "number of factcheck-bench statements")
-	fs.String(&cfg.Dataset, "dataset", "CORROBORATE_FACTCHECK_BENCH", factcheckBenchPath(wd), "path of factcheck-GPT-benchmark.jsonl")
+	fs.String(&cfg.Dataset, "dataset", "CORROBORATE_FACTCHECK_BENCH", factcheckBenchPath(), "path of factcheck-GPT-benchmark.jsonl")
 	fs.Bool(&cfg.Ambiguous, "ambiguous", "CORROBORATE_EVAL_AMBIGUOUS", true, fmt.Sprintf("also plan the %d built-in ambiguous statements", len(ambiguousStatements)))
 	fs.String(&cfg.MatchThreshold, "match-threshold", "CORROBORATE_EVAL_MATCH_THRESHOLD", strconv.FormatFloat(DefaultMatchThreshold, 'g', -1, 64),
 		"token overlap (Jaccard of content words) at which an extracted claim recalls a gold claim")
@@ -303,8 +302,7 @@ func runRetrieval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		"themselves) with the corpus's default ranking, and prints MRR@10 of a gold page and the\n"+
 		"Jaccard similarity of the top-10 sets of every pair of queries within a claim.")
 	cfg.model.flags(fs)
-	wd, _ := os.Getwd()
-	fs.String(&cfg.Feverous, "feverous", "CORROBORATE_FEVEROUS", searcheval.FeverousPath(wd), "path of feverous_s_dev.json")
+	fs.String(&cfg.Feverous, "feverous", "CORROBORATE_FEVEROUS", searcheval.FeverousPath(), "path of feverous_s_dev.json")
 	fs.Int(&cfg.Limit, "limit", "CORROBORATE_EVAL_LIMIT", 50, "use the first N claims (0: all 2,962)")
 	fs.String(&cfg.Challenge, "challenge", "CORROBORATE_EVAL_CHALLENGE", "", `use only claims of this FEVEROUS challenge type, e.g. "Multi-hop Reasoning"`)
 	fs.String(&cfg.Queries, "queries", "CORROBORATE_EVAL_QUERIES", queriesAuto, "where queries come from: plans (the model's), claims (the claims themselves), auto (plans when a model is configured)")

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
@@ -273,16 +272,10 @@ func TestPlansModelFailure(t *testing.T) {
 	}
 }
 
-// feverous returns the FEVEROUS-S path, or skips where the datasets are absent and
-// CORROBORATE_NO_DATASETS=1 says so.
+// feverous returns the FEVEROUS-S path, or skips (one line) where the data sets are absent.
 func feverous(t *testing.T) string {
 	t.Helper()
-	wd, _ := os.Getwd()
-	path := searcheval.FeverousPath(wd)
-	if _, err := os.Stat(path); err != nil && os.Getenv("CORROBORATE_NO_DATASETS") == "1" {
-		t.Skipf("FEVEROUS-S not at %s and CORROBORATE_NO_DATASETS=1", path)
-	}
-	return path
+	return testenv.Dataset(t, searcheval.FeverousFile)
 }
 
 // TestRetrievalOnFeverousClaims loads all of FEVEROUS-S into real PostgreSQL and queries with
@@ -305,6 +298,45 @@ func TestRetrievalOnFeverousClaims(t *testing.T) {
 	}
 	if rep.Score.MRR < 0.8 || rep.Score.MRR > 1 || rep.Score.Hit < rep.Score.MRR || rep.StatementsHit.Rate() != rep.Score.Hit {
 		t.Errorf("MRR@10 %.3f, hit@10 %.3f, statements hit %v: out of bounds", rep.Score.MRR, rep.Score.Hit, rep.StatementsHit)
+	}
+}
+
+// feverousFixture is a FEVEROUS-S file of our own in the data set's format (five made-up pages,
+// five claims with evidence): the retrieval command is tested with it on a plain clone.
+const feverousFixture = "../../internal/search/searcheval/testdata/feverous_fixture.json"
+
+// TestRetrievalOnTheFixture runs evaluate retrieval end to end, on the claims themselves (no
+// model), over the fixture loaded into real PostgreSQL.
+func TestRetrievalOnTheFixture(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := evaluate(t, "retrieval", "--feverous", feverousFixture, "--limit", "0", "--queries", "claims",
+		"--database-url", testenv.DatabaseURL(t), "--schema", "test_evaluate_fixture", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	var rep retrievalReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if rep.Documents != 5 || rep.Statements != 5 || rep.Score.Queries != 5 || len(rep.Pairs) != 0 || rep.K != 10 {
+		t.Fatalf("%d documents, %d statements, %d queries, %d pairs, k %d", rep.Documents, rep.Statements, rep.Score.Queries, len(rep.Pairs), rep.K)
+	}
+	if rep.Score.Hit != 1 || rep.Score.MRR < 0.5 || rep.StatementsHit != (ratio{5, 5}) {
+		t.Errorf("MRR@10 %.3f, hit@10 %.3f, statements hit %v: each claim names its page", rep.Score.MRR, rep.Score.Hit, rep.StatementsHit)
+	}
+}
+
+// With no data set named, retrieval says what to set.
+func TestRetrievalWithoutADataset(t *testing.T) {
+	t.Setenv("CORROBORATE_DATASETS", "")
+	t.Setenv("CORROBORATE_FEVEROUS", "")
+	code, out, errOut := evaluate(t, "retrieval", "--queries", "claims", "--database-url", testenv.DatabaseURL(t), "--schema", "test_evaluate_none")
+	if code == exitOK || !strings.Contains(out+errOut, "set CORROBORATE_DATASETS to the directory that holds feverous-s/feverous_s_dev.json") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = evaluate(t, "plans", "--openai-base-url", "http://127.0.0.1:1/v1", "--ambiguous=false")
+	if code == exitOK || !strings.Contains(out+errOut, "set CORROBORATE_DATASETS to the directory that holds factcheck-bench/factcheck-GPT-benchmark.jsonl") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/multihop"
+	"github.com/corroborate/corroborate/internal/testenv"
 )
 
 func TestMatchClaims(t *testing.T) {
@@ -160,17 +161,12 @@ func TestReadFactcheckBench(t *testing.T) {
 	}
 }
 
-// TestReadFactcheckBenchDataset holds the reader to the shared dataset's figures.
+// TestReadFactcheckBenchDataset holds the reader to the data set's figures (skipped where it is absent).
 func TestReadFactcheckBenchDataset(t *testing.T) {
 	t.Parallel()
-	wd, _ := os.Getwd()
-	path := factcheckBenchPath(wd)
-	if _, err := os.Stat(path); err != nil && os.Getenv("CORROBORATE_NO_DATASETS") == "1" {
-		t.Skipf("factcheck-bench not at %s and CORROBORATE_NO_DATASETS=1", path)
-	}
-	all, err := readFactcheckBench(path, 0)
+	all, err := readFactcheckBench(testenv.Dataset(t, factcheckBenchFile), 0)
 	if err != nil {
-		t.Fatalf("%v (set CORROBORATE_NO_DATASETS=1 to skip this test where the shared datasets are absent)", err)
+		t.Fatal(err)
 	}
 	gold := 0
 	for _, s := range all {

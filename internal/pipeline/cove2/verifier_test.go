@@ -13,6 +13,7 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
 	"github.com/corroborate/corroborate/internal/pipeline/pipelinetest"
+	"github.com/corroborate/corroborate/internal/testenv"
 )
 
 // verifierReply writes a verifier's reply in the specification's Return format.
@@ -25,31 +26,15 @@ func verifyMarker(query string) string {
 	return "<untrusted_question>\n" + pipeline.EscapeFenced(query) + "\n</untrusted_question>"
 }
 
-const cove2SpecPath = "../../../../shared/spec/000_062d78d26b120756.txt"
+// cove2SpecFile is the user's specification of cove2 (testenv.SpecFile finds it).
+const cove2SpecFile = "000_062d78d26b120756.txt"
 
-// The verifier prompt is the specification's subagent template verbatim, the query inside its
-// <untrusted_question> tags exactly as shown, followed by the fenced evidence.
+// The verifier prompt is pinned by its golden file, and is the specification's subagent template
+// verbatim, the query inside its <untrusted_question> tags exactly as shown, followed by the
+// fenced evidence.
 func TestVerifierPromptMatchesSpec(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile(cove2SpecPath)
-	if err != nil {
-		t.Fatalf("reading the specification (it must be at %s): %v", cove2SpecPath, err)
-	}
-	spec := string(raw)
-	const first, last = "Answer this question using ONLY the web-search evidence", "- Confidence: High | Medium | Low"
-	start := strings.Index(spec, first)
-	end := strings.Index(spec[start:], last)
-	if start < 0 || end < 0 {
-		t.Fatal("the specification has no subagent prompt template")
-	}
-	template := spec[start : start+end+len(last)]
-	const placeholder = "<untrusted_question>\n<verification_query>\n</untrusted_question>"
-	if !strings.Contains(template, placeholder) {
-		t.Fatalf("the template has no %q", placeholder)
-	}
 	query := "What is the latest stable version of Rust as of July 2026?"
-	want := strings.Replace(template, placeholder, "<untrusted_question>\n"+query+"\n</untrusted_question>", 1)
-
 	given := []evidence.Retrieved{
 		{SearchResult: pipeline.SearchResult{URL: "https://blog.rust-lang.org/releases/latest", Title: "Announcing Rust 1.99",
 			Snippet: "The Rust team is happy to announce a new version, Rust 1.99.", Domain: "blog.rust-lang.org", Publisher: "The Rust Project"}, SearchSeq: 1},
@@ -58,9 +43,6 @@ func TestVerifierPromptMatchesSpec(t *testing.T) {
 	got, err := RenderVerifierPrompt(query, given)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if !strings.HasPrefix(got, want+"\n\n") {
-		t.Fatalf("the verifier prompt does not start with the specification's template\n--- ours\n%s\n--- spec\n%s", got, want)
 	}
 	golden := filepath.Join("testdata", "prompts", "cove2_verify.golden")
 	if *pipelinetest.UpdateGolden {
@@ -74,6 +56,25 @@ func TestVerifierPromptMatchesSpec(t *testing.T) {
 	}
 	if string(saved) != got {
 		t.Fatalf("the verifier prompt differs from %s\n--- ours\n%s", golden, got)
+	}
+
+	// The golden above needs nothing outside the repository; the template is compared with the
+	// specification's wherever the specification is.
+	spec := testenv.ReadSpec(t, cove2SpecFile)
+	const first, last = "Answer this question using ONLY the web-search evidence", "- Confidence: High | Medium | Low"
+	start := strings.Index(spec, first)
+	end := strings.Index(spec[start:], last)
+	if start < 0 || end < 0 {
+		t.Fatal("the specification has no subagent prompt template")
+	}
+	template := spec[start : start+end+len(last)]
+	const placeholder = "<untrusted_question>\n<verification_query>\n</untrusted_question>"
+	if !strings.Contains(template, placeholder) {
+		t.Fatalf("the template has no %q", placeholder)
+	}
+	want := strings.Replace(template, placeholder, "<untrusted_question>\n"+query+"\n</untrusted_question>", 1)
+	if !strings.HasPrefix(got, want+"\n\n") {
+		t.Fatalf("the verifier prompt does not start with the specification's template\n--- ours\n%s\n--- spec\n%s", got, want)
 	}
 }
 

@@ -36,34 +36,37 @@ type feverousClaim struct {
 	Evidence  string `json:"evidence"`
 }
 
-// DefaultFeverousPath is where the dataset is found from the repository root, as the shared
-// datasets README says; CORROBORATE_FEVEROUS overrides it.
-const DefaultFeverousPath = "../shared/datasets/feverous-s/feverous_s_dev.json"
+// DatasetsEnv names the directory that holds the public data sets (feverous-s/,
+// factcheck-bench/). They are not the project's and are not in its repository: see
+// docs/testing.md for where they come from.
+const DatasetsEnv = "CORROBORATE_DATASETS"
 
-// FeverousPath returns the dataset's path: $CORROBORATE_FEVEROUS, else DefaultFeverousPath
-// looked up from dir and each of its parents.
-func FeverousPath(dir string) string {
-	if p := os.Getenv("CORROBORATE_FEVEROUS"); p != "" {
-		return p
+// FeverousFile is FEVEROUS-S's path inside the data sets directory.
+const FeverousFile = "feverous-s/feverous_s_dev.json"
+
+// FeverousPath returns the default path of FEVEROUS-S: FeverousFile in $CORROBORATE_DATASETS,
+// or "" when that is not set (ReadFeverous then says what to set). The commands' flags take
+// CORROBORATE_FEVEROUS, or a path, before it.
+func FeverousPath() string {
+	if dir := os.Getenv(DatasetsEnv); dir != "" {
+		return filepath.Join(dir, FeverousFile)
 	}
-	for d := dir; ; d = filepath.Dir(d) {
-		p := filepath.Join(d, DefaultFeverousPath)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		if filepath.Dir(d) == d {
-			return filepath.Join(dir, DefaultFeverousPath)
-		}
-	}
+	return ""
 }
+
+// feverousHint says how to name the data set.
+const feverousHint = "set " + DatasetsEnv + " to the directory that holds " + FeverousFile + ", or CORROBORATE_FEVEROUS to the file"
 
 // ReadFeverous reads the dataset at path: one document per page title (the evidence lines of
 // that title across all claims, each once, in order of first appearance, link markup reduced to
 // its text) and the claims with their gold page URLs.
 func ReadFeverous(path string) ([]search.Document, []Claim, error) {
+	if path == "" {
+		return nil, nil, fmt.Errorf("no FEVEROUS-S data set named: %s", feverousHint)
+	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading FEVEROUS-S: %w (set CORROBORATE_FEVEROUS to the path of feverous_s_dev.json)", err)
+		return nil, nil, fmt.Errorf("reading FEVEROUS-S: %w (%s)", err, feverousHint)
 	}
 	var records []feverousClaim
 	if err := json.Unmarshal(raw, &records); err != nil {

@@ -2,7 +2,7 @@ package searcheval_test
 
 import (
 	"context"
-	"os"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -37,14 +37,9 @@ const claimsForCI = 200
 // ../README.md): at least plain BM25, well above PostgreSQL's own ranking.
 func TestFeverousRetrieval(t *testing.T) {
 	t.Parallel()
-	wd, _ := os.Getwd()
-	path := searcheval.FeverousPath(wd)
-	if _, err := os.Stat(path); err != nil && os.Getenv("CORROBORATE_NO_DATASETS") == "1" {
-		t.Skipf("FEVEROUS-S not at %s and CORROBORATE_NO_DATASETS=1", path)
-	}
-	docs, claims, err := searcheval.ReadFeverous(path)
+	docs, claims, err := searcheval.ReadFeverous(testenv.Dataset(t, searcheval.FeverousFile))
 	if err != nil {
-		t.Fatalf("%v (set CORROBORATE_NO_DATASETS=1 to skip this test where the shared datasets are absent)", err)
+		t.Fatal(err)
 	}
 	if len(docs) != 1957 || len(claims) != 2962 {
 		t.Fatalf("%d documents and %d claims: the dataset changed", len(docs), len(claims))
@@ -103,4 +98,87 @@ func TestFeverousRetrieval(t *testing.T) {
 	if best.MeanLatency > 500*time.Millisecond {
 		t.Errorf("a query takes %s", best.MeanLatency)
 	}
+}
+
+// feverousFixture is a FEVEROUS-S file of our own, six made-up claims over five made-up pages,
+// in the data set's format: the reader and the benchmark are tested on a plain clone with it.
+const feverousFixture = "testdata/feverous_fixture.json"
+
+// TestReadFeverousFixture: one document per title in order of first appearance, each evidence
+// line once, link markup reduced to its text; claims keep their gold pages, and a claim without
+// evidence, a line without a tab and a line without a title are left out.
+func TestReadFeverousFixture(t *testing.T) {
+	t.Parallel()
+	docs, claims, err := searcheval.ReadFeverous(feverousFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, d := range docs {
+		titles = append(titles, d.Title)
+		if d.URL != searcheval.PageURL(d.Title) || d.Publisher != "Wikipedia" || d.Language != "en" || strings.Contains(d.Body, "[[") {
+			t.Errorf("document %+v", d)
+		}
+	}
+	if got := strings.Join(titles, "|"); got != "Harbour Lighthouse of Vellmar|Vellmar|Amber Coast|Orla Brenning|The Salt Bell" {
+		t.Fatalf("documents %s", got)
+	}
+	if docs[0].Body != "The lighthouse was first lit in 1872 and automated in 1961.\nThe Harbour Lighthouse of Vellmar is a stone lighthouse on the north pier of Vellmar." {
+		t.Errorf("body %q", docs[0].Body)
+	}
+	if docs[2].Body != "The Amber Coast is a stretch of dunes and cliffs known for washed-up resin." {
+		t.Errorf("a line given three times is kept once: %q", docs[2].Body)
+	}
+	if docs[4].Body != "The Salt Bell is an opera in three acts by Orla Brenning.\nIt premiered at the Vellmar Civic Theatre in 1983." {
+		t.Errorf("body %q", docs[4].Body)
+	}
+	var ids []int
+	for _, c := range claims {
+		ids = append(ids, c.ID)
+	}
+	if fmt.Sprint(ids) != "[101 102 103 104 106]" {
+		t.Fatalf("claims %v", ids)
+	}
+	if c := claims[1]; c.Label != "refutes" || c.Challenge != "Multi-hop Reasoning" ||
+		fmt.Sprint(c.Gold) != fmt.Sprint([]string{searcheval.PageURL("Vellmar"), searcheval.PageURL("Amber Coast")}) {
+		t.Errorf("claim %+v", c)
+	}
+	if c := claims[4]; len(c.Gold) != 1 || c.Gold[0] != searcheval.PageURL("Amber Coast") {
+		t.Errorf("claim %+v", c)
+	}
+	if _, _, err := searcheval.ReadFeverous(""); err == nil || !strings.Contains(err.Error(), "set CORROBORATE_DATASETS") {
+		t.Errorf("no path: %v", err)
+	}
+}
+
+// TestFeverousRetrievalOnFixture runs the benchmark end to end on the fixture: loaded into real
+// PostgreSQL, every ranking scored, the default one finding each claim's gold page.
+func TestFeverousRetrievalOnFixture(t *testing.T) {
+	t.Parallel()
+	docs, claims, err := searcheval.ReadFeverous(feverousFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := testenv.Postgres(t, "searcheval_fixture")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := store.New(pool).Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	scores, stats, err := searcheval.RunFeverous(ctx, pool, docs, claims, 2, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Inserted != len(docs) || len(scores) < 2 {
+		t.Fatalf("load %+v, %d scores", stats, len(scores))
+	}
+	for _, s := range scores {
+		if s.Queries != len(claims) || s.MRR < 0 || s.MRR > 1 || s.Hit < s.MRR {
+			t.Errorf("score %+v", s)
+		}
+		if strings.HasPrefix(s.Name, "OR + BM25 in PostgreSQL, title x3 (the default)") && s.Hit != 1 {
+			t.Errorf("default ranking: hit@10 %.3f on five pages, want 1", s.Hit)
+		}
+	}
+	t.Logf("\n%s", searcheval.Table(scores))
 }
