@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +15,7 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline/cove2"
 	"github.com/corroborate/corroborate/internal/pipeline/pipelinetest"
 	"github.com/corroborate/corroborate/internal/store"
+	"github.com/corroborate/corroborate/internal/testenv"
 )
 
 // cove2's revised text obeys the review (issue 12, rule 8), end to end: JetStream, the worker,
@@ -102,7 +101,7 @@ func TestCove2RevisedTextObeysTheReviewEndToEnd(t *testing.T) {
 		jobsByCase[name] = b.publish(t, jobs.Message{V: 1, ID: "finalize-" + name, Text: drafts[name], Method: pipeline.MethodCove2})
 	}
 	b.runWorkers(t, 1)
-	template, err := pipelinetest.ReportTemplate(spec000(t))
+	template, err := pipelinetest.ReportTemplate(testenv.ReadSpec(t, "000_062d78d26b120756.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,24 +204,4 @@ func TestCove2RevisedTextObeysTheReviewEndToEnd(t *testing.T) {
 	if report := b.runOf(t, jobsByCase["invented"]).Report; strings.Contains(report, "324") {
 		t.Errorf("invented: the report carries the invented figure:\n%s", report)
 	}
-}
-
-// spec000 returns the text of spec 000 (CoVe 2.0), from $CORROBORATE_SPEC_DIR or the shared
-// folder beside the project; a test that compares with it skips, in one line, when it is absent.
-func spec000(t *testing.T) string {
-	t.Helper()
-	const name = "000_062d78d26b120756.txt"
-	var tried []string
-	for _, dir := range []string{os.Getenv("CORROBORATE_SPEC_DIR"), filepath.Join("..", "..", "..", "shared", "spec")} {
-		if dir == "" {
-			continue
-		}
-		raw, err := os.ReadFile(filepath.Join(dir, name))
-		if err == nil {
-			return string(raw)
-		}
-		tried = append(tried, filepath.Join(dir, name))
-	}
-	t.Skipf("spec 000 not found (tried %s; set CORROBORATE_SPEC_DIR to the folder that holds it)", strings.Join(tried, ", "))
-	return ""
 }

@@ -1,8 +1,6 @@
 package cove2
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +8,7 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
 	"github.com/corroborate/corroborate/internal/pipeline/pipelinetest"
+	"github.com/corroborate/corroborate/internal/testenv"
 )
 
 // The revised response obeys the review (issue 12, rule 8): the draft changes only where a
@@ -178,30 +177,10 @@ func TestCove2RevisedKeepsCaveats(t *testing.T) {
 	}
 }
 
-// spec000 returns the text of spec 000 (CoVe 2.0), from $CORROBORATE_SPEC_DIR or the shared
-// folder beside the project; a test that compares with it skips, in one line, when it is absent.
-func spec000(t *testing.T) string {
-	t.Helper()
-	const name = "000_062d78d26b120756.txt"
-	var tried []string
-	for _, dir := range []string{os.Getenv("CORROBORATE_SPEC_DIR"), filepath.Join("..", "..", "..", "..", "shared", "spec")} {
-		if dir == "" {
-			continue
-		}
-		raw, err := os.ReadFile(filepath.Join(dir, name))
-		if err == nil {
-			return string(raw)
-		}
-		tried = append(tried, filepath.Join(dir, name))
-	}
-	t.Skipf("spec 000 not found (tried %s; set CORROBORATE_SPEC_DIR to the folder that holds it)", strings.Join(tried, ", "))
-	return ""
-}
-
 // The report of a cove2 run follows spec 000's template text itself, not only its golden file.
 func TestCove2ReportFollowsSpecTemplate(t *testing.T) {
 	t.Parallel()
-	template, err := pipelinetest.ReportTemplate(spec000(t))
+	template, err := pipelinetest.ReportTemplate(testenv.ReadSpec(t, "000_062d78d26b120756.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

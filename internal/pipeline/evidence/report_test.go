@@ -1,8 +1,6 @@
 package evidence
 
 import (
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -10,27 +8,8 @@ import (
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/pipelinetest"
+	"github.com/corroborate/corroborate/internal/testenv"
 )
-
-// spec000 returns the text of spec 000 (CoVe 2.0), from $CORROBORATE_SPEC_DIR or the shared
-// folder beside the project; a test that compares with it skips, in one line, when it is absent.
-func spec000(t *testing.T) string {
-	t.Helper()
-	const name = "000_062d78d26b120756.txt"
-	var tried []string
-	for _, dir := range []string{os.Getenv("CORROBORATE_SPEC_DIR"), filepath.Join("..", "..", "..", "..", "shared", "spec")} {
-		if dir == "" {
-			continue
-		}
-		raw, err := os.ReadFile(filepath.Join(dir, name))
-		if err == nil {
-			return string(raw)
-		}
-		tried = append(tried, filepath.Join(dir, name))
-	}
-	t.Skipf("spec 000 not found (tried %s; set CORROBORATE_SPEC_DIR to the folder that holds it)", strings.Join(tried, ", "))
-	return ""
-}
 
 // reportClaims are claims of every kind the report shows: corrected (refuted, and partly
 // supported with a correction, one with a line break in its text), confirmed, uncertain (with
@@ -59,7 +38,7 @@ func TestRenderReportFormat(t *testing.T) {
 		t.Error("a heading inside the revised response cannot start a section of the report")
 	}
 
-	template, err := pipelinetest.ReportTemplate(spec000(t))
+	template, err := pipelinetest.ReportTemplate(testenv.ReadSpec(t, "000_062d78d26b120756.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,11 +98,11 @@ func TestRenderReportFormat(t *testing.T) {
 // and keeps the template's summary line and Revised Response.
 func TestRenderNoVerificationReportFormat(t *testing.T) {
 	t.Parallel()
-	template, err := pipelinetest.ReportTemplate(spec000(t))
+	template, err := pipelinetest.ReportTemplate(testenv.ReadSpec(t, "000_062d78d26b120756.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(spec000(t), `Report "no verification needed" and stop.`) {
+	if !strings.Contains(testenv.ReadSpec(t, "000_062d78d26b120756.txt"), `Report "no verification needed" and stop.`) {
 		t.Fatal(`spec 000 no longer says: Report "no verification needed" and stop.`)
 	}
 	got := RenderNoVerificationReport("Hello there.")
