@@ -75,9 +75,9 @@ type judgeReply struct {
 	Verdict       string            `json:"verdict"`
 	Citations     []json.RawMessage `json:"citations"`
 	Quotes        []string          `json:"quotes,omitempty"`
-	Reason        string   `json:"reason"`
-	SupportedPart string   `json:"supported_part"`
-	Correction    string   `json:"correction"`
+	Reason        string            `json:"reason"`
+	SupportedPart string            `json:"supported_part"`
+	Correction    string            `json:"correction"`
 	Confidence    string            `json:"confidence"`
 }
 
