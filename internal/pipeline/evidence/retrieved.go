@@ -193,7 +193,9 @@ func Attribute(cites []Citation, given []Retrieved) Attribution {
 		}
 		passage := pipeline.TruncateUTF8(strings.TrimSpace(c.Passage), MaxQuoteBytes)
 		if passage == "" || !PassageIn(passage, SourceText(given[i].SearchResult)) {
-			out.NotInSource = append(out.NotInSource, Citation{Ref: SourceRef{Number: i + 1}, Passage: passage, Stance: c.Stance})
+			if !slices.ContainsFunc(out.NotInSource, func(d Citation) bool { return d.Ref.Number == i+1 }) {
+				out.NotInSource = append(out.NotInSource, Citation{Ref: SourceRef{Number: i + 1}, Passage: passage, Stance: c.Stance})
+			}
 			continue
 		}
 		held[i] = true
@@ -262,7 +264,7 @@ func AttributeQuotes(refs []SourceRef, quotes []Quote, given []Retrieved) (cites
 			strays = append(strays, q.Text)
 		}
 	}
-	for _, ref := range append(order, refs...) {
+	for _, ref := range slices.Concat(refs, order) {
 		i, ok := resolve(ref)
 		if !ok {
 			cites = append(cites, Citation{Ref: ref})
