@@ -168,9 +168,6 @@ func (c Calibration) Corroborate(verdict, stated string, given []Retrieved, cite
 		out.Confidence = pipeline.ConfidenceMedium
 		out.Note += "; lowered to Medium: the cited sources conflict"
 	}
-	if cal.OneVoice() {
-		out.Flags = append(out.Flags, pipeline.Flagf(pipeline.FlagSingleSource, "%s rests on one voice (%s)", verdict, sitesOf(results)))
-	}
 	if out.Confidence == pipeline.ConfidenceLow {
 		switch verdict {
 		case pipeline.VerdictSupported:
@@ -178,6 +175,9 @@ func (c Calibration) Corroborate(verdict, stated string, given []Retrieved, cite
 		case pipeline.VerdictRefuted:
 			return unverified("the evidence contradicts the claim only at Low confidence, which is no ground for a correction: the claim is kept")
 		}
+	}
+	if cal.OneVoice() {
+		out.Flags = append(out.Flags, pipeline.Flagf(pipeline.FlagSingleSource, "%s rests on one voice (%s)", verdict, sitesOf(results)))
 	}
 	return out
 }
