@@ -88,10 +88,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if len(args) > 0 && args[0] == "reverify" {
 		return runReverify(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "retry" {
+		return runRetry(ctx, args[1:], stdin, stdout, stderr)
+	}
 	var cfg Config
 	fs := envflag.New("enqueue", "Usage: enqueue [flags] [FILE.jsonl|FILE.csv|FILE.txt|-]...\n\n"+
 		"Validates statements and publishes them as jobs. Exit status: 0 all queued (and, with --wait,\n"+
-		"all done); 1 NATS or PostgreSQL error; 2 invalid input, nothing published; 3 some job not done.")
+		"all done); 1 NATS or PostgreSQL error; 2 invalid input, nothing published; 3 some job not done.\n\n"+
+		"Also: enqueue reverify [flags] (check statements again), enqueue retry [flags] (run failed and\n"+
+		"dead jobs again); -h after either says more.")
 	fs.SetOutput(stderr)
 	cfg.flags(fs)
 	if err := fs.Parse(args); err != nil {

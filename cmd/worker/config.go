@@ -13,6 +13,7 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/ratelimit"
 	"github.com/corroborate/corroborate/internal/search"
+	"github.com/corroborate/corroborate/internal/store"
 )
 
 // Config is everything the worker is told at start, from flags and their environment twins.
@@ -71,13 +72,17 @@ type Config struct {
 	Dev    bool
 	DevDir string
 
-	// GrantRole and GrantSchema are what `worker grants` prints the privileges for.
+	// GrantRole, GrantSchema and GrantFor are what `worker grants` prints the privileges for:
+	// the database role, the schema, and which program's privileges (store.Roles).
 	GrantRole   string
 	GrantSchema string
+	GrantFor    string
 }
 
 // flags defines the worker's flags on s, each with its environment twin.
 func (c *Config) flags(s *envflag.Set) {
+	s.Secret("OPENAI_API_KEY", "the model endpoint's API key (OpenAI, or any OpenAI-compatible server that wants one)")
+	s.Secret("OPENAI_API_KEY_FILE", "a file holding the API key, read when $OPENAI_API_KEY is unset (a Docker or Kubernetes secret)")
 	s.String(&c.DatabaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL (required unless --dev)")
 	s.String(&c.NATSURL, "nats-url", "NATS_URL", "", "NATS server URL (required unless --dev)")
 	s.String(&c.Model, "model", "CORROBORATE_MODEL", "gpt-4o-mini", "model name sent to the OpenAI-compatible endpoint")
@@ -97,6 +102,7 @@ func (c *Config) flags(s *envflag.Set) {
 	s.Int(&c.JointSwitchWindow, "joint-switch-window", "CORROBORATE_JOINT_SWITCH_WINDOW", 50, "how many recent joint runs of the model the agreement rate is over")
 	s.String(&c.GrantRole, "grant-role", "CORROBORATE_GRANT_ROLE", "corroborate_worker", "worker grants: the role to give least privilege")
 	s.String(&c.GrantSchema, "grant-schema", "CORROBORATE_GRANT_SCHEMA", "public", "worker grants: the schema of Corroborate's tables")
+	s.String(&c.GrantFor, "for", "CORROBORATE_GRANT_FOR", string(store.RoleWorker), "worker grants: whose privileges: worker (runs jobs), corpus (loads the archive) or report (reads)")
 	c.Stream.DefineFlags(s)
 	c.NATSConn.DefineFlags(s)
 	c.Search.DefineFlags(s)

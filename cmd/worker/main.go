@@ -55,7 +55,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var cfg Config
 	fs := envflag.New("worker", "Usage: worker [run|migrate|demo|grants] [flags]\n\n"+
-		"Consumes statements from JetStream, verifies them, stores every run in PostgreSQL.")
+		"Consumes statements from JetStream, verifies them, stores every run in PostgreSQL.\n"+
+		"Exit status: 0 stopped cleanly (a signal, or --exit-when-idle); 1 a service failed (PostgreSQL,\n"+
+		"NATS, a migration); 2 usage or configuration.")
 	fs.SetOutput(stderr)
 	cfg.flags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -70,7 +72,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if command == "grants" {
-		sql, err := store.GrantSQL(cfg.GrantSchema, cfg.GrantRole)
+		sql, err := store.GrantSQL(cfg.GrantSchema, cfg.GrantRole, store.Role(cfg.GrantFor))
 		if err != nil {
 			fmt.Fprintln(stderr, "worker grants:", err)
 			return exitUsage
@@ -116,7 +118,7 @@ func newLogger(cfg Config, w io.Writer) *slog.Logger {
 	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
 		level = slog.LevelInfo
 	}
-	opts := &slog.HandlerOptions{Level: level}
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: durationAsString}
 	format := cfg.LogFormat
 	if format == "auto" {
 		format = "json"
@@ -128,6 +130,15 @@ func newLogger(cfg Config, w io.Writer) *slog.Logger {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}
 	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// durationAsString writes a duration as Go writes it ("1.5s", "250ms"): slog's JSON handler would
+// write a bare count of nanoseconds, which no one reading a log takes for a duration.
+func durationAsString(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		return slog.String(a.Key, a.Value.Duration().String())
+	}
+	return a
 }
 
 // services are the connections a worker needs, and how to let them go.
@@ -241,9 +252,12 @@ func connect(ctx context.Context, cfg Config, log *slog.Logger, withModel bool) 
 			cfg.Search.OnResponse = lim.ObserveResponse
 			cfg.Search.Limit = func(next pipeline.Searcher) pipeline.Searcher { return ratelimit.Searcher(next, lim) }
 		}
-		if s.searcher, err = search.New(cfg.Search, st.Pool()); err != nil {
+		searcher, err := search.New(cfg.Search, st.Pool())
+		if err != nil {
 			return nil, err
 		}
+		// Every provider's results carry the organisation that owns their domain (source_owners).
+		s.searcher = search.WithOrganisations(searcher, st.SourceOwnerMap, search.OrganisationsOpts{Logger: log})
 	}
 	ok = true
 	return s, nil

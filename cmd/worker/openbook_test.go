@@ -388,7 +388,6 @@ func TestCove2EndToEnd(t *testing.T) {
 	if run.SearchCalls != deep || b.count(t, `SELECT count(*) FROM search_calls WHERE run_id = $1 AND provider = 'postgres' AND error IS NULL AND result_count > 0`, run.ID) != deep {
 		t.Errorf("search calls: %d, want one per deep claim on the corpus", run.SearchCalls)
 	}
-	// The shallow claim, supported closed-book with no confidence, is Uncertain, not Confirmed.
 	for _, want := range []string{"## Verification Summary\n- Checked: 3 | Confirmed: 1 | Corrected: 1 | Uncertain: 1\n",
 		"\n## Corrections\n- [" + towerHeight + "] → [The Eiffel Tower is 330 metres tall]  (basis: [1], [2])\n",
 		"\n## Sources\n[1] https://", "\n## Revised Response\nThe Eiffel Tower is 330 metres tall [1, 2] and was completed in 1889 ["} {
@@ -414,8 +413,8 @@ func TestCove2EndToEnd(t *testing.T) {
 	for _, cl := range []claimRow{h, c} {
 		b.checkCitations(t, run.ID, cl)
 	}
-	if s.Verdict != pipeline.VerdictSupported || s.Tier != pipeline.TierShallow || s.Query != "" || len(s.Citations) != 0 {
-		t.Errorf("the shallow claim (closed-book, no citation): %+v", s)
+	if s.Verdict != pipeline.VerdictUnverified || s.Tier != pipeline.TierShallow || s.Query != "" || len(s.Citations) != 0 {
+		t.Errorf("the shallow claim (closed-book, no citation, never supported: issue 12 rule 8): %+v", s)
 	}
 	// Every evidence row came from the corpus, through a recorded search.
 	for _, u := range b.strings1(t, `SELECT url FROM evidence WHERE run_id = $1`, run.ID) {

@@ -16,6 +16,17 @@ import (
 type Set struct {
 	*flag.FlagSet
 	env map[string]string // flag name -> variable
+	// secrets are variables read from the environment only (no flag, where a value would show in
+	// the process list), in the order --help lists them.
+	secrets []secretVar
+}
+
+type secretVar struct{ name, usage string }
+
+// Secret names a variable the command reads from the environment only, such as an API key, so
+// that --help lists it with the flags' twins.
+func (s *Set) Secret(name, usage string) {
+	s.secrets = append(s.secrets, secretVar{name, usage})
 }
 
 // New returns an empty Set for the named command; summary heads its --help.
@@ -40,6 +51,12 @@ func New(name, summary string) *Set {
 			}
 			fmt.Fprintln(out)
 		})
+		if len(s.secrets) > 0 {
+			fmt.Fprintln(out, "\nEnvironment only (never a flag, where a value would show in the process list):")
+			for _, v := range s.secrets {
+				fmt.Fprintf(out, "  $%s\n        %s\n", v.name, v.usage)
+			}
+		}
 	}
 	return s
 }

@@ -38,6 +38,9 @@ func (c *ConnConfig) DefineFlags(fs FlagDefiner) {
 	fs.String(&c.TLSCA, "nats-tls-ca", "CORROBORATE_NATS_TLS_CA", "", "CA certificate file that verifies the NATS server")
 	fs.String(&c.TLSCert, "nats-tls-cert", "CORROBORATE_NATS_TLS_CERT", "", "client certificate file for NATS mutual TLS")
 	fs.String(&c.TLSKey, "nats-tls-key", "CORROBORATE_NATS_TLS_KEY", "", "client key file for NATS mutual TLS")
+	fs.Secret(EnvNATSUser, "NATS user name (with $"+EnvNATSPassword+")")
+	fs.Secret(EnvNATSPassword, "NATS password")
+	fs.Secret(EnvNATSToken, "NATS token (instead of a user and password)")
 	c.User, c.Password, c.Token = os.Getenv(EnvNATSUser), os.Getenv(EnvNATSPassword), os.Getenv(EnvNATSToken)
 }
 

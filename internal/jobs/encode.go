@@ -22,6 +22,13 @@ type Encoded struct {
 // the worker applies: what it returns is what the worker will read.
 func EncodeMessage(m Message, cfg ValidationConfig) (Encoded, error) {
 	cfg = cfg.WithDefaults()
+	// The fields are checked before the encoding, so that a text over its own limit is said to
+	// be that (a 2 MB CSV cell is a text too long, not a message too long).
+	verr := &ValidationError{}
+	checkMessage(m, cfg, verr)
+	if len(verr.Problems) > 0 {
+		return Encoded{}, verr
+	}
 	// The defaults go in before the encoding, so that the bytes checked are the bytes sent.
 	data, err := json.Marshal(m.withDefaults(cfg))
 	if err != nil {

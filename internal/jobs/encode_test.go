@@ -3,6 +3,7 @@ package jobs
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -33,5 +34,15 @@ func TestEncodeOnce(t *testing.T) {
 	}
 	if _, err := DecodeEncoded([]byte(`{"v":1}`), cfg); !errors.As(err, &verr) {
 		t.Errorf("no text: %v, want a *ValidationError", err)
+	}
+}
+
+// A text over the text limit is said to be that, even when it also makes the message too large
+// (a 2 MB CSV cell).
+func TestEncodeMessageNamesTheTextLimit(t *testing.T) {
+	t.Parallel()
+	_, err := EncodeMessage(Message{V: Version, Text: strings.Repeat("word ", 420_000)}, ValidationConfig{})
+	if err == nil || !strings.Contains(err.Error(), "text: is 2100000 bytes, over the limit of 32768") || strings.Contains(err.Error(), "message: is") {
+		t.Fatalf("EncodeMessage of a 2 MB text: %v; want the text limit named, not the message limit", err)
 	}
 }

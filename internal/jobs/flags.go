@@ -11,6 +11,8 @@ type FlagDefiner interface {
 	Int(p *int, name, env string, def int, usage string)
 	Bool(p *bool, name, env string, def bool, usage string)
 	Duration(p *time.Duration, name, env string, def time.Duration, usage string)
+	// Secret names a variable read from the environment only, for --help.
+	Secret(name, usage string)
 }
 
 // DefineFlags defines the flags of the stream and consumer settings on fs, filling c.

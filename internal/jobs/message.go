@@ -30,6 +30,9 @@ type Message struct {
 	Method   string         `json:"method,omitempty"`
 	Language string         `json:"language,omitempty"`
 	Options  MessageOptions `json:"options,omitzero"`
+	// RetryOf is the id of the job this one runs again (enqueue retry writes it): the worker
+	// records it with the outcome, so job_outcomes links a retry to the job it retries.
+	RetryOf string `json:"retry_of,omitempty"`
 }
 
 // MessageOptions are the per-job settings of a Message. Nil and empty fields mean "the worker's
@@ -209,6 +212,9 @@ func checkMessage(m Message, cfg ValidationConfig, verr *ValidationError) {
 	}
 	if m.ID != "" && !verr.has("id") {
 		checkString(verr, "id", m.ID, 1024)
+	}
+	if m.RetryOf != "" && !verr.has("retry_of") {
+		checkString(verr, "retry_of", m.RetryOf, 1024)
 	}
 	if m.Method != "" && !verr.has("method") && !KnownMethod(m.Method) {
 		verr.add("method", "%q is not a known method (known: %s)", m.Method, strings.Join(Methods, ", "))

@@ -77,4 +77,14 @@ const (
 	// FlagSourcesConflict: the cited sources disagree (some support the claim, some refute it):
 	// the claim is partly supported or unverified, never High.
 	FlagSourcesConflict = "sources_conflict"
+	// FlagUnsupportedAddition: the reviewer's revised text or a correction carried a fact (a
+	// number, date, name or place) that neither the draft nor the cited evidence holds; it was
+	// kept out of the revised text.
+	FlagUnsupportedAddition = "unsupported_addition"
+	// FlagRevisedResponseReverted: the reviewer's revised text changed the draft where no
+	// accepted correction allowed it; those changes are not in the revised text.
+	FlagRevisedResponseReverted = "revised_response_reverted"
+	// FlagRevisedResponseRefused: the reviewer's revised text dropped most of the draft; it was
+	// refused, and the draft with the accepted corrections kept.
+	FlagRevisedResponseRefused = "revised_response_refused"
 )

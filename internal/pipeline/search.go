@@ -85,8 +85,13 @@ type SearchResult struct {
 	// provider can tell.
 	Snippet string `json:"snippet"`
 	// Domain is the URL's lower-case host without "www.".
-	Domain    string `json:"domain"`
+	Domain string `json:"domain"`
+	// Publisher is the page's own publisher name, as the provider or the corpus metadata gives it.
 	Publisher string `json:"publisher,omitempty"`
+	// Organisation owns the result's registrable domain, from the editors' source_owners table
+	// (internal/search.WithOrganisations fills it); empty when the table does not know the domain.
+	// Independence compares it as a publisher: apnews.com and ap.org are one organisation.
+	Organisation string `json:"organisation,omitempty"`
 	// PublishedAt is nil when the provider does not know the date.
 	PublishedAt *time.Time `json:"published_at,omitempty"`
 	Provider    string     `json:"provider"`

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/corroborate/corroborate/internal/store"
 )
@@ -61,7 +62,7 @@ func newFake() *fakeReports {
 			{SourceNumber: intp(2), URL: "javascript:alert(3)", Title: "Two", Domain: "b.example"},
 		},
 		Changes: []store.VerdictChange{{NewPosition: 2, OldVerdict: "supported", NewVerdict: "refuted"}},
-		Runs:    []store.RunBrief{{RunID: 70, Status: store.RunDone}},
+		Runs:    []store.RunBrief{{RunID: 70, Status: store.RunDone, RetryOf: "cli:first-try"}},
 	}}
 }
 
@@ -135,10 +136,16 @@ func TestServerRoutes(t *testing.T) {
 	}{
 		{http.MethodGet, "/", http.StatusOK, "&lt;script&gt;"},
 		{http.MethodGet, "/statements/7", http.StatusOK, "The tower is in Paris."},
+		{http.MethodGet, "/statements/7", http.StatusOK, "retry of job <code>cli:first-try</code>"},
 		{http.MethodGet, "/traces/70", http.StatusOK, "run 70"},
 		{http.MethodGet, "/statements/8", http.StatusNotFound, ""},
 		{http.MethodGet, "/statements/x", http.StatusNotFound, ""},
 		{http.MethodGet, "/?verdict=maybe", http.StatusBadRequest, "verdict="},
+		// PostgreSQL refuses a NUL byte and invalid UTF-8 in text: a bad filter, not a 500.
+		{http.MethodGet, "/?q=%00", http.StatusBadRequest, "q="},
+		{http.MethodGet, "/?q=tower%00", http.StatusBadRequest, "q="},
+		{http.MethodGet, "/?id=%ff%fe", http.StatusBadRequest, "id="},
+		{http.MethodGet, "/?method=%00", http.StatusBadRequest, "method="},
 		{http.MethodPost, "/", http.StatusMethodNotAllowed, ""},
 	} {
 		rec := httptest.NewRecorder()
@@ -178,4 +185,30 @@ func TestWriteStaticLinksEveryPage(t *testing.T) {
 	if !strings.Contains(string(index), fmt.Sprintf(`href="statements/%d.html"`, 7)) {
 		t.Errorf("index.html does not link the statement page:\n%s", index)
 	}
+}
+
+// FuzzLiveFilter: whatever the query string, a filter the review page accepts is one PostgreSQL
+// accepts too (valid UTF-8, no NUL byte in any text it passes on), and a refusal says why.
+func FuzzLiveFilter(f *testing.F) {
+	for _, seed := range []string{"q=tower", "q=%00", "verdict=supported&from=2026-01-01", "id=%ff", "page=2&method=multihop", "q=a%00b&to=x"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		q, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		filter, _, _, err := liveFilter(q)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "bad filter: ") {
+				t.Errorf("refusal without its reason: %v", err)
+			}
+			return
+		}
+		for _, s := range []string{filter.Text, filter.Verdict, filter.Status, filter.Method, filter.ExternalIDPrefix} {
+			if strings.ContainsRune(s, 0) || !utf8.ValidString(s) {
+				t.Errorf("liveFilter(%q) passed on %q, which PostgreSQL refuses", raw, s)
+			}
+		}
+	})
 }

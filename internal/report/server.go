@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/store"
@@ -101,6 +103,19 @@ func liveFilter(q url.Values) (store.ReportFilter, formValues, int, error) {
 	form := formValues{Q: strings.TrimSpace(q.Get("q")), Verdict: q.Get("verdict"), Status: q.Get("status"), From: q.Get("from"), To: q.Get("to")}
 	f := store.ReportFilter{Text: form.Q, Verdict: form.Verdict, Status: form.Status, Method: q.Get("method"), ExternalIDPrefix: q.Get("id")}
 	var problems []string
+	// PostgreSQL refuses a NUL byte and invalid UTF-8 in text; a filter carrying one is a bad
+	// filter, said as such, not a query that fails with a 500.
+	for _, name := range slices.Sorted(maps.Keys(q)) {
+		for _, v := range q[name] {
+			if strings.ContainsRune(v, 0) || !utf8.ValidString(v) {
+				problems = append(problems, fmt.Sprintf("%s=%q: text must be UTF-8 without NUL bytes", name, v))
+				break
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return store.ReportFilter{}, formValues{}, 0, errors.New("bad filter: " + strings.Join(problems, "; "))
+	}
 	for _, d := range []struct {
 		name, value string
 		t           *time.Time

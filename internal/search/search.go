@@ -61,6 +61,7 @@ type Config struct {
 // DefineFlags defines the search flags, each with its environment twin, on s, and reads
 // BRAVE_API_KEY, which has no flag.
 func (c *Config) DefineFlags(s *envflag.Set) {
+	s.Secret(EnvBraveAPIKey, "the Brave Search API key (--search brave)")
 	s.String(&c.Provider, "search", "CORROBORATE_SEARCH", ProviderPostgres,
 		"search provider: postgres (the corpus), searxng (needs --searxng-url) or brave (needs $"+EnvBraveAPIKey+")")
 	s.String(&c.SearxNGURL, "searxng-url", "CORROBORATE_SEARXNG_URL", "", "SearxNG base URL, such as http://localhost:8080 (its json format must be enabled)")

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -13,58 +15,180 @@ import (
 	"github.com/corroborate/corroborate/internal/testenv"
 )
 
-// A role with only GrantSQL's privileges can do a worker's whole job: the migrations check (no
-// DDL left to run), saving runs and outcomes, and reading them back; and it cannot change the
-// schema.
-func TestWorkerRunsWithLeastPrivilege(t *testing.T) {
-	t.Parallel()
-	s := setup(t)
+// roleSession creates a login role with GrantSQL's privileges for role and returns a pool that
+// works as it, in the store tests' schema.
+func roleSession(t *testing.T, s *store.Store, role store.Role) *pgxpool.Pool {
+	t.Helper()
 	ctx := context.Background()
-	role := fmt.Sprintf("test_worker_role_%d", os.Getpid())
-	sql, err := store.GrantSQL("test_store", role)
+	dbRole := fmt.Sprintf("test_%s_role_%d", role, os.Getpid())
+	sql, err := store.GrantSQL("test_store", dbRole, role)
 	if err != nil {
 		t.Fatal(err)
 	}
 	admin := s.Pool()
-	if _, err := admin.Exec(ctx, fmt.Sprintf("DROP ROLE IF EXISTS %[1]s; CREATE ROLE %[1]s LOGIN", role)); err != nil {
+	if _, err := admin.Exec(ctx, fmt.Sprintf("DROP OWNED BY %[1]s; DROP ROLE IF EXISTS %[1]s", dbRole)); err != nil {
+		if _, err := admin.Exec(ctx, fmt.Sprintf("DROP ROLE IF EXISTS %s", dbRole)); err != nil {
+			t.Logf("dropping an old %s: %v", dbRole, err)
+		}
+	}
+	if _, err := admin.Exec(ctx, fmt.Sprintf("CREATE ROLE %s LOGIN", dbRole)); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_, _ = admin.Exec(context.Background(), fmt.Sprintf("DROP OWNED BY %[1]s; DROP ROLE IF EXISTS %[1]s", role))
+		_, _ = admin.Exec(context.Background(), fmt.Sprintf("DROP OWNED BY %[1]s; DROP ROLE IF EXISTS %[1]s", dbRole))
 	})
 	if _, err := admin.Exec(ctx, sql); err != nil {
 		t.Fatalf("granting: %v\n%s", err, sql)
 	}
-
 	u, err := url.Parse(testenv.SchemaURL(t, "store"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	u.User = url.User(role)
+	u.User = url.User(dbRole)
 	pool, err := pgxpool.New(ctx, u.String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	worker := store.New(pool)
-	if _, err := worker.Migrate(ctx); err != nil {
-		t.Fatalf("the migrations check as the worker role: %v", err)
+	return pool
+}
+
+// refused runs each statement as pool and fails the test for any that PostgreSQL allows.
+func refused(t *testing.T, pool *pgxpool.Pool, role store.Role, statements ...string) {
+	t.Helper()
+	for _, sql := range statements {
+		_, err := pool.Exec(context.Background(), sql)
+		if err == nil {
+			t.Errorf("the %s role could run %q", role, sql)
+		} else if !strings.Contains(err.Error(), "permission denied") {
+			t.Errorf("the %s role's %q failed, but not for want of a privilege: %v", role, sql, err)
+		}
 	}
+}
+
+// The roles run in one subtest each, one at a time: they grant on one schema.
+func TestRolesHaveLeastPrivilege(t *testing.T) {
+	t.Parallel()
+	s := setup(t)
+	ctx := context.Background()
 	rec := sampleRecord(newJobID(t))
-	saved, err := worker.SaveRun(ctx, rec)
+	if _, err := s.SaveRun(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+
+	// A worker does its whole job: the migrations check (no DDL left to run), saving runs and
+	// outcomes, reading them back; and it can change nothing that a run recorded.
+	t.Run("worker", func(t *testing.T) {
+		pool := roleSession(t, s, store.RoleWorker)
+		worker := store.New(pool)
+		if _, err := worker.Migrate(ctx); err != nil {
+			t.Fatalf("the migrations check as the worker role: %v", err)
+		}
+		rec := sampleRecord(newJobID(t))
+		saved, err := worker.SaveRun(ctx, rec)
+		if err != nil {
+			t.Fatalf("saving a run as the worker role: %v", err)
+		}
+		if _, found, err := worker.StoredRun(ctx, rec.Delivery.JobID); err != nil || !found {
+			t.Fatalf("reading it back: found %v, %v", found, err)
+		}
+		if err := worker.MarkDone(ctx, rec.Delivery, saved.RunID, "again"); err != nil {
+			t.Fatalf("updating an outcome as the worker role: %v", err)
+		}
+		if _, err := worker.RecentJointAgreement(ctx, "gpt-4o-mini", 50); err != nil {
+			t.Fatalf("reading the joint agreement as the worker role: %v", err)
+		}
+		refused(t, pool, store.RoleWorker,
+			`UPDATE claims SET verdict = 'supported'`,
+			`UPDATE runs SET revised_text = 'rewritten'`,
+			`UPDATE evidence SET quote = 'forged'`,
+			`DELETE FROM runs`,
+			`INSERT INTO documents (url, title, body) VALUES ('https://x.example/a', 'x', 'x')`,
+			`UPDATE documents SET body = 'x'`,
+			`INSERT INTO model_prices (model, prompt_per_million, completion_per_million) VALUES ('m', 1, 1)`,
+			`UPDATE goose_db_version SET is_applied = false`,
+			`CREATE TABLE intruder (id int)`,
+		)
+	})
+
+	t.Run("corpus", func(t *testing.T) {
+		pool := roleSession(t, s, store.RoleCorpus)
+		url := fmt.Sprintf("https://corpus.example/%s", newJobID(t))
+		if _, err := pool.Exec(ctx, `INSERT INTO documents (url, title, body, domain) VALUES ($1, 'A title', 'A body of words', 'corpus.example')`, url); err != nil {
+			t.Fatalf("loading a document as the corpus role: %v", err)
+		}
+		if _, err := pool.Exec(ctx, `UPDATE documents SET body = 'Another body' WHERE url = $1`, url); err != nil {
+			t.Fatalf("updating a document as the corpus role: %v", err)
+		}
+		if _, err := pool.Exec(ctx, `DELETE FROM documents WHERE url = $1`, url); err != nil {
+			t.Fatalf("deleting a document as the corpus role: %v", err)
+		}
+		refused(t, pool, store.RoleCorpus,
+			`SELECT count(*) FROM runs`,
+			`INSERT INTO messages (job_id, stream, stream_seq, subject, status) VALUES ('x', 's', 1, 's', 'done')`,
+			`UPDATE claims SET verdict = 'supported'`,
+			`DELETE FROM search_cache`,
+			`CREATE TABLE intruder (id int)`,
+		)
+	})
+
+	t.Run("report", func(t *testing.T) {
+		pool := roleSession(t, s, store.RoleReport)
+		var n int
+		for _, view := range []string{"statement_results", "claim_results", "verdict_changes", "job_outcomes", "usage_per_day"} {
+			if err := pool.QueryRow(ctx, "SELECT count(*) FROM "+view).Scan(&n); err != nil {
+				t.Errorf("reading %s as the report role: %v", view, err)
+			}
+		}
+		refused(t, pool, store.RoleReport,
+			`UPDATE claims SET verdict = 'supported'`,
+			`UPDATE runs SET revised_text = 'rewritten'`,
+			`INSERT INTO model_prices (model, prompt_per_million, completion_per_million) VALUES ('m', 1, 1)`,
+			`DELETE FROM messages`,
+			`INSERT INTO documents (url) VALUES ('https://x.example/b')`,
+			`CREATE TABLE intruder (id int)`,
+		)
+	})
+}
+
+// Every table the migrations create has its privileges said in GrantSQL, so that a new table
+// is given to no role by default and to every role only deliberately.
+func TestEveryTableHasItsPrivileges(t *testing.T) {
+	t.Parallel()
+	s := setup(t)
+	rows, err := s.Pool().Query(context.Background(), `SELECT table_name FROM information_schema.tables
+		WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`)
 	if err != nil {
-		t.Fatalf("saving a run as the worker role: %v", err)
+		t.Fatal(err)
 	}
-	if _, found, err := worker.StoredRun(ctx, rec.Delivery.JobID); err != nil || !found {
-		t.Fatalf("reading it back: found %v, %v", found, err)
+	var tables []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, name)
 	}
-	if err := worker.MarkDone(ctx, rec.Delivery, saved.RunID, "again"); err != nil {
-		t.Fatalf("updating an outcome as the worker role: %v", err)
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := pool.Exec(ctx, `CREATE TABLE intruder (id int)`); err == nil {
-		t.Fatal("the worker role could create a table")
+	if known := store.ClassifiedTables(); !slices.Equal(tables, known) {
+		t.Errorf("the schema's tables %v\nGrantSQL's tables      %v\nlist every new table in internal/store/grants.go with what each role may do", tables, known)
 	}
-	if _, err := pool.Exec(ctx, `DELETE FROM runs`); err == nil {
-		t.Fatal("the worker role could delete runs")
+}
+
+func TestGrantSQLRefusesWhatIsNotAnIdentifierOrARole(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		schema, role string
+		for_         store.Role
+	}{
+		{"public; DROP TABLE runs", "w", store.RoleWorker},
+		{"public", "Worker", store.RoleWorker},
+		{"public", "w", "admin"},
+	} {
+		if _, err := store.GrantSQL(tt.schema, tt.role, tt.for_); err == nil {
+			t.Errorf("GrantSQL(%q, %q, %q) is no error", tt.schema, tt.role, tt.for_)
+		}
 	}
 }

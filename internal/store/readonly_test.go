@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -36,5 +37,27 @@ func TestOpenWithSearchPath(t *testing.T) {
 	var path string
 	if err := st.Pool().QueryRow(context.Background(), `SHOW search_path`).Scan(&path); err != nil || path != "pg_catalog" {
 		t.Fatalf("search_path %q (%v), want pg_catalog", path, err)
+	}
+}
+
+// A database that does not exist, or a role PostgreSQL refuses, is said as such, with what to
+// do, not as a server that cannot be reached.
+func TestOpenSaysWhatIsWrongWithTheDatabase(t *testing.T) {
+	t.Parallel()
+	u, err := url.Parse(testenv.DatabaseURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := *u
+	missing.Path = "/corroborate_no_such_database"
+	_, err = store.Open(context.Background(), store.Config{URL: missing.String(), MaxConns: 1})
+	if err == nil || !strings.Contains(err.Error(), `database "corroborate_no_such_database" does not exist`) || !strings.Contains(err.Error(), "createdb corroborate_no_such_database") {
+		t.Errorf("a missing database: %v", err)
+	}
+	refused := *u
+	refused.User = url.UserPassword("corroborate_no_such_role", "x")
+	_, err = store.Open(context.Background(), store.Config{URL: refused.String(), MaxConns: 1})
+	if err == nil || strings.Contains(err.Error(), "cannot reach") {
+		t.Errorf("a refused role: %v; want it said as a refused role, not an unreachable server", err)
 	}
 }

@@ -357,24 +357,27 @@ func queryAll[T any](ctx context.Context, s *Store, what, q string, args ...any)
 
 // RunBrief is one run of a statement, as a history lists it.
 type RunBrief struct {
-	RunID        int64     `db:"run_id"`
-	JobID        string    `db:"job_id"`
-	Method       string    `db:"method"`
-	Model        string    `db:"model"`
-	Status       string    `db:"status"`
-	ResultStatus string    `db:"result_status"`
-	Error        string    `db:"error"`
-	Reverify     bool      `db:"reverify"`
-	Claims       int       `db:"claims"`
-	ModelCalls   int       `db:"model_calls"`
-	SearchCalls  int       `db:"search_calls"`
-	TotalTokens  int64     `db:"total_tokens"`
-	StartedAt    time.Time `db:"started_at"`
-	FinishedAt   time.Time `db:"finished_at"`
+	RunID        int64  `db:"run_id"`
+	JobID        string `db:"job_id"`
+	Method       string `db:"method"`
+	Model        string `db:"model"`
+	Status       string `db:"status"`
+	ResultStatus string `db:"result_status"`
+	Error        string `db:"error"`
+	Reverify     bool   `db:"reverify"`
+	// RetryOf is the job this run's job ran again (enqueue retry), "" for a first run.
+	RetryOf     string    `db:"retry_of"`
+	Claims      int       `db:"claims"`
+	ModelCalls  int       `db:"model_calls"`
+	SearchCalls int       `db:"search_calls"`
+	TotalTokens int64     `db:"total_tokens"`
+	StartedAt   time.Time `db:"started_at"`
+	FinishedAt  time.Time `db:"finished_at"`
 }
 
 const runBriefColumns = `r.id AS run_id, r.job_id, r.method, coalesce(r.model, '') AS model, r.status,
 	coalesce(r.result_status, '') AS result_status, coalesce(r.error, '') AS error, r.reverify,
+	coalesce((SELECT m.retry_of FROM messages m WHERE m.job_id = r.job_id AND m.retry_of IS NOT NULL LIMIT 1), '') AS retry_of,
 	(SELECT count(*)::int FROM claims c WHERE c.run_id = r.id) AS claims,
 	r.model_calls, r.search_calls, r.total_tokens, r.started_at, r.finished_at`
 

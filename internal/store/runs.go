@@ -34,6 +34,8 @@ type Delivery struct {
 	ReceivedAt time.Time
 	// Worker names the worker that handled this attempt (host/pid), for message_attempts.
 	Worker string
+	// RetryOf is the job this one runs again (enqueue retry), "" for a first run.
+	RetryOf string
 }
 
 // Statement is what a job asked to verify.
@@ -374,6 +376,7 @@ func messageRow(d Delivery, status jobs.Outcome, reason string, payload []byte, 
 		{"first_received_at", received},
 		{"last_received_at", received},
 		{"finished_at", finished},
+		{"retry_of", nullString(d.RetryOf)},
 	}
 }
 
@@ -441,7 +444,8 @@ func upsertMessage(ctx context.Context, tx pgx.Tx, d Delivery, outcome jobs.Outc
 			payload = EXCLUDED.payload,
 			run_id = COALESCE(EXCLUDED.run_id, messages.run_id),
 			last_received_at = EXCLUDED.last_received_at,
-			finished_at = EXCLUDED.finished_at
+			finished_at = EXCLUDED.finished_at,
+			retry_of = COALESCE(EXCLUDED.retry_of, messages.retry_of)
 		WHERE messages.status = 'pending' OR EXCLUDED.status <> 'pending'`)
 	if _, err := tx.Exec(ctx, q, args); err != nil {
 		return fmt.Errorf("message outcome: %w", err)

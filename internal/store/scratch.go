@@ -62,9 +62,13 @@ func (s *ScratchSchema) Drop(ctx context.Context) error {
 func execOnce(ctx context.Context, databaseURL, sql string) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, databaseURL)
+	cc, err := pgx.ParseConfig(databaseURL)
 	if err != nil {
-		return fmt.Errorf("cannot reach PostgreSQL (is it running? is DATABASE_URL right?): %w", err)
+		return fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	conn, err := pgx.ConnectConfig(ctx, cc)
+	if err != nil {
+		return connectError(cc.Host, cc.Port, cc.Database, cc.User, err)
 	}
 	defer conn.Close(context.Background())
 	_, err = conn.Exec(ctx, sql)

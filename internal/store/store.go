@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -56,7 +57,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	defer cancel()
 	if err := pool.Ping(pingCtx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("store: cannot reach PostgreSQL at %s:%d (is it running? is DATABASE_URL right?): %w", pc.ConnConfig.Host, pc.ConnConfig.Port, err)
+		return nil, fmt.Errorf("store: %w", connectError(pc.ConnConfig.Host, pc.ConnConfig.Port, pc.ConnConfig.Database, pc.ConnConfig.User, err))
 	}
 	return &Store{pool: pool}, nil
 }
@@ -92,4 +93,19 @@ func (s *Store) Migrate(ctx context.Context) ([]string, error) {
 		applied = append(applied, r.Source.Path)
 	}
 	return applied, nil
+}
+
+// connectError says why a connection to PostgreSQL failed in the words of what to do: a database
+// that does not exist or a refused role is not an unreachable server.
+func connectError(host string, port uint16, database, user string, err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "3D000": // invalid_catalog_name
+			return fmt.Errorf("database %q does not exist on PostgreSQL at %s:%d: create it (createdb %s) or fix the database name in DATABASE_URL: %w", database, host, port, database, err)
+		case "28P01", "28000": // invalid_password, invalid_authorization_specification
+			return fmt.Errorf("PostgreSQL at %s:%d refused role %q: check the user and password in DATABASE_URL: %w", host, port, user, err)
+		}
+	}
+	return fmt.Errorf("cannot reach PostgreSQL at %s:%d (is it running? is DATABASE_URL right?): %w", host, port, err)
 }

@@ -107,14 +107,16 @@ func (e *Executor) Handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 		Attempt: int(d.NumDelivered), Payload: d.Data, ReceivedAt: d.Received, Worker: e.cfg.Worker,
 	}
 
+	msg, decodeErr := jobs.Decode(d.Data, e.cfg.Validation)
+	// The job a retry re-runs is recorded with every outcome of the retry, a dead one included.
+	sd.RetryOf = msg.RetryOf
+
 	if d.Exhausted {
 		reason := fmt.Errorf("delivery attempts exhausted (%d): every attempt ended without an outcome (worker stopped, crashed or timed out)", d.NumDelivered-1)
 		return e.finish(ctx, log, sd, jobs.OutcomeDead, reason, nil)
 	}
-
-	msg, err := jobs.Decode(d.Data, e.cfg.Validation)
-	if err != nil {
-		return e.finish(ctx, log, sd, jobs.OutcomeRejected, err, nil)
+	if decodeErr != nil {
+		return e.finish(ctx, log, sd, jobs.OutcomeRejected, decodeErr, nil)
 	}
 	log = log.With("method", msg.Method, "external_id", msg.ID)
 	attrs := []slog.Attr{slog.String("method", msg.Method), slog.String("external_id", msg.ID)}

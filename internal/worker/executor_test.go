@@ -383,3 +383,33 @@ func TestJointSwitch(t *testing.T) {
 		t.Errorf("outcome %s, ran %d: want a retry without a run", res.Outcome, len(b.method.ran))
 	}
 }
+
+// A retry's link to the job it runs again is stored with its outcome, whatever the outcome.
+func TestExecutorRecordsTheJobARetryRunsAgain(t *testing.T) {
+	t.Parallel()
+	retryOf := func(d *jobs.Delivery) {
+		data, _ := json.Marshal(jobs.Message{V: 1, Text: "The Eiffel Tower was completed in 1889.", Method: pipeline.MethodFactored,
+			RetryOf: "cli:original"})
+		d.Data = data
+	}
+	b := newBench(t, nil)
+	d := job(t, pipeline.MethodFactored)
+	retryOf(d)
+	if res := b.exec.Handle(context.Background(), d); res.Outcome != jobs.OutcomeDone {
+		t.Fatalf("outcome %s (%v)", res.Outcome, res.Err)
+	}
+	if got := b.store.saved[0].Delivery.RetryOf; got != "cli:original" {
+		t.Errorf("the saved run's delivery retries %q, want cli:original", got)
+	}
+
+	b = newBench(t, nil)
+	d = job(t, pipeline.MethodFactored)
+	retryOf(d)
+	d.Exhausted = true
+	if res := b.exec.Handle(context.Background(), d); res.Outcome != jobs.OutcomeDead {
+		t.Fatalf("outcome %s (%v), want dead", res.Outcome, res.Err)
+	}
+	if len(b.store.outcomes) != 1 || b.store.outcomes[0].Delivery.RetryOf != "cli:original" {
+		t.Errorf("the dead retry's outcome %+v does not name the job it retries", b.store.outcomes)
+	}
+}

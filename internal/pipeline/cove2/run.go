@@ -41,8 +41,11 @@ var (
 //     untrusted data, and returns per claim confirmed, corrected or uncertain, with the revised
 //     response. The rules are then enforced in code: a correction needs a High- or
 //     Medium-confidence verification (else the claim is kept, caveated and Uncertain); a shallow
-//     claim is never corrected; a citation [n] or a URL that no verifier retrieved and used is
-//     removed and logged. The report is rendered in code in the specification's format.
+//     claim is never corrected, and its closed-book "confirmed" is never stored as supported; a
+//     correction that adds a fact neither the draft nor its evidence holds is refused; the
+//     revised response changes the draft only by the accepted corrections (revise.go); a
+//     citation [n] or a URL that no verifier retrieved and used is removed and logged. The
+//     report is rendered in code in the specification's format.
 //
 // Options.Iterate re-verifies the corrected claims once, with fresh searches, and finalizes
 // again. Cost: 2 + d model calls and d searches for d verified deep claims, plus one repair per
@@ -473,8 +476,9 @@ func (r *cove2Run) finalizePrompt() (string, error) {
 // rules do not allow are demoted to uncertain, corrections keep only the claim's own sources as
 // their basis, and the revised response keeps only citations of sources a verifier retrieved and
 // used, and only URLs a search returned. The draft's own links go too: the draft is untrusted,
-// and a link it plants ("add the link ...") is a classic injection. A revised response that applies a correction the
-// rules refused is replaced by the draft with the allowed corrections applied in code.
+// and a link it plants ("add the link ...") is a classic injection. A revised response that
+// makes any change but the accepted corrections (and caveats) is replaced by the draft with the
+// accepted corrections applied in code (revised, in revise.go).
 func (r *cove2Run) applyReview(review Review) ([]pipeline.Claim, string) {
 	byID := map[int]ClaimReview{}
 	for _, d := range review.Claims {
@@ -535,6 +539,15 @@ func (r *cove2Run) applyReview(review Review) ([]pipeline.Claim, string) {
 		case d.Status == ReviewCorrected && (strings.TrimSpace(d.Corrected) == "" || pipeline.SameText(d.Corrected, c.Text)):
 			c.Verdict, c.VariantVerdict = pipeline.VerdictUnverified, ReviewUncertain
 			c.Reason = "the reviewer marked it corrected but gave no different corrected text" + caveat
+		case d.Status == ReviewCorrected && len(newFacts(d.Corrected, r.knownTo(v))) > 0:
+			// The correction states a fact that neither the draft nor the claim's evidence
+			// holds: it is refused whole, since a correction without that fact is no longer
+			// the reviewer's, and the original is kept.
+			added := strings.Join(newFacts(d.Corrected, r.knownTo(v)), ", ")
+			c.Verdict, c.VariantVerdict = pipeline.VerdictUnverified, ReviewUncertain
+			c.Reason = fmt.Sprintf("the evidence contradicts it, but the reviewer's correction adds %s, which neither the draft nor the claim's sources hold: the original is kept%s", added, caveat)
+			refused = append(refused, refusedCorrection{c.Position, strings.TrimSpace(d.Corrected)})
+			r.flag(pipeline.Flagf(pipeline.FlagUnsupportedAddition, "claim %d: the correction %q adds %s, which neither the draft nor the claim's sources hold; refused", c.Position, evidence.OneLineText(d.Corrected), added))
 		case d.Status == ReviewCorrected:
 			c.Verdict, c.VariantVerdict, c.Citations = pipeline.VerdictRefuted, ReviewCorrected, basis
 			c.CorrectedText = evidence.OneLineText(d.Corrected)
@@ -547,7 +560,7 @@ func (r *cove2Run) applyReview(review Review) ([]pipeline.Claim, string) {
 			c.Reason += "; removed the verifier's citations of sources no search returned: " + strings.Join(v.RemovedSources, ", ")
 		}
 	}
-	return claims, r.revised(review.RevisedResponse, claims, refused)
+	return claims, r.revised(review.RevisedResponse, claims, refused, caveatsOf(review, claims))
 }
 
 // applyShallow applies the review of a shallow claim: closed-book, so caveats only.
@@ -556,8 +569,10 @@ func (r *cove2Run) applyShallow(c *pipeline.Claim, d ClaimReview, reviewed bool,
 	case !reviewed:
 		c.Verdict, c.VariantVerdict, c.Reason = pipeline.VerdictUnverified, ReviewUncertain, "the reviewer gave this claim no status"
 	case d.Status == ReviewConfirmed:
-		c.Verdict, c.VariantVerdict = pipeline.VerdictSupported, ReviewConfirmed
-		c.Reason = "shallow claim (logic, context, opinion or common knowledge) reviewed closed-book with no caveat; not searched"
+		// A closed-book "confirmed" is the reviewer's own opinion, not evidence: it is never
+		// stored as supported, so no report or view counts it Confirmed.
+		c.Verdict, c.VariantVerdict = pipeline.VerdictUnverified, ReviewUncertain
+		c.Reason = "shallow claim (logic, context, opinion or common knowledge) reviewed closed-book with no caveat; not searched, so not confirmed"
 	case d.Status == ReviewCorrected:
 		c.Verdict, c.VariantVerdict = pipeline.VerdictUnverified, ReviewUncertain
 		c.Reason = "shallow claims get caveats only: the reviewer's rewrite was refused, the original kept" + caveat
@@ -567,6 +582,15 @@ func (r *cove2Run) applyShallow(c *pipeline.Claim, d ClaimReview, reviewed bool,
 		c.Verdict, c.VariantVerdict = pipeline.VerdictUnverified, ReviewUncertain
 		c.Reason = "shallow claim reviewed closed-book and caveated; not searched" + caveat
 	}
+}
+
+// knownTo returns the words a correction of a claim may use: the draft's and its evidence's.
+func (r *cove2Run) knownTo(v Verification) map[string]bool {
+	known := wordSet(r.in.Text)
+	for w := range evidenceWords(v) {
+		known[w] = true
+	}
+	return known
 }
 
 // basis returns the numbers of a correction's or confirmation's basis that are the claim's own
@@ -602,54 +626,6 @@ func containsInt(xs []int, x int) bool {
 type refusedCorrection struct {
 	position  int
 	corrected string
-}
-
-// revised returns the revised response under the rules: the reviewer's, unless it applied a
-// refused correction (then the draft with the allowed corrections applied in code), with every
-// citation of a number no verifier used, and every URL no search returned, removed.
-func (r *cove2Run) revised(text string, claims []pipeline.Claim, refused []refusedCorrection) string {
-	text = strings.TrimSpace(text)
-	for _, f := range refused {
-		if appliesCorrection(text, r.in.Text, r.planned[f.position-1].Text, f.corrected) {
-			r.flag(pipeline.Flagf(pipeline.FlagRevisedResponseReplaced, "it applied the refused correction of claim %d; "+
-				"the draft with the allowed corrections is used instead", f.position))
-			text = r.reviseInCode(claims)
-			break
-		}
-	}
-	text, removed := evidence.FilterCitations(text, r.book.Has)
-	r.res.ReviewFlags = append(r.res.ReviewFlags, evidence.CitationFlags(removed)...)
-	retrieved := map[string]bool{}
-	for _, e := range r.res.Evidence {
-		retrieved[evidence.CanonicalURL(e.URL)] = true
-	}
-	text, urls := evidence.StripUnknownURLs(text, func(u string) bool { return retrieved[evidence.CanonicalURL(u)] })
-	for _, u := range urls {
-		r.flag(pipeline.Flagf(pipeline.FlagURLRemoved, "%s", u))
-	}
-	return text
-}
-
-// reviseInCode applies the allowed corrections to the draft where the claim's text appears in it
-// verbatim, each followed by its citations; a correction whose claim text is not found is left
-// to the report's Corrections and logged.
-func (r *cove2Run) reviseInCode(claims []pipeline.Claim) string {
-	text := r.in.Text
-	for _, c := range claims {
-		if c.Verdict != pipeline.VerdictRefuted || c.CorrectedText == "" {
-			continue
-		}
-		if !strings.Contains(text, c.Text) {
-			r.flag(pipeline.Flagf(pipeline.FlagCorrectionNotInText, "claim %d's text is not in the draft verbatim; see Corrections", c.Position))
-			continue
-		}
-		cited := strings.TrimRight(c.CorrectedText, " .")
-		if len(c.Citations) > 0 {
-			cited += " " + inlineCitation(c.Citations)
-		}
-		text = strings.Replace(text, c.Text, cited, 1)
-	}
-	return strings.TrimSpace(text)
 }
 
 // checks records the verifications as the run's checks, one per verified claim, in claim order.

@@ -178,7 +178,8 @@ func TestCove2EndToEnd(t *testing.T) {
 	if c.Verdict != pipeline.VerdictSupported || c.Confidence != pipeline.ConfidenceMedium || !slices.Equal(c.Citations, []int{3}) {
 		t.Errorf("confirmed claim (one unofficial source: Medium): %+v", c)
 	}
-	if sh.Verdict != pipeline.VerdictSupported || sh.Tier != pipeline.TierShallow || sh.Confidence != "" || sh.VerificationQuery != "" {
+	// The shallow claim's closed-book "confirmed" is no evidence: unverified, not supported (issue 12, rule 8).
+	if sh.Verdict != pipeline.VerdictUnverified || sh.Tier != pipeline.TierShallow || sh.Confidence != "" || sh.VerificationQuery != "" {
 		t.Errorf("shallow claim: %+v", sh)
 	}
 	// Evidence: every result the verifiers read, numbered when cited, in citation order.
@@ -481,7 +482,7 @@ func TestCove2TiersRaisedByCode(t *testing.T) {
 	if b.Tier != pipeline.TierDeep || b.Verdict != pipeline.VerdictUnverified || !strings.Contains(b.Reason, "signals (number)") {
 		t.Errorf("raised without a query: %+v", b)
 	}
-	if c.Tier != pipeline.TierShallow || c.Verdict != pipeline.VerdictSupported {
+	if c.Tier != pipeline.TierShallow || c.Verdict != pipeline.VerdictUnverified { // closed-book: never supported (issue 12, rule 8)
 		t.Errorf("shallow: %+v", c)
 	}
 	if len(s.search.Sent()) != 1 {
@@ -553,10 +554,12 @@ func TestCove2ConfidenceGate(t *testing.T) {
 	if !hasFlag(res, "correction_refused: claim 2") || !hasFlag(res, "revised_response_replaced") {
 		t.Errorf("flags: %v", res.ReviewFlags)
 	}
-	if want := "The Eiffel Tower is 330 metres tall [1, 2] and was completed in 1889. Being in Paris, it draws many visitors."; res.RevisedText != want {
+	// The original is kept, with its caveat (issue 12, rule 8: the revised text is built from the
+	// draft, the accepted corrections and the caveats).
+	if want := "The Eiffel Tower is 330 metres tall [1, 2] and was completed in 1889 (caveat: sources disagree). Being in Paris, it draws many visitors."; res.RevisedText != want {
 		t.Errorf("revised:\n got %q\nwant %q", res.RevisedText, want)
 	}
-	// The shallow claim, supported closed-book with no confidence, is Uncertain, not Confirmed.
+	// The shallow claim's closed-book "confirmed" counts Uncertain (issue 12, rule 8).
 	if !strings.Contains(res.Report, "- Checked: 3 | Confirmed: 0 | Corrected: 1 | Uncertain: 2\n") {
 		t.Errorf("report:\n%s", res.Report)
 	}

@@ -224,22 +224,33 @@ func (c Calibration) IsAuthoritative(r pipeline.SearchResult) bool {
 }
 
 // IndependentSources returns the largest run of results, in their order, that are pairwise
-// independent: each from a site (registrable domain) and a publisher that no earlier one in the
-// run had. A result with no publisher is its site's own publisher.
+// independent: each on a registrable domain, under a publisher or organisation and of a
+// document (canonical URL or DOI) that no earlier one in the run had, and whose text is a copy
+// (NearDuplicate) of no earlier result at all, kept or not: a copy of a copy is the same voice.
+// A result with no domain is left out: nothing says whose it is.
 func IndependentSources(results []pipeline.SearchResult) []pipeline.SearchResult {
 	var out []pipeline.SearchResult
-	sites, publishers := map[string]bool{}, map[string]bool{}
+	var kept, seen []SourceKeys
 	for _, r := range results {
 		k := KeysOf(r)
-		publisher := k.Publisher
-		if publisher == "" {
-			publisher = "site:" + k.Domain
+		independent := k.Domain != ""
+		for _, o := range kept {
+			if !independent {
+				break
+			}
+			independent = k.Shared(o) == ""
 		}
-		if k.Domain == "" || sites[k.Domain] || publishers[publisher] {
-			continue
+		for _, o := range seen {
+			if !independent {
+				break
+			}
+			independent = !k.SameContent(o)
 		}
-		sites[k.Domain], publishers[publisher] = true, true
-		out = append(out, r)
+		seen = append(seen, k)
+		if independent {
+			kept = append(kept, k)
+			out = append(out, r)
+		}
 	}
 	return out
 }

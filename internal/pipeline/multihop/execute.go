@@ -228,12 +228,14 @@ func (r *multihopRun) filterResults(results []pipeline.SearchResult, used usedSo
 			continue
 		}
 		k := evidence.KeysOf(res)
-		if reason := r.in.rules.conflict(used, k); reason != "" {
+		if reason, excludable := r.in.rules.conflict(used, k); reason != "" {
 			d.independence++
 			if d.firstConflict == "" {
 				d.firstConflict = reason
 			}
-			r.flag(pipeline.Flag(pipeline.FlagExclusionsIgnored))
+			if excludable {
+				r.flag(pipeline.Flag(pipeline.FlagExclusionsIgnored))
+			}
 			continue
 		}
 		if !r.in.scope.Admits(res.PublishedAt) {
@@ -375,7 +377,7 @@ func (r *multihopRun) enforceIndependence() {
 				used.merge(group)
 				group, current = usedSources{}, e.group
 			}
-			if reason := r.in.rules.conflict(used, evidence.KeysOf(e.SearchResult)); reason != "" {
+			if reason, _ := r.in.rules.conflict(used, evidence.KeysOf(e.SearchResult)); reason != "" {
 				r.flag(pipeline.Flag(pipeline.FlagIndependenceDropped))
 				continue
 			}

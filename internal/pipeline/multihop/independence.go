@@ -323,7 +323,8 @@ func ruleWords(lower string) []string {
 
 // usedSources are the sources the earlier hops of one chain used, in the order they were used:
 // their keys for the checks in code, and the same sources as a query excludes them (registrable
-// domains, publishers and URLs as the results wrote them, since providers match those).
+// domains, publishers and organisations, and URLs as the results wrote them, since providers
+// match those).
 type usedSources struct {
 	keys                      []evidence.SourceKeys
 	domains, publishers, urls []string
@@ -340,6 +341,7 @@ func (u *usedSources) add(r pipeline.SearchResult) {
 	}
 	addOnce(&u.domains, k.Domain)
 	addOnce(&u.publishers, strings.Join(strings.Fields(r.Publisher), " "))
+	addOnce(&u.publishers, strings.Join(strings.Fields(r.Organisation), " "))
 	addOnce(&u.urls, r.URL)
 }
 
@@ -356,18 +358,29 @@ func (u *usedSources) merge(o usedSources) {
 }
 
 // conflict says which rule a source with keys k breaks against used, or "" when it breaks none.
-func (r IndependenceRules) conflict(used usedSources, k evidence.SourceKeys) string {
+// A near-duplicate of a used source's text (a syndicated or copied story) is that source's
+// document wherever it is hosted, so URL uniqueness covers it; excludable is false for it alone,
+// since no query can exclude a text, so a provider that returns one ignored nothing.
+func (r IndependenceRules) conflict(used usedSources, k evidence.SourceKeys) (reason string, excludable bool) {
 	for _, u := range used.keys {
 		switch {
-		case r.DistinctURLs && k.URL != "" && k.URL == u.URL:
-			return "its URL " + k.URL + " was used by an earlier hop"
-		case r.DistinctDomains && k.Domain != "" && k.Domain == u.Domain:
-			return "its domain " + k.Domain + " was used by an earlier hop"
-		case r.DistinctPublishers && k.Publisher != "" && k.Publisher == u.Publisher:
-			return "its publisher " + k.Publisher + " was used by an earlier hop"
+		case r.DistinctURLs && k.SameDocument(u):
+			return "its URL " + k.URL + " was used by an earlier hop", true
+		case r.DistinctDomains && k.SameDomain(u):
+			return "its domain " + k.Domain + " was used by an earlier hop", true
+		}
+		if name := k.SamePublisher(u); r.DistinctPublishers && name != "" {
+			return "its publisher " + name + " was used by an earlier hop", true
 		}
 	}
-	return ""
+	if r.DistinctURLs {
+		for _, u := range used.keys {
+			if k.SameContent(u) {
+				return "its text is a copy of a source an earlier hop used", false
+			}
+		}
+	}
+	return "", false
 }
 
 // exclusions are what a hop's query must exclude, given what the chain used before it.

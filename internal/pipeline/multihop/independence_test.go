@@ -96,7 +96,7 @@ func TestIndependenceConflictAndExclusions(t *testing.T) {
 		{pipeline.SearchResult{URL: "https://bbc.co.uk/x"}, ""},
 	}
 	for _, tt := range tests {
-		got := rules.conflict(used, evidence.KeysOf(tt.r))
+		got, _ := rules.conflict(used, evidence.KeysOf(tt.r))
 		if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
 			t.Errorf("conflict(%s) = %q, want %q", tt.r.URL, got, tt.want)
 		}

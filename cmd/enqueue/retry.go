@@ -1,0 +1,241 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/retry"
+	"github.com/corroborate/corroborate/internal/store"
+)
+
+// RetryConfig is everything `enqueue retry` is told.
+type RetryConfig struct {
+	NATSURL     string
+	DatabaseURL string
+	Statuses    string
+	Since       time.Duration
+	IDsFile     string
+	Method      string
+	Limit       int
+	DryRun      bool
+
+	Stream   jobs.StreamConfig
+	NATSConn jobs.ConnConfig
+}
+
+func (c *RetryConfig) flags(s *envflag.Set) {
+	s.String(&c.NATSURL, "nats-url", "NATS_URL", nats.DefaultURL, "NATS server URL")
+	s.String(&c.DatabaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL (required: the failed jobs are selected there)")
+	s.String(&c.Statuses, "status", "CORROBORATE_RETRY_STATUS", "failed,dead", "the outcomes to run again, comma-separated: failed, dead")
+	s.Duration(&c.Since, "since", "CORROBORATE_RETRY_SINCE", 24*time.Hour, "only jobs that ended within this long (0: any time)")
+	s.String(&c.IDsFile, "ids", "CORROBORATE_RETRY_IDS", "", "only the job ids listed in this file, one per line (- for stdin)")
+	s.String(&c.Method, "method", "CORROBORATE_RETRY_METHOD", "", "run the retries with this method instead of the one each job named")
+	s.Int(&c.Limit, "limit", "CORROBORATE_RETRY_LIMIT", 0, "enqueue at most this many, oldest first (0: all)")
+	s.Bool(&c.DryRun, "dry-run", "CORROBORATE_RETRY_DRY_RUN", false, "list what would be enqueued, publish nothing")
+	c.Stream.DefineFlags(s)
+	c.NATSConn.DefineFlags(s)
+}
+
+const retryUsage = `Usage: enqueue retry [flags]
+
+Runs failed work again: publishes, from the payloads kept in job_outcomes, the jobs that ended
+failed or dead (--status) within --since, optionally only the job ids in --ids and with another
+--method. Use it once the cause is fixed (a wrong OPENAI_BASE_URL or key, a quota, an outage).
+
+Each retry is a new job, retry:<original job id>:<YYYY-MM-DD> (today, local time), whose message
+carries retry_of: the original job; job_outcomes.retry_of links the two. Running it twice the
+same day publishes nothing twice, and a job whose retry ended done is not selected again.
+Rejected jobs are not retried: their input broke a rule and would be rejected again.
+Exit status: 0 done; 1 NATS or PostgreSQL error; 2 usage.`
+
+func runRetry(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var cfg RetryConfig
+	fs := envflag.New("enqueue retry", retryUsage)
+	fs.SetOutput(stderr)
+	cfg.flags(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintln(stderr, "enqueue retry:", err)
+		return exitInvalid
+	}
+	var problems []string
+	if fs.NArg() > 0 {
+		problems = append(problems, fmt.Sprintf("unexpected arguments %q (retry selects jobs from PostgreSQL; flags only, --ids for a list)", fs.Args()))
+	}
+	if cfg.DatabaseURL == "" {
+		problems = append(problems, "no database: set DATABASE_URL or --database-url")
+	}
+	statuses, err := parseRetryStatuses(cfg.Statuses)
+	if err != nil {
+		problems = append(problems, err.Error())
+	}
+	if cfg.Since < 0 {
+		problems = append(problems, fmt.Sprintf("--since %s: give a positive duration such as 24h, or 0 for any time", cfg.Since))
+	}
+	if cfg.Method != "" && !jobs.KnownMethod(cfg.Method) {
+		problems = append(problems, fmt.Sprintf("--method %q is not a method; use one of %s", cfg.Method, strings.Join(jobs.Methods, ", ")))
+	}
+	if cfg.Limit < 0 {
+		problems = append(problems, fmt.Sprintf("--limit %d: give 0 (all) or more", cfg.Limit))
+	}
+	var ids []string
+	if cfg.IDsFile != "" {
+		if ids, err = readJobIDs(cfg.IDsFile, stdin); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	sc := cfg.Stream.WithDefaults()
+	if err := sc.Validate(); err != nil {
+		problems = append(problems, err.Error())
+	}
+	connOpts, err := cfg.NATSConn.Options()
+	if err != nil {
+		problems = append(problems, err.Error())
+	}
+	if len(problems) > 0 {
+		fmt.Fprintln(stderr, "enqueue retry:", strings.Join(problems, "; "))
+		return exitInvalid
+	}
+
+	st, err := store.Open(ctx, store.Config{URL: cfg.DatabaseURL, MaxConns: 2})
+	if err != nil {
+		fmt.Fprintln(stderr, "enqueue retry:", err)
+		return exitError
+	}
+	defer st.Close()
+	if _, err := st.Migrate(ctx); err != nil {
+		fmt.Fprintln(stderr, "enqueue retry:", err)
+		return exitError
+	}
+	now := time.Now()
+	sel := store.RetrySelection{Statuses: statuses, JobIDs: ids, Limit: cfg.Limit}
+	if cfg.Since > 0 {
+		sel.Since = now.Add(-cfg.Since)
+	}
+	candidates, err := st.RetryCandidates(ctx, sel)
+	if err != nil {
+		fmt.Fprintln(stderr, "enqueue retry:", err)
+		return exitError
+	}
+	todo, skipped := retry.Plan(candidates, cfg.Method, now, jobs.ValidationConfig{MaxMessageBytes: sc.MaxMessageBytes})
+	for _, skip := range skipped {
+		fmt.Fprintf(stderr, "skipped   job %s (%s): %v\n", skip.Candidate.JobID, skip.Candidate.Status, skip.Err)
+	}
+	fmt.Fprintf(stdout, "%d job(s) ended %s%s\n", len(candidates), cfg.Statuses, sinceText(cfg.Since))
+
+	if cfg.DryRun {
+		for _, j := range todo {
+			fmt.Fprintf(stdout, "would queue job %s  as %s  method %s  (%s: %s)\n",
+				j.Candidate.JobID, j.ID, j.Message.Message.Method, j.Candidate.Status, oneLineReason(j.Candidate.Reason))
+		}
+		fmt.Fprintf(stdout, "dry run: %d would be queued, %d skipped; nothing was published\n", len(todo), len(skipped))
+		return exitOK
+	}
+	if len(todo) == 0 {
+		fmt.Fprintf(stdout, "0 queued, 0 duplicates, %d skipped\n", len(skipped))
+		return exitOK
+	}
+	js, closeNATS, err := openStream(ctx, cfg.NATSURL, sc, connOpts, "corroborate-enqueue-retry")
+	if err != nil {
+		fmt.Fprintln(stderr, "enqueue retry:", err)
+		return exitError
+	}
+	defer closeNATS()
+	queued, duplicates := 0, 0
+	for _, j := range todo {
+		res, err := jobs.PublishEncoded(ctx, js, sc.PublishSubject, j.Message, j.ID)
+		if err != nil {
+			fmt.Fprintf(stderr, "enqueue retry: job %s: NOT queued: %v\n", j.Candidate.JobID, err)
+			fmt.Fprintf(stderr, "enqueue retry: stopped after %d queued and %d duplicates (running it again today is safe: queued ones come back as duplicates)\n", queued, duplicates)
+			return exitError
+		}
+		state := "queued"
+		if res.Duplicate {
+			state, duplicates = "duplicate", duplicates+1
+		} else {
+			queued++
+		}
+		fmt.Fprintf(stdout, "%-9s job %s  as %s  seq %d\n", state, j.Candidate.JobID, res.JobID, res.Sequence)
+	}
+	fmt.Fprintf(stdout, "%d queued, %d duplicates, %d skipped\n", queued, duplicates, len(skipped))
+	return exitOK
+}
+
+// parseRetryStatuses reads --status: failed, dead or both, comma-separated.
+func parseRetryStatuses(s string) ([]jobs.Outcome, error) {
+	var out []jobs.Outcome
+	for _, part := range strings.Split(s, ",") {
+		o := jobs.Outcome(strings.TrimSpace(part))
+		switch {
+		case o == "":
+			continue
+		case o == jobs.OutcomeRejected:
+			return nil, errors.New("--status rejected: a rejected job broke a rule of the job message and would be rejected again; fix its input and enqueue it anew")
+		case o != jobs.OutcomeFailed && o != jobs.OutcomeDead:
+			return nil, fmt.Errorf("--status %q: use failed, dead or failed,dead", part)
+		}
+		out = append(out, o)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("--status is empty: use failed, dead or failed,dead")
+	}
+	return out, nil
+}
+
+// readJobIDs reads job ids, one per line (blank lines and # comments skipped), from path or, for
+// "-", from stdin.
+func readJobIDs(path string, stdin io.Reader) ([]string, error) {
+	r := stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("--ids: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	var ids []string
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		ids = append(ids, line)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("--ids %s: %w", path, err)
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("--ids %s lists no job id", path)
+	}
+	return ids, nil
+}
+
+func sinceText(d time.Duration) string {
+	if d == 0 {
+		return ""
+	}
+	return " in the last " + d.String()
+}
+
+func oneLineReason(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 120 {
+		s = strings.ToValidUTF8(s[:120], "") + "..."
+	}
+	return s
+}
