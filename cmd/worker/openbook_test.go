@@ -206,9 +206,14 @@ func (b *bundle) cove2Model(t testing.TB, s cove2Script) {
 					urls = append(urls, c.url)
 				}
 				urls = append(urls, a.extraSources...)
-				quote := strings.Join(strings.Fields(cited[0].txt)[:4], " ")
-				return llmtest.Response{Text: fmt.Sprintf("- Answer: %s\n- Evidence: %q\n- Sources: %s\n- Confidence: High",
-					a.answer, quote, strings.Join(urls, ", "))}, true
+				// One quote from each cited source (the specification's Evidence holds up to three):
+				// support is attributed per source, and a cited source with no passage grounds nothing.
+				var quotes []string
+				for _, c := range cited[:min(len(cited), 3)] {
+					quotes = append(quotes, fmt.Sprintf("%q", strings.Join(strings.Fields(c.txt)[:4], " ")))
+				}
+				return llmtest.Response{Text: fmt.Sprintf("- Answer: %s\n- Evidence: %s\n- Sources: %s\n- Confidence: High",
+					a.answer, strings.Join(quotes, " "), strings.Join(urls, ", "))}, true
 			}
 			return llmtest.Response{Text: "- Answer: unable to verify"}, true
 		}

@@ -67,6 +67,16 @@ const (
 	// FlagCorrectionNotInText: a corrected claim's text is not in the draft verbatim, so the
 	// correction is only in the report's Corrections.
 	FlagCorrectionNotInText = "correction_not_in_text"
+	// FlagSingleSource: a verdict stands on one voice (one source, or several that are not
+	// independent of one another, none authoritative), so it is at most Medium.
+	FlagSingleSource = "single_source"
+	// FlagQuoteNotInSource: a citation's passage is not in the text of the source it was
+	// attributed to (or the citation gave none); the citation was dropped and the verdict
+	// re-grounded on the citations that remain.
+	FlagQuoteNotInSource = "quote_not_in_source"
+	// FlagSourcesConflict: the cited sources disagree (some support the claim, some refute it):
+	// the claim is partly supported or unverified, never High.
+	FlagSourcesConflict = "sources_conflict"
 	// FlagUnsupportedAddition: the reviewer's revised text or a correction carried a fact (a
 	// number, date, name or place) that neither the draft nor the cited evidence holds; it was
 	// kept out of the revised text.

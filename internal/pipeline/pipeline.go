@@ -283,11 +283,16 @@ type Evidence struct {
 	ClaimPosition int
 	HopNumber     int
 	// SearchSeq is the search call (Result.Searches[].Seq) that returned it.
-	SearchSeq   int
-	URL         string
-	Title       string
-	Snippet     string
-	Quote       string
+	SearchSeq int
+	URL       string
+	Title     string
+	Snippet   string
+	// Quote is the passage of this source that the claim's verdict relies on, checked in code to
+	// be in its text; empty when the source was not cited.
+	Quote string
+	// Stance is whether this cited source supports or refutes the claim ("supports",
+	// "refutes"); empty when the method gives none or the source was not cited.
+	Stance      string
 	Domain      string
 	Publisher   string
 	PublishedAt *time.Time

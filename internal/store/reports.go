@@ -593,6 +593,9 @@ type Summary struct {
 	ByMethod   []MethodCount
 	// ByVerdict counts the claims of the statements' latest runs, every verdict listed.
 	ByVerdict []Count
+	// Confirmed counts the supported claims among them at High or Medium confidence: a
+	// supported verdict at Low or no confidence (closed-book, shallow) is no confirmation.
+	Confirmed int
 	// Outcomes counts job_outcomes by status for messages received in [Since, Until); only the
 	// window applies to them (a message has no method or verdict until it has run).
 	Outcomes []Count
@@ -622,6 +625,10 @@ func (s *Store) Summary(ctx context.Context, f ReportFilter) (Summary, error) {
 	q, args = f.claimQuery("cr.verdict, count(*)::int", "")
 	verdicts, err := s.counts(ctx, "claims by verdict", q+" GROUP BY cr.verdict", args)
 	if err != nil {
+		return sum, err
+	}
+	q, args = f.claimQuery("cr.confirmed", "")
+	if sum.Confirmed, err = s.count(ctx, "confirmed claims", "SELECT count(*) FROM ("+q+") c WHERE c.confirmed", args); err != nil {
 		return sum, err
 	}
 	for _, v := range Verdicts {

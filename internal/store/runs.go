@@ -302,6 +302,7 @@ func evidenceRow(runID int64, i int, e pipeline.Evidence) row {
 		{"title", nullString(e.Title)},
 		{"snippet", nullString(e.Snippet)},
 		{"quote", nullString(e.Quote)},
+		{"stance", nullString(e.Stance)},
 		{"domain", nullString(e.Domain)},
 		{"publisher", nullString(e.Publisher)},
 		{"published_at", e.PublishedAt},

@@ -81,6 +81,8 @@ var publicViewColumns = map[string][]string{
 		"started_at timestamptz", "finished_at timestamptz", "duration_ms float8",
 		// 00007
 		"review_flag_details jsonb",
+		// 00009
+		"confirmed int4",
 	},
 	"claim_results": {
 		"statement_id int8", "external_id text", "run_id int8", "job_id text", "method text", "model text",
@@ -88,6 +90,8 @@ var publicViewColumns = map[string][]string{
 		"verdict text", "variant_verdict text", "confidence text", "reason text", "consistent_part text", "corrected_text text",
 		"check_position int4", "check_question text", "check_answer text", "citations _int4", "citation_urls _text",
 		"finished_at timestamptz",
+		// 00009
+		"confirmed bool", "cited_passages jsonb",
 	},
 	"job_outcomes": {
 		"job_id text", "stream_seq int8", "subject text", "status text", "reason text", "attempts int4",

@@ -342,6 +342,9 @@ func (r *cove2Run) verify(ctx context.Context, targets []int, v Verifier, fresh 
 		for _, removed := range ver.RemovedSources {
 			r.flag(pipeline.Flagf(pipeline.FlagSourceRemoved, "claim %d cited %s, which no search returned", positions[k], removed))
 		}
+		for _, f := range ver.Flags {
+			r.flag(pipeline.Flagf(f.Code, "claim %d: %s", positions[k], f.Detail))
+		}
 	}
 	return nil
 }

@@ -141,7 +141,8 @@ func eiffelScript() cove2Script {
 	return cove2Script{
 		plan: cove2PlanReply(true, deepClaim(eiffelH, qHeight), deepClaim(eiffelC, qCompleted), shallowClaim(eiffelS)),
 		verify: map[string]string{
-			qHeight:    verifierReply("330 metres", "The Eiffel Tower is 330 m tall", "High", tourEiffel.URL, britannica.URL),
+			qHeight: "- Answer: 330 metres\n- Evidence: \"The Eiffel Tower is 330 m tall\" \"The tower is 330 metres high\"\n- Sources: " +
+				tourEiffel.URL + ", " + britannica.URL + "\n- Confidence: High",
 			qCompleted: verifierReply("March 1889", "completed in March 1889", "High", tourHistory.URL),
 		},
 		results: map[string][]pipeline.SearchResult{qHeight: {tourEiffel, britannica}, qCompleted: {tourHistory, wiki}},
@@ -613,7 +614,7 @@ func TestCove2ShallowNeverCorrected(t *testing.T) {
 func TestCove2CitationsOnlyToRetrievedSources(t *testing.T) {
 	t.Parallel()
 	script := eiffelScript()
-	script.verify[qHeight] = verifierReply("330 metres", "330 m", "High", tourEiffel.URL, "https://fabricated.example/eiffel")
+	script.verify[qHeight] = verifierReply("330 metres", "The Eiffel Tower is 330 m tall", "High", tourEiffel.URL, "https://fabricated.example/eiffel")
 	script.finalize = cove2ReviewReply("The Eiffel Tower is 330 metres tall [1][7] (see https://fabricated.example/eiffel and [more](https://evil.example/x)) "+
 		"and was completed in 1889 [3]. Being in Paris, it draws many visitors [12].",
 		ClaimReview{ID: 1, Status: ReviewCorrected, Corrected: "The Eiffel Tower is 330 metres tall", Basis: []int{1, 3, 9}},

@@ -2,6 +2,7 @@ package cove2
 
 import (
 	"context"
+	"fmt"
 	"html"
 	"regexp"
 	"strconv"
@@ -56,6 +57,9 @@ type Verification struct {
 	// the run when it is permanent (IsPermanent: a refused key, a bad configuration), which no
 	// claim-level "unverified" should hide.
 	SearchErr error
+	// Flags are the review flags of this verification (FlagQuoteNotInSource, FlagSingleSource),
+	// their detail without the claim, which the caller adds.
+	Flags []pipeline.ReviewFlag
 	// Reply is the verifier's raw reply, "" when no call was made; Attempts the verify calls made.
 	Reply    string
 	Attempts int
@@ -188,30 +192,52 @@ func (v Verifier) judge(query string, given []evidence.Retrieved, reply string) 
 	}
 	out.Answer = p.Answer
 
-	g := evidence.Ground(p.Refs, given)
-	for _, i := range g.Cited {
-		out.Sources = append(out.Sources, given[i])
+	// Support is attributed per source (evidence.AttributeQuotes, evidence.Attribute): a quote
+	// marked [n] is source n's passage, an unmarked one belongs to the cited sources whose text
+	// holds it, and a cited source with no passage found in its own text grounds nothing.
+	cites, strays := evidence.AttributeQuotes(p.Refs, p.Passages, given)
+	att := evidence.Attribute(cites, given)
+	for _, s := range att.Sources {
+		src := given[s.Index]
+		src.Quote = s.Passage
+		out.Sources = append(out.Sources, src)
 	}
-	for _, ref := range g.Removed {
+	for _, ref := range att.Removed {
 		out.RemovedSources = append(out.RemovedSources, ref.String())
 	}
-	for i := range out.Sources {
-		out.Sources[i].Quote = evidence.QuoteIn(p.Evidence, out.Sources[i].SearchResult)
+	for _, c := range att.NotInSource {
+		if c.Passage == "" {
+			out.Flags = append(out.Flags, pipeline.Flagf(pipeline.FlagQuoteNotInSource, "the verifier cited [%d] with no passage from it; the citation was dropped", c.Ref.Number))
+		} else {
+			out.Flags = append(out.Flags, pipeline.Flagf(pipeline.FlagQuoteNotInSource, "the verifier quoted %q from [%d], which it does not say; the citation was dropped", pipeline.TruncateUTF8(c.Passage, 120), c.Ref.Number))
+		}
+	}
+	for _, q := range strays {
+		out.Flags = append(out.Flags, pipeline.Flagf(pipeline.FlagQuoteNotInSource, "the verifier quoted %q, which no source says", pipeline.TruncateUTF8(q, 120)))
 	}
 	if len(out.Sources) == 0 {
 		out.Status = VerificationUngrounded
 		out.Confidence = pipeline.ConfidenceLow
 		out.Reason = "the verifier cited no source"
-		if len(out.RemovedSources) > 0 {
+		switch {
+		case len(att.NotInSource) > 0:
+			out.Reason = fmt.Sprintf("no source the verifier cited holds the passage it relies on (%d citation(s) dropped)", len(att.NotInSource))
+		case len(out.RemovedSources) > 0:
 			out.Reason = "no source the verifier cited was among the retrieved results (removed: " +
 				strings.Join(out.RemovedSources, ", ") + ")"
 		}
 		return out
 	}
-	cal := v.Calibration.CalibrateCited(p.Confidence, given, g.Cited)
+	cal := v.Calibration.CalibrateCited(p.Confidence, given, att.Indices())
 	out.Status = VerificationAnswered
 	out.Confidence = cal.Confidence
 	out.CalibrationNote = cal.Note
+	if len(att.NotInSource) > 0 {
+		out.CalibrationNote += fmt.Sprintf("; %d citation(s) dropped: their passage is not in the source they cite", len(att.NotInSource))
+	}
+	if cal.OneVoice() && cal.Confidence != pipeline.ConfidenceLow {
+		out.Flags = append(out.Flags, pipeline.Flagf(pipeline.FlagSingleSource, "the answer rests on one voice (%s)", evidence.HostOf(out.Sources[0].SearchResult)))
+	}
 	return out
 }
 
@@ -220,6 +246,9 @@ type VerifierReply struct {
 	Answer string
 	// Evidence are the quoted snippets, at most three.
 	Evidence []string
+	// Passages are the same quotes with the [n] source each was marked with ("[2] \"...\"" or
+	// "\"...\" [2]"), 0 when unmarked.
+	Passages []evidence.Quote
 	// Refs are the cited sources: URLs as written, or [n] numbers of the prompt's sources.
 	Refs []evidence.SourceRef
 	// Confidence is High, Medium or Low; "" when missing or unreadable.
@@ -241,6 +270,7 @@ var (
 	urlInText      = regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'\]\[)(]+`)
 	numberRef      = regexp.MustCompile(`\[(\d{1,3})\]|(?i)\bsource\s*#?\s*(\d{1,3})\b`)
 	digitRun       = regexp.MustCompile(`\d{1,3}`)
+	markedLine     = regexp.MustCompile(`^(?:\[(\d{1,3})\]\s*[:\-–]?\s*)?(.*?)(?:\s*\[(\d{1,3})\])?$`)
 	bareNumbers    = regexp.MustCompile(`(?i)^(?:\d{1,3}(?:\s*(?:,|;|and|&)\s*|\s+)?)+$`)
 	confidenceWord = regexp.MustCompile(`(?i)\b(high|medium|low)\b`)
 )
@@ -284,13 +314,24 @@ func ParseVerification(reply string) VerifierReply {
 		}
 		line = strings.TrimSpace(pipeline.BulletMarker.ReplaceAllString(strings.TrimSpace(line), ""))
 		found := quotedText.FindAllStringSubmatch(line, -1)
-		if len(found) == 0 && line != "" {
+		mark := 0
+		if len(found) > 0 {
+			if m := numberRef.FindStringSubmatch(quotedText.ReplaceAllString(line, "")); m != nil {
+				mark, _ = strconv.Atoi(m[1] + m[2])
+			}
+		} else if line != "" {
+			if m := markedLine.FindStringSubmatch(line); m != nil {
+				mark, _ = strconv.Atoi(m[1] + m[3])
+				line = strings.TrimSpace(m[2])
+			}
 			found = [][]string{{line, line}}
 		}
 		for _, f := range found {
 			q := strings.TrimSpace(strings.Join(f[1:], ""))
 			if q != "" && len(out.Evidence) < maxQuotes {
-				out.Evidence = append(out.Evidence, pipeline.TruncateUTF8(q, evidence.MaxQuoteBytes))
+				q = pipeline.TruncateUTF8(q, evidence.MaxQuoteBytes)
+				out.Evidence = append(out.Evidence, q)
+				out.Passages = append(out.Passages, evidence.Quote{Text: q, Source: mark})
 			}
 		}
 	}

@@ -189,7 +189,8 @@ func TestVerifierVerify(t *testing.T) {
 	b := pipelinetest.SearchResult("https://www.britannica.com/topic/Eiffel-Tower", "Britannica", "The tower stands 330 metres high.")
 	search := &pipelinetest.StubEvidenceSearcher{Results: map[string][]pipeline.SearchResult{q: {a, b}}}
 	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{{Contains: verifyMarker(q),
-		Reply: verifierReply("330 metres", "The Eiffel Tower is 330 m tall", "High", a.URL, b.URL+"/", "https://fabricated.example/page")}}}
+		Reply: "- Answer: 330 metres\n- Evidence: \"The Eiffel Tower is 330 m tall\"\n- [2] \"stands 330 metres high\"\n- Sources: " +
+			a.URL + ", " + b.URL + "/, https://fabricated.example/page\n- Confidence: High"}}}
 	v, _, sr := verifierFixture(model, search)
 	got := v.Verify(context.Background(), 1, q, false)
 
@@ -199,7 +200,7 @@ func TestVerifierVerify(t *testing.T) {
 	if len(got.Sources) != 2 || got.Sources[0].URL != a.URL || got.Sources[1].URL != b.URL || got.Sources[0].SearchSeq != 1 {
 		t.Errorf("sources: %+v (a trailing slash is the same document)", got.Sources)
 	}
-	if got.Sources[0].Quote != "The Eiffel Tower is 330 m tall" || got.Sources[1].Quote != "" {
+	if got.Sources[0].Quote != "The Eiffel Tower is 330 m tall" || got.Sources[1].Quote != "stands 330 metres high" {
 		t.Errorf("quotes are matched to the sources they came from: %q, %q", got.Sources[0].Quote, got.Sources[1].Quote)
 	}
 	if !slices.Equal(got.RemovedSources, []string{"https://fabricated.example/page"}) {
@@ -270,9 +271,9 @@ func TestVerifierUnableAndUngrounded(t *testing.T) {
 // The model's stated confidence can only be lowered by calibration: "High" on one blog is Medium.
 func TestVerifierCalibratesStatedConfidence(t *testing.T) {
 	t.Parallel()
-	blog := pipelinetest.SearchResult("https://someblog.example/post", "Some Blog", "It is 330 m.")
+	blog := pipelinetest.SearchResult("https://someblog.example/post", "Some Blog", "The tower is 330 m tall.")
 	search := &pipelinetest.StubEvidenceSearcher{Results: map[string][]pipeline.SearchResult{"Q?": {blog}}}
-	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{{Contains: verifyMarker("Q?"), Reply: verifierReply("330 m", "It is 330 m.", "High", blog.URL)}}}
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{{Contains: verifyMarker("Q?"), Reply: verifierReply("330 m", "The tower is 330 m tall", "High", blog.URL)}}}
 	v, _, _ := verifierFixture(model, search)
 	got := v.Verify(context.Background(), 1, "Q?", false)
 	if got.StatedConfidence != pipeline.ConfidenceHigh || got.Confidence != pipeline.ConfidenceMedium || !strings.Contains(got.CalibrationNote, "lowered to Medium") {

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"strings"
@@ -82,6 +83,112 @@ func (c Calibration) Calibrate(stated string, grounding []pipeline.SearchResult)
 		out.Note = fmt.Sprintf("the verifier said %s; %s", stated, out.Note)
 	}
 	return out
+}
+
+// OneVoice reports whether a calibration rests on one voice: no authoritative source and fewer
+// than two independent ones (FlagSingleSource).
+func (c Calibrated) OneVoice() bool {
+	return len(c.Authoritative) == 0 && len(c.Independent) < 2
+}
+
+// Corroborated is a verdict re-grounded in code on the citations that held.
+type Corroborated struct {
+	// Verdict is the verdict that stands: the model's, or unverified (with Reason) when the
+	// citations do not carry it.
+	Verdict string
+	// Confidence is the calibrated confidence (Low for unverified); Note says why.
+	Confidence, Note string
+	// Reason says why the model's verdict was changed; "" when it stands.
+	Reason string
+	// Grounding are the given-source indices that ground the verdict: the sources cited with
+	// the verdict's stance (every held citation for partly_supported).
+	Grounding []int
+	// Flags are review flags for the run (FlagSingleSource, FlagSourcesConflict); their detail
+	// names the sources, and the caller adds which claim.
+	Flags []pipeline.ReviewFlag
+}
+
+// Corroborate re-grounds a verdict (supported, refuted or partly_supported) on the citations
+// that held (Attribute), under the rules of corroboration:
+//
+//   - agreement: sources corroborate only when cited with the same stance. A supported or
+//     refuted verdict whose sources take both stances is unverified, with FlagSourcesConflict;
+//     a partly supported one stays partly supported, at most Medium, with the flag. A citation
+//     with no stance takes the verdict's own;
+//   - High needs two independent sources of that stance, or one authoritative one; one voice is
+//     at most Medium, with FlagSingleSource; no source of that stance is unverified;
+//   - the stated confidence is a ceiling (Calibrate), and a supported or refuted verdict that
+//     ends at Low is unverified: a Low confirmation confirms nothing, a Low contradiction
+//     corrects nothing (CoVe 2.0's confidence gate).
+func (c Calibration) Corroborate(verdict, stated string, given []Retrieved, cited []CitedSource) Corroborated {
+	own := ""
+	switch verdict {
+	case pipeline.VerdictSupported:
+		own = StanceSupports
+	case pipeline.VerdictRefuted:
+		own = StanceRefutes
+	}
+	var supports, refutes, grounding []int
+	for _, s := range cited {
+		stance := cmp.Or(s.Stance, own)
+		switch stance {
+		case StanceSupports:
+			supports = append(supports, s.Index)
+		case StanceRefutes:
+			refutes = append(refutes, s.Index)
+		}
+		if own == "" || stance == own {
+			grounding = append(grounding, s.Index)
+		}
+	}
+	out := Corroborated{Verdict: verdict, Grounding: grounding}
+	conflict := len(supports) > 0 && len(refutes) > 0
+	if conflict {
+		out.Flags = append(out.Flags, pipeline.Flagf(pipeline.FlagSourcesConflict, "%s support it, %s refute it",
+			numbersOf(supports), numbersOf(refutes)))
+	}
+	unverified := func(reason string) Corroborated {
+		out.Verdict, out.Confidence, out.Reason = pipeline.VerdictUnverified, pipeline.ConfidenceLow, reason
+		return out
+	}
+	switch {
+	case conflict && own != "":
+		return unverified(fmt.Sprintf("the cited sources conflict (%s support the claim, %s refute it), so they settle nothing",
+			numbersOf(supports), numbersOf(refutes)))
+	case len(grounding) == 0:
+		return unverified(fmt.Sprintf("the judge said %s, but no source it cited %s the claim", verdict, own))
+	}
+	results := make([]pipeline.SearchResult, len(grounding))
+	for i, idx := range grounding {
+		results[i] = given[idx].SearchResult
+	}
+	cal := c.Calibrate(stated, results)
+	out.Confidence, out.Note = cal.Confidence, cal.Note
+	if conflict && out.Confidence == pipeline.ConfidenceHigh {
+		out.Confidence = pipeline.ConfidenceMedium
+		out.Note += "; lowered to Medium: the cited sources conflict"
+	}
+	if out.Confidence == pipeline.ConfidenceLow {
+		switch verdict {
+		case pipeline.VerdictSupported:
+			return unverified("the evidence supports the claim only at Low confidence, which is no confirmation: " + out.Note)
+		case pipeline.VerdictRefuted:
+			return unverified("the evidence contradicts the claim only at Low confidence, which is no ground for a correction: the claim is kept")
+		}
+	}
+	if cal.OneVoice() {
+		out.Flags = append(out.Flags, pipeline.Flagf(pipeline.FlagSingleSource, "%s rests on one voice (%s)", verdict, sitesOf(results)))
+	}
+	return out
+}
+
+// numbersOf names given-source indices as the prompt numbered them: "[1], [3]".
+func numbersOf(indices []int) string {
+	parts := make([]string, len(indices))
+	for i, idx := range indices {
+		parts[i] = fmt.Sprintf("[%d]", idx+1)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // IsAuthoritative reports whether r is on one of the calibration's authoritative domains.

@@ -38,8 +38,8 @@ type ReportCounts struct {
 	Skipped []pipeline.Claim
 }
 
-// CountClaims sorts claims into the Verification Summary's counts: supported claims are
-// Confirmed; refuted ones, and partly supported ones that carry a correction, are Corrected;
+// CountClaims sorts claims into the Verification Summary's counts: supported claims at High or
+// Medium confidence are Confirmed; refuted ones, and partly supported ones that carry a correction, are Corrected;
 // unverified ones and partly supported ones without a correction are Uncertain; not_checked ones
 // are Skipped, outside Checked, so that the summary never implies a coverage the run did not
 // have.
@@ -50,7 +50,8 @@ func CountClaims(claims []pipeline.Claim) ReportCounts {
 		case cl.Verdict == pipeline.VerdictNotChecked:
 			c.Skipped = append(c.Skipped, cl)
 			continue
-		case cl.Verdict == pipeline.VerdictSupported:
+		case cl.Verdict == pipeline.VerdictSupported && pipeline.ConfidenceRank(cl.Confidence) >= pipeline.ConfidenceRank(pipeline.ConfidenceMedium):
+			// A supported claim at Low or no confidence confirms nothing: it is Uncertain.
 			c.Confirmed++
 		case cl.Verdict == pipeline.VerdictRefuted, cl.Verdict == pipeline.VerdictPartlySupported && cl.CorrectedText != "":
 			c.Corrected++

@@ -16,7 +16,7 @@ import (
 // and without a correction), skipped by the cap.
 var reportClaims = []pipeline.Claim{
 	{Position: 1, Text: "The tower is 300 m tall", Verdict: pipeline.VerdictRefuted, CorrectedText: "The tower is 330 m tall", Citations: []int{1, 2}},
-	{Position: 2, Text: "It opened in 1889", Verdict: pipeline.VerdictSupported, Citations: []int{3}},
+	{Position: 2, Text: "It opened in 1889", Verdict: pipeline.VerdictSupported, Confidence: pipeline.ConfidenceMedium, Citations: []int{3}},
 	{Position: 3, Text: "It was the tallest\nstructure until 1930", Verdict: pipeline.VerdictPartlySupported, CorrectedText: "It was the tallest structure until 1930 (the Chrysler Building)", Citations: []int{3}},
 	{Position: 4, Text: "Its paint weighs 60 t", Verdict: pipeline.VerdictUnverified, Reason: "unable to verify"},
 	{Position: 5, Text: "It has 1,665 steps", Verdict: pipeline.VerdictNotChecked, Reason: "over the claim cap of 10"},
@@ -123,8 +123,9 @@ func TestRenderNoVerificationReportFormat(t *testing.T) {
 
 func TestRenderReportEmptySections(t *testing.T) {
 	t.Parallel()
+	// A shallow claim supported closed-book, with no confidence, is no confirmation: Uncertain.
 	got := RenderReport([]pipeline.Claim{{Position: 1, Text: "x", Verdict: pipeline.VerdictSupported, Tier: pipeline.TierShallow}}, nil, "Same text.")
-	want := "## Verification Summary\n- Checked: 1 | Confirmed: 1 | Corrected: 0 | Uncertain: 0\n\n" +
+	want := "## Verification Summary\n- Checked: 1 | Confirmed: 0 | Corrected: 0 | Uncertain: 1\n\n" +
 		"## Corrections\n- none\n\n## Sources\nnone\n\n## Revised Response\nSame text.\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)

@@ -22,12 +22,16 @@ type judgement struct {
 	Correction              string
 	Confidence              string
 	CalibrationNote         string
-	// cited are the indices (in the evidence the judge was given) of the sources it cited,
-	// in its order; quotes its quotes by the same index.
-	cited  []int
-	quotes map[int]string
+	// cited are the indices (in the evidence the judge was given) of the sources it cited
+	// whose passage was found in them, in its order; quotes their passages and stances their
+	// stances, by the same index.
+	cited   []int
+	quotes  map[int]string
+	stances map[int]string
 	// removed are citation numbers the judge gave that were not among its sources.
 	removed []int
+	// flags are the review flags of this judgement, their detail without the claim.
+	flags []pipeline.ReviewFlag
 }
 
 // judge holds what every judgement of a run shares: the model to call, the job's grounding
@@ -44,11 +48,18 @@ var judgeRequest = sync.OnceValue(func() *pipeline.OutputSchema {
 	str := func(n int) map[string]any { return map[string]any{"type": "string", "maxLength": n} }
 	return &pipeline.OutputSchema{Name: "claim_judgement", Schema: map[string]any{
 		"type": "object", "additionalProperties": false,
-		"required": []string{"verdict", "citations", "quotes", "reason", "supported_part", "correction", "confidence"},
+		"required": []string{"verdict", "citations", "reason", "supported_part", "correction", "confidence"},
 		"properties": map[string]any{
-			"verdict":        map[string]any{"type": "string", "enum": []string{pipeline.VerdictSupported, pipeline.VerdictRefuted, pipeline.VerdictPartlySupported, pipeline.VerdictUnverified}},
-			"citations":      map[string]any{"type": "array", "maxItems": 10, "items": map[string]any{"type": "integer", "minimum": 1, "maximum": 100}},
-			"quotes":         map[string]any{"type": "array", "maxItems": 3, "items": str(300)},
+			"verdict": map[string]any{"type": "string", "enum": []string{pipeline.VerdictSupported, pipeline.VerdictRefuted, pipeline.VerdictPartlySupported, pipeline.VerdictUnverified}},
+			"citations": map[string]any{"type": "array", "maxItems": 10, "items": map[string]any{
+				"type": "object", "additionalProperties": false,
+				"required": []string{"source", "passage", "stance"},
+				"properties": map[string]any{
+					"source":  map[string]any{"type": "integer", "minimum": 1, "maximum": 100},
+					"passage": str(300),
+					"stance":  map[string]any{"type": "string", "enum": []string{evidence.StanceSupports, evidence.StanceRefutes}},
+				},
+			}},
 			"reason":         str(600),
 			"supported_part": str(500),
 			"correction":     str(500),
@@ -57,15 +68,58 @@ var judgeRequest = sync.OnceValue(func() *pipeline.OutputSchema {
 	}}
 })
 
-// judgeReply is a judge's reply as the model writes it.
+// judgeReply is a judge's reply as the model writes it. Citations are judgeCitation objects;
+// a bare number (the reply format before citations carried their passage) is read as a
+// citation whose passage is whichever of Quotes that source holds.
 type judgeReply struct {
-	Verdict       string   `json:"verdict"`
-	Citations     []int    `json:"citations"`
-	Quotes        []string `json:"quotes"`
-	Reason        string   `json:"reason"`
-	SupportedPart string   `json:"supported_part"`
-	Correction    string   `json:"correction"`
-	Confidence    string   `json:"confidence"`
+	Verdict       string            `json:"verdict"`
+	Citations     []json.RawMessage `json:"citations"`
+	Quotes        []string          `json:"quotes,omitempty"`
+	Reason        string            `json:"reason"`
+	SupportedPart string            `json:"supported_part"`
+	Correction    string            `json:"correction"`
+	Confidence    string            `json:"confidence"`
+}
+
+// judgeCitation is one cited source of a judge's reply: its number, the passage of it the
+// verdict relies on, and whether it supports or refutes the claim.
+type judgeCitation struct {
+	Source  int    `json:"source"`
+	Passage string `json:"passage"`
+	Stance  string `json:"stance"`
+}
+
+// maxJudgeCitations bounds the citations read from one reply, as the schema does.
+const maxJudgeCitations = 10
+
+// citations reads p's citations for evidence.Attribute: objects as they are, bare numbers with
+// their passage from Quotes (evidence.AttributeQuotes). Unreadable entries are skipped.
+func (p judgeReply) citations(given []evidence.Retrieved) (cites []evidence.Citation, strays []string) {
+	var legacy []evidence.SourceRef
+	for _, raw := range p.Citations {
+		if len(cites)+len(legacy) == maxJudgeCitations {
+			break
+		}
+		var n int
+		if json.Unmarshal(raw, &n) == nil {
+			legacy = append(legacy, evidence.SourceRef{Number: n})
+			continue
+		}
+		var c judgeCitation
+		if json.Unmarshal(raw, &c) == nil {
+			cites = append(cites, evidence.Citation{Ref: evidence.SourceRef{Number: c.Source},
+				Passage: pipeline.TruncateUTF8(c.Passage, evidence.MaxQuoteBytes), Stance: pipeline.TruncateUTF8(c.Stance, 20)})
+		}
+	}
+	if len(legacy) > 0 {
+		var quotes []evidence.Quote
+		for _, q := range p.Quotes[:min(len(p.Quotes), 3)] {
+			quotes = append(quotes, evidence.Quote{Text: pipeline.TruncateUTF8(q, evidence.MaxQuoteBytes)})
+		}
+		more, s := evidence.AttributeQuotes(legacy, quotes, given)
+		cites, strays = append(cites, more...), s
+	}
+	return cites, strays
 }
 
 // judgeClaim judges one claim from its evidence alone: the claim's text and the results its
@@ -98,39 +152,35 @@ func renderJudgePrompt(claim string, given []evidence.Retrieved, grounding strin
 		pipeline.EscapeFenced(strings.TrimSpace(claim)), evidence.RenderEvidence(given), pipeline.EscapeFenced(evidence.OneLineText(grounding))})
 }
 
-// groundVerdict turns a judge's reply into a judgement under the grounding rule, in code:
+// groundVerdict turns a judge's reply into a judgement under the grounding rules, in code:
 //
 //   - a citation of a number that is not one of the judge's sources is removed (and named);
-//   - a verdict other than unverified with no valid citation left is unverified, with the reason;
+//   - a citation whose passage is not in THAT source's text, or that gives none, is dropped,
+//     with FlagQuoteNotInSource (evidence.Attribute);
+//   - a verdict other than unverified with no citation left is unverified, with the reason;
 //   - an unreadable reply, or a verdict outside the vocabulary, is unverified, with the reason;
-//   - the confidence is calibrated by corroboration over the cited sources (Calibration),
-//     never raised above what the judge said;
-//   - below Medium confidence nothing is corrected (CoVe 2.0's confidence gate): a refuted
-//     claim is kept, unverified, with the reason; a partly supported one loses its correction.
+//   - the verdict is re-grounded on the citations that remain (evidence.Corroborate): agreement
+//     of stances, High only on two independent sources or one authoritative, one voice at most
+//     Medium, and nothing supported or refuted at Low;
+//   - below Medium confidence nothing is corrected (CoVe 2.0's confidence gate): a partly
+//     supported claim loses its correction.
 func (j judge) groundVerdict(reply string, given []evidence.Retrieved) judgement {
 	var p judgeReply
 	if err := json.Unmarshal(pipeline.ReplyJSONObject(reply), &p); err != nil {
 		return judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow, Reason: "the judge's reply could not be read: " + pipeline.OneLine(err)}
 	}
-	out := judgement{VariantVerdict: pipeline.TruncateUTF8(strings.TrimSpace(p.Verdict), 60), quotes: map[int]string{}}
+	out := judgement{VariantVerdict: pipeline.TruncateUTF8(strings.TrimSpace(p.Verdict), 60), quotes: map[int]string{}, stances: map[int]string{}}
 	out.Reason = evidence.OneLineText(pipeline.TruncateUTF8(p.Reason, 600))
-	refs := make([]evidence.SourceRef, len(p.Citations))
-	for i, n := range p.Citations {
-		refs[i] = evidence.SourceRef{Number: n}
-	}
-	g := evidence.Ground(refs, given)
-	out.cited = g.Cited
-	for _, ref := range g.Removed {
+	cites, strays := p.citations(given)
+	att := evidence.Attribute(cites, given)
+	for _, ref := range att.Removed {
 		if !slices.Contains(out.removed, ref.Number) {
 			out.removed = append(out.removed, ref.Number)
 		}
 	}
-	var quotes []string
-	for _, q := range p.Quotes {
-		quotes = append(quotes, pipeline.TruncateUTF8(q, evidence.MaxQuoteBytes))
-	}
-	for _, i := range out.cited {
-		out.quotes[i] = evidence.QuoteIn(quotes, given[i].SearchResult)
+	for _, s := range att.Sources {
+		out.cited = append(out.cited, s.Index)
+		out.quotes[s.Index], out.stances[s.Index] = s.Passage, s.Stance
 	}
 
 	verdict := strings.ToLower(strings.TrimSpace(p.Verdict))
@@ -149,13 +199,36 @@ func (j judge) groundVerdict(reply string, given []evidence.Retrieved) judgement
 		}
 		return out
 	}
+	for _, c := range att.NotInSource {
+		if c.Passage == "" {
+			out.flags = append(out.flags, pipeline.Flagf(pipeline.FlagQuoteNotInSource, "cited [%d] with no passage from it; the citation was dropped", c.Ref.Number))
+		} else {
+			out.flags = append(out.flags, pipeline.Flagf(pipeline.FlagQuoteNotInSource, "cited [%d] for %q, which it does not say; the citation was dropped", c.Ref.Number, pipeline.TruncateUTF8(c.Passage, 120)))
+		}
+	}
+	for _, q := range strays {
+		out.flags = append(out.flags, pipeline.Flagf(pipeline.FlagQuoteNotInSource, "quoted %q, which no source says", pipeline.TruncateUTF8(q, 120)))
+	}
+	dropped := ""
+	if len(att.NotInSource) > 0 {
+		dropped = fmt.Sprintf(" (%d citation(s) dropped: their passage is not in the source they cite)", len(att.NotInSource))
+	}
 	if len(out.cited) == 0 {
 		out.Verdict, out.Confidence = pipeline.VerdictUnverified, pipeline.ConfidenceLow
-		out.Reason = fmt.Sprintf("the judge said %s but cited no source it was given, and a claim without a valid citation is unverified", verdict)
+		out.Reason = fmt.Sprintf("the judge said %s but cited no source it was given with a passage that source holds%s, and a claim without a valid citation is unverified", verdict, dropped)
 		return out
 	}
-	cal := j.calibration.CalibrateCited(strings.TrimSpace(p.Confidence), given, out.cited)
-	out.Verdict, out.Confidence, out.CalibrationNote = verdict, cal.Confidence, cal.Note
+	cor := j.calibration.Corroborate(verdict, strings.TrimSpace(p.Confidence), given, att.Sources)
+	out.flags = append(out.flags, cor.Flags...)
+	out.Verdict, out.Confidence, out.CalibrationNote = cor.Verdict, cor.Confidence, cor.Note
+	if cor.Reason != "" {
+		out.Reason = strings.TrimSpace(cor.Reason + dropped + ". " + out.Reason)
+		out.CalibrationNote = ""
+		return out
+	}
+	if dropped != "" {
+		out.CalibrationNote += ";" + dropped
+	}
 	out.SupportedPart = evidence.OneLineText(pipeline.TruncateUTF8(p.SupportedPart, 500))
 	out.Correction = evidence.OneLineText(pipeline.TruncateUTF8(p.Correction, 500))
 	if verdict == pipeline.VerdictSupported {
@@ -163,11 +236,7 @@ func (j judge) groundVerdict(reply string, given []evidence.Retrieved) judgement
 	}
 	if pipeline.ConfidenceRank(out.Confidence) < pipeline.ConfidenceRank(pipeline.ConfidenceMedium) {
 		// CoVe 2.0's confidence gate: a Low-confidence contradiction is no ground for a
-		// correction; the claim is kept and counts as uncertain.
-		if verdict == pipeline.VerdictRefuted {
-			out.Verdict = pipeline.VerdictUnverified
-			out.Reason = strings.TrimSpace("the evidence contradicts the claim only at Low confidence, which is no ground for a correction: the claim is kept. " + out.Reason)
-		}
+		// correction.
 		out.Correction = ""
 	}
 	if out.Verdict == pipeline.VerdictRefuted && out.Reason == "" {
@@ -208,6 +277,9 @@ func (r *multihopRun) judgeAll(ctx context.Context) {
 		v := st.verdict
 		for _, n := range v.removed {
 			r.flag(pipeline.Flagf(pipeline.FlagCitationRemoved, "claim %d cited [%d], which is not among its sources", st.index+1, n))
+		}
+		for _, f := range v.flags {
+			r.flag(pipeline.Flagf(f.Code, "claim %d: %s", st.index+1, f.Detail))
 		}
 		c := &r.res.Claims[st.index]
 		c.Verdict, c.VariantVerdict, c.Reason, c.Confidence = v.Verdict, v.VariantVerdict, v.Reason, v.Confidence

@@ -254,7 +254,7 @@ func (r *multihopRun) finish() {
 			}
 			if slices.Contains(st.verdict.cited, i) {
 				ev.SourceNumber = r.book.Number(e.URL)
-				ev.Quote = st.verdict.quotes[i]
+				ev.Quote, ev.Stance = st.verdict.quotes[i], st.verdict.stances[i]
 			}
 			r.res.Evidence = append(r.res.Evidence, ev)
 		}

@@ -26,8 +26,9 @@ var (
 func TestMultihopRun(t *testing.T) {
 	t.Parallel()
 	model := planModel(t, validPlan(), map[string]string{
-		apoeClaim1: judgeJSON("supported", []int{1, 2}, "High", "Both sources tie APOE4 to Alzheimer's risk.", "", "the strongest genetic risk factor", "not in any source"),
-		apoeClaim2: judgeJSON("supported", []int{1, 2, 3}, "High", "Three sources report lower cancer risk.", ""),
+		apoeClaim1: judgeJSON("supported", []int{1, 2}, "High", "Both sources tie APOE4 to Alzheimer's risk.", "", "the strongest genetic risk factor", "not in any source", "increases the risk of Alzheimer's disease"),
+		apoeClaim2: judgeJSON("supported", []int{1, 2, 3}, "High", "Three sources report lower cancer risk.", "",
+			"a lower incidence of several cancers", "reduced breast cancer risk", "an inverse comorbidity linked to APOE"),
 	})
 	searcher := planSearcher(true)
 	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: specStatement})
@@ -85,8 +86,8 @@ func TestMultihopRun(t *testing.T) {
 			t.Errorf("evidence %d (%s) is not a result of search %d", e.ID, e.URL, e.SearchSeq)
 		}
 	}
-	if res.Evidence[0].Quote != "the strongest genetic risk factor" || res.Evidence[1].Quote != "" {
-		t.Errorf("quotes: %q, %q: a quote belongs to the source it is found in", res.Evidence[0].Quote, res.Evidence[1].Quote)
+	if res.Evidence[0].Quote != "the strongest genetic risk factor" || res.Evidence[1].Quote != "increases the risk of Alzheimer's disease" {
+		t.Errorf("quotes: %q, %q: a quote belongs to the source it is found in, each cited source has its passage", res.Evidence[0].Quote, res.Evidence[1].Quote)
 	}
 	if e := res.Evidence[2]; e.URL != srcDaily.URL || e.HopNumber != 0 || e.ClaimPosition != 1 || e.SourceNumber != 0 {
 		t.Errorf("c1's cross-validation evidence: %+v (uncited, so unnumbered)", e)
@@ -118,7 +119,8 @@ func TestMultihopRun(t *testing.T) {
 			t.Errorf("the report lacks %q:\n%s", want, res.Report)
 		}
 	}
-	if len(res.ReviewFlags) != 0 {
+	// The quote that no source holds grounds nothing and is flagged.
+	if len(res.ReviewFlags) != 1 || res.ReviewFlags[0].Code != pipeline.FlagQuoteNotInSource {
 		t.Errorf("review flags: %v", res.ReviewFlags)
 	}
 }
@@ -155,7 +157,7 @@ func TestMultihopIndependence(t *testing.T) {
 				{contains: "encyclopedia", results: []pipeline.SearchResult{tt.second}},
 			}}
 			model := planModel(t, plan, map[string]string{
-				plan.Claims[0].ClaimText: judgeJSON("supported", []int{1, 2}, "High", "Two sources agree.", ""),
+				plan.Claims[0].ClaimText: judgeJSON("supported", []int{1, 2}, "High", "Two sources agree.", "", "Completed in 1889"),
 			})
 			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: examplePlanStatement})
 			if err != nil {
@@ -273,10 +275,10 @@ func TestMultihopGrounding(t *testing.T) {
 		{"not JSON", "SUPPORTED, trust me", pipeline.VerdictUnverified, "could not be read", pipeline.ConfidenceLow, nil},
 		{"unknown verdict", judgeJSON("true", []int{1}, "High", "x", ""), pipeline.VerdictUnverified, "no verdict of the vocabulary", pipeline.ConfidenceLow, nil},
 		{"unverified keeps its reason", judgeJSON("unverified", []int{1}, "High", "The sources conflict.", ""), pipeline.VerdictUnverified, "The sources conflict.", pipeline.ConfidenceLow, nil},
-		{"low-confidence contradiction", judgeJSON("refuted", []int{1}, "Low", "Weak.", "Something else"), pipeline.VerdictUnverified, "only at Low confidence", pipeline.ConfidenceLow, []int{0}},
-		{"low-confidence refutation without correction", judgeJSON("refuted", []int{1}, "Low", "", ""), pipeline.VerdictUnverified, "only at Low confidence", pipeline.ConfidenceLow, []int{0}},
-		{"grounded refutation", judgeJSON("refuted", []int{2, 2, 1}, "High", "Both disagree.", "Corrected."), pipeline.VerdictRefuted, "Both disagree.", pipeline.ConfidenceHigh, []int{1, 0}},
-		{"one source is Medium", judgeJSON("supported", []int{1}, "High", "One source.", ""), pipeline.VerdictSupported, "One source.", pipeline.ConfidenceMedium, []int{0}},
+		{"low-confidence contradiction", judgeJSON("refuted", []int{1}, "Low", "Weak.", "Something else", "strongest genetic risk factor"), pipeline.VerdictUnverified, "only at Low confidence", pipeline.ConfidenceLow, []int{0}},
+		{"low-confidence refutation without correction", judgeJSON("refuted", []int{1}, "Low", "", "", "strongest genetic risk factor"), pipeline.VerdictUnverified, "only at Low confidence", pipeline.ConfidenceLow, []int{0}},
+		{"grounded refutation", judgeJSON("refuted", []int{2, 2, 1}, "High", "Both disagree.", "Corrected.", "strongest genetic risk factor", "increases the risk of Alzheimer"), pipeline.VerdictRefuted, "Both disagree.", pipeline.ConfidenceHigh, []int{1, 0}},
+		{"one source is Medium", judgeJSON("supported", []int{1}, "High", "One source.", "", "strongest genetic risk factor"), pipeline.VerdictSupported, "One source.", pipeline.ConfidenceMedium, []int{0}},
 	}
 	for _, tt := range tests {
 		got := j.groundVerdict(tt.reply, given)
@@ -466,7 +468,7 @@ func TestMultihopSearchFailures(t *testing.T) {
 	plan := examplePlan()
 	model := planModel(t, plan, map[string]string{
 		plan.Claims[0].ClaimText: judgeJSON("supported", []int{1}, "Medium", "ok", ""),
-		plan.Claims[1].ClaimText: judgeJSON("supported", []int{1}, "Medium", "ok", ""),
+		plan.Claims[1].ClaimText: judgeJSON("supported", []int{1}, "Medium", "ok", "", "Tallest until 1930"),
 	})
 	searcher := &StubSearcher{rules: []searchRule{
 		{contains: "1889 official", err: errors.New("connection reset")},

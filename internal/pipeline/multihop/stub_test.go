@@ -127,7 +127,23 @@ func judgeRuleFor(claim string, reply string) pipelinetest.StubRule {
 }
 
 func judgeJSON(verdict string, citations []int, confidence, reason, correction string, quotes ...string) string {
-	b, _ := json.Marshal(judgeReply{Verdict: verdict, Citations: citations, Quotes: append([]string{}, quotes...), Reason: reason, Correction: correction, Confidence: confidence})
+	raw := []json.RawMessage{}
+	for _, n := range citations {
+		b, _ := json.Marshal(n)
+		raw = append(raw, b)
+	}
+	b, _ := json.Marshal(judgeReply{Verdict: verdict, Citations: raw, Quotes: append([]string{}, quotes...), Reason: reason, Correction: correction, Confidence: confidence})
+	return string(b)
+}
+
+// judgeCites is a judge's reply in the reply format, each citation with its passage and stance.
+func judgeCites(verdict, confidence, reason, correction string, cites ...judgeCitation) string {
+	raw := []json.RawMessage{}
+	for _, c := range cites {
+		b, _ := json.Marshal(c)
+		raw = append(raw, b)
+	}
+	b, _ := json.Marshal(judgeReply{Verdict: verdict, Citations: raw, Reason: reason, Correction: correction, Confidence: confidence})
 	return string(b)
 }
 
