@@ -317,18 +317,25 @@ func TestCancelWhileQueued(t *testing.T) {
 		})
 	}()
 	<-started
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	// The contexts end by cancel, once their calls are seen waiting: a deadline could pass
+	// before a loaded machine even queued the call.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	head := make(chan error, 1)
 	go func() { head <- l.Do(ctx, 0, ok(0)) }() // becomes the head, waiting for the slot
 	waitFor(t, func() bool { return l.queuedOrHead() == 1 })
-	ctx2, cancel2 := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	ctx2, cancel2 := context.WithCancel(context.Background())
 	defer cancel2()
-	if err := l.Do(ctx2, 0, ok(0)); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("queued call whose context ended: err = %v, want DeadlineExceeded", err)
+	queued := make(chan error, 1)
+	go func() { queued <- l.Do(ctx2, 0, ok(0)) }()
+	waitFor(t, func() bool { return l.queuedOrHead() == 2 })
+	cancel2()
+	if err := <-queued; !errors.Is(err, context.Canceled) {
+		t.Errorf("queued call whose context ended: err = %v, want Canceled", err)
 	}
-	if err := <-head; !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("head whose context ended: err = %v, want DeadlineExceeded", err)
+	cancel()
+	if err := <-head; !errors.Is(err, context.Canceled) {
+		t.Errorf("head whose context ended: err = %v, want Canceled", err)
 	}
 	close(release)
 	if err := <-done; err != nil {

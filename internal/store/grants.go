@@ -63,6 +63,9 @@ var tablePrivileges = map[string]map[Role]string{
 	"documents":      {RoleCorpus: manageRows, RoleWorker: readRows},
 	"corpus_configs": {RoleCorpus: manageRows, RoleWorker: readRows},
 	"corpus_lexemes": {RoleCorpus: manageRows, RoleWorker: readRows},
+	// Who owns which domain: editors keep it (corpus owners add, as the corpus role), the worker
+	// reads it for independence.
+	"source_owners": {RoleCorpus: manageRows, RoleWorker: readRows},
 	// Prices are the analysts' to keep (as the schema owner); every role reads the migrations'
 	// version to check that the schema is current.
 	"model_prices":     {},
