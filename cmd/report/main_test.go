@@ -243,10 +243,11 @@ func TestParseTimeBound(t *testing.T) {
 	}
 }
 
-// The README's configuration table names every variable report reads, like the worker's.
-func TestREADMENamesEveryReportVariable(t *testing.T) {
+// The configuration table of docs/operations.md names every variable report reads, like the
+// worker's.
+func TestDocsNameEveryReportVariable(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("../../README.md")
+	page, err := os.ReadFile("../../docs/operations.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,8 +271,8 @@ func TestREADMENamesEveryReportVariable(t *testing.T) {
 				continue
 			}
 			seen[variable] = true
-			if !bytes.Contains(readme, []byte("`"+variable+"`")) {
-				t.Errorf("README.md does not document $%s", variable)
+			if !bytes.Contains(page, []byte("`"+variable+"`")) {
+				t.Errorf("docs/operations.md does not document $%s", variable)
 			}
 		}
 	}

@@ -17,7 +17,7 @@ import (
 )
 
 // SchemaJSON is the JSON Schema (draft 2020-12) of the job message, version 1: the contract for
-// other systems that publish straight onto the subject. The README ships the same file.
+// other systems that publish straight onto the subject. docs/job-message.md ships the same file.
 //
 //go:embed job.v1.schema.json
 var SchemaJSON []byte

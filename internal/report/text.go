@@ -94,7 +94,7 @@ func WriteSummary(w io.Writer, f store.ReportFilter, sum store.Summary) {
 		fmt.Fprintf(w, "  estimated cost: %s\n", strings.Join(totals, " + "))
 	}
 	if len(unpriced) > 0 {
-		fmt.Fprintf(w, "  no price for %s: add it to model_prices (see README, usage_per_day)\n", strings.Join(unpriced, ", "))
+		fmt.Fprintf(w, "  no price for %s: add it to model_prices (see docs/reporting.md, usage_per_day)\n", strings.Join(unpriced, ", "))
 	}
 }
 

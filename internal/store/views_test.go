@@ -67,7 +67,7 @@ func TestCitationURLsAreListedOncePerSource(t *testing.T) {
 	}
 }
 
-// publicViewColumns is the public contract of the reporting views (README, "Reporting views"):
+// publicViewColumns is the public contract of the reporting views (docs/reporting.md, "Reporting views"):
 // each view's columns as the migrations made them, with their types (information_schema's
 // udt_name). A migration may add columns; one that drops, renames or retypes one of these breaks
 // every query written against the view.
