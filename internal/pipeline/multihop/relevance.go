@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 )
@@ -14,8 +15,8 @@ import (
 //
 // A result is relevant when its title and text (folded as pipeline.FoldForMatch does, plural
 // "s" removed) hold an anchor and at least one more content word of the claim or the query,
-// outside that anchor. An anchor is a number of the claim or the query ("1889"), a whole name of
-// the plan's entities ("Eiffel Tower": every content word of it), or an identifier written with
+// outside that anchor. An anchor is a number of the claim or the query ("1889"), a name of the
+// plan's entities ("Eiffel Tower": every proper noun of it, see nameWords), or an identifier written with
 // digits or capitals ("APOE4", "NIH"). A claim with no anchor at all needs two shared content
 // words. So "An official history of the Paris metro" shares "official" and "history" with the
 // query "Eiffel Tower completed 1889 official history" but neither 1889 nor the Eiffel Tower,
@@ -54,7 +55,7 @@ func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
 				t.numbers[words[0]] = true
 				continue
 			}
-			t.names = append(t.names, words)
+			t.names = append(t.names, nameWords(e, language, words))
 		}
 	}
 	for _, s := range texts {
@@ -105,6 +106,22 @@ func (t hopTopic) relevant(title, text string) bool {
 		}
 	}
 	return false
+}
+
+// nameWords are the words of an entity that a text must hold to name it: its proper nouns, the
+// words written with a capital ("Ostmoor" of "Ostmoor lighthouse": a report of the "1871
+// tower" that names Ostmoor is about it), or all its words when none is (words).
+func nameWords(entity, language string, words []string) []string {
+	var proper []string
+	for _, token := range strings.Fields(entity) {
+		if r, _ := utf8.DecodeRuneInString(token); unicode.IsUpper(r) {
+			proper = append(proper, topicWords(token, language)...)
+		}
+	}
+	if len(proper) == 0 {
+		return words
+	}
+	return proper
 }
 
 // topicWords are the content words of s as relevance compares them: folded, without stop words

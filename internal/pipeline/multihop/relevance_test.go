@@ -37,3 +37,17 @@ func TestHopTopicRelevance(t *testing.T) {
 		}
 	}
 }
+
+// A report that names the entity by its proper noun is about it, whatever common noun it uses
+// for the rest ("the Ostmoor lantern" for "the Ostmoor lighthouse").
+func TestRelevanceNamesAnEntityByItsProperNoun(t *testing.T) {
+	t.Parallel()
+	topic := newHopTopic("en", "Ostmoor lamp back volunteers",
+		PlanClaim{ClaimText: "The Ostmoor lighthouse was relit after its restoration.", Entities: []string{"Ostmoor lighthouse"}})
+	if !topic.relevant("Restored Ostmoor lantern back in service", "Volunteers cheered as the 1871 tower's lamp came back on, ending repairs.") {
+		t.Error("a report naming Ostmoor and its restoration is not relevant")
+	}
+	if topic.relevant("A lighthouse restored", "Volunteers relit the lamp of a lighthouse after its restoration.") {
+		t.Error("a report of another lighthouse is relevant")
+	}
+}
