@@ -148,30 +148,11 @@ func runRetry(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stdout, "0 queued, 0 duplicates, %d skipped\n", len(skipped))
 		return exitOK
 	}
-	js, closeNATS, err := openStream(ctx, cfg.NATSURL, sc, connOpts, "corroborate-enqueue-retry")
-	if err != nil {
-		fmt.Fprintln(stderr, "enqueue retry:", err)
-		return exitError
+	planned := make([]plannedJob, len(todo))
+	for i, j := range todo {
+		planned[i] = plannedJob{label: "retry of job " + j.Candidate.JobID, id: j.ID, message: j.Message}
 	}
-	defer closeNATS()
-	queued, duplicates := 0, 0
-	for _, j := range todo {
-		res, err := jobs.PublishEncoded(ctx, js, sc.PublishSubject, j.Message, j.ID)
-		if err != nil {
-			fmt.Fprintf(stderr, "enqueue retry: job %s: NOT queued: %v\n", j.Candidate.JobID, err)
-			fmt.Fprintf(stderr, "enqueue retry: stopped after %d queued and %d duplicates (running it again today is safe: queued ones come back as duplicates)\n", queued, duplicates)
-			return exitError
-		}
-		state := "queued"
-		if res.Duplicate {
-			state, duplicates = "duplicate", duplicates+1
-		} else {
-			queued++
-		}
-		fmt.Fprintf(stdout, "%-9s job %s  as %s  seq %d\n", state, j.Candidate.JobID, res.JobID, res.Sequence)
-	}
-	fmt.Fprintf(stdout, "%d queued, %d duplicates, %d skipped\n", queued, duplicates, len(skipped))
-	return exitOK
+	return publishPlanned(ctx, "enqueue retry", "today", cfg.NATSURL, sc, connOpts, planned, len(skipped), stdout, stderr)
 }
 
 // parseRetryStatuses reads --status: failed, dead or both, comma-separated.

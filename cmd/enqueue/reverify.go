@@ -140,28 +140,9 @@ func runReverify(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return exitOK
 	}
 
-	js, closeNATS, err := openStream(ctx, cfg.NATSURL, sc, connOpts, "corroborate-enqueue-reverify")
-	if err != nil {
-		fmt.Fprintln(stderr, "enqueue reverify:", err)
-		return exitError
+	planned := make([]plannedJob, len(todo))
+	for i, j := range todo {
+		planned[i] = plannedJob{label: fmt.Sprintf("statement %d (%s)", j.Candidate.StatementID, cmp.Or(j.Candidate.ExternalID, "no id")), id: j.ID, message: j.Message}
 	}
-	defer closeNATS()
-	queued, duplicates := 0, 0
-	for _, j := range todo {
-		res, err := jobs.PublishEncoded(ctx, js, sc.PublishSubject, j.Message, j.ID)
-		if err != nil {
-			fmt.Fprintf(stderr, "enqueue reverify: statement %d: NOT queued: %v\n", j.Candidate.StatementID, err)
-			fmt.Fprintf(stderr, "enqueue reverify: stopped after %d queued and %d duplicates (running it again tonight is safe: queued ones come back as duplicates)\n", queued, duplicates)
-			return exitError
-		}
-		state := "queued"
-		if res.Duplicate {
-			state, duplicates = "duplicate", duplicates+1
-		} else {
-			queued++
-		}
-		fmt.Fprintf(stdout, "%-9s statement %d (%s)  job %s  seq %d\n", state, j.Candidate.StatementID, cmp.Or(j.Candidate.ExternalID, "no id"), res.JobID, res.Sequence)
-	}
-	fmt.Fprintf(stdout, "%d queued, %d duplicates, %d skipped\n", queued, duplicates, len(skipped))
-	return exitOK
+	return publishPlanned(ctx, "enqueue reverify", "tonight", cfg.NATSURL, sc, connOpts, planned, len(skipped), stdout, stderr)
 }

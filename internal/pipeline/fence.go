@@ -57,3 +57,11 @@ func openTag(tag string, attrs []string) string {
 func InlineFence(tag, body string, attrs ...string) string {
 	return openTag(tag, attrs) + EscapeFenced(strings.Join(strings.Fields(body), " ")) + "</" + tag + ">"
 }
+
+// FenceLine makes untrusted text safe as one entry of a line-structured block of a prompt (a
+// "Q: ..." or "A: ..." line of checks, a numbered question): EscapeFenced, and its line breaks
+// folded into spaces, so that it can neither close a fence nor start a line of its own that
+// forges another entry.
+func FenceLine(s string) string {
+	return strings.Join(strings.Fields(EscapeFenced(s)), " ")
+}

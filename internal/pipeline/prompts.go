@@ -16,8 +16,14 @@ var promptFiles embed.FS
 
 var promptTemplates = loadPrompts()
 
+// promptFuncs escape what a template inserts: "untrusted" a section's content (EscapeFenced: no
+// fence can be opened or closed from inside it), "line" one entry of a line-structured block
+// (FenceLine: no line of its own either). The templates stay the specification's text; only the
+// inserted values change, and only when they hold markup or line breaks.
+var promptFuncs = template.FuncMap{"untrusted": EscapeFenced, "line": FenceLine}
+
 func loadPrompts() *template.Template {
-	root := template.New("prompts")
+	root := template.New("prompts").Funcs(promptFuncs)
 	entries, err := promptFiles.ReadDir("prompts")
 	if err != nil {
 		panic(fmt.Sprintf("pipeline: reading embedded prompts: %v", err))
@@ -29,7 +35,7 @@ func loadPrompts() *template.Template {
 		}
 		name := strings.TrimSuffix(e.Name(), ".tmpl")
 		text := strings.TrimSuffix(string(raw), "\n")
-		template.Must(root.New(name).Option("missingkey=error").Parse(text))
+		template.Must(root.New(name).Option("missingkey=error").Funcs(promptFuncs).Parse(text))
 	}
 	return root
 }

@@ -100,7 +100,7 @@ func renderCheckPairs(checks []pipeline.Check) string {
 	var b strings.Builder
 	b.WriteString("\n")
 	for _, c := range checks {
-		b.WriteString("Q: " + c.Question + "\nA: " + c.Answer + "\n")
+		b.WriteString("Q: " + pipeline.FenceLine(c.Question) + "\nA: " + pipeline.FenceLine(c.Answer) + "\n")
 	}
 	return b.String()
 }

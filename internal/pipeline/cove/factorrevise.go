@@ -160,7 +160,7 @@ func renderClaimVerdicts(claims []pipeline.Claim) string {
 	b.WriteString("\n")
 	for _, c := range claims {
 		line := CrossCheckVerdict{Verdict: c.VariantVerdict, ConsistentPart: c.ConsistentPart}.Line()
-		b.WriteString("Claim: " + c.Text + "\nVerdict: " + line + "\n")
+		b.WriteString("Claim: " + pipeline.FenceLine(c.Text) + "\nVerdict: " + pipeline.FenceLine(line) + "\n")
 	}
 	return b.String()
 }
