@@ -158,3 +158,17 @@ func TestUrgentPublishesOnTheUrgentLane(t *testing.T) {
 		t.Fatalf("the urgent message is %s", msg.Data)
 	}
 }
+
+// --quiet prints the summary line and nothing per record.
+func TestQuietPrintsOnlyTheSummary(t *testing.T) {
+	t.Parallel()
+	args, _, _ := enqueueEnv(t)
+	var stdout, stderr bytes.Buffer
+	args = append(args, "--quiet", "--text", fmt.Sprintf("The Eiffel Tower is in Paris %d.", rand.Uint64()), "--text", fmt.Sprintf("Water boils at 100 degrees %d.", rand.Uint64()))
+	if code := run(context.Background(), args, nil, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	if got := stdout.String(); got != "2 queued, 0 duplicates, 0 invalid skipped\n" {
+		t.Errorf("--quiet printed %q, want the summary line only", got)
+	}
+}

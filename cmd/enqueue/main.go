@@ -53,6 +53,9 @@ type Config struct {
 	Urgent      bool
 	Wait        bool
 	WaitTimeout time.Duration
+	// Quiet prints the summary and the problems only, not a line per record (a backlog of
+	// thousands in a cron job's mail).
+	Quiet bool
 
 	// Stream holds the JetStream settings, shared with the worker (jobs.StreamConfig.DefineFlags).
 	Stream jobs.StreamConfig
@@ -80,6 +83,7 @@ func (c *Config) flags(s *envflag.Set) {
 	s.Bool(&c.Urgent, "urgent", "CORROBORATE_URGENT", false, "publish on the urgent lane (--urgent-subject), which workers serve before the backlog")
 	s.Bool(&c.Wait, "wait", "CORROBORATE_WAIT", false, "follow the jobs in PostgreSQL until each has an outcome, then print a result table")
 	s.Duration(&c.WaitTimeout, "wait-timeout", "CORROBORATE_WAIT_TIMEOUT", 0, "with --wait: give up after this long (0: wait as long as it takes)")
+	s.Bool(&c.Quiet, "quiet", "CORROBORATE_QUIET", false, "print only the summary line and any problem, not a line per record")
 	c.Stream.DefineFlags(s)
 	c.NATSConn.DefineFlags(s)
 }
@@ -174,7 +178,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		} else {
 			queued++
 		}
-		fmt.Fprintf(stdout, "%-9s %s  job %s  seq %d\n", state, rec.Source, res.JobID, res.Sequence)
+		if !cfg.Quiet {
+			fmt.Fprintf(stdout, "%-9s %s  job %s  seq %d\n", state, rec.Source, res.JobID, res.Sequence)
+		}
 		published = append(published, publishedJob{Source: rec.Source, JobID: res.JobID})
 	}
 	fmt.Fprintf(stdout, "%d queued, %d duplicates, %d invalid skipped\n", queued, duplicates, len(problems))
