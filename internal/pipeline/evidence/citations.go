@@ -39,9 +39,6 @@ func (b *SourceBook) Number(url string) int {
 // Has reports whether n is the number of a source.
 func (b *SourceBook) Has(n int) bool { return n >= 1 && n <= len(b.urls) }
 
-// Len is the number of sources.
-func (b *SourceBook) Len() int { return len(b.urls) }
-
 // Sources returns the numbered sources in number order.
 func (b *SourceBook) Sources() []ReportSource {
 	out := make([]ReportSource, len(b.urls))

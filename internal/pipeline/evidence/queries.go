@@ -547,14 +547,6 @@ func dropAccents(f string) string {
 	}, norm.NFD.String(f))
 }
 
-func reverse[T any](xs []T) []T {
-	out := make([]T, len(xs))
-	for i, x := range xs {
-		out[len(xs)-1-i] = x
-	}
-	return out
-}
-
 var (
 	spaceRun        = regexp.MustCompile(`\s+`)
 	spaceBeforePunc = regexp.MustCompile(`\s+([?.,;:!])`)

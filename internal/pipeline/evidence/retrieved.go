@@ -45,19 +45,6 @@ func RenderEvidence(evidence []Retrieved) string {
 	return strings.Join(parts, "\n")
 }
 
-// QuoteIn returns the first quote found in r's title or snippet, whitespace and case aside.
-func QuoteIn(quotes []string, r pipeline.SearchResult) string {
-	text := foldSpace(strings.ToLower(r.Title + " " + r.Snippet))
-	for _, q := range quotes {
-		if k := foldSpace(strings.ToLower(strings.Trim(q, ` "'“”‘’.…`))); k != "" && strings.Contains(text, k) {
-			return q
-		}
-	}
-	return ""
-}
-
-func foldSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 // SourceRef is one cited source: a URL, or the number n of a <source n="..."> in the prompt.
 type SourceRef struct {
 	URL    string
