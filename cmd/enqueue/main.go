@@ -25,6 +25,7 @@ import (
 	"github.com/corroborate/corroborate/internal/intake"
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/store"
 )
 
 // Exit statuses.
@@ -215,4 +216,19 @@ func openStream(ctx context.Context, natsURL string, sc jobs.StreamConfig, connO
 		return nil, nil, err
 	}
 	return js, nc.Close, nil
+}
+
+// openStore opens PostgreSQL for enqueue's reads and applies the migrations: the reporting views
+// may not exist yet when no worker has started (the same migrations every worker applies, under
+// the same lock).
+func openStore(ctx context.Context, url string) (*store.Store, error) {
+	st, err := store.Open(ctx, store.Config{URL: url, MaxConns: 2})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
 }

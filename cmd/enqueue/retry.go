@@ -110,16 +110,12 @@ func runRetry(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitInvalid
 	}
 
-	st, err := store.Open(ctx, store.Config{URL: cfg.DatabaseURL, MaxConns: 2})
+	st, err := openStore(ctx, cfg.DatabaseURL)
 	if err != nil {
 		fmt.Fprintln(stderr, "enqueue retry:", err)
 		return exitError
 	}
 	defer st.Close()
-	if _, err := st.Migrate(ctx); err != nil {
-		fmt.Fprintln(stderr, "enqueue retry:", err)
-		return exitError
-	}
 	now := time.Now()
 	sel := store.RetrySelection{Statuses: statuses, JobIDs: ids, Limit: cfg.Limit}
 	if cfg.Since > 0 {

@@ -103,16 +103,12 @@ func runReverify(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return exitInvalid
 	}
 
-	st, err := store.Open(ctx, store.Config{URL: cfg.DatabaseURL, MaxConns: 2})
+	st, err := openStore(ctx, cfg.DatabaseURL)
 	if err != nil {
 		fmt.Fprintln(stderr, "enqueue reverify:", err)
 		return exitError
 	}
 	defer st.Close()
-	if _, err := st.Migrate(ctx); err != nil {
-		fmt.Fprintln(stderr, "enqueue reverify:", err)
-		return exitError
-	}
 	cutoff := reverify.Cutoff(time.Now(), cfg.OlderThan)
 	candidates, err := st.ReverifyCandidates(ctx, store.ReverifySelection{
 		Before: cutoff, Verdict: cfg.Verdict, Method: cfg.Method, ExternalIDPrefix: cfg.ExternalIDPrefix, Limit: cfg.Limit,

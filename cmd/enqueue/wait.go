@@ -26,16 +26,11 @@ const waitPoll = 500 * time.Millisecond
 // bar on a terminal, plain lines otherwise), and prints a result table. It reports whether every
 // job ended done.
 func wait(ctx context.Context, cfg Config, published []publishedJob, stdout, stderr io.Writer) (bool, error) {
-	st, err := store.Open(ctx, store.Config{URL: cfg.DatabaseURL, MaxConns: 2})
+	st, err := openStore(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return false, err
 	}
 	defer st.Close()
-	// The reporting views may not exist yet when no worker has started: create them (the same
-	// migrations every worker applies, under the same lock).
-	if _, err := st.Migrate(ctx); err != nil {
-		return false, err
-	}
 	if cfg.WaitTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, cfg.WaitTimeout)
