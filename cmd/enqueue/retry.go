@@ -135,7 +135,7 @@ func runRetry(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if cfg.DryRun {
 		for _, j := range todo {
 			fmt.Fprintf(stdout, "would queue job %s  as %s  method %s  (%s: %s)\n",
-				j.Candidate.JobID, j.ID, j.Message.Message.Method, j.Candidate.Status, oneLineReason(j.Candidate.Reason))
+				j.Candidate.JobID, j.ID, j.Message.Message.Method, j.Candidate.Status, oneLine(j.Candidate.Reason, 120))
 		}
 		fmt.Fprintf(stdout, "dry run: %d would be queued, %d skipped; nothing was published\n", len(todo), len(skipped))
 		return exitOK
@@ -207,12 +207,4 @@ func sinceText(d time.Duration) string {
 		return ""
 	}
 	return " in the last " + d.String()
-}
-
-func oneLineReason(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 120 {
-		s = strings.ToValidUTF8(s[:120], "") + "..."
-	}
-	return s
 }
