@@ -59,6 +59,10 @@ Commands:
               plans (without a model: the claims); print MRR@10 of a gold page and the Jaccard
               similarity of top-10 sets of query pairs within a statement (flagged above 0.7)
 
+  verdicts    run each labelled claim of a data set (FEVEROUS-S, factcheck-bench, a JSONL of
+              your own) through a method as the worker does; print accuracy, macro-F1, per label
+              and per hop count, cost per claim, chain retrieval and the published baselines
+
 Run "evaluate COMMAND --help" for a command's flags. Exit status: 0 done; 1 a model or
 PostgreSQL failure; 2 bad usage, configuration or dataset.
 `
@@ -82,6 +86,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runPlans(ctx, args[1:], stdout, stderr)
 	case "retrieval":
 		return runRetrieval(ctx, args[1:], stdout, stderr)
+	case "verdicts":
+		return runVerdicts(ctx, args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "evaluate: unknown command %q\n\n%s", args[0], usage)
 	return exitInvalid
