@@ -248,8 +248,8 @@ func fakePlanOf(spans []string, maxHops int) multihop.Plan {
 			Verifiable: true, Interpretations: []multihop.Interpretation{}, DependsOn: []string{},
 			SubQueries: []string{strings.Join(append(entities, "overview"), " ")}, SourceIndependenceScore: 0.5})
 		hops := []string{strings.Join(entities, " "), strings.Join(rest, " ")}
-		if len(entities) == 0 {
-			hops[0] = strings.Join(rest, " ") + " encyclopedia"
+		if len(entities) == 0 || len(rest) == 0 {
+			hops = []string{strings.Join(append(entities, rest...), " ") + " encyclopedia"}
 		}
 		ch := multihop.QueryChain{ClaimID: id}
 		for j, q := range hops[:min(len(hops), max(maxHops, 1))] {
