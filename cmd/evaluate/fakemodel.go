@@ -18,7 +18,7 @@ import (
 
 // FakeModel is the model name that makes `evaluate verdicts` start the scripted fake instead of
 // calling an endpoint. Its figures measure the harness, never a model: every report says so.
-const FakeModel = "fake"
+const FakeModel = "scripted-fake"
 
 // scriptedFake is an OpenAI-compatible server (real HTTP, spoken to by the real openai-go
 // client through llm.New) that answers every prompt of multihop and of the CoVe variants in the

@@ -106,11 +106,20 @@ func (m *modelConfig) flags(fs *envflag.Set) {
 	fs.Duration(&m.Timeout, "model-timeout", "CORROBORATE_MODEL_TIMEOUT", llm.DefaultTimeout, "timeout of one model request")
 }
 
-// configured reports whether an endpoint is configured: a key for OpenAI, or a base URL.
-func (m modelConfig) configured() bool { return m.APIKey != "" || m.BaseURL != "" }
+// configured reports whether a model is configured: a key for OpenAI, a base URL, or the
+// scripted fake or offline replay (--model fake, --model offline-replay).
+func (m modelConfig) configured() bool {
+	return m.APIKey != "" || m.BaseURL != "" || m.Model == FakeModel || m.Model == llm.ReplayModel
+}
 
-// open returns the model client and a description of it for the report.
+// open returns the model client and a description of it for the report; the fake and the
+// replay are named in capitals there (see openVerdictModel).
 func (m modelConfig) open() (pipeline.Model, string, error) {
+	if m.Model == FakeModel || m.Model == llm.ReplayModel {
+		// The fake's server lives as long as the command.
+		model, name, kind, _, err := openVerdictModel(m)
+		return model, kind + " MODEL, not a quality measurement: " + name, err
+	}
 	client, err := llm.New(llm.Config{APIKey: m.APIKey, BaseURL: m.BaseURL, Model: m.Model, Timeout: m.Timeout})
 	if err != nil {
 		return nil, "", err
@@ -154,6 +163,8 @@ type plansConfig struct {
 	threshold      float64
 	Concurrency    int
 	JSON           bool
+	RecallN        int
+	Evidence       string
 }
 
 func (c *plansConfig) validate() error {
@@ -166,6 +177,9 @@ func (c *plansConfig) validate() error {
 	}
 	if c.Concurrency < 1 || c.Concurrency > 64 {
 		problems = append(problems, fmt.Sprintf("--concurrency %d must be between 1 and 64", c.Concurrency))
+	}
+	if c.RecallN < 0 {
+		problems = append(problems, fmt.Sprintf("--recall-n %d: give 0 or more", c.RecallN))
 	}
 	c.threshold = unitFloat("match-threshold", c.MatchThreshold, &problems)
 	if len(problems) > 0 {
@@ -182,7 +196,9 @@ func runPlans(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		"through multihop's plan step (its prompt, validation and one repair), and prints spec 004's\n"+
 		"plan measurements.")
 	cfg.model.flags(fs)
-	fs.Int(&cfg.N, "n", "CORROBORATE_EVAL_N", 20, "number of factcheck-bench statements")
+	fs.Int(&cfg.N, "n", "CORROBORATE_EVAL_N", 100, "number of factcheck-bench statements (spec 004 measures schema compliance and completeness on 100)")
+	fs.Int(&cfg.RecallN, "recall-n", "CORROBORATE_EVAL_RECALL_N", 20, "claim recall is measured on the first N of them (spec 004: 20)")
+	fs.String(&cfg.Evidence, "evidence", "CORROBORATE_EVAL_EVIDENCE", "", "write the cross-reference queries and each claim with its span here, one JSON line each (criteria 3 and 6)")
 	fs.String(&cfg.Dataset, "dataset", "CORROBORATE_FACTCHECK_BENCH", factcheckBenchPath(), "path of factcheck-GPT-benchmark.jsonl")
 	fs.Bool(&cfg.Ambiguous, "ambiguous", "CORROBORATE_EVAL_AMBIGUOUS", true, fmt.Sprintf("also plan the %d built-in ambiguous statements", len(ambiguousStatements)))
 	fs.String(&cfg.MatchThreshold, "match-threshold", "CORROBORATE_EVAL_MATCH_THRESHOLD", strconv.FormatFloat(DefaultMatchThreshold, 'g', -1, 64),
@@ -211,8 +227,8 @@ func runPlans(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitInvalid
 	}
 	var cases []planCase
-	for _, s := range statements {
-		cases = append(cases, planCase{ID: s.ID, Statement: s.Text, Gold: s.Gold})
+	for i, s := range statements {
+		cases = append(cases, planCase{ID: s.ID, Statement: s.Text, Gold: s.Gold, ScoredForRecall: i < cfg.RecallN})
 	}
 	if cfg.Ambiguous {
 		for i, a := range ambiguousStatements {
@@ -221,6 +237,12 @@ func runPlans(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	results := measurePlans(ctx, model, cases, cfg.threshold, cfg.Concurrency, func(line string) { fmt.Fprintln(stderr, line) })
 	rep := summarize(name, cfg.threshold, results)
+	if cfg.Evidence != "" {
+		if err := writeFileWith(cfg.Evidence, func(w io.Writer) error { return writePlanEvidence(w, results) }); err != nil {
+			fmt.Fprintln(stderr, "evaluate plans: --evidence:", err)
+			return exitError
+		}
+	}
 	if code := printReport(stdout, cfg.JSON, rep, func() { writePlanTable(stdout, rep) }); code != exitOK {
 		return code
 	}

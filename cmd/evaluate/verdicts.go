@@ -51,7 +51,7 @@ const (
 
 func (c *verdictsConfig) validate() error {
 	var problems []string
-	if c.model.Model != FakeModel && c.model.Model != llm.ReplayModel && !c.model.configured() {
+	if !c.model.configured() {
 		problems = append(problems, fmt.Sprintf("no model: set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL (--openai-base-url) for an OpenAI-compatible server; or --model %s (the scripted fake) or --model %s (the offline replay) to test the harness", FakeModel, llm.ReplayModel))
 	}
 	if !slices.Contains(methods.Names(), c.Method) {
@@ -83,7 +83,7 @@ func runVerdicts(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		"evidence documents for the open-book methods) and prints accuracy and macro-F1 overall, per\n"+
 		"label and per hop count, the share of unverified, the cost per claim, chain retrieval\n"+
 		"(gold evidence documents any search of the run retrieved, against one search with the claim\n"+
-		"text) and the published baselines. --model fake runs the scripted fake model and\n"+
+		"text) and the published baselines. --model scripted-fake runs the scripted fake model and\n"+
 		"--model offline-replay the offline replay: their figures test the harness, never a model.")
 	cfg.model.flags(fs)
 	fs.String(&cfg.Dataset, "dataset", "CORROBORATE_EVAL_DATASET", datasetFeverous, "feverous-s or factcheck-bench (read from $CORROBORATE_DATASETS), or the path of a FEVEROUS-S JSON, a factcheck-bench JSONL or a labelled JSONL")
@@ -205,8 +205,11 @@ func openVerdictModel(m modelConfig) (pipeline.Model, string, string, func(), er
 		}
 		return replay, "the offline replay of the bundled examples", kindReplay, func() {}, nil
 	}
-	model, name, err := m.open()
-	return model, name, kindEndpoint, func() {}, err
+	client, err := llm.New(llm.Config{APIKey: m.APIKey, BaseURL: m.BaseURL, Model: m.Model, Timeout: m.Timeout})
+	if err != nil {
+		return nil, "", "", nil, err
+	}
+	return client, fmt.Sprintf("%s at %s", client.Model(), client.BaseURL()), kindEndpoint, func() {}, nil
 }
 
 // loadVerdictCorpus loads the data set's evidence documents, and a corpus file when one is named.
@@ -641,4 +644,17 @@ func classNames(cs []classScore) []string {
 		out[i] = c.Label
 	}
 	return out
+}
+
+// writeFileWith creates path and writes it with write.
+func writeFileWith(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

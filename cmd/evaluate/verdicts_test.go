@@ -82,7 +82,7 @@ func TestVerdictsOnTheDatasets(t *testing.T) {
 			if code != exitOK {
 				t.Fatalf("exit %d\n%s%s", code, table, errOut)
 			}
-			t.Logf("evaluate verdicts --dataset %s --method %s --n 200 --model fake:\n%s", tc.dataset, tc.method, table)
+			t.Logf("evaluate verdicts --dataset %s --method %s --n 200 --model scripted-fake:\n%s", tc.dataset, tc.method, table)
 			checkFakeTable(t, table, 200)
 			results := readResults(t, out)
 			if len(results) != 200 {
@@ -292,11 +292,11 @@ func TestVerdictsConfiguration(t *testing.T) {
 	t.Setenv("CORROBORATE_DATASETS", "")
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("OPENAI_BASE_URL", "")
-	code, _, errOut := evaluate(t, "verdicts", "--method", "guess", "--n", "-1", "--model", "fake")
+	code, _, errOut := evaluate(t, "verdicts", "--method", "guess", "--n", "-1", "--model", FakeModel)
 	if code != exitInvalid || !strings.Contains(errOut, `--method "guess"`) || !strings.Contains(errOut, "--n -1") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
-	code, _, errOut = evaluate(t, "verdicts", "--dataset", "feverous-s", "--model", "fake")
+	code, _, errOut = evaluate(t, "verdicts", "--dataset", "feverous-s", "--model", FakeModel)
 	if code != exitInvalid || !strings.Contains(errOut, "set CORROBORATE_DATASETS") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
