@@ -10,7 +10,11 @@
 //	evaluate retrieval [--feverous feverous_s_dev.json] [--limit 50] [--json]
 //	    loads FEVEROUS-S into a throwaway PostgreSQL corpus and runs the queries of the model's
 //	    plans (or, without a model, the claims themselves): MRR@10 of a gold page, and the Jaccard
-//	    similarity of the top-10 sets of every pair of queries within a statement, flagged > 0.7.
+//	    similarity of the top-10 sets of every pair of queries within a statement, flagged > 0.7,
+//	    and chain recall per hop count against one query with the claim text.
+//	evaluate verdicts --dataset feverous-s|factcheck-bench|FILE [--method M] [--n 200] [--out F]
+//	    runs labelled claims through a method as the worker does and scores the verdicts
+//	    (docs/evaluation.md); --model scripted-fake runs the scripted fake, marked FAKE.
 //
 // The model is any OpenAI-compatible endpoint (OPENAI_API_KEY, OPENAI_BASE_URL,
 // CORROBORATE_MODEL), as for the worker. Tests run both commands on the fake model server.

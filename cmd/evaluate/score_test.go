@@ -118,6 +118,11 @@ func TestMeasureRetrievalArithmetic(t *testing.T) {
 	if !slices.Equal(rep.Pairs, wantPairs) || rep.Flagged != 1 || math.Abs(rep.MeanJaccard-0.75/4) > 1e-9 {
 		t.Errorf("pairs %v (flagged %d, mean %.4f), want %v", rep.Pairs, rep.Flagged, rep.MeanJaccard, wantPairs)
 	}
+	// Chain recall: gold-a (q1) and gold-b (q4) are found; gold-c is 11th; statement 4 has no
+	// query; the statements' texts (empty here) find nothing.
+	if want := []chainRecall{{Hops: 1, Statements: 4, Gold: 4, ChainFound: 2, ClaimFound: 0}}; !slices.Equal(rep.ByHops, want) {
+		t.Errorf("chain recall %+v, want %+v", rep.ByHops, want)
+	}
 	var out strings.Builder
 	writeRetrievalTable(&out, rep)
 	for _, want := range []string{"| MRR@10 of a gold page, over queries | 0.306 (6 queries) |", "| pairs above 0.7 (flagged: same evidence) | 1 | none |",
