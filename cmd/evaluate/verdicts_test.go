@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/corroborate/corroborate/internal/llm"
+	"github.com/corroborate/corroborate/internal/llm/llmtest"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/methods"
 	"github.com/corroborate/corroborate/internal/testenv"
@@ -303,5 +304,34 @@ func TestVerdictsConfiguration(t *testing.T) {
 	code, _, errOut = evaluate(t, "verdicts", "--dataset", labelledFixture, "--model", "some-model")
 	if code != exitInvalid || !strings.Contains(errOut, "no model") {
 		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// TestVerdictsOnAnEndpoint: with --openai-base-url the run is against that endpoint (here the
+// test's own server answering as the fake does), and the report is not marked fake: the path a
+// user with a real model takes to add a row to docs/evaluation.md.
+func TestVerdictsOnAnEndpoint(t *testing.T) {
+	t.Parallel()
+	model := llmtest.NewServer(t)
+	model.Handle(func(prompt string) (llmtest.Response, bool) {
+		text, err := fakeAnswer(prompt)
+		return llmtest.Response{Text: text}, err == nil
+	})
+	code, table, errOut := evaluate(t, "verdicts", "--dataset", labelledFixture, "--method", pipeline.MethodFactored, "--n", "0",
+		"--openai-base-url", model.URL(), "--model", "some-model")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, table, errOut)
+	}
+	if strings.Contains(table, "FAKE") || !strings.Contains(table, "model some-model at "+model.URL()) ||
+		!strings.Contains(table, "Command: evaluate verdicts --dataset testdata/labelled.jsonl --method cove-factored --n 0 --model some-model") {
+		t.Errorf("the report of an endpoint run:\n%s", table)
+	}
+	if model.Count() == 0 {
+		t.Error("the endpoint was never called")
+	}
+	for _, r := range model.Requests() {
+		if r.Model != "some-model" {
+			t.Errorf("a request for model %q", r.Model)
+		}
 	}
 }
