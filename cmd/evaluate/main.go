@@ -10,7 +10,11 @@
 //	evaluate retrieval [--feverous feverous_s_dev.json] [--limit 50] [--json]
 //	    loads FEVEROUS-S into a throwaway PostgreSQL corpus and runs the queries of the model's
 //	    plans (or, without a model, the claims themselves): MRR@10 of a gold page, and the Jaccard
-//	    similarity of the top-10 sets of every pair of queries within a statement, flagged > 0.7.
+//	    similarity of the top-10 sets of every pair of queries within a statement, flagged > 0.7,
+//	    and chain recall per hop count against one query with the claim text.
+//	evaluate verdicts --dataset feverous-s|factcheck-bench|FILE [--method M] [--n 200] [--out F]
+//	    runs labelled claims through a method as the worker does and scores the verdicts
+//	    (docs/evaluation.md); --model scripted-fake runs the scripted fake, marked FAKE.
 //
 // The model is any OpenAI-compatible endpoint (OPENAI_API_KEY, OPENAI_BASE_URL,
 // CORROBORATE_MODEL), as for the worker. Tests run both commands on the fake model server.
@@ -59,6 +63,10 @@ Commands:
               plans (without a model: the claims); print MRR@10 of a gold page and the Jaccard
               similarity of top-10 sets of query pairs within a statement (flagged above 0.7)
 
+  verdicts    run each labelled claim of a data set (FEVEROUS-S, factcheck-bench, a JSONL of
+              your own) through a method as the worker does; print accuracy, macro-F1, per label
+              and per hop count, cost per claim, chain retrieval and the published baselines
+
 Run "evaluate COMMAND --help" for a command's flags. Exit status: 0 done; 1 a model or
 PostgreSQL failure; 2 bad usage, configuration or dataset.
 `
@@ -82,6 +90,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runPlans(ctx, args[1:], stdout, stderr)
 	case "retrieval":
 		return runRetrieval(ctx, args[1:], stdout, stderr)
+	case "verdicts":
+		return runVerdicts(ctx, args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "evaluate: unknown command %q\n\n%s", args[0], usage)
 	return exitInvalid
@@ -100,11 +110,20 @@ func (m *modelConfig) flags(fs *envflag.Set) {
 	fs.Duration(&m.Timeout, "model-timeout", "CORROBORATE_MODEL_TIMEOUT", llm.DefaultTimeout, "timeout of one model request")
 }
 
-// configured reports whether an endpoint is configured: a key for OpenAI, or a base URL.
-func (m modelConfig) configured() bool { return m.APIKey != "" || m.BaseURL != "" }
+// configured reports whether a model is configured: a key for OpenAI, a base URL, or the
+// scripted fake or offline replay (--model fake, --model offline-replay).
+func (m modelConfig) configured() bool {
+	return m.APIKey != "" || m.BaseURL != "" || m.Model == FakeModel || m.Model == llm.ReplayModel
+}
 
-// open returns the model client and a description of it for the report.
+// open returns the model client and a description of it for the report; the fake and the
+// replay are named in capitals there (see openVerdictModel).
 func (m modelConfig) open() (pipeline.Model, string, error) {
+	if m.Model == FakeModel || m.Model == llm.ReplayModel {
+		// The fake's server lives as long as the command.
+		model, name, kind, _, err := openVerdictModel(m)
+		return model, kind + " MODEL, not a quality measurement: " + name, err
+	}
 	client, err := llm.New(llm.Config{APIKey: m.APIKey, BaseURL: m.BaseURL, Model: m.Model, Timeout: m.Timeout})
 	if err != nil {
 		return nil, "", err
@@ -148,6 +167,8 @@ type plansConfig struct {
 	threshold      float64
 	Concurrency    int
 	JSON           bool
+	RecallN        int
+	Evidence       string
 }
 
 func (c *plansConfig) validate() error {
@@ -160,6 +181,9 @@ func (c *plansConfig) validate() error {
 	}
 	if c.Concurrency < 1 || c.Concurrency > 64 {
 		problems = append(problems, fmt.Sprintf("--concurrency %d must be between 1 and 64", c.Concurrency))
+	}
+	if c.RecallN < 0 {
+		problems = append(problems, fmt.Sprintf("--recall-n %d: give 0 or more", c.RecallN))
 	}
 	c.threshold = unitFloat("match-threshold", c.MatchThreshold, &problems)
 	if len(problems) > 0 {
@@ -176,7 +200,9 @@ func runPlans(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		"through multihop's plan step (its prompt, validation and one repair), and prints spec 004's\n"+
 		"plan measurements.")
 	cfg.model.flags(fs)
-	fs.Int(&cfg.N, "n", "CORROBORATE_EVAL_N", 20, "number of factcheck-bench statements")
+	fs.Int(&cfg.N, "n", "CORROBORATE_EVAL_N", 100, "number of factcheck-bench statements (spec 004 measures schema compliance and completeness on 100)")
+	fs.Int(&cfg.RecallN, "recall-n", "CORROBORATE_EVAL_RECALL_N", 20, "claim recall is measured on the first N of them (spec 004: 20)")
+	fs.String(&cfg.Evidence, "evidence", "CORROBORATE_EVAL_EVIDENCE", "", "write the cross-reference queries and each claim with its span here, one JSON line each (criteria 3 and 6)")
 	fs.String(&cfg.Dataset, "dataset", "CORROBORATE_FACTCHECK_BENCH", factcheckBenchPath(), "path of factcheck-GPT-benchmark.jsonl")
 	fs.Bool(&cfg.Ambiguous, "ambiguous", "CORROBORATE_EVAL_AMBIGUOUS", true, fmt.Sprintf("also plan the %d built-in ambiguous statements", len(ambiguousStatements)))
 	fs.String(&cfg.MatchThreshold, "match-threshold", "CORROBORATE_EVAL_MATCH_THRESHOLD", strconv.FormatFloat(DefaultMatchThreshold, 'g', -1, 64),
@@ -205,8 +231,8 @@ func runPlans(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitInvalid
 	}
 	var cases []planCase
-	for _, s := range statements {
-		cases = append(cases, planCase{ID: s.ID, Statement: s.Text, Gold: s.Gold})
+	for i, s := range statements {
+		cases = append(cases, planCase{ID: s.ID, Statement: s.Text, Gold: s.Gold, ScoredForRecall: i < cfg.RecallN})
 	}
 	if cfg.Ambiguous {
 		for i, a := range ambiguousStatements {
@@ -215,6 +241,12 @@ func runPlans(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	results := measurePlans(ctx, model, cases, cfg.threshold, cfg.Concurrency, func(line string) { fmt.Fprintln(stderr, line) })
 	rep := summarize(name, cfg.threshold, results)
+	if cfg.Evidence != "" {
+		if err := writeFileWith(cfg.Evidence, func(w io.Writer) error { return writePlanEvidence(w, results) }); err != nil {
+			fmt.Fprintln(stderr, "evaluate plans: --evidence:", err)
+			return exitError
+		}
+	}
 	if code := printReport(stdout, cfg.JSON, rep, func() { writePlanTable(stdout, rep) }); code != exitOK {
 		return code
 	}

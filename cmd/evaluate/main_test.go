@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -408,4 +409,53 @@ func TestRetrievalOnFakeModelPlans(t *testing.T) {
 	var table strings.Builder
 	writeRetrievalTable(&table, rep)
 	t.Logf("evaluate retrieval on the fake model's plans:\n%s", table.String())
+}
+
+// TestPlansEvidenceAndRecallN: --evidence writes criteria 3 and 6's inspection lines (each
+// cross-reference query with the claims it joins, each claim with its span), and --recall-n
+// measures claim recall on the first statements only.
+func TestPlansEvidenceAndRecallN(t *testing.T) {
+	t.Parallel()
+	model := llmtest.NewServer(t)
+	dataset := scriptPlans(t, model)
+	evidence := t.TempDir() + "/evidence.jsonl"
+	code, out, errOut := evaluate(t, "plans", "--openai-base-url", model.URL(), "--model", "fake", "--dataset", dataset,
+		"--recall-n", "1", "--evidence", evidence, "--ambiguous=false", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	var rep planReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	// Obama alone: 3 of 3 gold claims.
+	if rep.Recall != (ratio{3, 3}) || rep.Statements != 4 {
+		t.Errorf("recall %v over %d statements, want 3/3 on the first", rep.Recall, rep.Statements)
+	}
+	raw, err := os.ReadFile(evidence)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var l struct {
+			Kind      string   `json:"kind"`
+			ClaimIDs  []string `json:"claim_ids"`
+			TwoOrMore bool     `json:"references_two_or_more_claims"`
+			Span      string   `json:"source_span"`
+			Found     bool     `json:"span_in_statement"`
+		}
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatal(err)
+		}
+		kinds[l.Kind]++
+		if l.Kind == "cross_reference" && (len(l.ClaimIDs) != 2 || !l.TwoOrMore) || l.Kind == "claim" && (l.Span == "" || !l.Found) {
+			t.Errorf("line %s", line)
+		}
+	}
+	// Accepted plans: obama 3 claims and 1 cross query, bridge 1 claim, python 2 claims (one an
+	// opinion: no cross query); summit has no plan.
+	if kinds["claim"] != 6 || kinds["cross_reference"] != 1 {
+		t.Errorf("evidence lines %v, want 6 claims and 1 cross-reference", kinds)
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
 	"github.com/corroborate/corroborate/internal/pipeline/multihop"
 )
 
@@ -22,6 +24,27 @@ type planCase struct {
 	// Ambiguous marks one of ambiguousStatements: it has no gold claims; its plan must note
 	// the ambiguity.
 	Ambiguous bool `json:"ambiguous,omitempty"`
+	// ScoredForRecall marks the statements claim recall is measured on: spec 004 measures it
+	// on 20 statements, schema compliance and completeness on 100.
+	ScoredForRecall bool `json:"scored_for_recall,omitempty"`
+}
+
+// crossReference is one cross-reference query of a plan with the claims it joins, for the
+// inspection spec 004's criterion 3 asks for (each must reference at least two claims).
+type crossReference struct {
+	Query      string   `json:"query"`
+	ClaimIDs   []string `json:"claim_ids"`
+	ClaimTexts []string `json:"claim_texts"`
+	TwoOrMore  bool     `json:"references_two_or_more_claims"`
+}
+
+// claimSpan is one claim of a plan with its source span, for criterion 6's inspection (every
+// claim maps to a span of the statement).
+type claimSpan struct {
+	ClaimID   string `json:"claim_id"`
+	Claim     string `json:"claim"`
+	Span      string `json:"source_span"`
+	SpanFound bool   `json:"span_in_statement"`
 }
 
 // Outcomes of a case beyond multihop.PlanOutcome: multihop refused the input before any call,
@@ -68,6 +91,9 @@ type planResult struct {
 	FinalViolations []string `json:"final_violations,omitempty"`
 	ModelCalls      int      `json:"model_calls"`
 	Tokens          int64    `json:"tokens"`
+	// CrossReferences and ClaimSpans are the accepted plan's, for inspection.
+	CrossReferences []crossReference `json:"cross_references,omitempty"`
+	ClaimSpans      []claimSpan      `json:"claim_spans,omitempty"`
 }
 
 // planned reports whether the plan step reached an outcome (the case counts in the rates).
@@ -105,6 +131,22 @@ func measurePlan(ctx context.Context, model pipeline.Model, c planCase, threshol
 	}
 	res.Claims = []string{}
 	if attempt.Plan != nil {
+		p := attempt.Plan.Plan
+		for _, q := range p.CrossValidationQueries {
+			ref := crossReference{Query: q.QueryText}
+			for _, i := range q.TargetClaimIndices {
+				if i >= 0 && i < len(p.Claims) {
+					ref.ClaimIDs = append(ref.ClaimIDs, p.Claims[i].ClaimID)
+					ref.ClaimTexts = append(ref.ClaimTexts, p.Claims[i].ClaimText)
+				}
+			}
+			ref.TwoOrMore = len(slices.Compact(slices.Sorted(slices.Values(ref.ClaimIDs)))) >= 2
+			res.CrossReferences = append(res.CrossReferences, ref)
+		}
+		for _, pc := range p.Claims {
+			_, _, found := evidence.LocateSpan(c.Statement, pc.SourceSpan)
+			res.ClaimSpans = append(res.ClaimSpans, claimSpan{pc.ClaimID, pc.ClaimText, pc.SourceSpan, found})
+		}
 		for _, pc := range attempt.Plan.Plan.Claims {
 			res.Claims = append(res.Claims, pc.ClaimText)
 			if strings.TrimSpace(pc.AmbiguityNote) != "" || len(pc.Interpretations) >= 2 {
@@ -217,6 +259,9 @@ func summarize(model string, threshold float64, results []planResult) planReport
 			rep.AmbiguityNoted.add(b2i(r.AmbiguityNoted), 1)
 			continue
 		}
+		if !r.ScoredForRecall {
+			continue
+		}
 		rep.Recall.add(len(r.Recalled), len(r.Gold))
 		rep.StatementsFullyRecalled.add(b2i(len(r.Missed) == 0), 1)
 		if accepted {
@@ -243,7 +288,7 @@ func writePlanTable(w io.Writer, rep planReport) {
 	row := func(measure, result, target string) { fmt.Fprintf(w, "| %s | %s | %s |\n", measure, result, target) }
 	row("schema compliance, first reply", rep.FirstCompliance.String(), "100% over 100 statements")
 	row("schema compliance, after one repair", rep.Compliance.String(), "100%")
-	row(fmt.Sprintf("claim recall vs gold claims (token overlap >= %.2f, one to one)", rep.MatchThreshold), rep.Recall.String(), "100% on unambiguous factual claims, 20 statements")
+	row(fmt.Sprintf("claim recall vs gold claims (token overlap >= %.2f, one to one)", rep.MatchThreshold), rep.Recall.String()+recallOver(rep), "100% on unambiguous factual claims, 20 statements")
 	row("claim recall, statements with an accepted plan", rep.RecallAccepted.String(), "")
 	row("statements with every gold claim recalled", rep.StatementsFullyRecalled.String(), "")
 	row("hallucinated claims (no span in the statement), first reply", rep.HallucinatedFirst.String(), "0% over 50 statements")
@@ -298,4 +343,45 @@ func writePlanTable(w io.Writer, rep planReport) {
 	list("Gold claims missed", missed)
 	list("Ambiguous statements flagged", unnoted)
 	list("Statements without an accepted plan", failed)
+}
+
+// recallOver says how many statements claim recall was measured on, when fewer than were planned.
+func recallOver(rep planReport) string {
+	n := 0
+	for _, r := range rep.Results {
+		n += b2i(r.ScoredForRecall)
+	}
+	if n == rep.Statements {
+		return ""
+	}
+	return fmt.Sprintf(" (first %d statements; numbers, dates, negations and named entities matched exactly)", n)
+}
+
+// writePlanEvidence writes what an inspector of criteria 3 and 6 needs, one JSON line each:
+// every cross-reference query with the claims it joins, and every claim with its span.
+func writePlanEvidence(w io.Writer, results []planResult) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, r := range results {
+		for _, ref := range r.CrossReferences {
+			if err := enc.Encode(struct {
+				Kind      string `json:"kind"`
+				Statement string `json:"statement_id"`
+				crossReference
+			}{"cross_reference", r.ID, ref}); err != nil {
+				return err
+			}
+		}
+		for _, cs := range r.ClaimSpans {
+			if err := enc.Encode(struct {
+				Kind      string `json:"kind"`
+				Statement string `json:"statement_id"`
+				Text      string `json:"statement"`
+				claimSpan
+			}{"claim", r.ID, r.Statement, cs}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -112,6 +112,19 @@ type retrievalReport struct {
 	Flagged     int                  `json:"flagged_pairs"`
 	FlagAbove   float64              `json:"flag_above"`
 	Results     []retrievalStatement `json:"statements_measured"`
+	// ByHops is chain retrieval per hop count (distinct gold pages): the gold pages that any
+	// query of a statement returned in its top k, against those in the top k of one query with
+	// the statement's text. The queries run as written, without a run's exclusions.
+	ByHops []chainRecall `json:"chain_recall_by_hops"`
+}
+
+// chainRecall counts the gold pages of the statements with one hop count, and those found.
+type chainRecall struct {
+	Hops       int `json:"hops"`
+	Statements int `json:"statements"`
+	Gold       int `json:"gold_pages"`
+	ChainFound int `json:"found_by_the_queries"`
+	ClaimFound int `json:"found_by_the_claim_text"`
 }
 
 // resultRecorder is a Searcher that keeps the URLs each query got back, so that one run of
@@ -175,7 +188,33 @@ func measureRetrieval(ctx context.Context, s pipeline.Searcher, stmts []retrieva
 		if len(st.Queries) > 0 {
 			rep.StatementsHit.add(b2i(hit), 1)
 		}
+		found := map[string]bool{}
+		for _, q := range st.Queries {
+			for _, u := range rec.urls[q] {
+				found[u] = true
+			}
+		}
+		claimTop := map[string]bool{}
+		resp, err := s.Search(ctx, pipeline.SearchQuery{Query: st.Text, Language: "en", Limit: k})
+		if err != nil {
+			return rep, fmt.Errorf("claim %d as a query: %w", st.ID, err)
+		}
+		for _, r := range resp.Results {
+			claimTop[r.URL] = true
+		}
+		hops := len(st.Gold)
+		i := slices.IndexFunc(rep.ByHops, func(c chainRecall) bool { return c.Hops == hops })
+		if i < 0 {
+			rep.ByHops = append(rep.ByHops, chainRecall{Hops: hops})
+			i = len(rep.ByHops) - 1
+		}
+		c := &rep.ByHops[i]
+		c.Statements++
+		c.Gold += len(st.Gold)
+		c.ChainFound += countIn(st.Gold, found)
+		c.ClaimFound += countIn(st.Gold, claimTop)
 	}
+	slices.SortFunc(rep.ByHops, func(a, b chainRecall) int { return a.Hops - b.Hops })
 	if len(rep.Pairs) > 0 {
 		rep.MeanJaccard = total / float64(len(rep.Pairs))
 	}
@@ -204,6 +243,12 @@ func writeRetrievalTable(w io.Writer, rep retrievalReport) {
 	row(fmt.Sprintf("query pairs within a statement, Jaccard of top-%d sets", rep.K), pairs, "")
 	row(fmt.Sprintf("pairs above %.1f (flagged: same evidence)", rep.FlagAbove), fmt.Sprint(rep.Flagged), "none")
 	row("ms per query", fmt.Sprintf("%.1f", float64(rep.Score.MeanLatency.Microseconds())/1000), "")
+	if len(rep.ByHops) > 0 {
+		fmt.Fprintf(w, "\n| hops (distinct gold pages) | statements | gold pages found by any query of the statement (top %d) | by one query with the claim text |\n| --- | --- | --- | --- |\n", rep.K)
+		for _, c := range rep.ByHops {
+			fmt.Fprintf(w, "| %d | %d | %s | %s |\n", c.Hops, c.Statements, share(c.ChainFound, c.Gold), share(c.ClaimFound, c.Gold))
+		}
+	}
 	var flagged []string
 	for _, p := range rep.Pairs {
 		if p.Flagged {

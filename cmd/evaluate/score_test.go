@@ -118,6 +118,11 @@ func TestMeasureRetrievalArithmetic(t *testing.T) {
 	if !slices.Equal(rep.Pairs, wantPairs) || rep.Flagged != 1 || math.Abs(rep.MeanJaccard-0.75/4) > 1e-9 {
 		t.Errorf("pairs %v (flagged %d, mean %.4f), want %v", rep.Pairs, rep.Flagged, rep.MeanJaccard, wantPairs)
 	}
+	// Chain recall: gold-a (q1) and gold-b (q4) are found; gold-c is 11th; statement 4 has no
+	// query; the statements' texts (empty here) find nothing.
+	if want := []chainRecall{{Hops: 1, Statements: 4, Gold: 4, ChainFound: 2, ClaimFound: 0}}; !slices.Equal(rep.ByHops, want) {
+		t.Errorf("chain recall %+v, want %+v", rep.ByHops, want)
+	}
 	var out strings.Builder
 	writeRetrievalTable(&out, rep)
 	for _, want := range []string{"| MRR@10 of a gold page, over queries | 0.306 (6 queries) |", "| pairs above 0.7 (flagged: same evidence) | 1 | none |",
@@ -189,4 +194,35 @@ func writeFile(t *testing.T, name, content string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestMatchClaimsExactParts: spec 004 counts a claim paraphrased into a different meaning as
+// missed. Token overlap alone recalled a wrong year, a negation and a swapped entity, each
+// above the threshold; numbers, dates, negations and named entities must agree exactly.
+func TestMatchClaimsExactParts(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, gold, extracted string
+		overlap               float64
+		recalled              bool
+	}{
+		{"a wrong year", "The Golden Gate Bridge opened in 1937.", "The Golden Gate Bridge opened in 1938", 4.0 / 6, false},
+		{"a negation", "The bridge closed to traffic in 1989.", "The bridge never closed to traffic in 1989", 4.0 / 5, false},
+		{"a swapped entity", "Barack Obama's father was from Kenya.", "Barack Obama's father was from Kansas", 3.0 / 5, false},
+		{"a wrong day of a date", "Douglas was born on October 16, 1898.", "Douglas was born on October 18, 1898", 4.0 / 6, false},
+		{"a shortened name recalls", "Barack Obama's mother was from Kansas.", "Obama's mother came from Kansas", 0.6, true},
+		{"a sentence-initial common word recalls", "Four rooms and a patio were added in 1840.", "In 1840 four rooms and a patio were added", 1, true},
+		{"number words read as numbers", "The band released two albums in 1999.", "The band released 2 albums in 1999", 4.0 / 6, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if o := multihop.TokenOverlap(tt.gold, tt.extracted, "en"); math.Abs(o-tt.overlap) > 1e-9 {
+				t.Errorf("token overlap %.3f, want %.3f", o, tt.overlap)
+			}
+			got := matchClaims([]string{tt.gold}, []string{tt.extracted}, DefaultMatchThreshold, "en")
+			if want := map[bool]int{true: 0, false: -1}[tt.recalled]; !slices.Equal(got, []int{want}) {
+				t.Errorf("matchClaims(%q, %q) = %v, want recalled %v", tt.gold, tt.extracted, got, tt.recalled)
+			}
+		})
+	}
 }

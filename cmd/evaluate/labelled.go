@@ -1,0 +1,336 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/search"
+	"github.com/corroborate/corroborate/internal/search/searcheval"
+)
+
+// Data set names `evaluate verdicts --dataset` knows; anything else is a path.
+const (
+	datasetFeverous       = "feverous-s"
+	datasetFactcheckBench = "factcheck-bench"
+)
+
+// probe is what the pipeline may see of a labelled claim: its text, and nothing of its label
+// or its evidence. pipelineInput builds the method's input from a probe alone, so that no gold
+// field can reach a prompt, a plan or a query (held-out discipline; TestHeldOut checks it).
+type probe struct {
+	ID   string
+	Text string
+}
+
+// gold is what only the scoring sees: the label in the pipeline's vocabulary, the data set's own
+// label, the hop count (distinct gold evidence documents, HoVer's definition; 0 when the data set
+// has none) and the canonical URLs of the gold evidence documents.
+type gold struct {
+	Label    string
+	Raw      string
+	Hops     int
+	Evidence []string
+}
+
+// labelledItem is one labelled claim, split into what the pipeline sees and what it must not.
+type labelledItem struct {
+	Probe probe
+	Gold  gold
+}
+
+// pipelineInput is the only way a labelled claim becomes a method's input.
+func pipelineInput(p probe) pipeline.Input {
+	return pipeline.Input{Text: p.Text, Language: "en"}
+}
+
+// labelMapping is one line of a data set's documented mapping to the pipeline's verdicts.
+type labelMapping struct {
+	Raw, Label, Note string
+}
+
+// labelledSet is a data set ready to score: its items, the documents of its evidence corpus
+// (loaded for the open-book methods), its label mapping and the classes macro-F1 averages over.
+type labelledSet struct {
+	Name    string
+	Path    string
+	Items   []labelledItem
+	Docs    []search.Document
+	Mapping []labelMapping
+	Classes []string
+}
+
+// Label mappings, documented in docs/evaluation.md.
+var (
+	feverousMapping = []labelMapping{
+		{"supports", pipeline.VerdictSupported, ""},
+		{"refutes", pipeline.VerdictRefuted, ""},
+	}
+	factcheckMapping = []labelMapping{
+		{"true", pipeline.VerdictSupported, "claims_factuality_label true"},
+		{"false", pipeline.VerdictRefuted, "claims_factuality_label false"},
+		{"unknown", pipeline.VerdictUnverified, "the annotators could not settle it"},
+	}
+	jsonlMapping = []labelMapping{
+		{"supported (or supports, true, SUPPORTED)", pipeline.VerdictSupported, ""},
+		{"refuted (or refutes, false, NOT_SUPPORTED, REFUTED)", pipeline.VerdictRefuted, ""},
+		{"unverified (or NOT ENOUGH INFO, NEI, unknown)", pipeline.VerdictUnverified, ""},
+	}
+)
+
+// jsonlLabels reads the labels of a JSONL file of our format, case-insensitively.
+var jsonlLabels = map[string]string{
+	"supported": pipeline.VerdictSupported, "supports": pipeline.VerdictSupported, "true": pipeline.VerdictSupported,
+	"refuted": pipeline.VerdictRefuted, "refutes": pipeline.VerdictRefuted, "false": pipeline.VerdictRefuted,
+	"not_supported": pipeline.VerdictRefuted,
+	"unverified":    pipeline.VerdictUnverified, "not enough info": pipeline.VerdictUnverified, "nei": pipeline.VerdictUnverified,
+	"unknown": pipeline.VerdictUnverified,
+}
+
+// datasetPath resolves --dataset: a known name in $CORROBORATE_DATASETS, or a path.
+func datasetPath(name string) (path string, err error) {
+	switch name {
+	case datasetFeverous:
+		path = searcheval.FeverousPath()
+	case datasetFactcheckBench:
+		path = factcheckBenchPath()
+	default:
+		return name, nil
+	}
+	if path == "" {
+		return "", fmt.Errorf("--dataset %s: set %s to the directory that holds the data sets (feverous-s/, factcheck-bench/), or give --dataset a file", name, searcheval.DatasetsEnv)
+	}
+	return path, nil
+}
+
+// readLabelled reads the data set at path, in the format its name and first byte say: a JSON
+// array is FEVEROUS-S (ProgramFC's dev.json), a JSONL whose records have "sentences" is
+// factcheck-bench, any other JSONL is our own format (see readJSONL).
+func readLabelled(name, path string) (*labelledSet, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the data set: %w", err)
+	}
+	trimmed := bytes.TrimSpace(raw)
+	switch {
+	case len(trimmed) > 0 && trimmed[0] == '[':
+		return readFeverousLabelled(path)
+	case bytes.Contains(firstLine(trimmed), []byte(`"sentences"`)):
+		return readFactcheckLabelled(path, raw)
+	default:
+		return readJSONL(name, path, raw)
+	}
+}
+
+func firstLine(b []byte) []byte {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
+func readFeverousLabelled(path string) (*labelledSet, error) {
+	docs, claims, err := searcheval.ReadFeverous(path)
+	if err != nil {
+		return nil, err
+	}
+	set := &labelledSet{Name: "FEVEROUS-S dev", Path: path, Docs: docs, Mapping: feverousMapping,
+		Classes: []string{pipeline.VerdictSupported, pipeline.VerdictRefuted}}
+	for _, c := range claims {
+		label := ""
+		for _, m := range feverousMapping {
+			if strings.EqualFold(c.Label, m.Raw) {
+				label = m.Label
+			}
+		}
+		if label == "" {
+			return nil, fmt.Errorf("%s: claim %d has label %q; FEVEROUS-S labels are supports and refutes", path, c.ID, c.Label)
+		}
+		set.Items = append(set.Items, labelledItem{
+			Probe: probe{ID: fmt.Sprint(c.ID), Text: c.Text},
+			Gold:  gold{Label: label, Raw: c.Label, Hops: len(c.Gold), Evidence: c.Gold},
+		})
+	}
+	return set, nil
+}
+
+// factcheckClaimRecord is one line of factcheck-bench, the fields of its claim-level labels and
+// retrieved evidence.
+type factcheckClaimRecord struct {
+	Sentences map[string]struct {
+		Claims               []string   `json:"claims"`
+		ClaimCheckworthiness []string   `json:"claim_checkworthiness"`
+		FactualityLabels     []any      `json:"claims_factuality_label"`
+		AutoEvidence         [][]string `json:"auto_evidence"`
+		AutoEvidenceURL      [][]string `json:"auto_evidence_url"`
+		Stance               [][]string `json:"stance_claim_autoEvid"`
+	} `json:"sentences"`
+}
+
+// readFactcheckLabelled reads factcheck-bench's factual claims (claim_checkworthiness "factual")
+// with their factuality labels. Its evidence corpus is the passages the data set retrieved for
+// its claims (auto_evidence), one document per URL; a claim's gold evidence is the URLs of its
+// passages whose annotated stance is not "irrelevant". It has no hop counts.
+func readFactcheckLabelled(path string, raw []byte) (*labelledSet, error) {
+	set := &labelledSet{Name: "factcheck-bench", Path: path, Mapping: factcheckMapping,
+		Classes: []string{pipeline.VerdictSupported, pipeline.VerdictRefuted, pipeline.VerdictUnverified}}
+	bodies := map[string][]string{}
+	var order []string
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var rec factcheckClaimRecord
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a factcheck-bench record: %w", path, line, err)
+		}
+		keys := make([]string, 0, len(rec.Sentences))
+		for k := range rec.Sentences {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(a, b string) int { return sentenceNumber(a) - sentenceNumber(b) })
+		for _, k := range keys {
+			s := rec.Sentences[k]
+			for i, text := range s.Claims {
+				var evidence []string
+				if i < len(s.AutoEvidence) && i < len(s.AutoEvidenceURL) {
+					for j, passage := range s.AutoEvidence[i] {
+						if j >= len(s.AutoEvidenceURL[i]) {
+							break
+						}
+						u, err := search.CanonicalURL(s.AutoEvidenceURL[i][j])
+						if err != nil || strings.TrimSpace(passage) == "" {
+							continue
+						}
+						if _, ok := bodies[u]; !ok {
+							order = append(order, u)
+						}
+						if !slices.Contains(bodies[u], passage) {
+							bodies[u] = append(bodies[u], passage)
+						}
+						relevant := i < len(s.Stance) && j < len(s.Stance[i]) && s.Stance[i][j] != "irrelevant"
+						if relevant && !slices.Contains(evidence, u) {
+							evidence = append(evidence, u)
+						}
+					}
+				}
+				if i >= len(s.ClaimCheckworthiness) || s.ClaimCheckworthiness[i] != "factual" || strings.TrimSpace(text) == "" {
+					continue
+				}
+				if i >= len(s.FactualityLabels) {
+					return nil, fmt.Errorf("%s:%d: %s claim %d has no claims_factuality_label", path, line, k, i+1)
+				}
+				rawLabel := strings.ToLower(fmt.Sprint(s.FactualityLabels[i]))
+				label := ""
+				for _, m := range factcheckMapping {
+					if rawLabel == m.Raw {
+						label = m.Label
+					}
+				}
+				if label == "" {
+					return nil, fmt.Errorf("%s:%d: %s claim %d has label %q; factcheck-bench labels are true, false and unknown", path, line, k, i+1, rawLabel)
+				}
+				set.Items = append(set.Items, labelledItem{
+					Probe: probe{ID: fmt.Sprintf("%d/%s/%d", line, k, i+1), Text: strings.TrimSpace(text)},
+					Gold:  gold{Label: label, Raw: rawLabel, Evidence: evidence},
+				})
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	for _, u := range order {
+		host := u
+		if parsed, err := url.Parse(u); err == nil {
+			host = parsed.Host
+		}
+		set.Docs = append(set.Docs, search.Document{URL: u, Title: host, Body: strings.Join(bodies[u], "\n"), Publisher: host, Language: "en"})
+	}
+	return set, nil
+}
+
+// jsonlRecord is one line of our own labelled format:
+//
+//	{"id": "c1", "text": "...", "label": "supported", "hops": 2,
+//	 "evidence": [{"url": "https://...", "title": "...", "body": "...", "publisher": "..."}]}
+//
+// label takes the pipeline's verdicts or the usual data set spellings (jsonlLabels); hops is
+// optional (the number of distinct evidence URLs when absent); the evidence documents are the
+// corpus of the open-book methods and the claim's gold evidence.
+type jsonlRecord struct {
+	ID       string `json:"id"`
+	Text     string `json:"text"`
+	Label    string `json:"label"`
+	Hops     int    `json:"hops"`
+	Evidence []struct {
+		URL, Title, Body, Publisher string
+	} `json:"evidence"`
+}
+
+func readJSONL(name, path string, raw []byte) (*labelledSet, error) {
+	set := &labelledSet{Name: filepath.Base(name), Path: path, Mapping: jsonlMapping}
+	seen := map[string]bool{}
+	classes := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var rec jsonlRecord
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a labelled claim (want {\"id\", \"text\", \"label\", \"evidence\"}): %w", path, line, err)
+		}
+		label, ok := jsonlLabels[strings.ToLower(strings.TrimSpace(rec.Label))]
+		switch {
+		case strings.TrimSpace(rec.Text) == "":
+			return nil, fmt.Errorf("%s:%d: \"text\" is empty", path, line)
+		case !ok:
+			return nil, fmt.Errorf("%s:%d: label %q is none of supported, refuted, unverified (or their data set spellings)", path, line, rec.Label)
+		}
+		it := labelledItem{Probe: probe{ID: cmp.Or(rec.ID, fmt.Sprint(line)), Text: strings.TrimSpace(rec.Text)},
+			Gold: gold{Label: label, Raw: rec.Label, Hops: rec.Hops}}
+		for _, e := range rec.Evidence {
+			u, err := search.CanonicalURL(e.URL)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: evidence url %q: %w", path, line, e.URL, err)
+			}
+			if !slices.Contains(it.Gold.Evidence, u) {
+				it.Gold.Evidence = append(it.Gold.Evidence, u)
+			}
+			if !seen[u] {
+				seen[u] = true
+				set.Docs = append(set.Docs, search.Document{URL: u, Title: e.Title, Body: e.Body, Publisher: e.Publisher, Language: "en"})
+			}
+		}
+		if it.Gold.Hops == 0 {
+			it.Gold.Hops = len(it.Gold.Evidence)
+		}
+		classes[label] = true
+		set.Items = append(set.Items, it)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	for _, c := range []string{pipeline.VerdictSupported, pipeline.VerdictRefuted, pipeline.VerdictUnverified} {
+		if classes[c] {
+			set.Classes = append(set.Classes, c)
+		}
+	}
+	return set, nil
+}
