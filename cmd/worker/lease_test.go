@@ -91,6 +91,9 @@ func TestCopiesOfOneJobDeliveredTogetherRunOnce(t *testing.T) {
 	if n := b.count(t, `SELECT count(*) FROM runs WHERE job_id = $1`, job); n != 1 {
 		t.Errorf("runs of the job: %d, want 1", n)
 	}
+	if n := b.count(t, `SELECT coalesce(sum(model_calls), 0)::int FROM runs WHERE job_id = $1`, job); n != b.model.Count() {
+		t.Errorf("the model answered %d calls, the job's run made %d", b.model.Count(), n)
+	}
 	if got := b.outcomes(t, job); got["done"] != 1 || got["duplicate"] != copies-1 || len(got) != 2 {
 		t.Errorf("job_outcomes of the job by status: %v, want done 1 and duplicate %d", got, copies-1)
 	}
