@@ -33,6 +33,9 @@ type Config struct {
 	JointSwitch  JointSwitch
 	// Worker names this worker (host/pid) on its runs and attempts.
 	Worker string
+	// LeaseTTL is how long a job's lease lasts without a renewal (default 30s); give it the
+	// consumer's AckWait, so that a killed holder's lease lapses when its message is redelivered.
+	LeaseTTL time.Duration
 	// Observer is told what runs cost (nil: nobody).
 	Observer Observer
 	// Outages is told how each run ended, and holds the jobs whose run failed while the model
@@ -93,6 +96,7 @@ func New(cfg Config) *Executor {
 	if cfg.NewMethod == nil {
 		cfg.NewMethod = methods.New
 	}
+	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, defaultLeaseTTL)
 	return &Executor{cfg: cfg, methods: MethodChooser{
 		Switch: cfg.JointSwitch, Agreements: cfg.Store, Model: cfg.ModelName, Observe: cfg.Observer.JointAgreement,
 	}}

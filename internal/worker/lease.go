@@ -23,15 +23,16 @@ type Leases interface {
 	ReleaseLease(ctx context.Context, l store.Lease) error
 }
 
-// The lease's timing. A lease lasts leaseTTL without a renewal and is renewed every third of it,
-// so that a holder whose worker was killed blocks the job's other deliveries for at most
-// leaseTTL (its own message comes back after the consumer's AckWait and waits out the same
-// lapse). A delivery that finds the lease held looks again after leaseWaitFirst, doubling up to
-// leaseWaitMax: what it waits for is a whole run.
+// The lease's timing. A lease lasts Config.LeaseTTL without a renewal (the consumer's AckWait in
+// cmd/worker, else defaultLeaseTTL) and is renewed every third of it, as the consume loop
+// heartbeats every third of AckWait: a holder whose worker was killed blocks the job's other
+// deliveries until about when the server redelivers its message. A delivery that finds the
+// lease held looks again after leaseWaitFirst, doubling up to leaseWaitMax: what it waits for is
+// a whole run.
 const (
-	leaseTTL       = 30 * time.Second
-	leaseWaitFirst = 100 * time.Millisecond
-	leaseWaitMax   = 2 * time.Second
+	defaultLeaseTTL = 30 * time.Second
+	leaseWaitFirst  = 100 * time.Millisecond
+	leaseWaitMax    = 2 * time.Second
 )
 
 // lease is one holding of a job's lease, renewed in the background until it is released.
@@ -50,7 +51,7 @@ type lease struct {
 // not run here; res is then the delivery's result.
 func (e *Executor) takeLease(ctx context.Context, log *slog.Logger, sd store.Delivery, attrs []slog.Attr) (_ *lease, res jobs.Result, ok bool) {
 	l := store.Lease{
-		JobID: sd.JobID, Worker: e.cfg.Worker, StreamSeq: sd.StreamSeq, TTL: leaseTTL,
+		JobID: sd.JobID, Worker: e.cfg.Worker, StreamSeq: sd.StreamSeq, TTL: e.cfg.LeaseTTL,
 		Token: fmt.Sprintf("%s seq %d attempt %d %016x", e.cfg.Worker, sd.StreamSeq, sd.Attempt, rand.Uint64()),
 	}
 	wait, waited := leaseWaitFirst, false
