@@ -19,9 +19,11 @@ import (
 // fakeStore is a Store in memory: it keeps what the executor wrote, and fails where told to.
 type fakeStore struct {
 	mu sync.Mutex
-	// storedRun is the run id StoredRun finds (0: none).
-	storedRun int64
-	agreement store.JointAgreement
+	// storedRun is the run id StoredRun finds (0: none); storedLater, when set, is the run it
+	// finds from its second call on (another delivery stored it meanwhile).
+	storedRun, storedLater int64
+	storedRunCalls         int
+	agreement              store.JointAgreement
 
 	storedRunErr, saveErr, recordErr, markErr, agreementErr error
 
@@ -40,6 +42,10 @@ type fakeStore struct {
 func (f *fakeStore) StoredRun(ctx context.Context, jobID string) (int64, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.storedRunCalls++
+	if f.storedRunCalls > 1 && f.storedLater != 0 {
+		f.storedRun = f.storedLater
+	}
 	return f.storedRun, f.storedRun != 0, f.storedRunErr
 }
 

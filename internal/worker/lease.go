@@ -46,8 +46,8 @@ type lease struct {
 // takeLease takes the job's lease before its method runs. When another delivery of the job holds
 // it (copies published together, a redelivery while the first delivery still runs), it waits
 // for it: the consume loop's heartbeat keeps this delivery alive meanwhile. Once it holds the
-// lease it looks for the job's run again, since the holder it waited for may have stored it: then
-// the delivery is a duplicate and the lease is given back at once. ok is false when the job must
+// lease it looks for the job's run again, since a holder before it may have stored it: then the
+// delivery is a duplicate and the lease is given back at once. ok is false when the job must
 // not run here; res is then the delivery's result.
 func (e *Executor) takeLease(ctx context.Context, log *slog.Logger, sd store.Delivery, attrs []slog.Attr) (_ *lease, res jobs.Result, ok bool) {
 	l := store.Lease{
@@ -78,9 +78,8 @@ func (e *Executor) takeLease(ctx context.Context, log *slog.Logger, sd store.Del
 	held := &lease{store: e.cfg.Store, l: l, stop: make(chan struct{})}
 	held.done.Add(1)
 	go held.renew(ctx, log)
-	if !waited {
-		return held, jobs.Result{}, true
-	}
+	// Looked for again even when the lease was free: the holder before may have stored the run
+	// and released the lease between the executor's first look and this take.
 	runID, found, err := e.cfg.Store.StoredRun(ctx, sd.JobID)
 	if err != nil {
 		held.release(ctx, log)

@@ -98,3 +98,18 @@ func TestExecutorWaitingForTheLeaseIsInterruptedByShutdown(t *testing.T) {
 		t.Fatalf("outcome %s (%v), ran %d: want interrupted and no run", res.Outcome, res.Err, len(b.method.ran))
 	}
 }
+
+// A run stored by another delivery between the executor's first look and its taking the free
+// lease (the other delivery released it just before) is found: the job does not run twice.
+func TestExecutorLooksForTheRunAgainOnceItHoldsTheLease(t *testing.T) {
+	t.Parallel()
+	b := newBench(t, nil)
+	b.store.storedLater = 9
+	res := b.exec.Handle(context.Background(), job(t, pipeline.MethodFactored))
+	if res.Outcome != jobs.OutcomeDone || len(b.method.ran) != 0 {
+		t.Fatalf("outcome %s (%v), ran %d: want done as a duplicate, not run", res.Outcome, res.Err, len(b.method.ran))
+	}
+	if len(b.store.marked) != 1 || b.store.marked[0] != 9 || len(b.store.leases) != 0 {
+		t.Errorf("marked %v, leases left %v: want a duplicate of run 9 and the lease given back", b.store.marked, b.store.leases)
+	}
+}
