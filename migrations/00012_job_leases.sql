@@ -29,6 +29,11 @@ ALTER TABLE message_attempts DROP CONSTRAINT message_attempts_outcome_check,
     ADD CONSTRAINT message_attempts_outcome_check
         CHECK (outcome IN ('done', 'rejected', 'failed', 'dead', 'retry', 'interrupted', 'duplicate'));
 
+-- Statements without a run were left by copies of a job whose run another copy stored first
+-- (SaveRun committed the copy's statement; it now undoes it). No run refers to them, no view
+-- shows them: they go. Down cannot bring them back, and need not.
+DELETE FROM statements s WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.statement_id = s.id);
+
 -- +goose Down
 -- Before 00012 a duplicate was recorded done.
 UPDATE messages SET status = 'done' WHERE status = 'duplicate';

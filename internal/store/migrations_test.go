@@ -80,8 +80,9 @@ func TestTypedReviewFlagsMigrateExistingRunsBothWays(t *testing.T) {
 	}
 }
 
-// Migration 00012 adds job_leases and the duplicate status; its Down turns duplicates back into
-// what they were recorded as before it (done), and both go again cleanly.
+// Migration 00012 adds job_leases and the duplicate status and removes the statements that
+// copies left without a run; its Down turns duplicates back into what they were recorded as
+// before it (done), and both go again cleanly.
 func TestDuplicateStatusMigratesBothWays(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -92,8 +93,25 @@ func TestDuplicateStatusMigratesBothWays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := p.UpTo(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	_, err = pool.Exec(ctx, `
+		INSERT INTO statements (content_key) VALUES ('orphan'), ('ran');
+		INSERT INTO runs (job_id, statement_id, method, requested_method, status, started_at, finished_at, duration_ms)
+		SELECT 'job-1', id, 'cove-factored', 'cove-factored', 'done', now(), now(), 1 FROM statements WHERE content_key = 'ran'`)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := p.UpTo(ctx, 12); err != nil {
 		t.Fatal(err)
+	}
+	var kept []string
+	if err := pool.QueryRow(ctx, `SELECT array_agg(content_key ORDER BY content_key) FROM statements`).Scan(&kept); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(kept, []string{"ran"}) {
+		t.Errorf("statements after 00012: %q, want only the one with a run", kept)
 	}
 	_, err = pool.Exec(ctx, `
 		INSERT INTO messages (job_id, stream_seq, subject, status) VALUES ('job-1', 1, 's', 'done'), ('job-1', 2, 's', 'duplicate');
