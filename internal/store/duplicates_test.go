@@ -178,3 +178,30 @@ func TestJobLeases(t *testing.T) {
 		t.Errorf("the lapsed holder renewed a lease taken over: %v, %v", still, err)
 	}
 }
+
+// A message whose run is stored keeps its outcome: a late delivery of it that the consume loop
+// dead-letters (its acknowledgement was lost until the attempts ran out) does not turn a done job
+// dead. The attempt is still kept.
+func TestAStoredRunsMessageIsNotTurnedDead(t *testing.T) {
+	t.Parallel()
+	s := setup(t)
+	ctx := context.Background()
+	rec := sampleRecord(newJobID(t))
+	if _, err := s.SaveRun(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	late := rec.Delivery
+	late.Attempt = 4
+	if err := s.RecordOutcome(ctx, store.MessageOutcome{Delivery: late, Status: jobs.OutcomeDead, Reason: "delivery attempts exhausted"}); err != nil {
+		t.Fatal(err)
+	}
+	var status string
+	var attempts, handled int
+	err := s.Pool().QueryRow(ctx, `SELECT status, attempts, handled_attempts FROM job_outcomes WHERE job_id = $1`, rec.Delivery.JobID).Scan(&status, &attempts, &handled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status != "done" || attempts != 4 || handled != 2 {
+		t.Errorf("the done message after a late dead-letter: %s, attempts %d, handled %d; want done, 4, 2", status, attempts, handled)
+	}
+}

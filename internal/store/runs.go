@@ -430,6 +430,10 @@ func (s *Store) RecordOutcome(ctx context.Context, o MessageOutcome) error {
 	return nil
 }
 
+// runStored is true of a message row (in an ON CONFLICT clause) whose outcome is its job's stored
+// run: that outcome is final for good.
+const runStored = `(messages.run_id IS NOT NULL AND messages.status IN ('done', 'failed'))`
+
 // upsertMessage records one handled attempt: the message's row in messages takes its outcome
 // (MessagePending while another attempt follows) and message_attempts gets a row of its own.
 func upsertMessage(ctx context.Context, tx pgx.Tx, d Delivery, outcome jobs.Outcome, reason string, runID int64) error {
@@ -453,16 +457,19 @@ func writeMessage(ctx context.Context, tx pgx.Tx, d Delivery, status, outcome jo
 		now := time.Now()
 		finished = &now
 	}
-	// A late redelivery must not turn a finished message back into a pending one.
+	// A late redelivery must not turn a finished message back into a pending one, and a message
+	// whose run is stored (done or failed) keeps that outcome: a late delivery of it that the
+	// consume loop dead-letters (its acknowledgement lost until the attempts ran out) does not
+	// turn the job dead. Its attempt is recorded all the same.
 	q, args := insert("messages", messageRow(d, status, reason, payload, runID, finished), `
 		ON CONFLICT (job_id, stream_seq) DO UPDATE SET
-			status = EXCLUDED.status,
-			reason = EXCLUDED.reason,
+			status = CASE WHEN `+runStored+` THEN messages.status ELSE EXCLUDED.status END,
+			reason = CASE WHEN `+runStored+` THEN messages.reason ELSE EXCLUDED.reason END,
 			attempts = GREATEST(messages.attempts, EXCLUDED.attempts),
-			payload = EXCLUDED.payload,
+			payload = CASE WHEN `+runStored+` THEN messages.payload ELSE EXCLUDED.payload END,
 			run_id = COALESCE(EXCLUDED.run_id, messages.run_id),
 			last_received_at = EXCLUDED.last_received_at,
-			finished_at = EXCLUDED.finished_at,
+			finished_at = CASE WHEN `+runStored+` THEN messages.finished_at ELSE EXCLUDED.finished_at END,
 			retry_of = COALESCE(EXCLUDED.retry_of, messages.retry_of)
 		WHERE messages.status = 'pending' OR EXCLUDED.status <> 'pending'`)
 	if _, err := tx.Exec(ctx, q, args); err != nil {
