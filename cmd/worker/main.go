@@ -412,6 +412,8 @@ func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *
 		MaxQuestions: cfg.MaxQuestions, Concurrency: cfg.VerifyConcurrency,
 		JointSwitch: worker.JointSwitch{Enabled: cfg.JointSwitch, Threshold: cfg.JointSwitchThreshold, Window: cfg.JointSwitchWindow},
 		Worker:      fmt.Sprintf("%s/%d", host, os.Getpid()), Observer: m, Outages: outages, Logger: log,
+		// A job's lease lapses when the server would redeliver its message.
+		LeaseTTL: sc.WithDefaults().AckWait,
 	})
 	if metricsAddr != "" {
 		addr, err := serveMetrics(ctx, metricsAddr, m, func(ctx context.Context) error {

@@ -57,6 +57,8 @@ var tablePrivileges = map[string]map[Role]string{
 	"statements":       {RoleWorker: followRows},
 	"messages":         {RoleWorker: followRows},
 	"message_attempts": {RoleWorker: followRows},
+	// A job's lease is taken, renewed and given back (deleted) by the worker running it.
+	"job_leases": {RoleWorker: manageRows},
 	// The search cache expires its own rows.
 	"search_cache": {RoleWorker: manageRows},
 	// The corpus and the statistics its triggers keep (triggers run with the loader's privileges).

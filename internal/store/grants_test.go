@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -92,8 +93,20 @@ func TestRolesHaveLeastPrivilege(t *testing.T) {
 		if _, found, err := worker.StoredRun(ctx, rec.Delivery.JobID); err != nil || !found {
 			t.Fatalf("reading it back: found %v, %v", found, err)
 		}
-		if err := worker.MarkDone(ctx, rec.Delivery, saved.RunID, "again"); err != nil {
-			t.Fatalf("updating an outcome as the worker role: %v", err)
+		again := rec.Delivery
+		again.StreamSeq++
+		if _, err := worker.MarkDuplicate(ctx, again, saved.RunID); err != nil {
+			t.Fatalf("recording a duplicate as the worker role: %v", err)
+		}
+		l := store.Lease{JobID: newJobID(t), Token: "t", TTL: time.Minute}
+		if taken, _, err := worker.TakeLease(ctx, l); err != nil || !taken {
+			t.Fatalf("taking a lease as the worker role: %v, %v", taken, err)
+		}
+		if still, err := worker.RenewLease(ctx, l); err != nil || !still {
+			t.Fatalf("renewing a lease as the worker role: %v, %v", still, err)
+		}
+		if err := worker.ReleaseLease(ctx, l); err != nil {
+			t.Fatalf("releasing a lease as the worker role: %v", err)
 		}
 		if _, err := worker.RecentJointAgreement(ctx, "gpt-4o-mini", 50); err != nil {
 			t.Fatalf("reading the joint agreement as the worker role: %v", err)

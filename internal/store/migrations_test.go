@@ -79,3 +79,61 @@ func TestTypedReviewFlagsMigrateExistingRunsBothWays(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Migration 00012 adds job_leases and the duplicate status and removes the statements that
+// copies left without a run; its Down turns duplicates back into what they were recorded as
+// before it (done), and both go again cleanly.
+func TestDuplicateStatusMigratesBothWays(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := testenv.Postgres(t, "store_duplicates")
+	db := stdlib.OpenDBFromPool(pool)
+	defer db.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	_, err = pool.Exec(ctx, `
+		INSERT INTO statements (content_key) VALUES ('orphan'), ('ran');
+		INSERT INTO runs (job_id, statement_id, method, requested_method, status, started_at, finished_at, duration_ms)
+		SELECT 'job-1', id, 'cove-factored', 'cove-factored', 'done', now(), now(), 1 FROM statements WHERE content_key = 'ran'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 12); err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	if err := pool.QueryRow(ctx, `SELECT array_agg(content_key ORDER BY content_key) FROM statements`).Scan(&kept); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(kept, []string{"ran"}) {
+		t.Errorf("statements after 00012: %q, want only the one with a run", kept)
+	}
+	_, err = pool.Exec(ctx, `
+		INSERT INTO messages (job_id, stream_seq, subject, status) VALUES ('job-1', 1, 's', 'done'), ('job-1', 2, 's', 'duplicate');
+		INSERT INTO message_attempts (job_id, stream_seq, attempt, outcome, received_at) VALUES ('job-1', 2, 1, 'duplicate', now());
+		INSERT INTO job_leases (job_id, token, expires_at) VALUES ('job-2', 't', now())`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO messages (job_id, stream_seq, subject, status) VALUES ('job-1', 3, 's', 'copied')`); err == nil {
+		t.Error("a status outside the vocabulary was accepted")
+	}
+	if _, err := p.DownTo(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	var done, attempts int
+	if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM messages WHERE status = 'done'), (SELECT count(*) FROM message_attempts WHERE outcome = 'done')`).Scan(&done, &attempts); err != nil {
+		t.Fatal(err)
+	}
+	if done != 2 || attempts != 1 {
+		t.Errorf("after Down: %d done messages and %d done attempts, want 2 and 1", done, attempts)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -28,7 +28,8 @@ type JobResult struct {
 func (r JobResult) Final() bool { return r.Status != MessagePending }
 
 // JobResults returns the latest outcome of each job id that has one; a job with no row yet (not
-// received by a worker) is missing from the result.
+// received by a worker) is missing from the result. A job's done message comes first, and a
+// duplicate last: a copy of a failed job shows the failure, not the copy.
 func (s *Store) JobResults(ctx context.Context, jobIDs []string) (map[string]JobResult, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT DISTINCT ON (o.job_id) o.job_id, o.status, o.reason, r.method, r.model, r.status AS run_status,
@@ -37,7 +38,7 @@ func (s *Store) JobResults(ctx context.Context, jobIDs []string) (map[string]Job
 		FROM job_outcomes o
 		LEFT JOIN runs r ON r.id = o.run_id
 		WHERE o.job_id = ANY ($1)
-		ORDER BY o.job_id, (o.status = 'done') DESC, o.last_received_at DESC`, jobIDs)
+		ORDER BY o.job_id, (o.status = 'done') DESC, (o.status = 'duplicate') ASC, o.last_received_at DESC`, jobIDs)
 	if err != nil {
 		return nil, fmt.Errorf("store: reading job outcomes: %w", err)
 	}

@@ -102,33 +102,44 @@ func (s *Store) SaveRun(ctx context.Context, rec RunRecord) (Saved, error) {
 }
 
 func saveRun(ctx context.Context, tx pgx.Tx, rec RunRecord) (Saved, error) {
-	var statementID int64
-	q, args := insert("statements", statementRow(rec.Statement),
-		"ON CONFLICT (content_key) DO UPDATE SET language = EXCLUDED.language RETURNING id")
-	err := tx.QueryRow(ctx, q, args).Scan(&statementID)
-	if err != nil {
-		return Saved{}, fmt.Errorf("statement: %w", err)
-	}
-
 	res := rec.Result
 	if res == nil {
 		res = &pipeline.Result{}
 	}
 	d := rec.Delivery
+	// The statement and the run are written under a savepoint: when another delivery of the job
+	// stored its run first, both are undone, so that a copy whose statement differs (another
+	// producer reference, the same job id) leaves no statement without a run behind.
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		return Saved{}, fmt.Errorf("savepoint: %w", err)
+	}
+	var statementID int64
+	q, args := insert("statements", statementRow(rec.Statement),
+		"ON CONFLICT (content_key) DO UPDATE SET language = EXCLUDED.language RETURNING id")
+	if err := sp.QueryRow(ctx, q, args).Scan(&statementID); err != nil {
+		return Saved{}, fmt.Errorf("statement: %w", err)
+	}
 	var runID int64
 	q, args = insert("runs", runRow(rec, statementID, res), "ON CONFLICT (job_id) DO NOTHING RETURNING id")
-	err = tx.QueryRow(ctx, q, args).Scan(&runID)
+	err = sp.QueryRow(ctx, q, args).Scan(&runID)
 	if errors.Is(err, pgx.ErrNoRows) {
+		if err := sp.Rollback(ctx); err != nil {
+			return Saved{}, fmt.Errorf("rolling back to the savepoint: %w", err)
+		}
 		if err := tx.QueryRow(ctx, `SELECT id FROM runs WHERE job_id = $1`, d.JobID).Scan(&runID); err != nil {
 			return Saved{}, fmt.Errorf("existing run: %w", err)
 		}
-		if err := upsertMessage(ctx, tx, d, jobs.OutcomeDone, "a run of this job was already stored", runID); err != nil {
+		if _, err := markDuplicate(ctx, tx, d, runID); err != nil {
 			return Saved{}, err
 		}
 		return Saved{RunID: runID, AlreadyStored: true}, nil
 	}
 	if err != nil {
 		return Saved{}, fmt.Errorf("run: %w", err)
+	}
+	if err := sp.Commit(ctx); err != nil {
+		return Saved{}, fmt.Errorf("releasing the savepoint: %w", err)
 	}
 
 	copies := []struct {
@@ -419,6 +430,10 @@ func (s *Store) RecordOutcome(ctx context.Context, o MessageOutcome) error {
 	return nil
 }
 
+// runStored is true of a message row (in an ON CONFLICT clause) whose outcome is its job's stored
+// run: that outcome is final for good.
+const runStored = `(messages.run_id IS NOT NULL AND messages.status IN ('done', 'failed'))`
+
 // upsertMessage records one handled attempt: the message's row in messages takes its outcome
 // (MessagePending while another attempt follows) and message_attempts gets a row of its own.
 func upsertMessage(ctx context.Context, tx pgx.Tx, d Delivery, outcome jobs.Outcome, reason string, runID int64) error {
@@ -426,25 +441,35 @@ func upsertMessage(ctx context.Context, tx pgx.Tx, d Delivery, outcome jobs.Outc
 	if !outcome.Final() {
 		status = MessagePending
 	}
+	return writeMessage(ctx, tx, d, status, outcome, reason, runID)
+}
+
+// writeMessage writes a message's row with status (a final one, MessagePending or
+// MessageDuplicate) and records the attempt with outcome. The payload is kept unless the message
+// ended done.
+func writeMessage(ctx context.Context, tx pgx.Tx, d Delivery, status, outcome jobs.Outcome, reason string, runID int64) error {
 	var payload []byte
-	if outcome != jobs.OutcomeDone {
+	if status != jobs.OutcomeDone {
 		payload = d.Payload
 	}
 	var finished *time.Time
-	if outcome.Final() {
+	if status != MessagePending {
 		now := time.Now()
 		finished = &now
 	}
-	// A late redelivery must not turn a finished message back into a pending one.
+	// A late redelivery must not turn a finished message back into a pending one, and a message
+	// whose run is stored (done or failed) keeps that outcome: a late delivery of it that the
+	// consume loop dead-letters (its acknowledgement lost until the attempts ran out) does not
+	// turn the job dead. Its attempt is recorded all the same.
 	q, args := insert("messages", messageRow(d, status, reason, payload, runID, finished), `
 		ON CONFLICT (job_id, stream_seq) DO UPDATE SET
-			status = EXCLUDED.status,
-			reason = EXCLUDED.reason,
+			status = CASE WHEN `+runStored+` THEN messages.status ELSE EXCLUDED.status END,
+			reason = CASE WHEN `+runStored+` THEN messages.reason ELSE EXCLUDED.reason END,
 			attempts = GREATEST(messages.attempts, EXCLUDED.attempts),
-			payload = EXCLUDED.payload,
+			payload = CASE WHEN `+runStored+` THEN messages.payload ELSE EXCLUDED.payload END,
 			run_id = COALESCE(EXCLUDED.run_id, messages.run_id),
 			last_received_at = EXCLUDED.last_received_at,
-			finished_at = EXCLUDED.finished_at,
+			finished_at = CASE WHEN `+runStored+` THEN messages.finished_at ELSE EXCLUDED.finished_at END,
 			retry_of = COALESCE(EXCLUDED.retry_of, messages.retry_of)
 		WHERE messages.status = 'pending' OR EXCLUDED.status <> 'pending'`)
 	if _, err := tx.Exec(ctx, q, args); err != nil {
@@ -545,16 +570,4 @@ func cmpTime(t time.Time) time.Time {
 		return time.Now()
 	}
 	return t
-}
-
-// MarkDone marks a message done whose job already has a stored run (a redelivery, or the same
-// job published twice outside the dedupe window).
-func (s *Store) MarkDone(ctx context.Context, d Delivery, runID int64, reason string) error {
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		return upsertMessage(ctx, tx, d, jobs.OutcomeDone, reason, runID)
-	})
-	if err != nil {
-		return fmt.Errorf("store: marking job %s done: %w", d.JobID, err)
-	}
-	return nil
 }

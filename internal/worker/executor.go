@@ -33,6 +33,9 @@ type Config struct {
 	JointSwitch  JointSwitch
 	// Worker names this worker (host/pid) on its runs and attempts.
 	Worker string
+	// LeaseTTL is how long a job's lease lasts without a renewal (default 30s); give it the
+	// consumer's AckWait, so that a killed holder's lease lapses when its message is redelivered.
+	LeaseTTL time.Duration
 	// Observer is told what runs cost (nil: nobody).
 	Observer Observer
 	// Outages is told how each run ended, and holds the jobs whose run failed while the model
@@ -93,6 +96,7 @@ func New(cfg Config) *Executor {
 	if cfg.NewMethod == nil {
 		cfg.NewMethod = methods.New
 	}
+	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, defaultLeaseTTL)
 	return &Executor{cfg: cfg, methods: MethodChooser{
 		Switch: cfg.JointSwitch, Agreements: cfg.Store, Model: cfg.ModelName, Observe: cfg.Observer.JointAgreement,
 	}}
@@ -144,9 +148,14 @@ func (e *Executor) Handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 		return e.doneDuplicate(ctx, log, sd, runID, attrs)
 	}
 
-	// The per-job lease (issue 14) belongs here: taken once the job is known to need a run and
-	// before its method runs, held (renewed with the heartbeat) until the outcome is recorded,
-	// so that a second delivery of a running job waits instead of running it twice.
+	// The per-job lease: taken once the job is known to need a run and before its method runs,
+	// held (renewed) until the outcome is recorded, so that another delivery of a running job
+	// waits instead of running it twice (see lease.go).
+	lease, settled, ok := e.takeLease(ctx, log, sd, attrs)
+	if !ok {
+		return settled
+	}
+	defer lease.release(ctx, log)
 
 	methodName, methodReason, err := e.methods.Choose(ctx, msg.Method)
 	if err != nil {
@@ -253,17 +262,6 @@ func (e *Executor) notRecorded(ctx context.Context, err error, attrs []slog.Attr
 		return jobs.Result{Outcome: jobs.OutcomeInterrupted, Err: err, Attrs: attrs}
 	}
 	return jobs.Result{Outcome: jobs.OutcomeRetry, Err: err, Attrs: attrs}
-}
-
-// doneDuplicate marks done a delivery of a job whose run is already stored (a redelivery, or the
-// same job published twice outside the dedupe window), without running it again.
-func (e *Executor) doneDuplicate(ctx context.Context, log *slog.Logger, sd store.Delivery, runID int64, attrs []slog.Attr) jobs.Result {
-	wctx, cancel := recordContext(ctx)
-	defer cancel()
-	if err := e.cfg.Store.MarkDone(wctx, sd, runID, "a run of this job was already stored"); err != nil {
-		log.Warn("cannot mark the duplicate done; acknowledging anyway (its run is stored)", "error", err)
-	}
-	return jobs.Result{Outcome: jobs.OutcomeDone, Attrs: append(attrs, slog.Int64("run_id", runID), slog.Bool("duplicate", true))}
 }
 
 // retry records that this attempt failed and another follows, and returns a retry (an

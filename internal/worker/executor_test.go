@@ -19,20 +19,33 @@ import (
 // fakeStore is a Store in memory: it keeps what the executor wrote, and fails where told to.
 type fakeStore struct {
 	mu sync.Mutex
-	// storedRun is the run id StoredRun finds (0: none).
-	storedRun int64
-	agreement store.JointAgreement
+	// storedRun is the run id StoredRun finds (0: none); storedLater, when set, is the run it
+	// finds from its second call on (another delivery stored it meanwhile).
+	storedRun, storedLater int64
+	storedRunCalls         int
+	agreement              store.JointAgreement
 
 	storedRunErr, saveErr, recordErr, markErr, agreementErr error
 
 	saved    []store.RunRecord
 	outcomes []store.MessageOutcome
 	marked   []int64
+	// leases are the job leases held (job id to token); leaseErr fails TakeLease. taken,
+	// released and waits count what the executor did with them.
+	leases                 map[string]string
+	leaseErr               error
+	taken, released, waits int
 	// cancelledWrites counts writes whose context was already cancelled.
 	cancelledWrites int
 }
 
 func (f *fakeStore) StoredRun(ctx context.Context, jobID string) (int64, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.storedRunCalls++
+	if f.storedRunCalls > 1 && f.storedLater != 0 {
+		f.storedRun = f.storedLater
+	}
 	return f.storedRun, f.storedRun != 0, f.storedRunErr
 }
 
@@ -58,14 +71,49 @@ func (f *fakeStore) RecordOutcome(ctx context.Context, o store.MessageOutcome) e
 	return nil
 }
 
-func (f *fakeStore) MarkDone(ctx context.Context, d store.Delivery, runID int64, reason string) error {
+func (f *fakeStore) MarkDuplicate(ctx context.Context, d store.Delivery, runID int64) (store.Duplicate, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.noteCancelled(ctx)
 	if f.markErr != nil {
-		return f.markErr
+		return store.Duplicate{}, f.markErr
 	}
 	f.marked = append(f.marked, runID)
+	return store.Duplicate{Status: store.MessageDuplicate, RunStatus: store.RunDone}, nil
+}
+
+func (f *fakeStore) TakeLease(ctx context.Context, l store.Lease) (bool, store.LeaseHolder, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.leaseErr != nil {
+		return false, store.LeaseHolder{}, f.leaseErr
+	}
+	if f.leases == nil {
+		f.leases = map[string]string{}
+	}
+	if holder, held := f.leases[l.JobID]; held && holder != l.Token {
+		f.waits++
+		return false, store.LeaseHolder{Worker: "other"}, nil
+	}
+	f.leases[l.JobID] = l.Token
+	f.taken++
+	return true, store.LeaseHolder{}, nil
+}
+
+func (f *fakeStore) RenewLease(ctx context.Context, l store.Lease) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.leases[l.JobID] == l.Token, nil
+}
+
+func (f *fakeStore) ReleaseLease(ctx context.Context, l store.Lease) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.noteCancelled(ctx)
+	if f.leases[l.JobID] == l.Token {
+		delete(f.leases, l.JobID)
+		f.released++
+	}
 	return nil
 }
 

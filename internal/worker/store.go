@@ -16,8 +16,10 @@ type Store interface {
 	SaveRun(ctx context.Context, rec store.RunRecord) (store.Saved, error)
 	// RecordOutcome records the outcome of an attempt that stored no run (rejected, dead, retry).
 	RecordOutcome(ctx context.Context, o store.MessageOutcome) error
-	// MarkDone marks done a message whose job already has a stored run.
-	MarkDone(ctx context.Context, d store.Delivery, runID int64, reason string) error
+	// MarkDuplicate records a delivery of a job whose run is already stored: a duplicate, or,
+	// when it is the message that has the job's outcome, that outcome unchanged.
+	MarkDuplicate(ctx context.Context, d store.Delivery, runID int64) (store.Duplicate, error)
+	Leases
 	JointAgreements
 }
 
