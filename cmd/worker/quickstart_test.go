@@ -50,6 +50,7 @@ func quickStart(t *testing.T) []string {
 // with the demo's recorded replies (the backlog holds the demo's statements). So the README
 // cannot drift from what works.
 func TestQuickStartAsPasted(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the quick start builds every command: not with -short")
 	}
