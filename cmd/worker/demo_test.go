@@ -224,18 +224,7 @@ func demoScript(req pipeline.ModelRequest) (about, reply string, ok bool) {
 				v.answer, strings.Join(quotes, " "), strings.Join(urls, ", ")), true
 		}
 	case req.Step == pipeline.StepFinalize && strings.Contains(req.Prompt, kilimanjaroStatement):
-		sources := map[int][]int{}
-		for _, m := range promptResult.FindAllStringSubmatch(req.Prompt, -1) {
-			claim, _ := strconv.Atoi(m[1])
-			for _, line := range strings.Split(m[2], "\n") {
-				if strings.HasPrefix(line, "Sources: ") {
-					for _, ref := range promptSourceRef.FindAllStringSubmatch(line, -1) {
-						n, _ := strconv.Atoi(ref[1])
-						sources[claim] = append(sources[claim], n)
-					}
-				}
-			}
-		}
+		sources := finalizeSources(req.Prompt)
 		return "demo-kilimanjaro", mustMarshal(cove2.Review{
 			Claims: []cove2.ClaimReview{
 				{ID: 1, Status: cove2.ReviewConfirmed, Basis: sources[1]},
