@@ -1,5 +1,7 @@
-// Package examples bundles the example statements and the recorded model replies that `make demo`
-// runs when no model is configured.
+// Package examples bundles what `make demo` and the README's quick start run: the example
+// statements, a small archive for the evidence search (written for the project), and the model
+// replies recorded from the project's own pipeline that the demo replays when no model is
+// configured.
 package examples
 
 import _ "embed"
@@ -9,7 +11,14 @@ import _ "embed"
 //go:embed statements.jsonl
 var Statements []byte
 
-// Replay is the recorded replies for Statements (see internal/llm's replay model).
+// Archive is a small corpus for `corpus load` (one JSON document per line), written for the
+// project: the evidence the demo's multihop and cove2 examples search.
+//
+//go:embed archive.jsonl
+var Archive []byte
+
+// Replay is the recorded replies for Statements (see internal/llm's replay model),
+// recorded by TestDemoReplayIsRecordedFromThePipeline in cmd/worker.
 //
 //go:embed replay.json
 var Replay []byte

@@ -172,3 +172,61 @@ func TestQuietPrintsOnlyTheSummary(t *testing.T) {
 		t.Errorf("--quiet printed %q, want the summary line only", got)
 	}
 }
+
+// --wait with no worker consuming says so and gives up with its own exit status, instead of
+// waiting forever (it waited until --wait-timeout, or forever without one, before).
+func TestWaitSaysWhenNoWorkerIsConsuming(t *testing.T) {
+	t.Parallel()
+	args, _, _ := enqueueEnv(t)
+	dbURL := testenv.SchemaURL(t, "enqueue")
+	var stdout, stderr bytes.Buffer
+	text := fmt.Sprintf("A statement %d that no worker takes.", rand.Uint64())
+	code := run(context.Background(), append(args, "--wait", "--database-url", dbURL, "--no-worker-timeout", "3s", "--text", text), nil, &stdout, &stderr)
+	if code != exitWaitGaveUp || !strings.Contains(stderr.String(), "no worker is consuming:") || !strings.Contains(stderr.String(), "1 of 1 jobs have no outcome and stay queued") {
+		t.Fatalf("exit %d (want %d)\nstdout %s\nstderr %s", code, exitWaitGaveUp, stdout.String(), stderr.String())
+	}
+}
+
+// A worker that holds a pull request, or a job it has not finished, is consuming: --wait goes on
+// until --wait-timeout, which is exit 4 too, said as a timeout.
+func TestWaitGoesOnWhileAWorkerConsumes(t *testing.T) {
+	t.Parallel()
+	args, js, stream := enqueueEnv(t)
+	dbURL := testenv.SchemaURL(t, "enqueue")
+	sc := jobs.StreamConfig{Stream: stream, Subjects: []string{args[5]}, PublishSubject: args[7], Consumer: args[9]}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, _, err := jobs.Setup(ctx, js, sc); err != nil {
+		t.Fatal(err)
+	}
+	cons, err := js.Consumer(ctx, stream, sc.Consumer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The stand-in worker: always a pull request waiting; the job it takes it keeps in progress.
+	go func() {
+		for ctx.Err() == nil {
+			msg, err := cons.Next(jetstream.FetchMaxWait(time.Second))
+			if err == nil {
+				_ = msg.InProgress()
+			}
+		}
+	}()
+	var stdout, stderr bytes.Buffer
+	text := fmt.Sprintf("A statement %d that a slow worker holds.", rand.Uint64())
+	code := run(context.Background(), append(args, "--wait", "--database-url", dbURL, "--no-worker-timeout", "3s", "--wait-timeout", "10s", "--text", text), nil, &stdout, &stderr)
+	if code != exitWaitGaveUp || !strings.Contains(stderr.String(), "stopped waiting after --wait-timeout 10s") || strings.Contains(stderr.String(), "no worker is consuming") {
+		t.Fatalf("exit %d (want %d)\nstdout %s\nstderr %s", code, exitWaitGaveUp, stdout.String(), stderr.String())
+	}
+}
+
+// enqueue has no default NATS server, as the worker has none: the two cannot reach different
+// servers by one of them defaulting.
+func TestEnqueueRequiresNATSURL(t *testing.T) {
+	t.Setenv("NATS_URL", "")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"--text", "A statement that has nowhere to go."}, nil, &stdout, &stderr)
+	if code != exitInvalid || !strings.Contains(stderr.String(), "no NATS: set NATS_URL") {
+		t.Fatalf("exit %d\nstderr %s", code, stderr.String())
+	}
+}

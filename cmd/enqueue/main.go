@@ -34,7 +34,14 @@ const (
 	exitError    = 1 // NATS or PostgreSQL unreachable, a publish not acknowledged
 	exitInvalid  = 2 // bad input or usage: nothing was published
 	exitJobsFail = 3 // --wait: some job did not end done
+	// exitWaitGaveUp: --wait stopped before every job had an outcome, because --wait-timeout
+	// passed or because no worker consumed for --no-worker-timeout; the jobs stay queued.
+	exitWaitGaveUp = 4
 )
+
+// noNATS is said when NATS_URL is unset: enqueue, like the worker, has no default, so that the
+// two never reach different servers by one of them defaulting.
+const noNATS = "no NATS: set NATS_URL or --nats-url (for example nats://localhost:4222), the same as the worker's"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -54,6 +61,9 @@ type Config struct {
 	Urgent      bool
 	Wait        bool
 	WaitTimeout time.Duration
+	// NoWorkerTimeout is how long --wait waits with no worker consuming before it says so and
+	// stops (exitWaitGaveUp); 0 waits on.
+	NoWorkerTimeout time.Duration
 	// Quiet prints the summary and the problems only, not a line per record (a backlog of
 	// thousands in a cron job's mail).
 	Quiet bool
@@ -75,7 +85,7 @@ func (l textList) String() string {
 func (l textList) Set(s string) error { *l.values = append(*l.values, s); return nil }
 
 func (c *Config) flags(s *envflag.Set) {
-	s.String(&c.NATSURL, "nats-url", "NATS_URL", nats.DefaultURL, "NATS server URL")
+	s.String(&c.NATSURL, "nats-url", "NATS_URL", "", "NATS server URL (required, as by the worker)")
 	s.String(&c.DatabaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL (needed by --wait)")
 	s.Var(textList{&c.Texts}, "text", "a statement to verify (repeatable)")
 	s.String(&c.Method, "method", "CORROBORATE_DEFAULT_METHOD", pipeline.MethodMultihop, "method of records that name none: "+strings.Join(jobs.Methods, ", "))
@@ -83,7 +93,8 @@ func (c *Config) flags(s *envflag.Set) {
 	s.Bool(&c.SkipInvalid, "skip-invalid", "CORROBORATE_SKIP_INVALID", false, "publish the valid records even when some are invalid (the invalid ones are listed)")
 	s.Bool(&c.Urgent, "urgent", "CORROBORATE_URGENT", false, "publish on the urgent lane (--urgent-subject), which workers serve before the backlog")
 	s.Bool(&c.Wait, "wait", "CORROBORATE_WAIT", false, "follow the jobs in PostgreSQL until each has an outcome, then print a result table")
-	s.Duration(&c.WaitTimeout, "wait-timeout", "CORROBORATE_WAIT_TIMEOUT", 0, "with --wait: give up after this long (0: wait as long as it takes)")
+	s.Duration(&c.WaitTimeout, "wait-timeout", "CORROBORATE_WAIT_TIMEOUT", 0, "with --wait: give up after this long (exit 4; 0: wait as long as it takes)")
+	s.Duration(&c.NoWorkerTimeout, "no-worker-timeout", "CORROBORATE_NO_WORKER_TIMEOUT", time.Minute, "with --wait: say so and give up (exit 4) when no worker has consumed for this long (0: wait on)")
 	s.Bool(&c.Quiet, "quiet", "CORROBORATE_QUIET", false, "print only the summary line and any problem, not a line per record")
 	c.Stream.DefineFlags(s)
 	c.NATSConn.DefineFlags(s)
@@ -99,7 +110,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var cfg Config
 	fs := envflag.New("enqueue", "Usage: enqueue [flags] [FILE.jsonl|FILE.csv|FILE.txt|-]...\n\n"+
 		"Validates statements and publishes them as jobs. Exit status: 0 all queued (and, with --wait,\n"+
-		"all done); 1 NATS or PostgreSQL error; 2 invalid input, nothing published; 3 some job not done.\n\n"+
+		"all done); 1 NATS or PostgreSQL error; 2 invalid input, nothing published; 3 some job not done;\n"+
+		"4 --wait gave up (--wait-timeout, or no worker consuming for --no-worker-timeout).\n\n"+
 		"Also: enqueue reverify [flags] (check statements again), enqueue retry [flags] (run failed and\n"+
 		"dead jobs again); -h after either says more.")
 	fs.SetOutput(stderr)
@@ -113,6 +125,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if !jobs.KnownMethod(cfg.Method) {
 		fmt.Fprintf(stderr, "enqueue: --method %q is not a method; use one of %s\n", cfg.Method, strings.Join(jobs.Methods, ", "))
+		return exitInvalid
+	}
+	if cfg.NATSURL == "" {
+		fmt.Fprintln(stderr, "enqueue: "+noNATS)
 		return exitInvalid
 	}
 	if cfg.Wait && cfg.DatabaseURL == "" {
@@ -189,7 +205,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if !cfg.Wait {
 		return exitOK
 	}
-	ok, err := wait(ctx, cfg, published, stdout, stderr)
+	ok, err := wait(ctx, cfg, js, published, stdout, stderr)
+	var gaveUp *gaveUpError
+	if errors.As(err, &gaveUp) {
+		fmt.Fprintln(stderr, "enqueue:", err)
+		return exitWaitGaveUp
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "enqueue:", err)
 		return exitError

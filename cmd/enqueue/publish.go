@@ -24,6 +24,10 @@ type plannedJob struct {
 // period is safe, since the queued jobs come back as duplicates.
 func publishPlanned(ctx context.Context, command, period, natsURL string, sc jobs.StreamConfig, connOpts []nats.Option,
 	todo []plannedJob, skipped int, stdout, stderr io.Writer) int {
+	if natsURL == "" {
+		fmt.Fprintln(stderr, command+": "+noNATS)
+		return exitInvalid
+	}
 	js, closeNATS, err := openStream(ctx, natsURL, sc, connOpts, "corroborate-"+strings.ReplaceAll(command, " ", "-"))
 	if err != nil {
 		fmt.Fprintln(stderr, command+":", err)

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/corroborate/corroborate/internal/envflag"
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/retry"
@@ -35,7 +33,7 @@ type RetryConfig struct {
 }
 
 func (c *RetryConfig) flags(s *envflag.Set) {
-	s.String(&c.NATSURL, "nats-url", "NATS_URL", nats.DefaultURL, "NATS server URL")
+	s.String(&c.NATSURL, "nats-url", "NATS_URL", "", "NATS server URL (required, as by the worker)")
 	s.String(&c.DatabaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL (required: the failed jobs are selected there)")
 	s.String(&c.Statuses, "status", "CORROBORATE_RETRY_STATUS", "failed,dead", "the outcomes to run again, comma-separated: failed, dead")
 	s.Duration(&c.Since, "since", "CORROBORATE_RETRY_SINCE", 24*time.Hour, "only jobs that ended within this long (0: any time)")

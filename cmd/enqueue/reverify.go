@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/corroborate/corroborate/internal/envflag"
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/reverify"
@@ -35,7 +33,7 @@ type ReverifyConfig struct {
 }
 
 func (c *ReverifyConfig) flags(s *envflag.Set) {
-	s.String(&c.NATSURL, "nats-url", "NATS_URL", nats.DefaultURL, "NATS server URL")
+	s.String(&c.NATSURL, "nats-url", "NATS_URL", "", "NATS server URL (required, as by the worker)")
 	s.String(&c.DatabaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL (required: the statements are selected there)")
 	s.Duration(&c.OlderThan, "older-than", "CORROBORATE_REVERIFY_OLDER_THAN", 24*time.Hour, "select statements whose latest run finished longer ago than this")
 	s.String(&c.Verdict, "verdict", "CORROBORATE_REVERIFY_VERDICT", "", "only statements whose latest run has a claim of this verdict: "+strings.Join(store.Verdicts, ", "))

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/progress"
@@ -22,10 +25,17 @@ type publishedJob struct {
 // waitPoll is how often --wait reads the outcomes.
 const waitPoll = 500 * time.Millisecond
 
+// gaveUpError is --wait stopping before every job had an outcome (exitWaitGaveUp): the jobs
+// stay queued for the workers.
+type gaveUpError struct{ msg string }
+
+func (e *gaveUpError) Error() string { return e.msg }
+
 // wait follows the jobs in PostgreSQL until every one has a final outcome, shows progress (a
 // bar on a terminal, plain lines otherwise), and prints a result table. It reports whether every
-// job ended done.
-func wait(ctx context.Context, cfg Config, published []publishedJob, stdout, stderr io.Writer) (bool, error) {
+// job ended done. It gives up (a gaveUpError) after --wait-timeout, or when no worker has
+// consumed for --no-worker-timeout (see workerWatch).
+func wait(ctx context.Context, cfg Config, js jetstream.JetStream, published []publishedJob, stdout, stderr io.Writer) (bool, error) {
 	st, err := openStore(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return false, err
@@ -36,6 +46,9 @@ func wait(ctx context.Context, cfg Config, published []publishedJob, stdout, std
 		ctx, cancel = context.WithTimeout(ctx, cfg.WaitTimeout)
 		defer cancel()
 	}
+	watch := newWorkerWatch(js, cfg.Stream.WithDefaults())
+	warned := false
+	lastFinal := 0
 	ids := make([]string, 0, len(published))
 	for _, p := range published {
 		ids = append(ids, p.JobID)
@@ -45,6 +58,9 @@ func wait(ctx context.Context, cfg Config, published []publishedJob, stdout, std
 	for {
 		results, err = st.JobResults(ctx, ids)
 		if err != nil {
+			if cfg.WaitTimeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return false, &gaveUpError{fmt.Sprintf("stopped waiting after --wait-timeout %s with jobs still running; their outcomes will be in job_outcomes", cfg.WaitTimeout)}
+			}
 			if ctx.Err() != nil {
 				return false, fmt.Errorf("stopped waiting (%v) with jobs still running; their outcomes will be in job_outcomes", ctx.Err())
 			}
@@ -60,9 +76,30 @@ func wait(ctx context.Context, cfg Config, published []publishedJob, stdout, std
 		if final == len(ids) {
 			break
 		}
+		if final > lastFinal {
+			watch.seen(time.Now())
+			lastFinal = final
+		}
+		if cfg.NoWorkerTimeout > 0 {
+			idle, err := watch.idleFor(ctx, time.Now())
+			switch {
+			case err != nil && ctx.Err() == nil:
+				fmt.Fprintf(stderr, "enqueue: cannot tell whether a worker is consuming: %v\n", err)
+			case idle >= cfg.NoWorkerTimeout:
+				bar.Done()
+				return false, &gaveUpError{fmt.Sprintf("no worker is consuming: for %s no worker asked consumer %q of stream %q for a job or held one (no pull request waiting, nothing awaiting an ack, no delivery); %d of %d jobs have no outcome and stay queued. Start a worker (worker, with the same NATS_URL and CORROBORATE_* stream settings), then follow them again with the same enqueue --wait (they come back as duplicates) or in job_outcomes",
+					idle.Round(time.Second), watch.sc.Consumer, watch.sc.Stream, len(ids)-final, len(ids))}
+			case watch.absent && !warned:
+				warned = true
+				fmt.Fprintf(stderr, "enqueue: no worker is consuming %q right now; waiting up to %s for one (--no-worker-timeout)\n", watch.sc.Consumer, cfg.NoWorkerTimeout)
+			}
+		}
 		select {
 		case <-ctx.Done():
 			bar.Done()
+			if cfg.WaitTimeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return false, &gaveUpError{fmt.Sprintf("stopped waiting after --wait-timeout %s with %d of %d jobs without an outcome; they go on in the workers", cfg.WaitTimeout, len(ids)-final, len(ids))}
+			}
 			return false, fmt.Errorf("stopped waiting (%v) with %d of %d jobs without an outcome; they go on in the workers", ctx.Err(), len(ids)-final, len(ids))
 		case <-time.After(waitPoll):
 		}
@@ -111,4 +148,70 @@ func oneLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// workerWatch tells whether any worker is consuming the stream, from what the server knows of
+// the lanes' durable consumers (the backlog lane and the urgent one). A worker that is there
+// shows in one of three ways, on nats-server 2.9 as on later ones: an idle worker keeps a pull
+// request waiting on a lane (ConsumerInfo.NumWaiting; a request of a worker that is gone expires
+// within its fetch wait); a busy one holds jobs unacknowledged (NumAckPending, kept by its
+// heartbeats, a breaker's hold included); and any delivery moves Delivered.Last (last_active).
+// When none of these has shown for a while, and no job got an outcome, nobody is consuming.
+type workerWatch struct {
+	js       jetstream.JetStream
+	sc       jobs.StreamConfig
+	lastSeen time.Time
+	checked  time.Time
+	// absent is whether the last look at the server found no sign of a worker.
+	absent bool
+}
+
+// workerCheckEvery spaces the consumer info requests (waitPoll is for PostgreSQL reads).
+const workerCheckEvery = 2 * time.Second
+
+func newWorkerWatch(js jetstream.JetStream, sc jobs.StreamConfig) *workerWatch {
+	return &workerWatch{js: js, sc: sc, lastSeen: time.Now()}
+}
+
+// seen records evidence of a worker at t (a job got its outcome).
+func (w *workerWatch) seen(t time.Time) {
+	if t.After(w.lastSeen) {
+		w.lastSeen = t
+	}
+}
+
+// idleFor asks the server about the lanes (at most every workerCheckEvery) and returns how long
+// no worker has shown; 0 when one shows now.
+func (w *workerWatch) idleFor(ctx context.Context, now time.Time) (time.Duration, error) {
+	if now.Sub(w.checked) < workerCheckEvery {
+		return now.Sub(w.lastSeen), nil
+	}
+	w.checked = now
+	w.absent = true
+	found := false
+	for _, name := range []string{w.sc.Consumer, w.sc.Consumer + jobs.UrgentSuffix} {
+		cons, err := w.js.Consumer(ctx, w.sc.Stream, name)
+		if errors.Is(err, jetstream.ErrConsumerNotFound) {
+			continue // SingleLane has no urgent lane
+		}
+		if err != nil {
+			return 0, err
+		}
+		info, err := cons.Info(ctx)
+		if err != nil {
+			return 0, err
+		}
+		found = true
+		if info.NumWaiting > 0 || info.NumAckPending > 0 {
+			w.seen(now)
+			w.absent = false
+		}
+		if last := info.Delivered.Last; last != nil {
+			w.seen(*last)
+		}
+	}
+	if !found {
+		return 0, fmt.Errorf("stream %q has no consumer %q", w.sc.Stream, w.sc.Consumer)
+	}
+	return max(0, now.Sub(w.lastSeen)), nil
 }

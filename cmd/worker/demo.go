@@ -13,6 +13,8 @@ import (
 
 	"github.com/corroborate/corroborate/examples"
 	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/search"
 	"github.com/corroborate/corroborate/internal/store"
 )
 
@@ -20,10 +22,18 @@ import (
 const demoWorkers = 2
 
 // demo runs the whole system on embedded defaults: the services that are not configured are
-// started (an in-process NATS, a throwaway PostgreSQL in a fresh folder), the bundled example
-// statements are published, two workers run until the backlog is drained, and the stored
-// results are printed from PostgreSQL.
+// started (an in-process NATS, a throwaway PostgreSQL in a fresh folder), the bundled archive
+// (examples/archive.jsonl) is loaded into the PostgreSQL corpus that multihop and cove2 search,
+// the bundled example statements are published, two workers run until the backlog is drained,
+// and the stored results are printed from PostgreSQL.
 func demo(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer) error {
+	return runDemo(ctx, cfg, log, stdout, nil)
+}
+
+// runDemo is demo with model, when not nil, in place of the configured one (or the replay):
+// how the replay's recorder (TestDemoReplayIsRecordedFromThePipeline) runs the real methods
+// against its scripted model.
+func runDemo(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer, model pipeline.Model) error {
 	dir, err := os.MkdirTemp("", "corroborate-demo-")
 	if err != nil {
 		return err
@@ -33,14 +43,26 @@ func demo(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer) e
 		return err
 	}
 	cfg.DevDir = dir
-	if err := probeModel(ctx, cfg, log); err != nil {
-		return err
+	if model == nil {
+		if err := probeModel(ctx, cfg, log); err != nil {
+			return err
+		}
 	}
 	s, err := connect(ctx, cfg, log, true)
 	if err != nil {
 		return err
 	}
 	defer s.close()
+	if model != nil {
+		s.model, s.replay = model, false
+	}
+
+	loaded, err := search.NewCorpus(s.store.Pool(), search.CorpusOpts{}).
+		Load(ctx, bytes.NewReader(examples.Archive), search.LoadOpts{})
+	if err != nil {
+		return fmt.Errorf("examples/archive.jsonl: %w", err)
+	}
+	fmt.Fprintf(stdout, "Loaded %d documents of examples/archive.jsonl into the PostgreSQL corpus.\n", loaded.Documents)
 
 	sc := cfg.streamConfig()
 	if _, _, err := jobs.Setup(ctx, s.js, sc); err != nil {
@@ -83,10 +105,36 @@ func demo(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer) e
 		return err
 	}
 	printRuns(stdout, runs, s.replay)
+	printNext(stdout, cfg)
 	if len(runs) != len(jobIDs) {
 		return fmt.Errorf("demo: %d of %d statements have a stored run", len(runs), len(jobIDs))
 	}
+	for _, r := range runs {
+		if r.Status != store.RunDone {
+			return fmt.Errorf("demo: the run of %s ended %s: %s", r.ExternalID, r.Status, r.Error)
+		}
+	}
 	return nil
+}
+
+// printNext ends the demo with what to try next. The demo's PostgreSQL is thrown away when it
+// ends, so the commands name a database of one's own (DATABASE_URL), or the one given to the demo.
+func printNext(w io.Writer, cfg Config) {
+	fmt.Fprintln(w, "Next:")
+	if cfg.DatabaseURL != "" {
+		fmt.Fprintln(w, "  The results above are in DATABASE_URL; read them with:")
+		fmt.Fprintln(w, "    go run ./cmd/report html --out report          # a static report: report/index.html")
+		fmt.Fprintln(w, "    go run ./cmd/report serve                      # the review page on http://127.0.0.1:8080")
+		return
+	}
+	fmt.Fprintln(w, "  This demo's PostgreSQL was a throwaway one, removed now. To keep the results, give the")
+	fmt.Fprintln(w, "  demo a database of your own and read it with the report command:")
+	fmt.Fprintln(w, "    createdb corroborate_demo")
+	fmt.Fprintln(w, "    export DATABASE_URL=postgres://localhost:5432/corroborate_demo")
+	fmt.Fprintln(w, "    go run ./cmd/worker demo                       # the same demo, kept in DATABASE_URL")
+	fmt.Fprintln(w, "    go run ./cmd/report html --out report          # a static report: report/index.html")
+	fmt.Fprintln(w, "    go run ./cmd/report serve                      # the review page on http://127.0.0.1:8080")
+	fmt.Fprintln(w, "  Against your own services and model: README.md, \"Quick start against your own services\".")
 }
 
 func printRuns(w io.Writer, runs []store.RunSummary, replay bool) {
@@ -112,6 +160,25 @@ func printRuns(w io.Writer, runs []store.RunSummary, replay bool) {
 		}
 		for _, c := range r.Checks {
 			fmt.Fprintf(w, "  check %d: %s -> %s (%s)\n", c.Position, c.Question, c.Answer, c.Status)
+		}
+		if r.Method == pipeline.MethodMultihop || r.Method == pipeline.MethodCove2 {
+			for _, c := range r.Claims {
+				fmt.Fprintf(w, "  claim %d: %s\n", c.Position, c.Text)
+				verdict := c.Verdict
+				if c.Confidence != "" {
+					verdict += ", " + c.Confidence + " confidence"
+				}
+				fmt.Fprintf(w, "    verdict: %s\n", verdict)
+				if c.Correction != "" {
+					fmt.Fprintf(w, "    correction: %s\n", c.Correction)
+				}
+				if len(c.Sources) == 0 && c.Reason != "" {
+					fmt.Fprintf(w, "    why: %s\n", c.Reason)
+				}
+				for _, src := range c.Sources {
+					fmt.Fprintf(w, "    source: %s (%s)\n", src.Title, src.URL)
+				}
+			}
 		}
 		if r.Error != "" {
 			fmt.Fprintf(w, "  error:   %s\n", r.Error)

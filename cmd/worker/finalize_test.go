@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -72,18 +71,7 @@ func TestCove2RevisedTextObeysTheReviewEndToEnd(t *testing.T) {
 		if !ok {
 			return llmtest.Response{}, false
 		}
-		sources := map[int][]int{}
-		for _, m := range promptResult.FindAllStringSubmatch(prompt, -1) {
-			claim, _ := strconv.Atoi(m[1])
-			for _, line := range strings.Split(m[2], "\n") {
-				if strings.HasPrefix(line, "Sources: ") {
-					for _, ref := range promptSourceRef.FindAllStringSubmatch(line, -1) {
-						n, _ := strconv.Atoi(ref[1])
-						sources[claim] = append(sources[claim], n)
-					}
-				}
-			}
-		}
+		sources := finalizeSources(prompt)
 		review := cove2.Review{
 			Claims: []cove2.ClaimReview{
 				{ID: 1, Status: cove2.ReviewCorrected, Corrected: cmp.Or(r.correction, "The Eiffel Tower is 330 metres tall"), Basis: sources[1]},

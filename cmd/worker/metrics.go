@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -172,6 +173,17 @@ func serveMetrics(ctx context.Context, addr string, m *metrics, health func(cont
 		_, _ = w.Write([]byte("ok\n"))
 	})
 	l, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		// A second worker on one host finds the first one's port taken: it serves on a free port
+		// of the same host instead of dying, and says which (scrape it there, or give each worker
+		// its own --metrics-addr).
+		host, _, _ := net.SplitHostPort(addr)
+		l, err = net.Listen("tcp", net.JoinHostPort(host, "0"))
+		if err == nil {
+			log.Warn("the metrics address is taken (another worker on this host?): serving /metrics and /healthz on a free port instead; give each worker its own --metrics-addr to scrape a fixed one",
+				"wanted", addr, "addr", l.Addr().String())
+		}
+	}
 	if err != nil {
 		return "", err
 	}

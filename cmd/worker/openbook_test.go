@@ -172,18 +172,7 @@ func (b *bundle) cove2Model(t testing.TB, s cove2Script) {
 	b.model.Handle(func(prompt string) (llmtest.Response, bool) {
 		switch {
 		case strings.Contains(prompt, cove2FinalizeMarker):
-			sources := map[int][]int{}
-			for _, m := range promptResult.FindAllStringSubmatch(prompt, -1) {
-				claim, _ := strconv.Atoi(m[1])
-				for _, line := range strings.Split(m[2], "\n") {
-					if strings.HasPrefix(line, "Sources: ") {
-						for _, ref := range promptSourceRef.FindAllStringSubmatch(line, -1) {
-							n, _ := strconv.Atoi(ref[1])
-							sources[claim] = append(sources[claim], n)
-						}
-					}
-				}
-			}
+			sources := finalizeSources(prompt)
 			raw, _ := json.Marshal(s.finalize(sources))
 			return llmtest.Response{Text: string(raw)}, true
 		case strings.Contains(prompt, cove2PlanMarker):
@@ -219,6 +208,24 @@ func (b *bundle) cove2Model(t testing.TB, s cove2Script) {
 		}
 		return llmtest.Response{}, false
 	})
+}
+
+// finalizeSources reads a cove2 finalize prompt's verification results: each claim's source
+// numbers, from its "Sources: [n] ..." line.
+func finalizeSources(prompt string) map[int][]int {
+	sources := map[int][]int{}
+	for _, m := range promptResult.FindAllStringSubmatch(prompt, -1) {
+		claim, _ := strconv.Atoi(m[1])
+		for _, line := range strings.Split(m[2], "\n") {
+			if strings.HasPrefix(line, "Sources: ") {
+				for _, ref := range promptSourceRef.FindAllStringSubmatch(line, -1) {
+					n, _ := strconv.Atoi(ref[1])
+					sources[claim] = append(sources[claim], n)
+				}
+			}
+		}
+	}
+	return sources
 }
 
 func deepClaim(text, query string) cove2.PlanClaim {

@@ -206,3 +206,8 @@ func freePort() (int, error) {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
+
+// PostgresBinDir is the folder of the PostgreSQL binaries StartPostgres uses (initdb, pg_ctl,
+// and beside them createdb and psql): $CORROBORATE_PG_BIN, the newest /usr/lib/postgresql/*/bin,
+// or the one on $PATH.
+func PostgresBinDir() (string, error) { return postgresBinDir() }

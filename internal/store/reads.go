@@ -69,6 +69,25 @@ type RunSummary struct {
 	RevisedText  string
 	Error        string
 	Checks       []CheckSummary
+	// Claims are the judged claims of the open-book methods (multihop, cove2), with the sources
+	// each verdict cites.
+	Claims []ClaimSummary
+}
+
+// ClaimSummary is one judged claim and the sources its verdict cites.
+type ClaimSummary struct {
+	Position   int
+	Text       string
+	Verdict    string
+	Confidence string
+	Reason     string
+	Correction string
+	Sources    []CitedSource
+}
+
+// CitedSource is one piece of evidence a verdict cites.
+type CitedSource struct {
+	URL, Title string
 }
 
 // CheckSummary is one verification question and its answer.
@@ -125,7 +144,37 @@ func (s *Store) RunSummaries(ctx context.Context, jobIDs []string) ([]RunSummary
 		}
 		out[index[runID]].Checks = append(out[index[runID]].Checks, c)
 	}
-	return out, crows.Err()
+	if err := crows.Err(); err != nil {
+		return nil, fmt.Errorf("store: reading checks: %w", err)
+	}
+	// A source cited by one claim is one evidence row per search that returned it: listed once,
+	// as cited_urls() does.
+	lrows, err := s.pool.Query(ctx, `
+		SELECT c.run_id, c.position, c.text, c.verdict, coalesce(c.confidence, ''), coalesce(c.reason, ''),
+		       coalesce(c.corrected_text, ''),
+		       coalesce((SELECT jsonb_agg(jsonb_build_object('url', x.url, 'title', x.title) ORDER BY x.n)
+		                 FROM (SELECT DISTINCT ON (e.url) e.url, coalesce(e.title, '') AS title, e.source_number AS n
+		                       FROM evidence e
+		                       WHERE e.run_id = c.run_id AND e.source_number = ANY (c.citations)
+		                       ORDER BY e.url, e.source_number) x), '[]'::jsonb)
+		FROM claims c WHERE c.run_id = ANY ($1) ORDER BY c.run_id, c.position`, runIDs)
+	if err != nil {
+		return nil, fmt.Errorf("store: reading claims: %w", err)
+	}
+	defer lrows.Close()
+	for lrows.Next() {
+		var runID int64
+		var c ClaimSummary
+		var sources []struct{ URL, Title string }
+		if err := lrows.Scan(&runID, &c.Position, &c.Text, &c.Verdict, &c.Confidence, &c.Reason, &c.Correction, &sources); err != nil {
+			return nil, fmt.Errorf("store: reading claims: %w", err)
+		}
+		for _, src := range sources {
+			c.Sources = append(c.Sources, CitedSource(src))
+		}
+		out[index[runID]].Claims = append(out[index[runID]].Claims, c)
+	}
+	return out, lrows.Err()
 }
 
 // JointAgreement is how often the checks of recent cove-joint runs of one model agreed with
