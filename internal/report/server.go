@@ -65,6 +65,7 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.Limit, f.Offset = s.pageSize+1, (pageNo-1)*s.pageSize
+	f.ByAttention = true
 	rows, err := s.st.Statements(r.Context(), f)
 	if err != nil {
 		s.fail(w, r, err)

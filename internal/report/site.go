@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/store"
 )
 
@@ -39,7 +41,16 @@ var funcs = template.FuncMap{
 		}
 		return t.Format(time.DateOnly)
 	},
-	"short": short,
+	"short":   short,
+	"failure": plainFailure,
+	// unverifiedShown is how many claims a card shows as unverified: the answered checks of a
+	// corrected closed-book run are shown as answered instead.
+	"unverifiedShown": func(r store.StatementRow) int {
+		if r.Corrected {
+			return r.Unverified - r.Answered
+		}
+		return r.Unverified
+	},
 	"deref": func(p *int) int {
 		if p == nil {
 			return 0
@@ -142,6 +153,9 @@ type statementPage struct {
 	Claims    []claimView
 	Evidence  []store.EvidenceRow
 	Runs      []store.RunBrief
+	// Diff is the inline diff of the original text (the draft) and the revised text, when the
+	// revision corrected it; nil otherwise, or when the texts are too long to compare.
+	Diff []diffPart
 }
 
 // claimView is a claim with the sources it cites and the verdict it had before, if it changed.
@@ -149,6 +163,10 @@ type claimView struct {
 	store.ClaimRow
 	Sources []source
 	Change  *store.VerdictChange
+	// Answered marks a check that was answered in a run whose method gives no claim-level
+	// verdict and whose revision corrected the text (closed-book CoVe): stored unverified, it is
+	// shown as answered, since the correction is in the revised text, not in any one check.
+	Answered bool
 }
 
 type source struct {
@@ -160,8 +178,12 @@ type source struct {
 
 func newStatementPage(p page, sp store.StatementPage) statementPage {
 	out := statementPage{page: p, Statement: sp.Statement, Draft: sp.Draft, Report: sp.Report, Evidence: sp.Evidence, Runs: sp.Runs}
+	if sp.Statement.Corrected {
+		out.Diff = wordDiff(cmp.Or(sp.Draft, sp.Statement.Text), sp.Statement.RevisedText)
+	}
 	for _, c := range sp.Claims {
 		v := claimView{ClaimRow: c}
+		v.Answered = sp.Statement.Corrected && c.Verdict == pipeline.VerdictUnverified && c.VariantVerdict == pipeline.CheckAnswered
 		citations := slices.Sorted(slices.Values(c.Citations))
 		for _, n := range slices.Compact(citations) {
 			for _, e := range sp.Evidence {

@@ -21,6 +21,8 @@ func WriteStatic(ctx context.Context, r Reports, f store.ReportFilter, dir strin
 	if err != nil {
 		return 0, err
 	}
+	// The index lists what needs an editor first (store.AttentionOrder).
+	f.ByAttention = true
 	statements, err := r.Statements(ctx, f)
 	if err != nil {
 		return 0, err
