@@ -74,7 +74,7 @@ var funcs = template.FuncMap{
 
 func newSite() (*site, error) {
 	s := &site{pages: map[string]*template.Template{}}
-	for _, page := range []string{"index", "statement", "trace"} {
+	for _, page := range []string{"index", "statement", "trace", "signin"} {
 		t, err := template.New(page).Funcs(funcs).ParseFS(templateFS, "templates/layout.tmpl", "templates/"+page+".tmpl")
 		if err != nil {
 			return nil, fmt.Errorf("report templates: %w", err)
@@ -124,6 +124,13 @@ type page struct {
 	Links     links
 	Live      bool
 	Generated string
+	// Editing is true on a review page started with authentication; Editor is the signed-in
+	// editor ("" when signed out) and CSRF the token its forms carry.
+	Editing bool
+	Editor  string
+	CSRF    string
+	// CanRecheck says that the page can publish re-checks.
+	CanRecheck bool
 }
 
 type indexPage struct {
@@ -156,6 +163,8 @@ type statementPage struct {
 	// Diff is the inline diff of the original text (the draft) and the revised text, when the
 	// revision corrected it; nil otherwise, or when the texts are too long to compare.
 	Diff []diffPart
+	// Verdicts are the verdicts an editor may give.
+	Verdicts []string
 }
 
 // claimView is a claim with the sources it cites and the verdict it had before, if it changed.
@@ -163,6 +172,9 @@ type claimView struct {
 	store.ClaimRow
 	Sources []source
 	Change  *store.VerdictChange
+	// Decision is the claim's row of editorial_verdicts: the latest editor decision, if any,
+	// and the verdict that stands.
+	Decision *store.EditorialVerdict
 	// Answered marks a check that was answered in a run whose method gives no claim-level
 	// verdict and whose revision corrected the text (closed-book CoVe): stored unverified, it is
 	// shown as answered, since the correction is in the revised text, not in any one check.
@@ -177,7 +189,7 @@ type source struct {
 }
 
 func newStatementPage(p page, sp store.StatementPage) statementPage {
-	out := statementPage{page: p, Statement: sp.Statement, Draft: sp.Draft, Report: sp.Report, Evidence: sp.Evidence, Runs: sp.Runs}
+	out := statementPage{page: p, Statement: sp.Statement, Draft: sp.Draft, Report: sp.Report, Evidence: sp.Evidence, Runs: sp.Runs, Verdicts: store.Verdicts}
 	if sp.Statement.Corrected {
 		out.Diff = wordDiff(cmp.Or(sp.Draft, sp.Statement.Text), sp.Statement.RevisedText)
 	}
@@ -201,6 +213,12 @@ func newStatementPage(p page, sp store.StatementPage) statementPage {
 					n = citations[i]
 				}
 				v.Sources = append(v.Sources, source{Number: n, URL: u})
+			}
+		}
+		for i := range sp.Decisions {
+			if sp.Decisions[i].Position == c.Position {
+				v.Decision = &sp.Decisions[i]
+				break
 			}
 		}
 		for i := range sp.Changes {

@@ -435,6 +435,9 @@ type StatementPage struct {
 	Changes []VerdictChange
 	// Runs are all the statement's runs, newest first.
 	Runs []RunBrief
+	// Decisions are the latest run's claims in editorial_verdicts: the latest editor decision
+	// of each and the verdict that stands, in claim order.
+	Decisions []EditorialVerdict
 }
 
 // Statement returns the page of one statement, or ErrNotFound.
@@ -465,6 +468,9 @@ func (s *Store) Statement(ctx context.Context, statementID int64) (StatementPage
 		return p, err
 	}
 	if p.Runs, err = queryAll[RunBrief](ctx, s, "runs", "SELECT "+runBriefColumns+" FROM runs r WHERE r.statement_id = $1 ORDER BY r.finished_at DESC, r.id DESC", statementID); err != nil {
+		return p, err
+	}
+	if p.Decisions, err = s.EditorialVerdicts(ctx, runID); err != nil {
 		return p, err
 	}
 	return p, nil
