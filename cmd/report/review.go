@@ -14,6 +14,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/envflag"
 	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/report"
 	"github.com/corroborate/corroborate/internal/reverify"
 	"github.com/corroborate/corroborate/internal/store"
 )
@@ -182,4 +183,28 @@ func (c recheckConfig) publish(ctx context.Context, st *store.Store, runID int64
 		return "", false, fmt.Errorf("publishing the re-check %s: %w", jobID, err)
 	}
 	return jobID, res.Duplicate, nil
+}
+
+// publisherFlags name the organisation that publishes fact-checks as ClaimReview (export
+// --format claimreview, and the JSON-LD that html and serve embed in statement pages).
+type publisherFlags struct {
+	Name, URL, ReviewURL string
+}
+
+func (p *publisherFlags) define(fs *envflag.Set) {
+	fs.String(&p.Name, "publisher-name", "CORROBORATE_PUBLISHER_NAME", "", "ClaimReview: the publishing organisation's name (its author); empty: statement pages embed no ClaimReview")
+	fs.String(&p.URL, "publisher-url", "CORROBORATE_PUBLISHER_URL", "", "ClaimReview: the publishing organisation's home page")
+	fs.String(&p.ReviewURL, "review-url", "CORROBORATE_REVIEW_URL", "", "ClaimReview: the public address of the review pages; a claim's review is REVIEW_URL/statements/<id>#claim-<position>")
+}
+
+// publisher returns the configured publisher, nil when none is named and none is required.
+func (p publisherFlags) publisher(required bool) (*report.Publisher, error) {
+	if p.Name == "" && p.ReviewURL == "" && !required {
+		return nil, nil
+	}
+	pub := report.Publisher{Name: p.Name, URL: p.URL, ReviewURL: p.ReviewURL}
+	if err := pub.Validate(); err != nil {
+		return nil, err
+	}
+	return &pub, nil
 }

@@ -22,6 +22,7 @@ type serveConfig struct {
 	Auth          string
 	AuthHeader    string
 	SecureCookies bool
+	Publisher     publisherFlags
 	recheckConfig
 }
 
@@ -43,6 +44,7 @@ func serveFlags(c *serveConfig) *envflag.Set {
 	fs.String(&c.AuthHeader, "auth-header", "CORROBORATE_REPORT_AUTH_HEADER", "X-Forwarded-User", "--auth proxy: the header the proxy sets to the editor's name (it must strip it from clients)")
 	fs.Bool(&c.SecureCookies, "secure-cookies", "CORROBORATE_REPORT_SECURE_COOKIES", false, "mark the session cookie Secure on plain HTTP too: the page is served over TLS by a proxy in front of it")
 	c.define(fs, "")
+	c.Publisher.define(fs)
 	return fs
 }
 
@@ -62,6 +64,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err := oneOf("auth", c.Auth, "none", "accounts", "proxy"); err != nil {
 		problems = append(problems, err.Error())
 	}
+	pub, err := c.Publisher.publisher(false)
+	if err != nil {
+		problems = append(problems, err.Error())
+	}
 	if c.Auth == "proxy" && strings.TrimSpace(c.AuthHeader) == "" {
 		problems = append(problems, "--auth proxy needs --auth-header, the header your proxy sets to the editor's name")
 	}
@@ -79,6 +85,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		fmt.Fprintln(stderr, "report serve:", err)
 		return exitError
+	}
+	if pub != nil {
+		srv.Publish(*pub)
 	}
 	mode := "read-only"
 	if c.Auth != "none" {

@@ -28,7 +28,13 @@ type Server struct {
 	log      *slog.Logger
 	mux      *http.ServeMux
 	auth     *auth
+	// publisher, when set, makes statement pages embed the ClaimReview of published claims.
+	publisher *Publisher
 }
+
+// Publish makes statement pages embed the schema.org ClaimReview JSON-LD of each claim whose
+// standing verdict an editor decided, published by p.
+func (s *Server) Publish(p Publisher) { s.publisher = &p }
 
 // NewServer returns the review page over st, listing pageSize statements a page and logging
 // failed reads to log. Give it a read-only store (store.OpenReadOnly).
@@ -217,7 +223,7 @@ func (s *Server) statement(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	title := "Statement " + cmp.Or(sp.Statement.ExternalID, fmt.Sprint(id))
-	s.write(w, r, "statement", newStatementPage(s.pageFor(r, title), sp))
+	s.write(w, r, "statement", newStatementPage(s.pageFor(r, title), sp).withClaimReviews(s.publisher, sp))
 }
 
 func (s *Server) trace(w http.ResponseWriter, r *http.Request) {

@@ -165,6 +165,20 @@ type statementPage struct {
 	Diff []diffPart
 	// Verdicts are the verdicts an editor may give.
 	Verdicts []string
+	// ClaimReviews are the ClaimReview JSON-LD records of its published claims (an editor's
+	// verdict stands), embedded in the page when a publisher is configured.
+	ClaimReviews []ClaimReview
+}
+
+// withClaimReviews adds the ClaimReviews of the page's published claims, when pub is set.
+func (sp statementPage) withClaimReviews(pub *Publisher, page store.StatementPage) statementPage {
+	if pub == nil {
+		return sp
+	}
+	for _, c := range publishedClaims(page) {
+		sp.ClaimReviews = append(sp.ClaimReviews, NewClaimReview(*pub, c))
+	}
+	return sp
 }
 
 // claimView is a claim with the sources it cites and the verdict it had before, if it changed.

@@ -224,3 +224,52 @@ func (s *Store) EditorAccount(ctx context.Context, name string) (EditorAccount, 
 	}
 	return a, nil
 }
+
+// PublishedClaim is a claim whose standing verdict an editor decided (approved or overrode),
+// with what a ClaimReview names: the statement's language and where it appeared.
+type PublishedClaim struct {
+	StatementID  int64      `db:"statement_id"`
+	ExternalID   string     `db:"external_id"`
+	RunID        int64      `db:"run_id"`
+	Position     int        `db:"position"`
+	ClaimText    string     `db:"claim_text"`
+	Language     string     `db:"language"`
+	Verdict      string     `db:"verdict"`
+	Decision     string     `db:"decision"`
+	DecidedBy    string     `db:"decided_by"`
+	DecidedAt    time.Time  `db:"decided_at"`
+	SourceURL    string     `db:"source_url"`
+	SourceAuthor string     `db:"source_author"`
+	PublishedAt  *time.Time `db:"published_at"`
+}
+
+func (f ReportFilter) publishedQuery(selectList, order string) (string, []any) {
+	var c conds
+	f.statementConds(&c)
+	c.parts = append(c.parts, "ev.standing_source = 'editor'", "ev.standing_verdict <> 'not_checked'")
+	if f.Verdict != "" {
+		c.add("ev.standing_verdict = ?", f.Verdict)
+	}
+	q := "SELECT " + selectList + " FROM editorial_verdicts ev JOIN statement_results sr ON sr.run_id = ev.run_id " + c.where()
+	if order != "" {
+		q += " ORDER BY " + order + f.page()
+	}
+	return q, c.args
+}
+
+// CountPublishedClaims counts the claims EachPublishedClaim reads.
+func (s *Store) CountPublishedClaims(ctx context.Context, f ReportFilter) (int, error) {
+	q, args := f.publishedQuery("count(*)", "")
+	return s.count(ctx, "published claims", q, args)
+}
+
+// EachPublishedClaim calls fn with every claim of the statements f selects whose standing
+// verdict an editor decided (not_checked aside: no review says nothing was checked), latest
+// decision first. Verdict filters on the standing verdict.
+func (s *Store) EachPublishedClaim(ctx context.Context, f ReportFilter, fn func(PublishedClaim) error) error {
+	q, args := f.publishedQuery(`ev.statement_id, coalesce(ev.external_id, '') AS external_id, ev.run_id, ev.position,
+		ev.claim_text, sr.language, ev.standing_verdict AS verdict, ev.decision, ev.decided_by, ev.decided_at,
+		coalesce(sr.source_url, '') AS source_url, coalesce(sr.source_author, '') AS source_author, sr.published_at`,
+		"ev.decided_at DESC, ev.statement_id, ev.position")
+	return eachRow(ctx, s, "published claims", q, args, fn)
+}

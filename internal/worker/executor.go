@@ -188,7 +188,8 @@ func (e *Executor) Handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 
 	rec := store.RunRecord{
 		Delivery:  sd,
-		Statement: store.Statement{ExternalID: msg.ID, Text: msg.Text, Question: msg.Question, Language: msg.Language},
+		Statement: store.Statement{ExternalID: msg.ID, Text: msg.Text, Question: msg.Question, Language: msg.Language,
+			SourceURL: msg.SourceURL, SourceAuthor: msg.SourceAuthor, PublishedAt: msg.PublishedTime()},
 		Method:    methodName, RequestedMethod: msg.Method, MethodReason: methodReason, Model: e.cfg.ModelName,
 		Status: store.RunDone, Options: optionsJSON(msg.Options), Worker: e.cfg.Worker,
 		Reverify:  msg.Options.Reverify != nil && *msg.Options.Reverify,
