@@ -65,6 +65,8 @@ func startBrowser(t *testing.T, bin string) *browser {
 	var attached struct{ SessionID string }
 	b.call("", "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, &attached)
 	b.session = attached.SessionID
+	// A phone's screen, as the other browser test's screenshots.
+	b.call(b.session, "Emulation.setDeviceMetricsOverride", map[string]any{"width": 412, "height": 915, "deviceScaleFactor": 1, "mobile": true}, nil)
 	return b
 }
 
