@@ -39,7 +39,7 @@ func TestPlainFailure(t *testing.T) {
 	for err, want := range map[string]string{
 		"permanent: the API key was refused (HTTP 401)":                                     "refused the API key",
 		"multihop: plan validation failed after one repair: claims[0].span_start: must be…": "plan for checking this statement did not pass",
-		"something nobody foresaw": "failed before a verdict was reached",
+		"something nobody foresaw":                                                          "failed before a verdict was reached",
 	} {
 		if got := plainFailure(err); !strings.Contains(got, want) || strings.Contains(got, err) {
 			t.Errorf("plainFailure(%q) = %q, want one sentence with %q", err, got, want)
