@@ -99,6 +99,7 @@ func (s *Server) pageFor(r *http.Request, title string) page {
 			p.CSRF = s.auth.csrf(bound)
 		}
 		p.CanRecheck = s.auth.cfg.Recheck != nil
+		p.SignIn = s.auth.cfg.Accounts != nil
 	}
 	return p
 }

@@ -129,8 +129,10 @@ type page struct {
 	Editing bool
 	Editor  string
 	CSRF    string
-	// CanRecheck says that the page can publish re-checks.
+	// CanRecheck says that the page can publish re-checks; SignIn that editors sign in on the
+	// page itself (accounts), not at a proxy.
 	CanRecheck bool
+	SignIn     bool
 }
 
 type indexPage struct {

@@ -1,12 +1,15 @@
 package report
 
 import (
+	"context"
 	"html/template"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -143,5 +146,59 @@ func TestIndexSortsByAttentionWithISODates(t *testing.T) {
 	}
 	if strings.Contains(index, `type="date"`) {
 		t.Error(`the filter form still uses type="date", which shows the browser's locale format`)
+	}
+}
+
+// decisions is a Decider that keeps what it is given.
+type decisions struct{ got []store.Decision }
+
+func (d *decisions) Decide(_ context.Context, dec store.Decision) (store.Decided, error) {
+	d.got = append(d.got, dec)
+	return store.Decided{ID: int64(len(d.got)), StatementID: 7, Verdict: dec.Verdict}, nil
+}
+
+// Behind a trusted proxy the editor is the header's name: a POST with the header and the CSRF
+// token of its page is recorded as that editor; without the header, or the token, it is refused.
+func TestProxyHeaderMode(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	srv, err := NewServer(f, 50, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &decisions{}
+	if err := srv.EnableEditing(AuthConfig{ProxyHeader: "X-Forwarded-User", Decisions: d}); err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodGet, "/statements/7", nil)
+	req.Header.Set("X-Forwarded-User", "ana")
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, req)
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(rec.Body.String())
+	if m == nil || !strings.Contains(rec.Body.String(), "signed in as") || strings.Contains(rec.Body.String(), "/signin") {
+		t.Fatalf("the proxied page has no decision forms, or links a sign-in the proxy does:\n%s", rec.Body.String())
+	}
+	postAs := func(user, token string) int {
+		form := url.Values{"csrf": {token}, "run": {"70"}, "position": {"2"}, "decision": {"approve"}}
+		req := httptest.NewRequest(http.MethodPost, "/decisions", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if user != "" {
+			req.Header.Set("X-Forwarded-User", user)
+		}
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	if code := postAs("", m[1]); code != http.StatusForbidden {
+		t.Errorf("without the header: %d", code)
+	}
+	if code := postAs("bob", m[1]); code != http.StatusForbidden {
+		t.Errorf("another editor with ana's token: %d", code)
+	}
+	if len(d.got) != 0 {
+		t.Fatalf("refused POSTs recorded %+v", d.got)
+	}
+	if code := postAs("ana", m[1]); code != http.StatusSeeOther || len(d.got) != 1 || d.got[0].Editor != "ana" || d.got[0].Kind != store.DecisionApprove {
+		t.Errorf("ana's approval: %d, %+v", code, d.got)
 	}
 }
