@@ -30,7 +30,12 @@ type browser struct {
 // startBrowser starts Chromium with a fresh profile and opens one blank page.
 func startBrowser(t *testing.T, bin string) *browser {
 	t.Helper()
-	profile := t.TempDir()
+	// Not t.TempDir: Chromium's helper processes may still write into the profile as the browser
+	// goes down, and a profile left behind is no failure of the test.
+	profile, err := os.MkdirTemp("", "corroborate-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
@@ -39,7 +44,7 @@ func startBrowser(t *testing.T, bin string) *browser {
 		cancel()
 		t.Fatalf("starting chromium: %v", err)
 	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	t.Cleanup(func() { cancel(); _ = cmd.Wait(); _ = os.RemoveAll(profile) })
 	// Chromium writes the port it chose and the browser's endpoint into the profile.
 	var endpoint string
 	for deadline := time.Now().Add(60 * time.Second); endpoint == ""; {
