@@ -82,6 +82,7 @@ func TestHTMLReportInHeadlessChromium(t *testing.T) {
 		`<meta name="viewport" content="width=device-width, initial-scale=1">`,
 		"refuted 1",
 		"3 statements",
+		`<span class="badge corrected">corrected</span>`,
 	} {
 		if !strings.Contains(index, want) {
 			t.Errorf("the index DOM lacks %q", want)
@@ -99,6 +100,8 @@ func TestHTMLReportInHeadlessChromium(t *testing.T) {
 		`<a class="source" href="https://facts.example/eiffel-height" rel="noopener noreferrer nofollow">How tall is the tower?</a>`,
 		`<a class="source" href="https://archive.example/eiffel-1889"`,
 		"The Eiffel Tower was completed in 1889 and is 330 metres tall.",
+		// issue 13 item 7: the correction as an inline diff of original and revised text
+		`<del>300</del> <ins>330</ins>`,
 		fmt.Sprintf(`<a class="trace-link" href="../traces/%d.html">Full trace: 2 model calls, 2 searches</a>`, b.eiffelRun),
 	} {
 		if !strings.Contains(statement, want) {

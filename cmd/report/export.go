@@ -21,19 +21,24 @@ type exportConfig struct {
 	What         string
 	Out          string
 	FormulaGuard bool
+	Publisher    publisherFlags
 }
 
 func exportFlags(c *exportConfig) *envflag.Set {
 	fs := envflag.New("report export", "Usage: report export [flags]\n\n"+
 		"Writes the statements (one row per statement, its latest run), their claims (with verdicts and\n"+
 		"citation URLs) or their evidence (every source retrieved, cited or not) as CSV with a header row\n"+
-		"or as JSONL, to --out or stdout. Progress goes to stderr: a bar on a terminal, plain lines otherwise.")
+		"or as JSONL, to --out or stdout. Progress goes to stderr: a bar on a terminal, plain lines otherwise.\n\n"+
+		"--format claimreview writes, as one JSON-LD array, the schema.org ClaimReview of every claim whose\n"+
+		"standing verdict an editor approved or overrode (docs/editors.md): it needs --publisher-name and\n"+
+		"--review-url, and ignores --what.")
 	c.define(fs, "")
-	fs.String(&c.Format, "format", "CORROBORATE_REPORT_FORMAT", "csv", "csv or jsonl")
+	fs.String(&c.Format, "format", "CORROBORATE_REPORT_FORMAT", "csv", "csv, jsonl or claimreview")
 	fs.String(&c.What, "what", "CORROBORATE_REPORT_WHAT", "statements", "statements, claims or evidence")
 	fs.String(&c.Out, "out", "CORROBORATE_REPORT_OUT", "", "file to write (written whole, then renamed into place); empty: stdout")
 	fs.Bool(&c.FormulaGuard, "csv-formula-guard", "CORROBORATE_REPORT_CSV_FORMULA_GUARD", true,
 		"CSV: prefix a text cell that starts with = + - @ tab or carriage return with ' so that a spreadsheet\nshows it as text instead of running it as a formula (statements and model output are untrusted)")
+	c.Publisher.define(fs)
 	return fs
 }
 
@@ -48,7 +53,11 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		problems = append(problems, err.Error())
 	}
-	if err := oneOf("format", c.Format, "csv", "jsonl"); err != nil {
+	if err := oneOf("format", c.Format, "csv", "jsonl", "claimreview"); err != nil {
+		problems = append(problems, err.Error())
+	}
+	pub, err := c.Publisher.publisher(c.Format == "claimreview")
+	if err != nil {
 		problems = append(problems, err.Error())
 	}
 	if err := oneOf("what", c.What, "statements", "claims", "evidence"); err != nil {
@@ -72,12 +81,16 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	w := report.NewRowWriter(out, c.Format, c.FormulaGuard)
 	var n int
-	switch c.What {
-	case "statements":
+	what := c.What
+	switch {
+	case c.Format == "claimreview":
+		what = "claim reviews"
+		n, err = report.ExportClaimReviews(ctx, out, *pub, filter, stderr, st.CountPublishedClaims, st.EachPublishedClaim)
+	case c.What == "statements":
 		n, err = report.ExportRows(ctx, w, filter, c.What, stderr, st.CountStatements, st.EachStatement)
-	case "claims":
+	case c.What == "claims":
 		n, err = report.ExportRows(ctx, w, filter, c.What, stderr, st.CountClaims, st.EachClaim)
-	case "evidence":
+	case c.What == "evidence":
 		n, err = report.ExportRows(ctx, w, filter, c.What, stderr, st.CountEvidence, st.EachEvidence)
 	}
 	if err == nil {
@@ -88,7 +101,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitError
 	}
 	if c.Out != "" {
-		fmt.Fprintf(stderr, "report export: %d %s written to %s (%s)\n", n, c.What, c.Out, report.Describe(filter))
+		fmt.Fprintf(stderr, "report export: %d %s written to %s (%s)\n", n, what, c.Out, report.Describe(filter))
 	}
 	return exitOK
 }

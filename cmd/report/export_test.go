@@ -41,7 +41,9 @@ func TestExportClaimsAsCSVWithFilters(t *testing.T) {
 	}
 	wantHeader := []string{"statement_id", "external_id", "run_id", "job_id", "method", "model", "position", "claim_key",
 		"claim_text", "span_text", "tier", "verdict", "variant_verdict", "confidence", "reason", "consistent_part",
-		"corrected_text", "check_question", "check_answer", "citations", "citation_urls", "finished_at"}
+		"corrected_text", "check_question", "check_answer", "citations", "citation_urls", "finished_at",
+		// added last (00013): the verdict that stands and whose it is
+		"standing_verdict", "standing_source"}
 	if !slices.Equal(records[0], wantHeader) {
 		t.Fatalf("header %q\nwant   %q", records[0], wantHeader)
 	}
@@ -54,7 +56,8 @@ func TestExportClaimsAsCSVWithFilters(t *testing.T) {
 	}
 	if row["external_id"] != b.prefix+"eiffel" || row["claim_text"] != "The Eiffel Tower is 300 metres tall" || row["verdict"] != "refuted" ||
 		row["confidence"] != "Medium" || row["citations"] != "2" || row["citation_urls"] != "https://facts.example/eiffel-height" ||
-		row["corrected_text"] != "is 330 metres tall" || row["position"] != "2" || row["finished_at"] == "" {
+		row["corrected_text"] != "is 330 metres tall" || row["position"] != "2" || row["finished_at"] == "" ||
+		row["standing_verdict"] != "refuted" || row["standing_source"] != "machine" {
 		t.Fatalf("row: %v", row)
 	}
 	// Nothing else is left in the folder: the file was written beside and renamed.

@@ -14,7 +14,8 @@ import (
 
 type htmlConfig struct {
 	filterFlags
-	Out string
+	Out       string
+	Publisher publisherFlags
 }
 
 func htmlFlags(c *htmlConfig) *envflag.Set {
@@ -25,6 +26,7 @@ func htmlFlags(c *htmlConfig) *envflag.Set {
 		"Plain HTML and CSS, no script; open DIR/index.html in a browser or serve DIR as it is.")
 	c.define(fs, "24h")
 	fs.String(&c.Out, "out", "CORROBORATE_REPORT_HTML_OUT", "", "folder to write the report into (created when missing; its report files are replaced)")
+	c.Publisher.define(fs)
 	return fs
 }
 
@@ -38,6 +40,8 @@ func runHTML(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if c.Out == "" {
 		err = errors.Join(err, errors.New("--out DIR: say where to write the report"))
 	}
+	pub, perr := c.Publisher.publisher(false)
+	err = errors.Join(err, perr)
 	if err != nil {
 		fmt.Fprintln(stderr, "report html:", err)
 		return exitInvalid
@@ -48,7 +52,7 @@ func runHTML(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	defer st.Close()
-	n, err := report.WriteStatic(ctx, st, filter, c.Out, stderr)
+	n, err := report.WriteStatic(ctx, st, filter, c.Out, stderr, pub)
 	if err != nil {
 		fmt.Fprintln(stderr, "report html:", err)
 		return exitError

@@ -7,10 +7,13 @@
 //	report html --out DIR [filters]
 //	report serve [--addr 127.0.0.1:8080]
 //	report changes [--since 24h]
+//	report review approve|override|recheck --claim RUN:POSITION --editor NAME [--verdict V --reason R]
+//	report users add NAME
 //
 // Every subcommand reads DATABASE_URL (or --database-url) and applies the schema migrations
 // first, so that the reporting views exist. Nothing it does writes a result: serve runs its
-// queries in read-only transactions.
+// queries in read-only transactions. What editors decide (review, or serve with --auth) is
+// appended to editor_decisions beside the machine's verdicts, never over them.
 package main
 
 import (
@@ -50,6 +53,9 @@ Commands:
              claims, verdicts and sources, and the full trace of every run (--out DIR, filters)
   serve      the same pages live from PostgreSQL, read-only, with search and filters (--addr)
   changes    the claims whose verdict changed, with old and new verdict, when and why (--since)
+  review     an editor's decision on a claim: approve, override (--verdict, --reason) or
+             recheck (publishes a re-verification); --claim RUN:POSITION --editor NAME
+  users      editor accounts of the review page: users add NAME (prints a secret once)
 
 Filters (summary, export, html, changes): --since and --until (a duration such as 24h or 7d,
 a date YYYY-MM-DD, or an RFC 3339 time; they bound the latest run's finish), --status,
@@ -72,6 +78,8 @@ var commands = map[string]func(ctx context.Context, args []string, stdout, stder
 	"html":    runHTML,
 	"serve":   runServe,
 	"changes": runChanges,
+	"review":  runReview,
+	"users":   runUsers,
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {

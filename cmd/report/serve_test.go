@@ -102,12 +102,14 @@ func TestServeListsSearchesAndFilters(t *testing.T) {
 	if strings.Contains(body, "<script") || !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
 		t.Fatal("the hostile statement is not escaped on the list")
 	}
-	// Pages: two statements a page.
+	// Pages: two statements a page, what needs attention first: the refuted Eiffel statement,
+	// then the corrected hostile one, then the failed run (the newest).
 	small := reviewServer(t, 2)
 	_, _, first := get(t, http.MethodGet, small.URL+"/?id="+url.QueryEscape(b.prefix))
 	_, _, second := get(t, http.MethodGet, small.URL+"/?page=2&id="+url.QueryEscape(b.prefix))
-	if !strings.Contains(first, "older →") || strings.Contains(first, "← newer") || !strings.Contains(second, "← newer") || !strings.Contains(second, eiffel) || !strings.Contains(first, failed) {
-		t.Fatalf("paging:\n%s\n---\n%s", first, second)
+	if !strings.Contains(first, "next →") || strings.Contains(first, "← previous") || !strings.Contains(second, "← previous") ||
+		!strings.Contains(second, failed) || strings.Contains(first, failed) || !strings.Contains(first, eiffel) || !(strings.Index(first, eiffel) < strings.Index(first, hostile)) {
+		t.Fatalf("paging by attention:\n%s\n---\n%s", first, second)
 	}
 	// q=%00 reached PostgreSQL, which refuses a NUL byte: it was a 500.
 	for _, bad := range []string{"verdict=true", "from=yesterday", "page=0", "method=magic", "q=%00", "q=%C3%28", "id=a%00"} {

@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -33,6 +35,26 @@ type Message struct {
 	// RetryOf is the id of the job this one runs again (enqueue retry writes it): the worker
 	// records it with the outcome, so job_outcomes links a retry to the job it retries.
 	RetryOf string `json:"retry_of,omitempty"`
+	// SourceURL, SourceAuthor and PublishedAt say where and when the statement appeared, and who
+	// made it (optional; the ClaimReview export names them). PublishedAt is an RFC 3339 time or
+	// a date (PublishedTime reads it). None takes part in deduplication.
+	SourceURL    string `json:"source_url,omitempty"`
+	SourceAuthor string `json:"source_author,omitempty"`
+	PublishedAt  string `json:"published_at,omitempty"`
+}
+
+// PublishedTime is PublishedAt as a time (a date is its midnight UTC), nil when absent or
+// unreadable (Decode refuses an unreadable one).
+func (m Message) PublishedTime() *time.Time {
+	if m.PublishedAt == "" {
+		return nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, time.DateOnly} {
+		if t, err := time.Parse(layout, m.PublishedAt); err == nil {
+			return &t
+		}
+	}
+	return nil
 }
 
 // MessageOptions are the per-job settings of a Message. Nil and empty fields mean "the worker's
@@ -215,6 +237,18 @@ func checkMessage(m Message, cfg ValidationConfig, verr *ValidationError) {
 	}
 	if m.RetryOf != "" && !verr.has("retry_of") {
 		checkString(verr, "retry_of", m.RetryOf, 1024)
+	}
+	if m.SourceURL != "" && !verr.has("source_url") {
+		checkString(verr, "source_url", m.SourceURL, 2048)
+		if u, err := url.Parse(m.SourceURL); !verr.has("source_url") && (err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https")) {
+			verr.add("source_url", "%s is not an absolute http or https URL", quoteShort(m.SourceURL))
+		}
+	}
+	if m.SourceAuthor != "" && !verr.has("source_author") {
+		checkString(verr, "source_author", m.SourceAuthor, 256)
+	}
+	if m.PublishedAt != "" && !verr.has("published_at") && m.PublishedTime() == nil {
+		verr.add("published_at", "%s is neither an RFC 3339 time (2026-11-30T09:00:00Z) nor a date (2026-11-30)", quoteShort(m.PublishedAt))
 	}
 	if m.Method != "" && !verr.has("method") && !KnownMethod(m.Method) {
 		verr.add("method", "%q is not a known method (known: %s)", m.Method, strings.Join(Methods, ", "))

@@ -169,7 +169,7 @@ func TestServerRoutes(t *testing.T) {
 func TestWriteStaticLinksEveryPage(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	n, err := WriteStatic(context.Background(), newFake(), store.ReportFilter{}, dir, io.Discard)
+	n, err := WriteStatic(context.Background(), newFake(), store.ReportFilter{}, dir, io.Discard, nil)
 	if err != nil || n != 1 {
 		t.Fatalf("WriteStatic = %d, %v", n, err)
 	}

@@ -18,15 +18,23 @@ import (
 	"github.com/corroborate/corroborate/internal/store"
 )
 
-// Server is the live review page, an http.Handler with GET routes only: / lists statements
-// with search and filters, /statements/<id> and /traces/<run> as in the static report.
+// Server is the live review page, an http.Handler: / lists statements with search and
+// filters, /statements/<id> and /traces/<run> as in the static report. It has GET routes only
+// unless EnableEditing adds sign-in and editor decisions.
 type Server struct {
 	st       Reports
 	site     *site
 	pageSize int
 	log      *slog.Logger
 	mux      *http.ServeMux
+	auth     *auth
+	// publisher, when set, makes statement pages embed the ClaimReview of published claims.
+	publisher *Publisher
 }
+
+// Publish makes statement pages embed the schema.org ClaimReview JSON-LD of each claim whose
+// standing verdict an editor decided, published by p.
+func (s *Server) Publish(p Publisher) { s.publisher = &p }
 
 // NewServer returns the review page over st, listing pageSize statements a page and logging
 // failed reads to log. Give it a read-only store (store.OpenReadOnly).
@@ -52,7 +60,48 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Cache-Control", "no-store")
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, 64<<10) // a decision is a few fields
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// EnableEditing adds sign-in (GET and POST /signin, POST /signout) and editor decisions (POST
+// /decisions) to the page. Every POST carries a CSRF token bound to its session (or, for the
+// sign-in form, to a cookie of its own); a POST without a signed-in editor, without the token or
+// with a wrong one is refused with 403 and changes nothing.
+func (s *Server) EnableEditing(cfg AuthConfig) error {
+	if (cfg.Accounts == nil) == (cfg.ProxyHeader == "") {
+		return errors.New("report: editing needs editor accounts or a trusted proxy header, one of the two")
+	}
+	if cfg.Decisions == nil {
+		return errors.New("report: editing needs a store to record decisions in")
+	}
+	s.auth = newAuth(cfg)
+	if cfg.Accounts != nil {
+		s.mux.HandleFunc("GET /signin", s.signinForm)
+		s.mux.HandleFunc("POST /signin", s.signin)
+		s.mux.HandleFunc("POST /signout", s.signout)
+	}
+	s.mux.HandleFunc("POST /decisions", s.decide)
+	return nil
+}
+
+// pageFor is the layout's data of a page of this server for r: who is signed in, and the token
+// their forms carry.
+func (s *Server) pageFor(r *http.Request, title string) page {
+	p := page{Title: title, Links: live, Live: true}
+	if s.auth != nil {
+		p.Editing = true
+		var bound string
+		p.Editor, bound = s.auth.editor(r)
+		if p.Editor != "" {
+			p.CSRF = s.auth.csrf(bound)
+		}
+		p.CanRecheck = s.auth.cfg.Recheck != nil
+		p.SignIn = s.auth.cfg.Accounts != nil
+	}
+	return p
 }
 
 var live = links{root: "/", live: true}
@@ -65,6 +114,7 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.Limit, f.Offset = s.pageSize+1, (pageNo-1)*s.pageSize
+	f.ByAttention = true
 	rows, err := s.st.Statements(r.Context(), f)
 	if err != nil {
 		s.fail(w, r, err)
@@ -82,7 +132,7 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	data := indexPage{
-		page:    page{Title: "Review", Links: live, Live: true},
+		page:    s.pageFor(r, "Review"),
 		Heading: "Review", Batch: Describe(f), Summary: sum, Total: total, Form: form,
 		Verdicts: store.Verdicts, Statuses: []string{store.RunDone, store.RunFailed}, Page: pageNo,
 	}
@@ -174,7 +224,7 @@ func (s *Server) statement(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	title := "Statement " + cmp.Or(sp.Statement.ExternalID, fmt.Sprint(id))
-	s.write(w, r, "statement", newStatementPage(page{Title: title, Links: live, Live: true}, sp))
+	s.write(w, r, "statement", newStatementPage(s.pageFor(r, title), sp).withClaimReviews(s.publisher, sp))
 }
 
 func (s *Server) trace(w http.ResponseWriter, r *http.Request) {
@@ -187,7 +237,7 @@ func (s *Server) trace(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.write(w, r, "trace", tracePage{page: page{Title: fmt.Sprintf("Trace of run %d", id), Links: live, Live: true}, Trace: t})
+	s.write(w, r, "trace", tracePage{page: s.pageFor(r, fmt.Sprintf("Trace of run %d", id)), Trace: t})
 }
 
 func (s *Server) css(w http.ResponseWriter, r *http.Request) {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/store"
 )
 
@@ -39,7 +41,16 @@ var funcs = template.FuncMap{
 		}
 		return t.Format(time.DateOnly)
 	},
-	"short": short,
+	"short":   short,
+	"failure": plainFailure,
+	// unverifiedShown is how many claims a card shows as unverified: the answered checks of a
+	// corrected closed-book run are shown as answered instead.
+	"unverifiedShown": func(r store.StatementRow) int {
+		if r.Corrected {
+			return r.Unverified - r.Answered
+		}
+		return r.Unverified
+	},
 	"deref": func(p *int) int {
 		if p == nil {
 			return 0
@@ -63,7 +74,7 @@ var funcs = template.FuncMap{
 
 func newSite() (*site, error) {
 	s := &site{pages: map[string]*template.Template{}}
-	for _, page := range []string{"index", "statement", "trace"} {
+	for _, page := range []string{"index", "statement", "trace", "signin"} {
 		t, err := template.New(page).Funcs(funcs).ParseFS(templateFS, "templates/layout.tmpl", "templates/"+page+".tmpl")
 		if err != nil {
 			return nil, fmt.Errorf("report templates: %w", err)
@@ -113,6 +124,15 @@ type page struct {
 	Links     links
 	Live      bool
 	Generated string
+	// Editing is true on a review page started with authentication; Editor is the signed-in
+	// editor ("" when signed out) and CSRF the token its forms carry.
+	Editing bool
+	Editor  string
+	CSRF    string
+	// CanRecheck says that the page can publish re-checks; SignIn that editors sign in on the
+	// page itself (accounts), not at a proxy.
+	CanRecheck bool
+	SignIn     bool
 }
 
 type indexPage struct {
@@ -142,6 +162,25 @@ type statementPage struct {
 	Claims    []claimView
 	Evidence  []store.EvidenceRow
 	Runs      []store.RunBrief
+	// Diff is the inline diff of the original text (the draft) and the revised text, when the
+	// revision corrected it; nil otherwise, or when the texts are too long to compare.
+	Diff []diffPart
+	// Verdicts are the verdicts an editor may give.
+	Verdicts []string
+	// ClaimReviews are the ClaimReview JSON-LD records of its published claims (an editor's
+	// verdict stands), embedded in the page when a publisher is configured.
+	ClaimReviews []ClaimReview
+}
+
+// withClaimReviews adds the ClaimReviews of the page's published claims, when pub is set.
+func (sp statementPage) withClaimReviews(pub *Publisher, page store.StatementPage) statementPage {
+	if pub == nil {
+		return sp
+	}
+	for _, c := range publishedClaims(page) {
+		sp.ClaimReviews = append(sp.ClaimReviews, NewClaimReview(*pub, c))
+	}
+	return sp
 }
 
 // claimView is a claim with the sources it cites and the verdict it had before, if it changed.
@@ -149,6 +188,13 @@ type claimView struct {
 	store.ClaimRow
 	Sources []source
 	Change  *store.VerdictChange
+	// Decision is the claim's row of editorial_verdicts: the latest editor decision, if any,
+	// and the verdict that stands.
+	Decision *store.EditorialVerdict
+	// Answered marks a check that was answered in a run whose method gives no claim-level
+	// verdict and whose revision corrected the text (closed-book CoVe): stored unverified, it is
+	// shown as answered, since the correction is in the revised text, not in any one check.
+	Answered bool
 }
 
 type source struct {
@@ -159,9 +205,13 @@ type source struct {
 }
 
 func newStatementPage(p page, sp store.StatementPage) statementPage {
-	out := statementPage{page: p, Statement: sp.Statement, Draft: sp.Draft, Report: sp.Report, Evidence: sp.Evidence, Runs: sp.Runs}
+	out := statementPage{page: p, Statement: sp.Statement, Draft: sp.Draft, Report: sp.Report, Evidence: sp.Evidence, Runs: sp.Runs, Verdicts: store.Verdicts}
+	if sp.Statement.Corrected {
+		out.Diff = wordDiff(cmp.Or(sp.Draft, sp.Statement.Text), sp.Statement.RevisedText)
+	}
 	for _, c := range sp.Claims {
 		v := claimView{ClaimRow: c}
+		v.Answered = sp.Statement.Corrected && c.Verdict == pipeline.VerdictUnverified && c.VariantVerdict == pipeline.CheckAnswered
 		citations := slices.Sorted(slices.Values(c.Citations))
 		for _, n := range slices.Compact(citations) {
 			for _, e := range sp.Evidence {
@@ -179,6 +229,12 @@ func newStatementPage(p page, sp store.StatementPage) statementPage {
 					n = citations[i]
 				}
 				v.Sources = append(v.Sources, source{Number: n, URL: u})
+			}
+		}
+		for i := range sp.Decisions {
+			if sp.Decisions[i].Position == c.Position {
+				v.Decision = &sp.Decisions[i]
+				break
 			}
 		}
 		for i := range sp.Changes {

@@ -15,12 +15,15 @@ import (
 
 // WriteStatic writes the static report of the statements f selects into dir: index.html,
 // statements/<id>.html, traces/<run>.html and style.css; existing report files are replaced.
-// It shows its progress on progressOut and returns how many statements the report holds.
-func WriteStatic(ctx context.Context, r Reports, f store.ReportFilter, dir string, progressOut io.Writer) (int, error) {
+// It shows its progress on progressOut and returns how many statements the report holds. With a
+// publisher, statement pages embed the ClaimReview JSON-LD of their published claims.
+func WriteStatic(ctx context.Context, r Reports, f store.ReportFilter, dir string, progressOut io.Writer, pub *Publisher) (int, error) {
 	s, err := newSite()
 	if err != nil {
 		return 0, err
 	}
+	// The index lists what needs an editor first (store.AttentionOrder).
+	f.ByAttention = true
 	statements, err := r.Statements(ctx, f)
 	if err != nil {
 		return 0, err
@@ -54,7 +57,7 @@ func WriteStatic(ctx context.Context, r Reports, f store.ReportFilter, dir strin
 		if err != nil {
 			return 0, err
 		}
-		data := newStatementPage(page{Title: "Statement " + cmp.Or(row.ExternalID, fmt.Sprint(row.StatementID)), Links: sub, Generated: generated}, sp)
+		data := newStatementPage(page{Title: "Statement " + cmp.Or(row.ExternalID, fmt.Sprint(row.StatementID)), Links: sub, Generated: generated}, sp).withClaimReviews(pub, sp)
 		if err := writePage(s, filepath.Join(dir, "statements", fmt.Sprintf("%d.html", row.StatementID)), "statement", data); err != nil {
 			return 0, err
 		}

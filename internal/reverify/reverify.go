@@ -76,3 +76,10 @@ func Message(c store.ReverifyCandidate, validation jobs.ValidationConfig) (jobs.
 	m := jobs.Message{V: jobs.Version, Text: c.Text, Question: c.Question, ID: c.ExternalID, Method: method, Language: c.Language, Options: opts}
 	return jobs.EncodeMessage(m, validation)
 }
+
+// RecheckJobID is the job id of the re-check an editor asked for on the claims of run (report
+// review recheck, or the review page): recheck:<statement_id>:<run_id>. Asking again before the
+// new run lands queues nothing twice; once it lands, its claims have a run of their own.
+func RecheckJobID(statementID, runID int64) string {
+	return fmt.Sprintf("recheck:%d:%d", statementID, runID)
+}

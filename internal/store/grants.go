@@ -21,7 +21,8 @@ const (
 	RoleWorker Role = "worker"
 	// RoleCorpus loads a newsroom's archive into the search corpus.
 	RoleCorpus Role = "corpus"
-	// RoleReport reads: reports, exports and the review page.
+	// RoleReport reads: reports, exports and the review page; the one thing it writes is an
+	// editor's decision (editor_decisions, append-only), from the signed-in review page.
 	RoleReport Role = "report"
 )
 
@@ -41,7 +42,7 @@ const (
 // against the migrated schema), so that no table is given to a role by default. Views are not
 // listed: the worker reads the views it needs (workerViews); a view grants no write through these
 // roles, since none has UPDATE on a view. The report role reads every table and view, and writes
-// nothing.
+// nothing but editor decisions.
 var tablePrivileges = map[string]map[Role]string{
 	// A job's own records: written once, in the transaction of its run, never changed.
 	"runs":              {RoleWorker: appendRows},
@@ -70,7 +71,11 @@ var tablePrivileges = map[string]map[Role]string{
 	"source_owners": {RoleCorpus: manageRows, RoleWorker: readRows},
 	// Prices are the analysts' to keep (as the schema owner); every role reads the migrations'
 	// version to check that the schema is current.
-	"model_prices":     {},
+	"model_prices": {},
+	// Editors' decisions: the review page appends them, and a trigger refuses any change. The
+	// accounts are kept by the schema owner (report users add); the review page reads them.
+	"editor_decisions": {RoleReport: appendRows},
+	"editor_accounts":  {RoleReport: readRows},
 	"goose_db_version": {RoleWorker: readRows, RoleCorpus: readRows},
 }
 
@@ -106,6 +111,7 @@ func GrantSQL(schema, dbRole string, role Role) (string, error) {
 	case RoleReport:
 		// Reading every view and table is the report role's whole job.
 		fmt.Fprintf(&b, "GRANT SELECT ON ALL TABLES IN SCHEMA %s TO %s;\n", schema, dbRole)
+		fmt.Fprintf(&b, "GRANT USAGE ON SEQUENCE %s.editor_decisions_id_seq TO %s;\n", schema, dbRole)
 	}
 	b.WriteString("-- Tables a later migration adds need their grants too: run this again after upgrading.\n")
 	return b.String(), nil

@@ -73,7 +73,8 @@ func TestRolesHaveLeastPrivilege(t *testing.T) {
 	s := setup(t)
 	ctx := context.Background()
 	rec := sampleRecord(newJobID(t))
-	if _, err := s.SaveRun(ctx, rec); err != nil {
+	first, err := s.SaveRun(ctx, rec)
+	if err != nil {
 		t.Fatal(err)
 	}
 
@@ -153,7 +154,16 @@ func TestRolesHaveLeastPrivilege(t *testing.T) {
 				t.Errorf("reading %s as the report role: %v", view, err)
 			}
 		}
+		// The one write of the review page: an editor's decision, appended.
+		if _, err := store.New(pool).Decide(ctx, store.Decision{Editor: "ed", RunID: first.RunID, Position: 1, Kind: store.DecisionApprove}); err != nil {
+			t.Fatalf("recording a decision as the report role: %v", err)
+		}
 		refused(t, pool, store.RoleReport,
+			`UPDATE editor_decisions SET verdict = 'refuted'`,
+			`DELETE FROM editor_decisions`,
+			`INSERT INTO editor_accounts (name, password_hash) VALUES ('intruder', 'x')`,
+			`UPDATE editor_accounts SET password_hash = 'x'`,
+			`INSERT INTO statements (content_key) VALUES ('x')`,
 			`UPDATE claims SET verdict = 'supported'`,
 			`UPDATE runs SET revised_text = 'rewritten'`,
 			`INSERT INTO model_prices (model, prompt_per_million, completion_per_million) VALUES ('m', 1, 1)`,

@@ -42,7 +42,19 @@ type ReportFilter struct {
 	Text string
 	// Limit bounds the rows (0: all); Offset skips the first rows, for pages.
 	Limit, Offset int
+	// ByAttention lists statements by what needs an editor's attention first (AttentionOrder)
+	// instead of newest first.
+	ByAttention bool
 }
+
+// AttentionOrder is the order of statements by what needs an editor first: a claim refuted
+// (machine or standing verdict), then a corrected text, then review flags, then a failed run,
+// then the rest; newest first within each.
+const AttentionOrder = `CASE WHEN sr.refuted > 0 OR sr.standing_verdict = 'refuted' THEN 0
+	WHEN sr.corrected THEN 1
+	WHEN cardinality(sr.review_flags) > 0 THEN 2
+	WHEN sr.status = 'failed' THEN 3
+	ELSE 4 END, sr.finished_at DESC, sr.statement_id DESC`
 
 // Validate reports every bad field of f in one error.
 func (f ReportFilter) Validate() error {
@@ -152,6 +164,22 @@ type StatementRow struct {
 	StartedAt       time.Time `db:"started_at" json:"started_at"`
 	FinishedAt      time.Time `db:"finished_at" json:"finished_at"`
 	DurationMS      float64   `db:"duration_ms" json:"duration_ms"`
+	// Corrected says that the revision changed the text (statement_results.corrected).
+	Corrected bool `db:"corrected" json:"corrected"`
+	// StandingVerdict is the most severe verdict that stands for its claims, an editor's or the
+	// machine's, and StandingSource whose: editor, machine or mixed ("" without claims).
+	StandingVerdict string `db:"standing_verdict" json:"standing_verdict"`
+	StandingSource  string `db:"standing_source" json:"standing_source"`
+	// SourceURL, SourceAuthor and PublishedAt say where the statement appeared, when its job
+	// said so.
+	SourceURL    string     `db:"source_url" json:"source_url"`
+	SourceAuthor string     `db:"source_author" json:"source_author"`
+	PublishedAt  *time.Time `db:"published_at" json:"published_at"`
+	// Flags are the run's review flag codes; Answered counts the claims whose check was
+	// answered but whose method gives no claim-level verdict (closed-book CoVe with a revision
+	// that changed the text): the pages show them as answered, not as unverified.
+	Flags    []string `db:"review_flags" json:"-"`
+	Answered int      `db:"answered" json:"-"`
 }
 
 const statementColumns = `sr.statement_id, coalesce(sr.external_id, '') AS external_id, coalesce(sr.text, '') AS text,
@@ -160,7 +188,11 @@ const statementColumns = `sr.statement_id, coalesce(sr.external_id, '') AS exter
 	coalesce(sr.status_reason, '') AS status_reason, coalesce(sr.error, '') AS error,
 	coalesce(sr.revised_text, '') AS revised_text, sr.checked, sr.claims, sr.supported, sr.refuted,
 	sr.partly_supported, sr.unverified, sr.not_checked, sr.model_calls, sr.search_calls, sr.total_tokens,
-	sr.reverify, sr.started_at, sr.finished_at, sr.duration_ms`
+	sr.reverify, sr.started_at, sr.finished_at, sr.duration_ms, sr.corrected,
+	coalesce(sr.standing_verdict, '') AS standing_verdict, coalesce(sr.standing_source, '') AS standing_source,
+	coalesce(sr.source_url, '') AS source_url, coalesce(sr.source_author, '') AS source_author, sr.published_at,
+	sr.review_flags,
+	(SELECT count(*)::int FROM claims a WHERE a.run_id = sr.run_id AND a.verdict = 'unverified' AND a.variant_verdict = 'answered') AS answered`
 
 func (f ReportFilter) statementQuery(selectList, order string) (string, []any) {
 	var c conds
@@ -181,13 +213,18 @@ func (s *Store) CountStatements(ctx context.Context, f ReportFilter) (int, error
 	return s.count(ctx, "statements", q, args)
 }
 
-// EachStatement calls fn with every statement f selects, newest latest run first.
+// EachStatement calls fn with every statement f selects, newest latest run first (or by
+// attention, f.ByAttention).
 func (s *Store) EachStatement(ctx context.Context, f ReportFilter, fn func(StatementRow) error) error {
-	q, args := f.statementQuery(statementColumns, "sr.finished_at DESC, sr.statement_id DESC")
+	order := "sr.finished_at DESC, sr.statement_id DESC"
+	if f.ByAttention {
+		order = AttentionOrder
+	}
+	q, args := f.statementQuery(statementColumns, order)
 	return eachRow(ctx, s, "statements", q, args, fn)
 }
 
-// Statements returns the statements f selects, newest latest run first.
+// Statements returns the statements f selects, newest latest run first (or by attention).
 func (s *Store) Statements(ctx context.Context, f ReportFilter) ([]StatementRow, error) {
 	return collect(func(fn func(StatementRow) error) error { return s.EachStatement(ctx, f, fn) })
 }
@@ -217,6 +254,10 @@ type ClaimRow struct {
 	Citations      []int     `db:"citations" json:"citations"`
 	CitationURLs   []string  `db:"citation_urls" json:"citation_urls"`
 	FinishedAt     time.Time `db:"finished_at" json:"finished_at"`
+	// StandingVerdict is the verdict that stands (an editor's approval or override, else the
+	// machine's) and StandingSource whose it is: editor or machine.
+	StandingVerdict string `db:"standing_verdict" json:"standing_verdict"`
+	StandingSource  string `db:"standing_source" json:"standing_source"`
 }
 
 const claimColumns = `cr.statement_id, coalesce(cr.external_id, '') AS external_id, cr.run_id, cr.job_id, cr.method,
@@ -225,7 +266,8 @@ const claimColumns = `cr.statement_id, coalesce(cr.external_id, '') AS external_
 	coalesce(cr.variant_verdict, '') AS variant_verdict, coalesce(cr.confidence, '') AS confidence,
 	coalesce(cr.reason, '') AS reason, coalesce(cr.consistent_part, '') AS consistent_part,
 	coalesce(cr.corrected_text, '') AS corrected_text, coalesce(cr.check_question, '') AS check_question,
-	coalesce(cr.check_answer, '') AS check_answer, cr.citations, cr.citation_urls, cr.finished_at`
+	coalesce(cr.check_answer, '') AS check_answer, cr.citations, cr.citation_urls, cr.finished_at,
+	cr.standing_verdict, cr.standing_source`
 
 func (f ReportFilter) claimQuery(selectList, order string) (string, []any) {
 	var c conds
@@ -393,6 +435,9 @@ type StatementPage struct {
 	Changes []VerdictChange
 	// Runs are all the statement's runs, newest first.
 	Runs []RunBrief
+	// Decisions are the latest run's claims in editorial_verdicts: the latest editor decision
+	// of each and the verdict that stands, in claim order.
+	Decisions []EditorialVerdict
 }
 
 // Statement returns the page of one statement, or ErrNotFound.
@@ -423,6 +468,9 @@ func (s *Store) Statement(ctx context.Context, statementID int64) (StatementPage
 		return p, err
 	}
 	if p.Runs, err = queryAll[RunBrief](ctx, s, "runs", "SELECT "+runBriefColumns+" FROM runs r WHERE r.statement_id = $1 ORDER BY r.finished_at DESC, r.id DESC", statementID); err != nil {
+		return p, err
+	}
+	if p.Decisions, err = s.EditorialVerdicts(ctx, runID); err != nil {
 		return p, err
 	}
 	return p, nil

@@ -44,6 +44,11 @@ type Statement struct {
 	Text       string
 	Question   string
 	Language   string
+	// SourceURL, SourceAuthor and PublishedAt say where the statement appeared, when the job
+	// says so (optional); they are not part of what identifies it.
+	SourceURL    string
+	SourceAuthor string
+	PublishedAt  *time.Time
 }
 
 // contentKey identifies a statement: the same producer reference, question and text is the same
@@ -116,7 +121,11 @@ func saveRun(ctx context.Context, tx pgx.Tx, rec RunRecord) (Saved, error) {
 	}
 	var statementID int64
 	q, args := insert("statements", statementRow(rec.Statement),
-		"ON CONFLICT (content_key) DO UPDATE SET language = EXCLUDED.language RETURNING id")
+		`ON CONFLICT (content_key) DO UPDATE SET language = EXCLUDED.language,
+			source_url = coalesce(EXCLUDED.source_url, statements.source_url),
+			source_author = coalesce(EXCLUDED.source_author, statements.source_author),
+			published_at = coalesce(EXCLUDED.published_at, statements.published_at)
+		RETURNING id`)
 	if err := sp.QueryRow(ctx, q, args).Scan(&statementID); err != nil {
 		return Saved{}, fmt.Errorf("statement: %w", err)
 	}
@@ -182,6 +191,9 @@ func statementRow(st Statement) row {
 		{"text", nullString(st.Text)},
 		{"question", nullString(st.Question)},
 		{"language", st.Language},
+		{"source_url", nullString(st.SourceURL)},
+		{"source_author", nullString(st.SourceAuthor)},
+		{"published_at", st.PublishedAt},
 	}
 }
 

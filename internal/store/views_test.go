@@ -83,6 +83,9 @@ var publicViewColumns = map[string][]string{
 		"review_flag_details jsonb",
 		// 00009
 		"confirmed int4",
+		// 00013
+		"corrected bool", "standing_verdict text", "standing_source text",
+		"source_url text", "source_author text", "published_at timestamptz",
 	},
 	"claim_results": {
 		"statement_id int8", "external_id text", "run_id int8", "job_id text", "method text", "model text",
@@ -92,6 +95,15 @@ var publicViewColumns = map[string][]string{
 		"finished_at timestamptz",
 		// 00009
 		"confirmed bool", "cited_passages jsonb",
+		// 00013
+		"standing_verdict text", "standing_source text",
+	},
+	"editorial_verdicts": {
+		"statement_id int8", "external_id text", "run_id int8", "position int4", "claim_text text",
+		"machine_verdict text", "machine_confidence text", "machine_reason text",
+		"decision_id int8", "decision text", "decision_verdict text", "decided_by text",
+		"decided_at timestamptz", "decision_reason text", "recheck_job_id text",
+		"standing_verdict text", "standing_source text", "finished_at timestamptz",
 	},
 	"job_outcomes": {
 		"job_id text", "stream_seq int8", "subject text", "status text", "reason text", "attempts int4",

@@ -196,9 +196,10 @@ func (e *Executor) Handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 	}
 
 	rec := store.RunRecord{
-		Delivery:  sd,
-		Statement: store.Statement{ExternalID: msg.ID, Text: msg.Text, Question: msg.Question, Language: msg.Language},
-		Method:    methodName, RequestedMethod: msg.Method, MethodReason: methodReason, Model: e.cfg.ModelName,
+		Delivery: sd,
+		Statement: store.Statement{ExternalID: msg.ID, Text: msg.Text, Question: msg.Question, Language: msg.Language,
+			SourceURL: msg.SourceURL, SourceAuthor: msg.SourceAuthor, PublishedAt: msg.PublishedTime()},
+		Method: methodName, RequestedMethod: msg.Method, MethodReason: methodReason, Model: e.cfg.ModelName,
 		Status: store.RunDone, Options: optionsJSON(msg.Options), Worker: e.cfg.Worker,
 		Reverify:  msg.Options.Reverify != nil && *msg.Options.Reverify,
 		StartedAt: started, FinishedAt: finished, Result: res,
