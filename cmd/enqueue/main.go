@@ -22,19 +22,35 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/exitcode"
 	"github.com/corroborate/corroborate/internal/intake"
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/store"
 )
 
-// Exit statuses.
+// Exit statuses: package exitcode's, under the names this command's code uses.
 const (
-	exitOK       = 0
-	exitError    = 1 // NATS or PostgreSQL unreachable, a publish not acknowledged
-	exitInvalid  = 2 // bad input or usage: nothing was published
-	exitJobsFail = 3 // --wait: some job did not end done
+	exitOK       = exitcode.OK
+	exitError    = exitcode.Failed      // NATS or PostgreSQL unreachable, a publish not acknowledged
+	exitInvalid  = exitcode.Usage       // bad input or usage: nothing was published
+	exitJobsFail = exitcode.JobsNotDone // --wait: some job did not end done
 )
+
+// exitStatuses are enqueue's exit statuses as its --help explains them.
+var exitStatuses = []exitcode.Status{
+	exitcode.Of(exitOK, "every record queued; with --wait, every job done"),
+	exitcode.Of(exitError, "NATS or PostgreSQL unreachable, a publish not acknowledged"),
+	exitcode.Of(exitInvalid, "nothing was published"),
+	exitcode.Of(exitJobsFail, ""),
+}
+
+// subcommandExits are the exit statuses of enqueue reverify and enqueue retry.
+var subcommandExits = []exitcode.Status{
+	exitcode.Of(exitOK, ""),
+	exitcode.Of(exitError, "NATS or PostgreSQL"),
+	exitcode.Of(exitInvalid, "nothing was published"),
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -98,11 +114,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	var cfg Config
 	fs := envflag.New("enqueue", "Usage: enqueue [flags] [FILE.jsonl|FILE.csv|FILE.txt|-]...\n\n"+
-		"Validates statements and publishes them as jobs. Exit status: 0 all queued (and, with --wait,\n"+
-		"all done); 1 NATS or PostgreSQL error; 2 invalid input, nothing published; 3 some job not done.\n\n"+
+		"Validates statements and publishes them as jobs.\n\n"+
 		"Also: enqueue reverify [flags] (check statements again), enqueue retry [flags] (run failed and\n"+
 		"dead jobs again); -h after either says more.")
 	fs.SetOutput(stderr)
+	fs.ExitStatuses(exitStatuses...)
 	cfg.flags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -145,6 +161,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if len(problems) > 0 && !cfg.SkipInvalid {
 		fmt.Fprintf(stderr, "enqueue: %d invalid record(s); nothing was published (fix them, or use --skip-invalid to publish the %d valid ones)\n", len(problems), len(records))
+		return exitInvalid
+	}
+	if len(records) == 0 {
+		// --skip-invalid over inputs that hold no valid record (an empty file among them): nothing
+		// to publish is a mistake of the input, exit 2 as everywhere, not a success.
+		fmt.Fprintf(stderr, "enqueue: no valid record among the inputs: nothing was published\n")
 		return exitInvalid
 	}
 
