@@ -64,3 +64,16 @@ func TestMigrateProbesTheModel(t *testing.T) {
 		t.Fatalf("migrate went on after the probe failed: %s", stdout.String())
 	}
 }
+
+// A service that cannot be reached is exit 1, not 2: the configuration may be right and the
+// database only down, so a supervisor may restart the worker.
+func TestUnreachableDatabaseIsExit1(t *testing.T) {
+	t.Parallel()
+	model := llmtest.NewServer(t)
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"--database-url", "postgres://nobody@127.0.0.1:1/x", "--nats-url", testenv.NATSURL(t),
+		"--openai-base-url", model.URL(), "--log-format", "json", "--metrics-addr", ""}, &stdout, &stderr)
+	if code != exitFailed || !strings.Contains(stderr.String(), "worker stopped") {
+		t.Fatalf("PostgreSQL unreachable: exit %d, want 1:\n%s", code, stderr.String())
+	}
+}
