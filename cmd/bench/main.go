@@ -151,7 +151,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"Runs backlogs of cove-factored statements through JetStream, worker processes and PostgreSQL\n"+
 		"against a simulated rate-limited provider, and prints throughput, 429s, latency and memory.")
 	fs.SetOutput(stderr)
-	fs.ExitStatuses(exitcode.Of(exitcode.OK, "every run measured"), exitcode.Of(exitcode.Failed, "a service or a run failed"), exitcode.Of(exitcode.Usage, ""))
+	fs.ExitStatuses(exitcode.Of(exitcode.OK, "every run measured"), exitcode.Of(exitcode.Failed, "a run that did not finish"), exitcode.Of(exitcode.Usage, ""))
 	cfg.flags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -47,8 +47,8 @@ const (
 // exitStatuses are corpus's exit statuses as its --help and every subcommand's explain them.
 var exitStatuses = []exitcode.Status{
 	exitcode.Of(exitOK, ""),
-	exitcode.Of(exitError, "PostgreSQL"),
-	exitcode.Of(exitInvalid, "a file with a bad line loads nothing"),
+	exitcode.Of(exitError, "PostgreSQL unreachable or failing"),
+	exitcode.Of(exitInvalid, "a file with a bad line, or an empty one, loads nothing"),
 }
 
 const usage = `Usage: corpus COMMAND [flags] [ARGS]

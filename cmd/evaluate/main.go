@@ -53,7 +53,7 @@ const (
 var exitStatuses = []exitcode.Status{
 	exitcode.Of(exitOK, ""),
 	exitcode.Of(exitError, "the model endpoint or PostgreSQL"),
-	exitcode.Of(exitInvalid, "a data set that is missing, empty or malformed included"),
+	exitcode.Of(exitInvalid, "also a data set that is missing, empty or malformed"),
 }
 
 const usage = `Usage: evaluate COMMAND [flags]

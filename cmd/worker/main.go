@@ -54,7 +54,7 @@ const (
 var exitStatuses = []exitcode.Status{
 	exitcode.Of(exitOK, "stopped by SIGINT/SIGTERM, or --exit-when-idle drained the backlog"),
 	exitcode.Of(exitFailed, "PostgreSQL, NATS or a migration"),
-	exitcode.Of(exitUsage, "a flag, a variable, or a model endpoint that refuses the key, does not know the model or cannot be reached; a worker restarted unchanged fails again"),
+	exitcode.Of(exitUsage, "also a model endpoint that refuses the key, does not know the model or cannot be reached at start"),
 }
 
 func run(args []string, stdout, stderr io.Writer) int {

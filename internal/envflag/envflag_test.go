@@ -76,7 +76,7 @@ func TestHelpListsEnvironmentAndExitStatuses(t *testing.T) {
 		"--database-url string   [$DATABASE_URL]",
 		"Environment only (never a flag, where a value would show in the process list):\n  $OPENAI_API_KEY\n        the key\n",
 		"Also read from the environment:\n  $CORROBORATE_DATASETS\n        the data sets\n",
-		"Exit status:\n  0  done\n  2  bad usage, configuration or input (an empty input file included): nothing was done (nothing loaded)\n",
+		"Exit status:\n  0  done\n  2  bad usage, configuration or input (an empty input file included): nothing was done; fix it before running again\n     here: nothing loaded\n",
 	} {
 		if !strings.Contains(help, want) {
 			t.Errorf("--help lacks %q:\n%s", want, help)

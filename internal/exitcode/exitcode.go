@@ -34,28 +34,28 @@ const (
 var meanings = map[int]string{
 	OK:          "done",
 	Failed:      "a service (PostgreSQL, NATS, the model endpoint) or a write failed; running again may succeed once it is back",
-	Usage:       "bad usage, configuration or input (an empty input file included): nothing was done",
+	Usage:       "bad usage, configuration or input (an empty input file included): nothing was done; fix it before running again",
 	JobsNotDone: "--wait: some job ended failed, dead or rejected",
 }
 
 // Status is an exit status as one command's --help explains it.
 type Status struct {
 	Code int
-	// Meaning is what the status means for this command.
+	// Meaning is the status's meaning in every command.
 	Meaning string
+	// Detail, when set, is what the status covers in this command ("NATS or PostgreSQL
+	// unreachable, a publish not acknowledged").
+	Detail string
 }
 
-// Of returns the status code with its common meaning, followed by detail when detail is not
-// empty (what the status covers for this command: "NATS or PostgreSQL unreachable").
+// Of returns the status code with its common meaning and this command's detail ("" for none).
+// A code package exitcode does not define panics: define it here first.
 func Of(code int, detail string) Status {
 	meaning, ok := meanings[code]
 	if !ok {
 		panic(fmt.Sprintf("exitcode: status %d has no meaning: define it in package exitcode", code))
 	}
-	if detail != "" {
-		meaning += " (" + detail + ")"
-	}
-	return Status{Code: code, Meaning: meaning}
+	return Status{Code: code, Meaning: meaning, Detail: detail}
 }
 
 // Common returns OK, Failed and Usage with their common meanings: the statuses of a command
@@ -64,12 +64,16 @@ func Common() []Status {
 	return []Status{Of(OK, ""), Of(Failed, ""), Of(Usage, "")}
 }
 
-// Help formats statuses for a --help text: a heading line, then one line per status.
+// Help formats statuses for a --help text: a heading line, then a line per status and, under
+// it, the command's detail.
 func Help(statuses []Status) string {
 	var b strings.Builder
 	b.WriteString("Exit status:\n")
 	for _, s := range statuses {
 		fmt.Fprintf(&b, "  %d  %s\n", s.Code, s.Meaning)
+		if s.Detail != "" {
+			fmt.Fprintf(&b, "     here: %s\n", s.Detail)
+		}
 	}
 	return b.String()
 }

@@ -10,7 +10,8 @@ func TestHelpListsEachStatusWithItsMeaning(t *testing.T) {
 	got := Help([]Status{Of(OK, ""), Of(Failed, "PostgreSQL"), Of(Usage, ""), Of(JobsNotDone, "")})
 	want := "Exit status:\n" +
 		"  0  done\n" +
-		"  1  " + meanings[Failed] + " (PostgreSQL)\n" +
+		"  1  " + meanings[Failed] + "\n" +
+		"     here: PostgreSQL\n" +
 		"  2  " + meanings[Usage] + "\n" +
 		"  3  " + meanings[JobsNotDone] + "\n"
 	if got != want {
