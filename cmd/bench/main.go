@@ -41,6 +41,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/devenv"
 	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/exitcode"
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/ratelimit/ratelimittest"
@@ -150,23 +151,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"Runs backlogs of cove-factored statements through JetStream, worker processes and PostgreSQL\n"+
 		"against a simulated rate-limited provider, and prints throughput, 429s, latency and memory.")
 	fs.SetOutput(stderr)
+	fs.ExitStatuses(exitcode.Of(exitcode.OK, "every run measured"), exitcode.Of(exitcode.Failed, "a run that did not finish"), exitcode.Of(exitcode.Usage, ""))
 	cfg.flags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return exitcode.OK
 		}
 		fmt.Fprintln(stderr, "bench:", err)
-		return 2
+		return exitcode.Usage
 	}
 	workers, err := cfg.validate()
 	if err != nil {
 		fmt.Fprintln(stderr, "bench:", err)
-		return 2
+		return exitcode.Usage
 	}
 	b, err := start(ctx, cfg, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "bench:", err)
-		return 1
+		return exitcode.Failed
 	}
 	defer b.close()
 
@@ -195,13 +197,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		res, err := b.run(ctx, sc)
 		if err != nil {
 			fmt.Fprintf(stderr, "bench: %s: %v\n", sc, err)
-			return 1
+			return exitcode.Failed
 		}
 		fmt.Fprintf(stderr, "bench: %s\n", res.summary())
 		results = append(results, res)
 	}
 	printTable(stdout, cfg, results)
-	return 0
+	return exitcode.OK
 }
 
 // bench is the running stack the scenarios share.

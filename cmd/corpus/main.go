@@ -30,18 +30,26 @@ import (
 	"golang.org/x/term"
 
 	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/exitcode"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/search"
 	"github.com/corroborate/corroborate/internal/search/searcheval"
 	"github.com/corroborate/corroborate/internal/store"
 )
 
-// Exit statuses.
+// Exit statuses: package exitcode's, under the names this command's code uses.
 const (
-	exitOK      = 0
-	exitError   = 1 // PostgreSQL unreachable or failing
-	exitInvalid = 2 // bad input or usage: nothing was loaded
+	exitOK      = exitcode.OK
+	exitError   = exitcode.Failed // PostgreSQL unreachable or failing
+	exitInvalid = exitcode.Usage  // bad input or usage: nothing was loaded
 )
+
+// exitStatuses are corpus's exit statuses as its --help and every subcommand's explain them.
+var exitStatuses = []exitcode.Status{
+	exitcode.Of(exitOK, ""),
+	exitcode.Of(exitError, "PostgreSQL unreachable or failing"),
+	exitcode.Of(exitInvalid, "a file with a bad line, or an empty one, loads nothing"),
+}
 
 const usage = `Usage: corpus COMMAND [flags] [ARGS]
 
@@ -57,8 +65,9 @@ Commands:
                        one organisation as one publisher (apnews.com and ap.org are one source)
   owners list          list source_owners, the seed list and what editors added
 
-Run "corpus COMMAND --help" for a command's flags. Exit status: 0 done; 1 PostgreSQL error;
-2 bad input or usage (nothing loaded).
+Environment: DATABASE_URL (or --database-url) names the database; eval-feverous finds its data
+set under $CORROBORATE_DATASETS. Run "corpus COMMAND --help" for a command's flags and the
+variables it reads.
 `
 
 func main() {
@@ -69,7 +78,7 @@ func main() {
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage+"\n"+exitcode.Help(exitStatuses))
 		if len(args) == 0 {
 			return exitInvalid
 		}
@@ -92,6 +101,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // parse parses a subcommand's flags; ok false means exit with code.
 func parse(fs *envflag.Set, args []string, stderr io.Writer) (code int, ok bool) {
 	fs.SetOutput(stderr)
+	fs.ExitStatuses(exitStatuses...)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK, false
@@ -308,6 +318,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"for every ranking and for a plain BM25 computed in Go over the same tokens.")
 	fs.String(&databaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL")
 	fs.String(&dataset, "dataset", "CORROBORATE_FEVEROUS", searcheval.FeverousPath(), "path of feverous_s_dev.json")
+	fs.Env(searcheval.DatasetsEnv, searcheval.DatasetsUsage)
 	fs.String(&schema, "schema", "CORROBORATE_EVAL_SCHEMA", "eval_feverous", "schema to load the benchmark corpus into (dropped and made afresh; never the corpus's own)")
 	fs.Int(&limit, "limit", "CORROBORATE_EVAL_LIMIT", 0, "use only the first N claims (0: all)")
 	fs.Int(&concurrency, "concurrency", "CORROBORATE_EVAL_CONCURRENCY", 4, "queries at once")

@@ -22,26 +22,43 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/exitcode"
 	"github.com/corroborate/corroborate/internal/intake"
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/store"
 )
 
-// Exit statuses.
+// Exit statuses: package exitcode's, under the names this command's code uses.
 const (
-	exitOK       = 0
-	exitError    = 1 // NATS or PostgreSQL unreachable, a publish not acknowledged
-	exitInvalid  = 2 // bad input or usage: nothing was published
-	exitJobsFail = 3 // --wait: some job did not end done
+	exitOK       = exitcode.OK
+	exitError    = exitcode.Failed      // NATS or PostgreSQL unreachable, a publish not acknowledged
+	exitInvalid  = exitcode.Usage       // bad input or usage: nothing was published
+	exitJobsFail = exitcode.JobsNotDone // --wait: some job did not end done
 	// exitWaitGaveUp: --wait stopped before every job had an outcome, because --wait-timeout
 	// passed or because no worker consumed for --no-worker-timeout; the jobs stay queued.
-	exitWaitGaveUp = 4
+	exitWaitGaveUp = exitcode.WaitGaveUp
 )
 
 // noNATS is said when NATS_URL is unset: enqueue, like the worker, has no default, so that the
 // two never reach different servers by one of them defaulting.
 const noNATS = "no NATS: set NATS_URL or --nats-url (for example nats://localhost:4222), the same as the worker's"
+
+// exitStatuses are enqueue's exit statuses as its --help explains them.
+var exitStatuses = []exitcode.Status{
+	exitcode.Of(exitOK, "every record queued; with --wait, every job done"),
+	exitcode.Of(exitError, "NATS or PostgreSQL unreachable, a publish not acknowledged"),
+	exitcode.Of(exitInvalid, "an invalid record anywhere publishes nothing (--skip-invalid publishes the valid ones)"),
+	exitcode.Of(exitJobsFail, ""),
+	exitcode.Of(exitWaitGaveUp, ""),
+}
+
+// subcommandExits are the exit statuses of enqueue reverify and enqueue retry.
+var subcommandExits = []exitcode.Status{
+	exitcode.Of(exitOK, ""),
+	exitcode.Of(exitError, "NATS or PostgreSQL"),
+	exitcode.Of(exitInvalid, ""),
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -109,12 +126,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	var cfg Config
 	fs := envflag.New("enqueue", "Usage: enqueue [flags] [FILE.jsonl|FILE.csv|FILE.txt|-]...\n\n"+
-		"Validates statements and publishes them as jobs. Exit status: 0 all queued (and, with --wait,\n"+
-		"all done); 1 NATS or PostgreSQL error; 2 invalid input, nothing published; 3 some job not done;\n"+
-		"4 --wait gave up (--wait-timeout, or no worker consuming for --no-worker-timeout).\n\n"+
+		"Validates statements and publishes them as jobs.\n\n"+
 		"Also: enqueue reverify [flags] (check statements again), enqueue retry [flags] (run failed and\n"+
 		"dead jobs again); -h after either says more.")
 	fs.SetOutput(stderr)
+	fs.ExitStatuses(exitStatuses...)
 	cfg.flags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -161,6 +177,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if len(problems) > 0 && !cfg.SkipInvalid {
 		fmt.Fprintf(stderr, "enqueue: %d invalid record(s); nothing was published (fix them, or use --skip-invalid to publish the %d valid ones)\n", len(problems), len(records))
+		return exitInvalid
+	}
+	if len(records) == 0 {
+		// --skip-invalid over inputs that hold no valid record (an empty file among them): nothing
+		// to publish is a mistake of the input, exit 2 as everywhere, not a success.
+		fmt.Fprintf(stderr, "enqueue: no valid record among the inputs: nothing was published\n")
 		return exitInvalid
 	}
 

@@ -54,13 +54,13 @@ failed or dead (--status) within --since, optionally only the job ids in --ids a
 Each retry is a new job, retry:<original job id>:<YYYY-MM-DD> (today, local time), whose message
 carries retry_of: the original job; job_outcomes.retry_of links the two. Running it twice the
 same day publishes nothing twice, and a job whose retry ended done is not selected again.
-Rejected jobs are not retried: their input broke a rule and would be rejected again.
-Exit status: 0 done; 1 NATS or PostgreSQL error; 2 usage.`
+Rejected jobs are not retried: their input broke a rule and would be rejected again.`
 
 func runRetry(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cfg RetryConfig
 	fs := envflag.New("enqueue retry", retryUsage)
 	fs.SetOutput(stderr)
+	fs.ExitStatuses(subcommandExits...)
 	cfg.flags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -54,13 +54,13 @@ runs.reverify = true and sends its freshness-sensitive searches past the search 
 
 The job id is reverify:<statement_id>:<YYYY-MM-DD>, the date being the cutoff's (now minus
 --older-than, local time): running it twice the same night enqueues nothing twice (JetStream
-drops the repeat inside its dedupe window, and a worker never runs a stored job id again).
-Exit status: 0 done; 1 NATS or PostgreSQL error; 2 usage.`
+drops the repeat inside its dedupe window, and a worker never runs a stored job id again).`
 
 func runReverify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var cfg ReverifyConfig
 	fs := envflag.New("enqueue reverify", reverifyUsage)
 	fs.SetOutput(stderr)
+	fs.ExitStatuses(subcommandExits...)
 	cfg.flags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

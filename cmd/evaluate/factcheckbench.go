@@ -107,6 +107,11 @@ func readFactcheckBench(path string, n int) ([]goldStatement, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
+	if len(out) == 0 {
+		// An empty file (or one without a factual gold claim) would measure the built-in
+		// ambiguous statements alone and look like a result: it is a bad data set, exit 2.
+		return nil, fmt.Errorf("%s holds no sentence with a factual gold claim (is it empty, or the wrong file?): %s", path, factcheckBenchHint)
+	}
 	return out, nil
 }
 

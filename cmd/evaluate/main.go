@@ -38,6 +38,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/devenv"
 	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/exitcode"
 	"github.com/corroborate/corroborate/internal/llm"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/search"
@@ -45,12 +46,19 @@ import (
 	"github.com/corroborate/corroborate/internal/store"
 )
 
-// Exit statuses.
+// Exit statuses: package exitcode's, under the names this command's code uses.
 const (
-	exitOK      = 0
-	exitError   = 1 // a service (model, PostgreSQL) failed
-	exitInvalid = 2 // bad usage, configuration or dataset
+	exitOK      = exitcode.OK
+	exitError   = exitcode.Failed // a service (model, PostgreSQL) failed
+	exitInvalid = exitcode.Usage  // bad usage, configuration or dataset
 )
+
+// exitStatuses are evaluate's exit statuses as its --help and every subcommand's explain them.
+var exitStatuses = []exitcode.Status{
+	exitcode.Of(exitOK, ""),
+	exitcode.Of(exitError, "the model endpoint or PostgreSQL"),
+	exitcode.Of(exitInvalid, "also a data set that is missing, empty or malformed"),
+}
 
 const usage = `Usage: evaluate COMMAND [flags]
 
@@ -67,8 +75,9 @@ Commands:
               your own) through a method as the worker does; print accuracy, macro-F1, per label
               and per hop count, cost per claim, chain retrieval and the published baselines
 
-Run "evaluate COMMAND --help" for a command's flags. Exit status: 0 done; 1 a model or
-PostgreSQL failure; 2 bad usage, configuration or dataset.
+Environment: OPENAI_API_KEY or OPENAI_API_KEY_FILE (the key), OPENAI_BASE_URL, CORROBORATE_MODEL
+as for the worker; CORROBORATE_DATASETS, the folder of the data sets. Run "evaluate COMMAND
+--help" for a command's flags and every variable it reads.
 `
 
 func main() {
@@ -79,7 +88,7 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage+"\n"+exitcode.Help(exitStatuses))
 		if len(args) == 0 {
 			return exitInvalid
 		}
@@ -105,8 +114,9 @@ type modelConfig struct {
 }
 
 func (m *modelConfig) flags(fs *envflag.Set) {
+	llm.DefineKeyEnv(fs)
 	fs.String(&m.Model, "model", "CORROBORATE_MODEL", llm.DefaultModel, "model name sent to the OpenAI-compatible endpoint")
-	fs.String(&m.BaseURL, "openai-base-url", "OPENAI_BASE_URL", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama (default OpenAI; the key is read from $OPENAI_API_KEY)")
+	fs.String(&m.BaseURL, "openai-base-url", "OPENAI_BASE_URL", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama (default OpenAI)")
 	fs.Duration(&m.Timeout, "model-timeout", "CORROBORATE_MODEL_TIMEOUT", llm.DefaultTimeout, "timeout of one model request")
 }
 
@@ -134,6 +144,7 @@ func (m modelConfig) open() (pipeline.Model, string, error) {
 // parse parses a subcommand's flags; ok false means exit with code.
 func parse(fs *envflag.Set, args []string, stderr io.Writer) (code int, ok bool) {
 	fs.SetOutput(stderr)
+	fs.ExitStatuses(exitStatuses...)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK, false
@@ -204,6 +215,7 @@ func runPlans(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.Int(&cfg.RecallN, "recall-n", "CORROBORATE_EVAL_RECALL_N", 20, "claim recall is measured on the first N of them (spec 004: 20)")
 	fs.String(&cfg.Evidence, "evidence", "CORROBORATE_EVAL_EVIDENCE", "", "write the cross-reference queries and each claim with its span here, one JSON line each (criteria 3 and 6)")
 	fs.String(&cfg.Dataset, "dataset", "CORROBORATE_FACTCHECK_BENCH", factcheckBenchPath(), "path of factcheck-GPT-benchmark.jsonl")
+	fs.Env(searcheval.DatasetsEnv, searcheval.DatasetsUsage)
 	fs.Bool(&cfg.Ambiguous, "ambiguous", "CORROBORATE_EVAL_AMBIGUOUS", true, fmt.Sprintf("also plan the %d built-in ambiguous statements", len(ambiguousStatements)))
 	fs.String(&cfg.MatchThreshold, "match-threshold", "CORROBORATE_EVAL_MATCH_THRESHOLD", strconv.FormatFloat(DefaultMatchThreshold, 'g', -1, 64),
 		"token overlap (Jaccard of content words) at which an extracted claim recalls a gold claim")
@@ -212,7 +224,12 @@ func runPlans(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if code, ok := parse(fs, args, stderr); !ok {
 		return code
 	}
-	cfg.model.APIKey = os.Getenv("OPENAI_API_KEY")
+	key, err := llm.APIKeyFromEnv()
+	if err != nil {
+		fmt.Fprintln(stderr, "evaluate plans:", err)
+		return exitInvalid
+	}
+	cfg.model.APIKey = key
 	if err := cfg.validate(); err != nil {
 		fmt.Fprintln(stderr, "evaluate plans:", err)
 		return exitInvalid
@@ -335,6 +352,7 @@ func runRetrieval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		"Jaccard similarity of the top-10 sets of every pair of queries within a claim.")
 	cfg.model.flags(fs)
 	fs.String(&cfg.Feverous, "feverous", "CORROBORATE_FEVEROUS", searcheval.FeverousPath(), "path of feverous_s_dev.json")
+	fs.Env(searcheval.DatasetsEnv, searcheval.DatasetsUsage)
 	fs.Int(&cfg.Limit, "limit", "CORROBORATE_EVAL_LIMIT", 50, "use the first N claims (0: all 2,962)")
 	fs.String(&cfg.Challenge, "challenge", "CORROBORATE_EVAL_CHALLENGE", "", `use only claims of this FEVEROUS challenge type, e.g. "Multi-hop Reasoning"`)
 	fs.String(&cfg.Queries, "queries", "CORROBORATE_EVAL_QUERIES", queriesAuto, "where queries come from: plans (the model's), claims (the claims themselves), auto (plans when a model is configured)")
@@ -346,7 +364,12 @@ func runRetrieval(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if code, ok := parse(fs, args, stderr); !ok {
 		return code
 	}
-	cfg.model.APIKey = os.Getenv("OPENAI_API_KEY")
+	key, err := llm.APIKeyFromEnv()
+	if err != nil {
+		fmt.Fprintln(stderr, "evaluate retrieval:", err)
+		return exitInvalid
+	}
+	cfg.model.APIKey = key
 	if err := cfg.validate(); err != nil {
 		fmt.Fprintln(stderr, "evaluate retrieval:", err)
 		return exitInvalid

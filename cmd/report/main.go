@@ -32,16 +32,24 @@ import (
 	"time"
 
 	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/exitcode"
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/store"
 )
 
-// Exit statuses.
+// Exit statuses: package exitcode's, under the names this command's code uses.
 const (
-	exitOK      = 0
-	exitError   = 1 // PostgreSQL unreachable or failing, a file that cannot be written
-	exitInvalid = 2 // bad usage
+	exitOK      = exitcode.OK
+	exitError   = exitcode.Failed // PostgreSQL unreachable or failing, a file that cannot be written
+	exitInvalid = exitcode.Usage  // bad usage
 )
+
+// exitStatuses are report's exit statuses as its --help and every subcommand's explain them.
+var exitStatuses = []exitcode.Status{
+	exitcode.Of(exitOK, ""),
+	exitcode.Of(exitError, "PostgreSQL, or a file that cannot be written"),
+	exitcode.Of(exitInvalid, ""),
+}
 
 const usage = `Usage: report COMMAND [flags]
 
@@ -61,8 +69,9 @@ Filters (summary, export, html, changes): --since and --until (a duration such a
 a date YYYY-MM-DD, or an RFC 3339 time; they bound the latest run's finish), --status,
 --verdict, --method, --external-id-prefix, --text.
 
-Run "report COMMAND --help" for a command's flags. Exit status: 0 done; 1 PostgreSQL or file
-error; 2 bad usage.
+Environment: DATABASE_URL (or --database-url) names the database; every flag has a
+CORROBORATE_REPORT_* or similar twin. Run "report COMMAND --help" for a command's flags and the
+variables it reads.
 `
 
 func main() {
@@ -84,7 +93,7 @@ var commands = map[string]func(ctx context.Context, args []string, stdout, stder
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage+"\n"+exitcode.Help(exitStatuses))
 		if len(args) == 0 {
 			return exitInvalid
 		}
@@ -101,6 +110,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // parse parses a subcommand's flags; ok false means exit with code.
 func parse(name string, fs *envflag.Set, args []string, stderr io.Writer) (code int, ok bool) {
 	fs.SetOutput(stderr)
+	fs.ExitStatuses(exitStatuses...)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK, false

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/corroborate/corroborate/internal/breaker"
 	"github.com/corroborate/corroborate/internal/envflag"
 	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/llm"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/ratelimit"
 	"github.com/corroborate/corroborate/internal/search"
@@ -89,8 +89,7 @@ type Config struct {
 
 // flags defines the worker's flags on s, each with its environment twin.
 func (c *Config) flags(s *envflag.Set) {
-	s.Secret("OPENAI_API_KEY", "the model endpoint's API key (OpenAI, or any OpenAI-compatible server that wants one)")
-	s.Secret("OPENAI_API_KEY_FILE", "a file holding the API key, read when $OPENAI_API_KEY is unset (a Docker or Kubernetes secret)")
+	llm.DefineKeyEnv(s)
 	s.String(&c.DatabaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL (required unless --dev)")
 	s.String(&c.NATSURL, "nats-url", "NATS_URL", "", "NATS server URL (required unless --dev)")
 	s.String(&c.Model, "model", "CORROBORATE_MODEL", "gpt-4o-mini", "model name sent to the OpenAI-compatible endpoint")
@@ -130,16 +129,9 @@ func (c *Config) flags(s *envflag.Set) {
 }
 
 // loadSecrets reads the API key from the environment or from the file OPENAI_API_KEY_FILE names.
-func (c *Config) loadSecrets() error {
-	c.OpenAIAPIKey = os.Getenv("OPENAI_API_KEY")
-	if path := os.Getenv("OPENAI_API_KEY_FILE"); path != "" && c.OpenAIAPIKey == "" {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			return fmt.Errorf("OPENAI_API_KEY_FILE: %w", err)
-		}
-		c.OpenAIAPIKey = strings.TrimSpace(string(raw))
-	}
-	return nil
+func (c *Config) loadSecrets() (err error) {
+	c.OpenAIAPIKey, err = llm.APIKeyFromEnv()
+	return err
 }
 
 // modelConfigured reports whether an OpenAI-compatible endpoint is configured.

@@ -29,6 +29,7 @@ import (
 	"github.com/corroborate/corroborate/internal/breaker"
 	"github.com/corroborate/corroborate/internal/devenv"
 	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/exitcode"
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/llm"
 	"github.com/corroborate/corroborate/internal/pipeline"
@@ -42,12 +43,19 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// Exit statuses.
+// Exit statuses: package exitcode's, under the names this command's code uses.
 const (
-	exitOK     = 0
-	exitFailed = 1
-	exitUsage  = 2
+	exitOK     = exitcode.OK
+	exitFailed = exitcode.Failed
+	exitUsage  = exitcode.Usage
 )
+
+// exitStatuses are the worker's exit statuses as its --help explains them.
+var exitStatuses = []exitcode.Status{
+	exitcode.Of(exitOK, "stopped by SIGINT/SIGTERM, or --exit-when-idle drained the backlog"),
+	exitcode.Of(exitFailed, "PostgreSQL, NATS or a migration"),
+	exitcode.Of(exitUsage, "also a model endpoint that refuses the key, does not know the model or cannot be reached at start"),
+}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	command := "run"
@@ -57,9 +65,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var cfg Config
 	fs := envflag.New("worker", "Usage: worker [run|migrate|demo|grants] [flags]\n\n"+
 		"Consumes statements from JetStream, verifies them, stores every run in PostgreSQL.\n"+
-		"Exit status: 0 stopped cleanly (a signal, or --exit-when-idle); 1 a service failed (PostgreSQL,\n"+
-		"NATS, a migration); 2 usage or configuration.")
+		"worker migrate applies the migrations and checks the model endpoint as a worker does at start.")
 	fs.SetOutput(stderr)
+	fs.ExitStatuses(exitStatuses...)
 	cfg.flags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -367,7 +375,14 @@ func (s *services) modelName(cfg Config) string {
 	return cfg.Model
 }
 
+// migrate applies the migrations and exits. It first probes the model endpoint as work does:
+// a deployment that runs migrate once before its workers (docker-compose.yml's migrate service)
+// learns of a refused key or an unknown model there, in one line and exit 2, instead of from
+// every worker restarting on it.
 func migrate(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer) error {
+	if err := probeModel(ctx, cfg, log); err != nil {
+		return err
+	}
 	s, err := connect(ctx, cfg, log, false)
 	if err != nil {
 		return err

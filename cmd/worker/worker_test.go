@@ -328,6 +328,16 @@ func TestRedeliveredStoredJobIsNotRunAgain(t *testing.T) {
 	if n := b.count(t, `SELECT count(*) FROM runs WHERE job_id = $1`, job); n != 1 {
 		t.Fatalf("runs of the job: %d, want 1", n)
 	}
+	// The copy was acked, not left for redelivery: a work-queue stream keeps a message until it
+	// is acked (what a killed nats-server 2.9 left behind comes back this way, see
+	// docs/reliability.md#nats-server-versions).
+	stream, err := b.js.Stream(context.Background(), b.cfg.Stream.Stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msgs := stream.CachedInfo().State.Msgs; msgs != 0 {
+		t.Fatalf("%d message(s) left in the stream: a copy of a stored job must be acked", msgs)
+	}
 }
 
 func TestHelpNamesEveryVariable(t *testing.T) {

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/corroborate/corroborate/internal/exitcode"
 )
 
 // Set is a flag.FlagSet whose flags have environment twins.
@@ -19,6 +21,11 @@ type Set struct {
 	// secrets are variables read from the environment only (no flag, where a value would show in
 	// the process list), in the order --help lists them.
 	secrets []secretVar
+	// also are variables read from the environment only that are not secret (a folder of data
+	// sets), in the order --help lists them.
+	also []secretVar
+	// exits are the exit statuses --help lists (ExitStatuses).
+	exits []exitcode.Status
 }
 
 type secretVar struct{ name, usage string }
@@ -27,6 +34,18 @@ type secretVar struct{ name, usage string }
 // that --help lists it with the flags' twins.
 func (s *Set) Secret(name, usage string) {
 	s.secrets = append(s.secrets, secretVar{name, usage})
+}
+
+// Env names a variable the command reads from the environment only that is not a secret (such
+// as CORROBORATE_DATASETS), so that --help lists it.
+func (s *Set) Env(name, usage string) {
+	s.also = append(s.also, secretVar{name, usage})
+}
+
+// ExitStatuses sets the exit statuses --help lists, in their order: the command's own use of
+// package exitcode's statuses (exitcode.Common(), or exitcode.Of for each).
+func (s *Set) ExitStatuses(statuses ...exitcode.Status) {
+	s.exits = statuses
 }
 
 // New returns an empty Set for the named command; summary heads its --help.
@@ -56,6 +75,15 @@ func New(name, summary string) *Set {
 			for _, v := range s.secrets {
 				fmt.Fprintf(out, "  $%s\n        %s\n", v.name, v.usage)
 			}
+		}
+		if len(s.also) > 0 {
+			fmt.Fprintln(out, "\nAlso read from the environment:")
+			for _, v := range s.also {
+				fmt.Fprintf(out, "  $%s\n        %s\n", v.name, v.usage)
+			}
+		}
+		if len(s.exits) > 0 {
+			fmt.Fprint(out, "\n"+exitcode.Help(s.exits))
 		}
 	}
 	return s

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/corroborate/corroborate/internal/exitcode"
 )
 
 func TestFlagWinsOverEnvironmentAndEnvironmentOverDefault(t *testing.T) {
@@ -52,5 +54,35 @@ func TestHelpListsTheTwins(t *testing.T) {
 	s.Usage()
 	if !strings.Contains(out.String(), "--nats-url string   [$NATS_URL]") || !strings.Contains(out.String(), "Summary line.") {
 		t.Fatalf("help:\n%s", out.String())
+	}
+}
+
+// --help lists the flags' twins, the secrets, the other variables read from the environment and
+// the exit statuses, each in its own section.
+func TestHelpListsEnvironmentAndExitStatuses(t *testing.T) {
+	s := New("test", "Usage: test [flags]")
+	var out bytes.Buffer
+	s.SetOutput(&out)
+	var url string
+	s.String(&url, "database-url", "DATABASE_URL", "", "PostgreSQL URL")
+	s.Secret("OPENAI_API_KEY", "the key")
+	s.Env("CORROBORATE_DATASETS", "the data sets")
+	s.ExitStatuses(exitcode.Of(exitcode.OK, ""), exitcode.Of(exitcode.Usage, "nothing loaded"))
+	if err := s.Parse([]string{"--help"}); err == nil {
+		t.Fatal("--help must return flag.ErrHelp")
+	}
+	help := out.String()
+	for _, want := range []string{
+		"--database-url string   [$DATABASE_URL]",
+		"Environment only (never a flag, where a value would show in the process list):\n  $OPENAI_API_KEY\n        the key\n",
+		"Also read from the environment:\n  $CORROBORATE_DATASETS\n        the data sets\n",
+		"Exit status:\n  0  done\n  2  bad usage, configuration or input (an empty input file included): nothing was done; fix it before running again\n     here: nothing loaded\n",
+	} {
+		if !strings.Contains(help, want) {
+			t.Errorf("--help lacks %q:\n%s", want, help)
+		}
+	}
+	if i, j := strings.Index(help, "Also read"), strings.Index(help, "Exit status"); i < 0 || j < i {
+		t.Errorf("exit statuses must come last:\n%s", help)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -255,4 +256,13 @@ func (r *recorder) count(outcome Outcome) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.outcomes[outcome]
+}
+
+// serverAtLeast reports whether a nats-server version ("2.9.10") is major.minor or later.
+func serverAtLeast(version string, major, minor int) bool {
+	var maj, min int
+	if _, err := fmt.Sscanf(strings.TrimPrefix(version, "v"), "%d.%d", &maj, &min); err != nil {
+		return false
+	}
+	return maj > major || maj == major && min >= minor
 }

@@ -174,6 +174,15 @@ func setupConsumer(ctx context.Context, stream jetstream.Stream, cfg StreamConfi
 		consCfg.FilterSubjects = filters
 	}
 	cons, err := stream.CreateOrUpdateConsumer(ctx, consCfg)
+	if errors.Is(err, jetstream.ErrConsumerMultipleFilterSubjectsNotSupported) {
+		// A server before 2.10 does not know FilterSubjects: it made a consumer of the whole
+		// stream, not the one asked for, which would overlap every other consumer. Remove it.
+		if derr := stream.DeleteConsumer(ctx, name); derr != nil && !errors.Is(derr, jetstream.ErrConsumerNotFound) {
+			err = errors.Join(err, fmt.Errorf("removing the consumer it made without filters: %w", derr))
+		}
+		return nil, fmt.Errorf("setting up consumer %s on stream %s: one consumer over %d subjects (--single-lane with several --subjects) needs nats-server 2.10 or later: give one subject, leave --single-lane off (the lanes filter one subject each), or upgrade the server: %w",
+			name, cfg.Stream, len(filters), err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("setting up consumer %s on stream %s: %w", name, cfg.Stream, err)
 	}

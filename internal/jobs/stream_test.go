@@ -1,6 +1,8 @@
 package jobs
 
 import (
+	"context"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -175,26 +177,58 @@ func TestSetupFirstByEnqueue(t *testing.T) {
 	}
 }
 
-// TestSetupSeveralSubjects: without lanes, several subjects go in FilterSubjects, which needs
-// nats-server 2.10 or later.
+// Several subjects in one consumer (--single-lane over several --subjects) need FilterSubjects,
+// which nats-server 2.10 added: from 2.10 the one consumer filters them all; before, setup says
+// what to do instead, and leaves no consumer of the whole stream behind (a 2.9 server creates
+// the consumer without the filters it does not know). Runs on every server of servers(t): in CI,
+// the machine's 2.9 and the current release.
 func TestSetupSeveralSubjects(t *testing.T) {
 	t.Parallel()
-	ns, err := newServer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc := connect(t, ns.URL)
-	b := setupOn(t, nc, func(c *StreamConfig) {
-		prefix := strings.TrimSuffix(c.Subjects[0], ".statements.>")
-		c.Subjects = []string{prefix + ".statements.urgent", prefix + ".statements.backlog"}
-		c.SingleLane = true
-	})
-	got := b.cons.CachedInfo().Config.FilterSubjects
-	if !slices.Equal(got, b.cfg.Subjects) {
-		t.Errorf("FilterSubjects = %q, want %q", got, b.cfg.Subjects)
-	}
-	if _, _, err := Setup(testContext(t), b.js, b.cfg); err != nil {
-		t.Errorf("second Setup: %v", err)
+	for name, nc := range servers(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			js, err := jetstream.New(nc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := randomID(t)
+			cfg := StreamConfig{
+				Stream:         "T_" + id,
+				Subjects:       []string{"t" + id + ".statements.urgent", "t" + id + ".statements.backlog"},
+				PublishSubject: "t" + id + ".statements.backlog",
+				Consumer:       "workers", SingleLane: true,
+				AckWait: 2 * time.Second, MaxDeliver: 3, DuplicateWindow: time.Minute, MaxAge: time.Hour,
+			}
+			t.Cleanup(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				_ = js.DeleteStream(ctx, cfg.Stream)
+			})
+			ctx := testContext(t)
+			lanes, err := SetupLanes(ctx, js, cfg)
+			if !serverAtLeast(nc.ConnectedServerVersion(), 2, 10) {
+				if err == nil || !strings.Contains(err.Error(), "needs nats-server 2.10 or later") {
+					t.Fatalf("SetupLanes on %s: %v, want it to say that several subjects need 2.10", name, err)
+				}
+				stream, err := js.Stream(ctx, cfg.Stream)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := stream.Consumer(ctx, cfg.Consumer); !errors.Is(err, jetstream.ErrConsumerNotFound) {
+					t.Fatalf("a consumer of the whole stream was left behind: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := lanes.Backlog().CachedInfo().Config.FilterSubjects; !slices.Equal(got, cfg.Subjects) {
+				t.Errorf("FilterSubjects = %q, want %q", got, cfg.Subjects)
+			}
+			if _, _, err := Setup(ctx, js, cfg); err != nil {
+				t.Errorf("second Setup: %v", err)
+			}
+		})
 	}
 }
 

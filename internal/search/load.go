@@ -74,9 +74,14 @@ type InputError struct {
 	// Problems holds the first bad lines (up to 20); More counts the others.
 	Problems []LineProblem
 	More     int
+	// Empty is set when the input held no document at all (no line, or blank lines only).
+	Empty bool
 }
 
 func (e *InputError) Error() string {
+	if e.Empty {
+		return "holds no documents (the input is empty): nothing was loaded; give a JSONL file with one document a line"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d bad line(s), nothing was loaded:", len(e.Problems)+e.More)
 	for _, p := range e.Problems {
@@ -140,6 +145,11 @@ func (c *Corpus) Load(ctx context.Context, r io.Reader, opts LoadOpts) (LoadStat
 		}
 		if err != nil {
 			return fmt.Errorf("copying documents: %w", err)
+		}
+		if src.documents == 0 {
+			// An empty file is a mistake of the input (the wrong file, an export that wrote
+			// nothing), said as such and exit 2 in corpus load, as in every command.
+			return &InputError{Empty: true}
 		}
 		var distinct int
 		if err := tx.QueryRow(ctx, `SELECT count(DISTINCT url) FROM corpus_load`).Scan(&distinct); err != nil {

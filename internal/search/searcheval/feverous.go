@@ -7,6 +7,7 @@
 package searcheval
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -41,6 +42,9 @@ type feverousClaim struct {
 // docs/testing.md for where they come from.
 const DatasetsEnv = "CORROBORATE_DATASETS"
 
+// DatasetsUsage is what DatasetsEnv is for, as the commands' --help says it.
+const DatasetsUsage = "the folder of the public data sets (feverous-s/, factcheck-bench/): the default of the data-set flags"
+
 // FeverousFile is FEVEROUS-S's path inside the data sets directory.
 const FeverousFile = "feverous-s/feverous_s_dev.json"
 
@@ -67,6 +71,9 @@ func ReadFeverous(path string) ([]search.Document, []Claim, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading FEVEROUS-S: %w (%s)", err, feverousHint)
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, nil, fmt.Errorf("FEVEROUS-S %s is empty: give the JSON array of claims (%s)", path, feverousHint)
 	}
 	var records []feverousClaim
 	if err := json.Unmarshal(raw, &records); err != nil {
@@ -115,6 +122,9 @@ func ReadFeverous(path string) ([]search.Document, []Claim, error) {
 			URL: PageURL(title), Title: title, Body: strings.Join(pages[title].lines, "\n"),
 			Publisher: "Wikipedia", Language: "en",
 		})
+	}
+	if len(claims) == 0 {
+		return nil, nil, fmt.Errorf("FEVEROUS-S %s holds no claim with evidence: nothing to measure (is it the right file?)", path)
 	}
 	return docs, claims, nil
 }
