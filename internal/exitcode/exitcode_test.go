@@ -27,7 +27,7 @@ func TestHelpListsEachStatusWithItsMeaning(t *testing.T) {
 func TestEveryStatusIsDefinedOnce(t *testing.T) {
 	t.Parallel()
 	seen := map[string]int{}
-	for _, code := range []int{OK, Failed, Usage, JobsNotDone} {
+	for _, code := range []int{OK, Failed, Usage, JobsNotDone, WaitGaveUp} {
 		m, ok := meanings[code]
 		if !ok || m == "" {
 			t.Errorf("status %d has no meaning", code)
