@@ -230,13 +230,15 @@ func (noObserver) JobFinished(Outcome, time.Duration) {}
 // with ExitWhenIdle, until the backlog is drained), with at most cfg.Concurrency jobs at once.
 //
 // Lanes: a free slot takes an urgent job whenever one is waiting (it asks the urgent lane first,
-// without waiting), and only then a job of the backlog lane or of another subject of the stream,
+// for a message available now), and only then a job of the backlog lane or of another subject of the stream,
 // those in turn. An idle worker waits on the urgent lane, so an urgent job starts at once and a
 // backlog job within lanePoll.
 //
 // A slot is taken before a message is asked for, and a message is asked for one at a time, so no
 // more than Concurrency jobs run and none waits in a client buffer behind them (a buffered
-// message would spend its AckWait, and hold a job another worker or lane could run). Each job
+// message would spend its AckWait, and hold a job another worker or lane could run). Every
+// request is waited out until the server answers it (see fetchOne), so that no message is sent
+// to a request the worker gave up on. Each job
 // gets its own goroutine and a heartbeat (InProgress every AckWait/3) until its handler returns.
 // Then the message is settled by the handler's outcome: done acks it (DoubleAck: the server
 // confirms), rejected, failed and dead terminate it, an Exhausted delivery is terminated whatever
@@ -296,6 +298,9 @@ const (
 	lanePoll = 100 * time.Millisecond
 	// maxPoll bounds one wait of a worker with one lane; the server holds the request as long.
 	maxPoll = time.Second
+	// takeWait is how long a request of take may wait on the server: take asks each lane in
+	// turn for a message available now, and waits for the server's answer (see fetchOne).
+	takeWait = 5 * time.Millisecond
 	// retryPause is the pause after an error that is not the end (NATS reconnecting, say).
 	retryPause = 100 * time.Millisecond
 )
@@ -407,11 +412,12 @@ func (l *loop) next(ctx context.Context) (jetstream.Msg, error) {
 	}
 }
 
-// take asks, without waiting, the urgent lane for a message, then the backlog lane and the other
-// subjects' consumers, starting with a different one each time so that none starves the others.
+// take asks the urgent lane for a message available now (see takeWait), then the backlog lane
+// and the other subjects' consumers, starting with a different one each time so that none starves
+// the others.
 func (l *loop) take(ctx context.Context) (jetstream.Msg, error) {
 	l.scanOthers(ctx, false)
-	msg, err := fetchNoWait(l.lanes.urgent)
+	msg, err := fetchOne(l.lanes.urgent, takeWait)
 	if msg != nil || fatal(err) {
 		return msg, err
 	}
@@ -425,7 +431,7 @@ func (l *loop) take(ctx context.Context) (jetstream.Msg, error) {
 	l.turn++
 	for i := range backlog {
 		k := (start + i) % len(backlog)
-		msg, err := fetchNoWait(backlog[k])
+		msg, err := fetchOne(backlog[k], takeWait)
 		switch {
 		case msg != nil:
 			return msg, nil
@@ -450,15 +456,13 @@ func (l *loop) take(ctx context.Context) (jetstream.Msg, error) {
 // wait waits up to d for a message on the urgent lane, or with one lane on the one consumer.
 func (l *loop) wait(ctx context.Context, d time.Duration) (jetstream.Msg, error) {
 	cons := cmp.Or(l.lanes.urgent, l.lanes.backlog)
-	wctx, cancel := context.WithTimeout(ctx, d)
-	msg, err := cons.Next(jetstream.FetchContext(wctx))
-	cancel()
+	msg, err := fetchOne(cons, d)
 	switch {
-	case err == nil:
+	case msg != nil:
 		return msg, nil
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
-	case nothing(err):
+	case err == nil:
 		return nil, nil
 	case fatal(err):
 		return nil, err
@@ -535,13 +539,28 @@ func (l *loop) drained(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// fetchNoWait asks cons for one message available now; nil, nil when there is none.
-func fetchNoWait(cons jetstream.Consumer) (jetstream.Msg, error) {
-	batch, err := cons.FetchNoWait(1)
+// fetchOne asks cons for one message, which the server may send for up to wait, and waits for
+// the server's answer: the message, or its word that the request expired. It never gives up on a
+// request first (as FetchNoWait does after a second, and Next with a context as the context
+// ends): the server may park a request while the consumer is at MaxAckPending and answer it when
+// a slot frees, and a message sent to a request nobody waits on any more is a delivery no handler
+// sees, counted against its job and back only after the ack wait. The client library's own limit
+// is the request's expiry plus a second, so only a server slower than that to answer can still
+// lose a delivery; the executor counts a job's attempts from those it handled, so that such a
+// delivery costs the job nothing.
+func fetchOne(cons jetstream.Consumer, wait time.Duration) (jetstream.Msg, error) {
+	batch, err := cons.Fetch(1, jetstream.FetchMaxWait(max(wait, time.Millisecond)))
 	if err != nil {
 		return nil, err
 	}
-	if msg := <-batch.Messages(); msg != nil {
+	var msg jetstream.Msg
+	// The channel closes once the server has answered (a message, a timeout, no messages).
+	for m := range batch.Messages() {
+		if msg == nil {
+			msg = m
+		}
+	}
+	if msg != nil {
 		return msg, nil
 	}
 	if err := batch.Error(); err != nil && !nothing(err) {
