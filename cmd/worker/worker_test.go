@@ -98,6 +98,13 @@ func (b *bundle) runWorkers(t testing.TB, n int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	b.runWorkersUntil(t, ctx, n)
+}
+
+// runWorkersUntil runs n workers, each with its own NATS connection, until the backlog is drained
+// (with ExitWhenIdle) or ctx ends.
+func (b *bundle) runWorkersUntil(t testing.TB, ctx context.Context, n int) {
+	t.Helper()
 	baseURL := b.model.URL()
 	if b.modelURL != "" {
 		baseURL = b.modelURL

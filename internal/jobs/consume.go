@@ -29,13 +29,19 @@ type Delivery struct {
 	Subject      string
 	StreamSeq    uint64
 	NumDelivered uint64
-	// Final is true on the last attempt (NumDelivered == MaxDeliver): a handler that fails now
-	// may record the job failed with its error. If it returns a retryable error instead, the
-	// job comes back once more as Exhausted.
-	Final bool
-	// Exhausted is true on the dead-letter delivery (NumDelivered > MaxDeliver): every attempt
-	// ended without an outcome. The handler records the job dead, and the message is terminated
-	// whatever the handler returns.
+	// MaxAttempts is how many attempts the job gets (ConsumeConfig.MaxDeliver).
+	MaxAttempts int
+	// Attempt, Final and Exhausted are the loop's reading of NumDelivered: attempt NumDelivered;
+	// Final on the last attempt (NumDelivered == MaxAttempts), when a handler that fails may
+	// record the job dead or failed with its error; Exhausted on the delivery after it, when
+	// every attempt ended without an outcome and the handler records the job dead.
+	//
+	// NumDelivered also counts deliveries no handler saw (a worker killed, a delivery lost on
+	// the way), so a handler that keeps the attempts it handled decides on those instead and
+	// sets these fields before it returns (the executor does; see store.Attempts). The server
+	// itself has no delivery limit (see SetupLanes): a job ends only by its handler's outcome.
+	Attempt   int
+	Final     bool
 	Exhausted bool
 	Header    nats.Header
 	Received  time.Time
@@ -69,9 +75,14 @@ type Result struct {
 // by Reject is rejected, any other error a retry.
 type HandlerFunc func(ctx context.Context, d *Delivery) error
 
-// Handle calls f and classifies its error.
+// Handle calls f and classifies its error. A HandlerFunc records nothing, so on an Exhausted
+// delivery any error but a rejection is the job's dead letter.
 func (f HandlerFunc) Handle(ctx context.Context, d *Delivery) Result {
-	return resultOf(f(ctx, d))
+	res := resultOf(f(ctx, d))
+	if d.Exhausted && res.Outcome == OutcomeRetry {
+		res.Outcome = OutcomeDead
+	}
+	return res
 }
 
 func resultOf(err error) Result {
@@ -150,8 +161,7 @@ type ConsumeConfig struct {
 	Concurrency int
 	// AckWait is the consumer's ack wait (default: the consumer's); heartbeats go every third.
 	AckWait time.Duration
-	// MaxDeliver is how many attempts a job gets (default: the consumer's MaxDeliver minus the
-	// dead-letter delivery, see Setup).
+	// MaxDeliver is how many attempts a job gets (default DefaultMaxDeliver; see SetupLanes).
 	MaxDeliver int
 	// BackoffBase and BackoffMax bound retry delays: base*2^(attempt-1), capped at max, plus up
 	// to a tenth of jitter so that jobs failing together do not return together (5s, 5m).
@@ -195,7 +205,9 @@ func (c ConsumeConfig) withDefaults(info *jetstream.ConsumerInfo) ConsumeConfig 
 	serverMaxDeliver := 0
 	if info != nil {
 		serverAckWait = info.Config.AckWait
-		serverMaxDeliver = info.Config.MaxDeliver - 1 // the dead-letter delivery, see Setup
+		// A consumer set up before the handler decided (MaxDeliver+1, the dead-letter
+		// delivery); today's have none (-1).
+		serverMaxDeliver = info.Config.MaxDeliver - 1
 	}
 	c.Concurrency = max(cmp.Or(c.Concurrency, DefaultConcurrency), 1)
 	c.AckWait = cmp.Or(c.AckWait, serverAckWait, DefaultAckWait)
@@ -241,8 +253,10 @@ func (noObserver) JobFinished(Outcome, time.Duration) {}
 // to a request the worker gave up on. Each job
 // gets its own goroutine and a heartbeat (InProgress every AckWait/3) until its handler returns.
 // Then the message is settled by the handler's outcome: done acks it (DoubleAck: the server
-// confirms), rejected, failed and dead terminate it, an Exhausted delivery is terminated whatever
-// the handler said, interrupted naks it at once and retry naks it with a growing delay. The loop
+// confirms), rejected, failed and dead terminate it, interrupted naks it at once and retry naks
+// it with a growing delay. Only a final outcome, which the handler returns once it is stored,
+// ends a message: an Exhausted delivery whose dead letter the handler could not record comes
+// back like a retry. The loop
 // logs the end of each job once ("job finished") and tells the Observer.
 //
 // Gates: before each message is taken, the loop waits for every gate of cfg.Gates to be open;
@@ -605,6 +619,8 @@ func (l *loop) run(ctx context.Context, msg jetstream.Msg) {
 		Subject:      msg.Subject(),
 		StreamSeq:    md.Sequence.Stream,
 		NumDelivered: md.NumDelivered,
+		MaxAttempts:  l.cfg.MaxDeliver,
+		Attempt:      int(md.NumDelivered),
 		Final:        md.NumDelivered == uint64(l.cfg.MaxDeliver),
 		Exhausted:    md.NumDelivered > uint64(l.cfg.MaxDeliver),
 		Header:       msg.Headers(),
@@ -711,13 +727,16 @@ func (l *loop) heartbeat(ctx context.Context, msg jetstream.Msg, log *slog.Logge
 // the handler's, but dead for an Exhausted delivery whatever the handler said.
 func (l *loop) settle(ctx context.Context, msg jetstream.Msg, d *Delivery, res Result) Outcome {
 	switch {
-	case d.Exhausted:
-		if !res.Outcome.Final() {
-			d.Log.Error("dead letter: the handler could not record it; terminating it anyway", "error", res.Err,
-				"payload_bytes", len(d.Data))
+	case d.Exhausted && !res.Outcome.Final() && res.Outcome != OutcomeInterrupted && ctx.Err() == nil:
+		// A message is never terminated unless its outcome is stored: the dead letter comes back
+		// until the handler has recorded it.
+		delay := l.backoff(uint64(d.MaxAttempts))
+		d.Log.Error("dead letter: the handler could not record it; it comes back", "error", res.Err,
+			"payload_bytes", len(d.Data), "delay", delay)
+		if nerr := msg.NakWithDelay(delay); nerr != nil {
+			d.Log.Warn("nak failed; the job returns after the ack wait", "error", nerr)
 		}
-		l.term(msg, d, fmt.Sprintf("attempts exhausted after %d deliveries", d.NumDelivered))
-		return OutcomeDead
+		return OutcomeRetry
 	case res.Outcome == OutcomeDone:
 		// The handler has stored the result; if this ack is lost the job comes back and the
 		// handler recognises it as already stored.
@@ -741,7 +760,7 @@ func (l *loop) settle(ctx context.Context, msg jetstream.Msg, d *Delivery, res R
 		}
 		return OutcomeInterrupted
 	default:
-		delay := l.backoff(d.NumDelivered)
+		delay := l.backoff(uint64(max(d.Attempt, 1)))
 		if d.Final {
 			d.Log.Warn("final attempt failed; the job returns once more as a dead letter", "error", res.Err, "delay", delay)
 		}

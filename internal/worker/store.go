@@ -16,6 +16,8 @@ type Store interface {
 	SaveRun(ctx context.Context, rec store.RunRecord) (store.Saved, error)
 	// RecordOutcome records the outcome of an attempt that stored no run (rejected, dead, retry).
 	RecordOutcome(ctx context.Context, o store.MessageOutcome) error
+	// Attempts counts the recorded attempts of a message other than delivery number delivery.
+	Attempts(ctx context.Context, jobID string, streamSeq uint64, delivery int) (store.Attempts, error)
 	// MarkDone marks done a message whose job already has a stored run.
 	MarkDone(ctx context.Context, d store.Delivery, runID int64, reason string) error
 	JointAgreements
