@@ -38,6 +38,9 @@ type Config struct {
 	// Outages is told how each run ended, and holds the jobs whose run failed while the model
 	// endpoint is down (nil: every failure is the job's own). See Outages.
 	Outages Outages
+	// Database is told how each store call ended, and holds the jobs whose outcome cannot be
+	// stored while the database is down (nil: no breaker on the database). See Database.
+	Database Database
 	// NewMethod builds the method a job runs (default methods.New); unit tests give a
 	// fake.
 	NewMethod func(name string, deps methods.Deps) (pipeline.Method, error)
@@ -93,6 +96,9 @@ func New(cfg Config) *Executor {
 	if cfg.NewMethod == nil {
 		cfg.NewMethod = methods.New
 	}
+	if cfg.Database != nil {
+		cfg.Store = observedStore{Store: cfg.Store, db: cfg.Database}
+	}
 	return &Executor{cfg: cfg, methods: MethodChooser{
 		Switch: cfg.JointSwitch, Agreements: cfg.Store, Model: cfg.ModelName, Observe: cfg.Observer.JointAgreement,
 	}}
@@ -111,8 +117,14 @@ func recordContext(ctx context.Context) (context.Context, context.CancelFunc) {
 // already stored, choose its method, run it and store the whole run in one transaction, or
 // record why there is none. Every path ends in one jobs.Result, which the consume loop settles,
 // logs and counts; the outcome is recorded here before it is returned, and when it cannot be
-// recorded the result is a retry instead, so that nothing ends unrecorded.
+// recorded the result is a retry instead, so that nothing ends unrecorded; while the database is
+// down that retry is held (see Database).
 func (e *Executor) Handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
+	return e.holdOnDatabaseOutage(e.handle(ctx, d))
+}
+
+// handle is Handle but for the database's outages.
+func (e *Executor) handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 	log := d.Log // carries job_id, stream_seq, attempt and subject
 	if log == nil {
 		log = e.cfg.Logger.With("job_id", d.JobID, "stream_seq", d.StreamSeq, "attempt", d.NumDelivered, "subject", d.Subject)
