@@ -6,17 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/corroborate/corroborate/internal/devenv"
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/llm"
 	"github.com/corroborate/corroborate/internal/pipeline"
@@ -39,24 +34,7 @@ func TestDatabaseOutageLosesNothing(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "corroborate-dboutage-pg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	pg, err := devenv.StartPostgres(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pg.Stop() })
-	st, err := store.Open(ctx, store.Config{URL: pg.URL, MaxConns: 24})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
-	if _, err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	pg, st := throwawayPostgres(t, 24)
 	b.store = st
 	// The defaults a worker runs with (5 attempts, retry delays from 5s): an outage of seconds
 	// outlasts none of them only if it spends no attempt.
@@ -80,16 +58,7 @@ func TestDatabaseOutageLosesNothing(t *testing.T) {
 	const workers = 2
 	consumed := make(chan error, workers)
 	for i := range workers {
-		nc, err := nats.Connect(b.cfg.NATSURL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer nc.Close()
-		js, err := jetstream.New(nc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := &services{store: st, nc: nc, js: js, model: model, natsURL: b.cfg.NATSURL}
+		s := b.services(t, model)
 		addr, log := "", b.log.With("worker", i)
 		if i == 0 {
 			addr, log = "127.0.0.1:0", b.log // one worker serves /healthz and /metrics (endpointsOf reads its log)
