@@ -313,8 +313,11 @@ const (
 	// maxPoll bounds one wait of a worker with one lane; the server holds the request as long.
 	maxPoll = time.Second
 	// takeWait is how long a request of take may wait on the server: take asks each lane in
-	// turn for a message available now, and waits for the server's answer (see fetchOne).
-	takeWait = 5 * time.Millisecond
+	// turn for a message available now, and waits for the server's answer (see fetchOne). The
+	// server delivers a waiting message on its own goroutine and drops the request once expired,
+	// so the expiry must outlast that goroutine's scheduling on a loaded host (5ms did not, under
+	// the race detector on two cores); it is also what an empty urgent lane costs each job start.
+	takeWait = 25 * time.Millisecond
 	// retryPause is the pause after an error that is not the end (NATS reconnecting, say).
 	retryPause = 100 * time.Millisecond
 )
