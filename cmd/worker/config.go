@@ -68,6 +68,10 @@ type Config struct {
 	BreakerJobs     int
 	BreakerProbeMin time.Duration
 	BreakerProbeMax time.Duration
+	// DatabaseProbeMin and DatabaseProbeMax bound the wait between probes of PostgreSQL while it
+	// is down (the worker takes no jobs then, and holds those it runs).
+	DatabaseProbeMin time.Duration
+	DatabaseProbeMax time.Duration
 
 	ShutdownTimeout time.Duration
 	ExitWhenIdle    bool
@@ -118,6 +122,8 @@ func (c *Config) flags(s *envflag.Set) {
 	s.Int(&c.BreakerJobs, "model-breaker-jobs", "CORROBORATE_MODEL_BREAKER_JOBS", breaker.DefaultThreshold, "stop taking jobs when this many jobs in a row fail because the model endpoint is down (refused, 401/403, quota, 5xx), until a probe finds it back (0: never stop)")
 	s.Duration(&c.BreakerProbeMin, "model-probe-min", "CORROBORATE_MODEL_PROBE_MIN", breaker.DefaultProbeMin, "while the model endpoint is down: first wait between probes (doubling)")
 	s.Duration(&c.BreakerProbeMax, "model-probe-max", "CORROBORATE_MODEL_PROBE_MAX", breaker.DefaultProbeMax, "while the model endpoint is down: longest wait between probes")
+	s.Duration(&c.DatabaseProbeMin, "database-probe-min", "CORROBORATE_DATABASE_PROBE_MIN", breaker.DefaultProbeMin, "while PostgreSQL is unreachable (the worker takes no jobs and holds those it runs): first wait between probes (doubling)")
+	s.Duration(&c.DatabaseProbeMax, "database-probe-max", "CORROBORATE_DATABASE_PROBE_MAX", 10*time.Second, "while PostgreSQL is unreachable: longest wait between probes, so the longest the worker takes to resume once it is back")
 	s.Duration(&c.ShutdownTimeout, "shutdown-timeout", "CORROBORATE_SHUTDOWN_TIMEOUT", 30*time.Second, "on SIGINT/SIGTERM, how long in-flight jobs may take to finish")
 	s.Bool(&c.ExitWhenIdle, "exit-when-idle", "CORROBORATE_EXIT_WHEN_IDLE", false, "exit 0 once the backlog is drained (nightly batch runs)")
 	s.Duration(&c.IdleAfter, "idle-after", "CORROBORATE_IDLE_AFTER", 2*time.Second, "with --exit-when-idle: how long without work counts as idle")
@@ -186,6 +192,9 @@ func (c *Config) validate() error {
 	}
 	if c.BreakerProbeMin < 10*time.Millisecond || c.BreakerProbeMax < c.BreakerProbeMin {
 		bad("--model-probe-min %s must be at least 10ms and --model-probe-max %s at least as long", c.BreakerProbeMin, c.BreakerProbeMax)
+	}
+	if c.DatabaseProbeMin < 10*time.Millisecond || c.DatabaseProbeMax < c.DatabaseProbeMin {
+		bad("--database-probe-min %s must be at least 10ms and --database-probe-max %s at least as long", c.DatabaseProbeMin, c.DatabaseProbeMax)
 	}
 	if c.ModelTimeout < time.Second {
 		bad("--model-timeout %s must be at least 1s", c.ModelTimeout)

@@ -31,27 +31,7 @@ type isolated struct {
 func setupIsolated(t *testing.T) *isolated {
 	t.Helper()
 	b := setup(t)
-	ctx := context.Background()
-	// Not t.TempDir(): its parent is private to this user, and as root the cluster runs as the
-	// postgres user, who must be able to reach it.
-	dir, err := os.MkdirTemp("", "corroborate-faults-pg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	pg, err := devenv.StartPostgres(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pg.Stop() })
-	st, err := store.Open(ctx, store.Config{URL: pg.URL, MaxConns: 12})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
-	if _, err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	pg, st := throwawayPostgres(t, 12)
 	ns, err := devenv.StartNATS(t.TempDir(), 0)
 	if err != nil {
 		t.Fatal(err)
@@ -70,6 +50,34 @@ func setupIsolated(t *testing.T) *isolated {
 	// Enough attempts, closely spaced, to outlast a restart of a few seconds.
 	b.cfg.Stream.MaxDeliver, b.cfg.Stream.BackoffBase, b.cfg.Stream.BackoffMax = 30, 100*time.Millisecond, 500*time.Millisecond
 	return &isolated{bundle: b, pg: pg, ns: ns}
+}
+
+// throwawayPostgres starts a PostgreSQL cluster of the test's own, which it may stop and start,
+// and returns it with a migrated store of maxConns connections on it.
+func throwawayPostgres(t *testing.T, maxConns int32) (*devenv.Postgres, *store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	// Not t.TempDir(): its parent is private to this user, and as root the cluster runs as the
+	// postgres user, who must be able to reach it.
+	dir, err := os.MkdirTemp("", "corroborate-faults-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	pg, err := devenv.StartPostgres(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pg.Stop() })
+	st, err := store.Open(ctx, store.Config{URL: pg.URL, MaxConns: maxConns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	if _, err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return pg, st
 }
 
 // whenRuns calls fn once n runs are stored.

@@ -420,13 +420,14 @@ func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *
 	if br != nil {
 		outages = br
 	}
+	db := newDatabaseBreaker(ctx, cfg, log, s, m)
 	executor := worker.New(worker.Config{
 		Store: s.store, Model: s.model, Searcher: s.searcher, ModelName: modelName,
 		Validation: jobs.ValidationConfig{MaxMessageBytes: sc.WithDefaults().MaxMessageBytes, DefaultMethod: cfg.DefaultMethod},
 		Stream:     sc.WithDefaults().Stream, UrgentSubject: sc.WithDefaults().UrgentSubject,
 		MaxQuestions: cfg.MaxQuestions, Concurrency: cfg.VerifyConcurrency,
 		JointSwitch: worker.JointSwitch{Enabled: cfg.JointSwitch, Threshold: cfg.JointSwitchThreshold, Window: cfg.JointSwitchWindow},
-		Worker:      fmt.Sprintf("%s/%d", host, os.Getpid()), Observer: m, Outages: outages, Logger: log,
+		Worker:      fmt.Sprintf("%s/%d", host, os.Getpid()), Observer: m, Outages: outages, Database: db, Logger: log,
 		// A job's lease lapses when the server would redeliver its message.
 		LeaseTTL: sc.WithDefaults().AckWait,
 	})
@@ -434,6 +435,9 @@ func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *
 		addr, err := serveMetrics(ctx, metricsAddr, m, func(ctx context.Context) error {
 			if !s.nc.IsConnected() {
 				return errors.New("NATS is not connected")
+			}
+			if err := db.Health(); err != nil {
+				return err
 			}
 			if br != nil {
 				if err := br.Health(); err != nil {
@@ -453,6 +457,8 @@ func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *
 	cc.Logger = log
 	cc.Observer = m
 	cc.TermWithReason = jobs.TermReasonSupported(s.nc)
+	// The database first: without it no outcome can be stored, whatever the model does.
+	cc.Gates = append(cc.Gates, db)
 	if br != nil {
 		cc.Gates = append(cc.Gates, br)
 	}
@@ -477,10 +483,23 @@ func newBreaker(ctx context.Context, cfg Config, log *slog.Logger, s *services, 
 	}
 	br := breaker.New(breaker.Config{
 		Name: "model endpoint", Threshold: cfg.BreakerJobs, Classify: llm.OutageReason, Probe: s.probe,
-		ProbeMin: cfg.BreakerProbeMin, ProbeMax: cfg.BreakerProbeMax, Logger: log, OnChange: m.BreakerChanged,
+		ProbeMin: cfg.BreakerProbeMin, ProbeMax: cfg.BreakerProbeMax, Logger: log, OnChange: m.model.changed,
 	})
 	go br.Run(ctx)
 	return br
+}
+
+// newDatabaseBreaker returns the circuit breaker on PostgreSQL, probing until ctx ends. One
+// store call that meets an outage opens it (store.OutageReason): while it is open the worker
+// takes no job, holds the jobs it runs on their deliveries (no outcome can be stored, and none
+// may end unstored), reports unhealthy and says why in corroborate_database_breaker_open.
+func newDatabaseBreaker(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *metrics) *breaker.Breaker {
+	db := breaker.New(breaker.Config{
+		Name: "database", Threshold: 1, Classify: store.OutageReason, Probe: s.store.Ping,
+		ProbeMin: cfg.DatabaseProbeMin, ProbeMax: cfg.DatabaseProbeMax, Logger: log, OnChange: m.database.changed,
+	})
+	go db.Run(ctx)
+	return db
 }
 
 // describeFlags is used by tests to check that --help names every variable.

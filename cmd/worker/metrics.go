@@ -34,13 +34,50 @@ type metrics struct {
 	callSecs   *prometheus.HistogramVec
 	// jointAgreement is the recent agreement rate of cove-joint checks, by model.
 	jointAgreement *prometheus.GaugeVec
-	// breakerOpen is 1, labelled with the outage's reason, while the breaker on the model
-	// endpoint is open; breakerOpened counts its openings by reason.
-	breakerOpen   *prometheus.GaugeVec
-	breakerOpened *prometheus.CounterVec
-	// breakerMu keeps the gauge's reset and set together; breakerNow is its series, for tests.
-	breakerMu  sync.Mutex
-	breakerNow string
+	// model and database follow the breakers on the model endpoint and on PostgreSQL.
+	model, database *breakerMetrics
+}
+
+// breakerMetrics follow one circuit breaker: open is 1, labelled with the outage's reason, while
+// it is open; opened counts its openings by reason.
+type breakerMetrics struct {
+	open   *prometheus.GaugeVec
+	opened *prometheus.CounterVec
+	// mu keeps the gauge's reset and set together; now is its series, for tests.
+	mu  sync.Mutex
+	now string
+}
+
+func newBreakerMetrics(name, openHelp, openedHelp string) *breakerMetrics {
+	b := &breakerMetrics{
+		open:   prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corroborate_" + name + "_breaker_open", Help: openHelp}, []string{"reason"}),
+		opened: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corroborate_" + name + "_breaker_opened_total", Help: openedHelp}, []string{"reason"}),
+	}
+	b.open.WithLabelValues(breakerNone).Set(0)
+	b.now = breakerNone + "=0"
+	return b
+}
+
+// changed follows the breaker (breaker.Config.OnChange).
+func (b *breakerMetrics) changed(s breaker.State, reason string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.open.Reset()
+	if s != breaker.Open {
+		b.open.WithLabelValues(breakerNone).Set(0)
+		b.now = breakerNone + "=0"
+		return
+	}
+	b.open.WithLabelValues(reason).Set(1)
+	b.opened.WithLabelValues(reason).Inc()
+	b.now = reason + "=1"
+}
+
+// gauge is the gauge's one series as reason=value, for tests.
+func (b *breakerMetrics) gauge() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.now
 }
 
 func newMetrics() *metrics {
@@ -75,20 +112,20 @@ func newMetrics() *metrics {
 		jointAgreement: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "corroborate_joint_agreement_rate", Help: "Share of recent cove-joint runs whose checks agreed with the draft, by model.",
 		}, []string{"model"}),
-		breakerOpen: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "corroborate_model_breaker_open",
-			Help: "1 while the worker takes no jobs because the model endpoint is down, labelled with why (connection_refused, dns, unauthorized, forbidden, quota, server_error); 0 with reason none otherwise.",
-		}, []string{"reason"}),
-		breakerOpened: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "corroborate_model_breaker_opened_total", Help: "Times the breaker on the model endpoint opened, by reason.",
-		}, []string{"reason"}),
+		model: newBreakerMetrics("model",
+			"1 while the worker takes no jobs because the model endpoint is down, labelled with why (connection_refused, dns, unauthorized, forbidden, quota, server_error); 0 with reason none otherwise.",
+			"Times the breaker on the model endpoint opened, by reason."),
+		database: newBreakerMetrics("database",
+			"1 while the worker takes no jobs and holds those it runs because PostgreSQL cannot store outcomes, labelled with why (unreachable, shutdown, disk_full, resources, read_only, io_error, timeout); 0 with reason none otherwise.",
+			"Times the breaker on PostgreSQL opened, by reason."),
 	}
-	m.breakerOpen.WithLabelValues(breakerNone).Set(0)
-	m.breakerNow = breakerNone + "=0"
-	m.registry.MustRegister(m.breakerOpen, m.breakerOpened, m.jointAgreement, m.jobs, m.retries, m.inFlight, m.jobSeconds, m.calls, m.callErrors, m.tokens, m.callSecs,
+	m.registry.MustRegister(m.model.open, m.model.opened, m.database.open, m.database.opened, m.jointAgreement, m.jobs, m.retries, m.inFlight, m.jobSeconds, m.calls, m.callErrors, m.tokens, m.callSecs,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
+
+// breakerNone labels a breaker gauge while the breaker is not open.
+const breakerNone = "none"
 
 // JobStarted counts a job in flight (jobs.Observer).
 func (m *metrics) JobStarted() { m.inFlight.Inc() }
@@ -128,38 +165,13 @@ func (m *metrics) JointAgreement(model string, rate float64) {
 	m.jointAgreement.WithLabelValues(model).Set(rate)
 }
 
-// breakerNone labels the breaker gauge while it is not open.
-const breakerNone = "none"
-
-// BreakerChanged follows the breaker on the model endpoint (breaker.Config.OnChange).
-func (m *metrics) BreakerChanged(s breaker.State, reason string) {
-	m.breakerMu.Lock()
-	defer m.breakerMu.Unlock()
-	m.breakerOpen.Reset()
-	if s != breaker.Open {
-		m.breakerOpen.WithLabelValues(breakerNone).Set(0)
-		m.breakerNow = breakerNone + "=0"
-		return
-	}
-	m.breakerOpen.WithLabelValues(reason).Set(1)
-	m.breakerOpened.WithLabelValues(reason).Inc()
-	m.breakerNow = reason + "=1"
-}
-
-// breakerGauge is the breaker gauge's one series as reason=value, for tests.
-func (m *metrics) breakerGauge() string {
-	m.breakerMu.Lock()
-	defer m.breakerMu.Unlock()
-	return m.breakerNow
-}
-
 var (
 	_ jobs.Observer   = (*metrics)(nil)
 	_ worker.Observer = (*metrics)(nil)
 )
 
 // serveMetrics serves /metrics and /healthz on addr until ctx ends. health reports whether the
-// worker can work (NATS connected, PostgreSQL reachable).
+// worker can work (NATS connected, PostgreSQL reachable and storing, the model endpoint up).
 func serveMetrics(ctx context.Context, addr string, m *metrics, health func(context.Context) error, log *slog.Logger) (string, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))

@@ -154,7 +154,7 @@ func TestModelOutageSpendsNoAttempts(t *testing.T) {
 			if !sawReason.Load() {
 				t.Errorf("corroborate_model_breaker_open{reason in %q} never showed the outage", tt.reasons)
 			}
-			if after := m.breakerGauge(); after != breakerNone+"=0" {
+			if after := m.model.gauge(); after != breakerNone+"=0" {
 				t.Errorf("the breaker gauge after recovery: %s", after)
 			}
 			for _, want := range []string{"model endpoint breaker open", "model endpoint breaker closed"} {

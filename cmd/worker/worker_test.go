@@ -98,6 +98,13 @@ func (b *bundle) runWorkers(t testing.TB, n int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	b.runWorkersUntil(t, ctx, n)
+}
+
+// runWorkersUntil runs n workers, each with its own NATS connection, until the backlog is drained
+// (with ExitWhenIdle) or ctx ends.
+func (b *bundle) runWorkersUntil(t testing.TB, ctx context.Context, n int) {
+	t.Helper()
 	baseURL := b.model.URL()
 	if b.modelURL != "" {
 		baseURL = b.modelURL
@@ -109,16 +116,7 @@ func (b *bundle) runWorkers(t testing.TB, n int) {
 	var wg sync.WaitGroup
 	errs := make([]error, n)
 	for i := range n {
-		nc, err := nats.Connect(b.cfg.NATSURL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer nc.Close()
-		js, err := jetstream.New(nc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := &services{store: b.store, nc: nc, js: js, model: model, searcher: b.searcher, natsURL: b.cfg.NATSURL}
+		s := b.services(t, model)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -131,6 +129,22 @@ func (b *bundle) runWorkers(t testing.TB, n int) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// services are one worker's: the bundle's store, searcher and NATS, on a connection of its own
+// that the test closes, and model.
+func (b *bundle) services(t testing.TB, model pipeline.Model) *services {
+	t.Helper()
+	nc, err := nats.Connect(b.cfg.NATSURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &services{store: b.store, nc: nc, js: js, model: model, searcher: b.searcher, natsURL: b.cfg.NATSURL}
 }
 
 func (b *bundle) publish(t testing.TB, m jobs.Message) string {

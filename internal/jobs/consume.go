@@ -29,13 +29,19 @@ type Delivery struct {
 	Subject      string
 	StreamSeq    uint64
 	NumDelivered uint64
-	// Final is true on the last attempt (NumDelivered == MaxDeliver): a handler that fails now
-	// may record the job failed with its error. If it returns a retryable error instead, the
-	// job comes back once more as Exhausted.
-	Final bool
-	// Exhausted is true on the dead-letter delivery (NumDelivered > MaxDeliver): every attempt
-	// ended without an outcome. The handler records the job dead, and the message is terminated
-	// whatever the handler returns.
+	// MaxAttempts is how many attempts the job gets (ConsumeConfig.MaxDeliver).
+	MaxAttempts int
+	// Attempt, Final and Exhausted are the loop's reading of NumDelivered: attempt NumDelivered;
+	// Final on the last attempt (NumDelivered == MaxAttempts), when a handler that fails may
+	// record the job dead or failed with its error; Exhausted on the delivery after it, when
+	// every attempt ended without an outcome and the handler records the job dead.
+	//
+	// NumDelivered also counts deliveries no handler saw (a worker killed, a delivery lost on
+	// the way), so a handler that keeps the attempts it handled decides on those instead and
+	// sets these fields before it returns (the executor does; see store.Attempts). The server
+	// itself has no delivery limit (see SetupLanes): a job ends only by its handler's outcome.
+	Attempt   int
+	Final     bool
 	Exhausted bool
 	Header    nats.Header
 	Received  time.Time
@@ -69,9 +75,14 @@ type Result struct {
 // by Reject is rejected, any other error a retry.
 type HandlerFunc func(ctx context.Context, d *Delivery) error
 
-// Handle calls f and classifies its error.
+// Handle calls f and classifies its error. A HandlerFunc records nothing, so on an Exhausted
+// delivery any error but a rejection is the job's dead letter.
 func (f HandlerFunc) Handle(ctx context.Context, d *Delivery) Result {
-	return resultOf(f(ctx, d))
+	res := resultOf(f(ctx, d))
+	if d.Exhausted && res.Outcome == OutcomeRetry {
+		res.Outcome = OutcomeDead
+	}
+	return res
 }
 
 func resultOf(err error) Result {
@@ -150,8 +161,7 @@ type ConsumeConfig struct {
 	Concurrency int
 	// AckWait is the consumer's ack wait (default: the consumer's); heartbeats go every third.
 	AckWait time.Duration
-	// MaxDeliver is how many attempts a job gets (default: the consumer's MaxDeliver minus the
-	// dead-letter delivery, see Setup).
+	// MaxDeliver is how many attempts a job gets (default DefaultMaxDeliver; see SetupLanes).
 	MaxDeliver int
 	// BackoffBase and BackoffMax bound retry delays: base*2^(attempt-1), capped at max, plus up
 	// to a tenth of jitter so that jobs failing together do not return together (5s, 5m).
@@ -195,7 +205,9 @@ func (c ConsumeConfig) withDefaults(info *jetstream.ConsumerInfo) ConsumeConfig 
 	serverMaxDeliver := 0
 	if info != nil {
 		serverAckWait = info.Config.AckWait
-		serverMaxDeliver = info.Config.MaxDeliver - 1 // the dead-letter delivery, see Setup
+		// A consumer set up before the handler decided (MaxDeliver+1, the dead-letter
+		// delivery); today's have none (-1).
+		serverMaxDeliver = info.Config.MaxDeliver - 1
 	}
 	c.Concurrency = max(cmp.Or(c.Concurrency, DefaultConcurrency), 1)
 	c.AckWait = cmp.Or(c.AckWait, serverAckWait, DefaultAckWait)
@@ -230,17 +242,21 @@ func (noObserver) JobFinished(Outcome, time.Duration) {}
 // with ExitWhenIdle, until the backlog is drained), with at most cfg.Concurrency jobs at once.
 //
 // Lanes: a free slot takes an urgent job whenever one is waiting (it asks the urgent lane first,
-// without waiting), and only then a job of the backlog lane or of another subject of the stream,
+// for a message available now), and only then a job of the backlog lane or of another subject of the stream,
 // those in turn. An idle worker waits on the urgent lane, so an urgent job starts at once and a
 // backlog job within lanePoll.
 //
 // A slot is taken before a message is asked for, and a message is asked for one at a time, so no
 // more than Concurrency jobs run and none waits in a client buffer behind them (a buffered
-// message would spend its AckWait, and hold a job another worker or lane could run). Each job
+// message would spend its AckWait, and hold a job another worker or lane could run). Every
+// request is waited out until the server answers it (see fetchOne), so that no message is sent
+// to a request the worker gave up on. Each job
 // gets its own goroutine and a heartbeat (InProgress every AckWait/3) until its handler returns.
 // Then the message is settled by the handler's outcome: done acks it (DoubleAck: the server
-// confirms), rejected, failed and dead terminate it, an Exhausted delivery is terminated whatever
-// the handler said, interrupted naks it at once and retry naks it with a growing delay. The loop
+// confirms), rejected, failed and dead terminate it, interrupted naks it at once and retry naks
+// it with a growing delay. Only a final outcome, which the handler returns once it is stored,
+// ends a message: an Exhausted delivery whose dead letter the handler could not record comes
+// back like a retry. The loop
 // logs the end of each job once ("job finished") and tells the Observer.
 //
 // Gates: before each message is taken, the loop waits for every gate of cfg.Gates to be open;
@@ -296,6 +312,12 @@ const (
 	lanePoll = 100 * time.Millisecond
 	// maxPoll bounds one wait of a worker with one lane; the server holds the request as long.
 	maxPoll = time.Second
+	// takeWait is how long a request of take may wait on the server: take asks each lane in
+	// turn for a message available now, and waits for the server's answer (see fetchOne). The
+	// server delivers a waiting message on its own goroutine and drops the request once expired,
+	// so the expiry must outlast that goroutine's scheduling on a loaded host (5ms did not, under
+	// the race detector on two cores); it is also what an empty urgent lane costs each job start.
+	takeWait = 25 * time.Millisecond
 	// retryPause is the pause after an error that is not the end (NATS reconnecting, say).
 	retryPause = 100 * time.Millisecond
 )
@@ -407,11 +429,12 @@ func (l *loop) next(ctx context.Context) (jetstream.Msg, error) {
 	}
 }
 
-// take asks, without waiting, the urgent lane for a message, then the backlog lane and the other
-// subjects' consumers, starting with a different one each time so that none starves the others.
+// take asks the urgent lane for a message available now (see takeWait), then the backlog lane
+// and the other subjects' consumers, starting with a different one each time so that none starves
+// the others.
 func (l *loop) take(ctx context.Context) (jetstream.Msg, error) {
 	l.scanOthers(ctx, false)
-	msg, err := fetchNoWait(l.lanes.urgent)
+	msg, err := fetchOne(l.lanes.urgent, takeWait)
 	if msg != nil || fatal(err) {
 		return msg, err
 	}
@@ -425,7 +448,7 @@ func (l *loop) take(ctx context.Context) (jetstream.Msg, error) {
 	l.turn++
 	for i := range backlog {
 		k := (start + i) % len(backlog)
-		msg, err := fetchNoWait(backlog[k])
+		msg, err := fetchOne(backlog[k], takeWait)
 		switch {
 		case msg != nil:
 			return msg, nil
@@ -450,15 +473,13 @@ func (l *loop) take(ctx context.Context) (jetstream.Msg, error) {
 // wait waits up to d for a message on the urgent lane, or with one lane on the one consumer.
 func (l *loop) wait(ctx context.Context, d time.Duration) (jetstream.Msg, error) {
 	cons := cmp.Or(l.lanes.urgent, l.lanes.backlog)
-	wctx, cancel := context.WithTimeout(ctx, d)
-	msg, err := cons.Next(jetstream.FetchContext(wctx))
-	cancel()
+	msg, err := fetchOne(cons, d)
 	switch {
-	case err == nil:
+	case msg != nil:
 		return msg, nil
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
-	case nothing(err):
+	case err == nil:
 		return nil, nil
 	case fatal(err):
 		return nil, err
@@ -535,13 +556,28 @@ func (l *loop) drained(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// fetchNoWait asks cons for one message available now; nil, nil when there is none.
-func fetchNoWait(cons jetstream.Consumer) (jetstream.Msg, error) {
-	batch, err := cons.FetchNoWait(1)
+// fetchOne asks cons for one message, which the server may send for up to wait, and waits for
+// the server's answer: the message, or its word that the request expired. It never gives up on a
+// request first (as FetchNoWait does after a second, and Next with a context as the context
+// ends): the server may park a request while the consumer is at MaxAckPending and answer it when
+// a slot frees, and a message sent to a request nobody waits on any more is a delivery no handler
+// sees, counted against its job and back only after the ack wait. The client library's own limit
+// is the request's expiry plus a second, so only a server slower than that to answer can still
+// lose a delivery; the executor counts a job's attempts from those it handled, so that such a
+// delivery costs the job nothing.
+func fetchOne(cons jetstream.Consumer, wait time.Duration) (jetstream.Msg, error) {
+	batch, err := cons.Fetch(1, jetstream.FetchMaxWait(max(wait, time.Millisecond)))
 	if err != nil {
 		return nil, err
 	}
-	if msg := <-batch.Messages(); msg != nil {
+	var msg jetstream.Msg
+	// The channel closes once the server has answered (a message, a timeout, no messages).
+	for m := range batch.Messages() {
+		if msg == nil {
+			msg = m
+		}
+	}
+	if msg != nil {
 		return msg, nil
 	}
 	if err := batch.Error(); err != nil && !nothing(err) {
@@ -586,6 +622,8 @@ func (l *loop) run(ctx context.Context, msg jetstream.Msg) {
 		Subject:      msg.Subject(),
 		StreamSeq:    md.Sequence.Stream,
 		NumDelivered: md.NumDelivered,
+		MaxAttempts:  l.cfg.MaxDeliver,
+		Attempt:      int(md.NumDelivered),
 		Final:        md.NumDelivered == uint64(l.cfg.MaxDeliver),
 		Exhausted:    md.NumDelivered > uint64(l.cfg.MaxDeliver),
 		Header:       msg.Headers(),
@@ -692,13 +730,16 @@ func (l *loop) heartbeat(ctx context.Context, msg jetstream.Msg, log *slog.Logge
 // the handler's, but dead for an Exhausted delivery whatever the handler said.
 func (l *loop) settle(ctx context.Context, msg jetstream.Msg, d *Delivery, res Result) Outcome {
 	switch {
-	case d.Exhausted:
-		if !res.Outcome.Final() {
-			d.Log.Error("dead letter: the handler could not record it; terminating it anyway", "error", res.Err,
-				"payload_bytes", len(d.Data))
+	case d.Exhausted && !res.Outcome.Final() && res.Outcome != OutcomeInterrupted && ctx.Err() == nil:
+		// A message is never terminated unless its outcome is stored: the dead letter comes back
+		// until the handler has recorded it.
+		delay := l.backoff(uint64(d.MaxAttempts))
+		d.Log.Error("dead letter: the handler could not record it; it comes back", "error", res.Err,
+			"payload_bytes", len(d.Data), "delay", delay)
+		if nerr := msg.NakWithDelay(delay); nerr != nil {
+			d.Log.Warn("nak failed; the job returns after the ack wait", "error", nerr)
 		}
-		l.term(msg, d, fmt.Sprintf("attempts exhausted after %d deliveries", d.NumDelivered))
-		return OutcomeDead
+		return OutcomeRetry
 	case res.Outcome == OutcomeDone:
 		// The handler has stored the result; if this ack is lost the job comes back and the
 		// handler recognises it as already stored.
@@ -722,7 +763,7 @@ func (l *loop) settle(ctx context.Context, msg jetstream.Msg, d *Delivery, res R
 		}
 		return OutcomeInterrupted
 	default:
-		delay := l.backoff(d.NumDelivered)
+		delay := l.backoff(uint64(max(d.Attempt, 1)))
 		if d.Final {
 			d.Log.Warn("final attempt failed; the job returns once more as a dead letter", "error", res.Err, "delay", delay)
 		}

@@ -1,6 +1,9 @@
 package jobs
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // FlagDefiner is what DefineFlags needs of a flag set whose flags have environment twins
 // (internal/envflag.Set). enqueue and worker define the stream's flags through it, so that both
@@ -24,6 +27,7 @@ func (c *StreamConfig) DefineFlags(fs FlagDefiner) {
 	fs.Bool(&c.SingleLane, "single-lane", "CORROBORATE_SINGLE_LANE", false, "no lanes: one consumer over all --subjects, in stream order")
 	fs.String(&c.Consumer, "consumer", "CORROBORATE_CONSUMER", DefaultConsumer, "durable consumer shared by all workers")
 	fs.Duration(&c.AckWait, "ack-wait", "CORROBORATE_ACK_WAIT", DefaultAckWait, "redelivery deadline without an ack or heartbeat (heartbeats every ack-wait/3)")
+	fs.Int(&c.MaxAckPending, "max-ack-pending", "CORROBORATE_MAX_ACK_PENDING", 0, fmt.Sprintf("jobs delivered and not yet settled across all workers, retries waiting out their delay included (0: %d for a worker; enqueue keeps the consumer's)", DefaultMaxAckPending))
 	fs.Int(&c.MaxDeliver, "max-deliver", "CORROBORATE_MAX_DELIVER", DefaultMaxDeliver, "attempts per job before it is recorded dead")
 	fs.Duration(&c.DuplicateWindow, "dedupe-window", "CORROBORATE_DEDUPE_WINDOW", DefaultDuplicateWindow, "how long JetStream drops a republished job with the same id")
 	fs.Int(&c.MaxMessageBytes, "max-message-bytes", "CORROBORATE_MAX_MESSAGE_BYTES", DefaultMaxMessageBytes, "largest accepted job message, in bytes")

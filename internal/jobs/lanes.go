@@ -90,13 +90,15 @@ func Setup(ctx context.Context, js jetstream.JetStream, cfg StreamConfig) (jetst
 // workers may run it at start, in any order and at the same time. A consumer of the layout
 // before lanes (Consumer filtering the stream's wildcard) is narrowed to the backlog lane.
 //
-// Dead letters: the server's MaxDeliver is cfg.MaxDeliver+1. A job is attempted cfg.MaxDeliver
-// times (delivery cfg.MaxDeliver is the Final attempt); the one delivery more exists only so that
-// a job whose attempts all ended without an outcome (the worker crashed or hung each time, so
-// nobody could nak it) reaches a handler once more, marked Exhausted: the handler records it
-// dead, with its payload, and the loop terms it. Without that extra delivery the server would
-// stop redelivering silently, leave the message in the stream and publish only a core-NATS
-// advisory that is lost when nobody listens.
+// Dead letters: the consumers have no MaxDeliver (-1, unlimited): the handler decides when a
+// job is dead, on the attempts it really handled, and records it before the message is
+// terminated. A server limit counts every delivery, those that no handler saw included (a worker
+// killed, a delivery lost on its way), and past it the server stops redelivering silently: the
+// message stays in the stream with no outcome, and a core-NATS advisory nobody hears is all that
+// tells of it. A job is attempted cfg.MaxDeliver times (the last one is its Final attempt);
+// a job whose deliveries ended without an outcome cfg.MaxDeliver times (the worker crashed or
+// hung each time) reaches a handler once more, Exhausted, and is recorded dead with its payload.
+// See Delivery.Final.
 //
 // Retry backoff: the consumers have no BackOff list. In nats-server 2.15 a BackOff list replaces
 // AckWait (AckWait becomes BackOff[0]) and the ack deadline of a redelivered message becomes
@@ -164,7 +166,7 @@ func setupConsumer(ctx context.Context, stream jetstream.Stream, cfg StreamConfi
 		DeliverPolicy:     jetstream.DeliverAllPolicy,
 		AckPolicy:         jetstream.AckExplicitPolicy,
 		AckWait:           cfg.AckWait,
-		MaxDeliver:        cfg.MaxDeliver + 1, // the dead-letter delivery, see SetupLanes
+		MaxDeliver:        -1, // the handler decides, on real attempts; see SetupLanes
 		MaxAckPending:     maxAckPending,
 		InactiveThreshold: inactive,
 	}
@@ -227,16 +229,22 @@ func createOrUpdateStream(ctx context.Context, js jetstream.JetStream, cfg jetst
 	return nil, err
 }
 
-// maxAckPending chooses consumer name's MaxAckPending: the explicit value; else twice the
-// concurrency (a worker's running jobs, with room for a second worker's; see ConsumeLanes); else, for
-// callers that run no jobs, whatever the consumer already has, so that enqueue does not undo the
-// workers' setting.
+// maxAckPending chooses consumer name's MaxAckPending: the explicit value; else, for a worker,
+// DefaultMaxAckPending; else, for callers that run no jobs, whatever the consumer already has, so
+// that enqueue does not undo the workers' setting.
+//
+// MaxAckPending is not how a worker bounds its own jobs: the consume loop takes a slot before it
+// asks for a message (see ConsumeLanes). It bounds the whole fleet's messages awaiting an ack,
+// and those include every job waiting out a retry delay: a nakked message stays pending on the
+// server until it is redelivered. It was twice one worker's concurrency: 16 failing jobs waiting
+// their delay then held every slot of an 8-slot worker, and four workers together were capped at
+// 16 jobs in flight. So it is sized for the fleet and its waiting retries, not for one worker.
 func maxAckPending(ctx context.Context, stream jetstream.Stream, cfg StreamConfig, name string) (int, error) {
 	if cfg.MaxAckPending > 0 {
 		return cfg.MaxAckPending, nil
 	}
 	if cfg.Concurrency > 0 {
-		return max(cfg.Concurrency*2, 1), nil
+		return DefaultMaxAckPending, nil
 	}
 	cons, err := stream.Consumer(ctx, name)
 	switch {

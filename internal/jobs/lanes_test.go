@@ -245,7 +245,7 @@ func TestConsumeOtherSubjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := cons.CachedInfo().Config; c.FilterSubject != prefix+"sport" || c.InactiveThreshold != otherInactive || c.MaxDeliver != b.cfg.MaxDeliver+1 {
+	if c := cons.CachedInfo().Config; c.FilterSubject != prefix+"sport" || c.InactiveThreshold != otherInactive || c.MaxDeliver != -1 {
 		t.Errorf("other subject's consumer %+v", c)
 	}
 	var _ jetstream.Consumer = cons

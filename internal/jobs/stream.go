@@ -24,8 +24,8 @@ const (
 	DefaultMaxDeliver      = 5
 	DefaultBackoffBase     = 5 * time.Second
 	DefaultBackoffMax      = 5 * time.Minute
-	// DefaultMaxAckPending is the server's own default, used when a consumer is created by a
-	// caller that runs no jobs (enqueue) and so knows no concurrency.
+	// DefaultMaxAckPending is the server's own default: room for a fleet of workers and the
+	// retries waiting out their delay (see maxAckPending).
 	DefaultMaxAckPending = 1000
 )
 
@@ -66,18 +66,16 @@ type StreamConfig struct {
 	// AckWait is how long the server waits for an ack or a heartbeat before redelivering
 	// (default 60s). The consume loop heartbeats every AckWait/3.
 	AckWait time.Duration
-	// MaxDeliver is how many times a job is attempted (default 5). See Setup for how the
-	// dead-letter delivery comes on top.
+	// MaxDeliver is how many times a job is attempted (default 5): attempts that failed on the
+	// job's own account, counted by the handler. See SetupLanes for dead letters.
 	MaxDeliver int
-	// Concurrency is how many jobs the workers sharing the consumer run at once, all together
-	// (one worker's --concurrency times the replicas); it sets each lane consumer's
-	// MaxAckPending to twice that (a worker holds no message it does not run, see ConsumeLanes; the
-	// rest is room for a second worker). MaxAckPending is consumer-wide: a value below the
-	// fleet's total leaves slots idle. Zero leaves MaxAckPending as it is (enqueue runs no jobs
-	// and knows no concurrency).
+	// Concurrency is how many jobs one worker runs at once; set by a worker, zero for callers
+	// that run no jobs (enqueue), which leave MaxAckPending as it is.
 	Concurrency int
-	// MaxAckPending, when set, overrides the value derived from Concurrency: the bound on jobs
-	// delivered and not yet acknowledged across all workers.
+	// MaxAckPending bounds the messages delivered and not yet settled across all workers, jobs
+	// waiting out a retry delay included (a nakked message stays pending until redelivered).
+	// Zero: DefaultMaxAckPending for a worker (see maxAckPending). Size it for the fleet's
+	// concurrency plus the retries that may wait at once.
 	MaxAckPending int
 	// BackoffBase and BackoffMax bound the nak delays of retries: base*2^(attempt-1), capped at
 	// max (defaults 5s and 5m).

@@ -81,7 +81,7 @@ func TestSetupIdempotent(t *testing.T) {
 			}
 			c := info.Config
 			if c.Durable != "workers" || c.AckPolicy != jetstream.AckExplicitPolicy || c.DeliverPolicy != jetstream.DeliverAllPolicy ||
-				c.AckWait != 2*time.Second || c.MaxDeliver != 4 || c.MaxAckPending != 8 || c.FilterSubject != b.cfg.PublishSubject || len(c.BackOff) != 0 {
+				c.AckWait != 2*time.Second || c.MaxDeliver != -1 || c.MaxAckPending != DefaultMaxAckPending || c.FilterSubject != b.cfg.PublishSubject || len(c.BackOff) != 0 {
 				t.Errorf("backlog consumer config %+v", c)
 			}
 			uinfo, err := b.lanes.Urgent().Info(ctx)
@@ -89,7 +89,7 @@ func TestSetupIdempotent(t *testing.T) {
 				t.Fatal(err)
 			}
 			if u := uinfo.Config; u.Durable != "workers-urgent" || u.AckPolicy != jetstream.AckExplicitPolicy || u.AckWait != 2*time.Second ||
-				u.MaxDeliver != 4 || u.MaxAckPending != 8 || u.FilterSubject != b.cfg.UrgentSubject || !strings.HasSuffix(u.FilterSubject, ".statements.urgent") {
+				u.MaxDeliver != -1 || u.MaxAckPending != DefaultMaxAckPending || u.FilterSubject != b.cfg.UrgentSubject || !strings.HasSuffix(u.FilterSubject, ".statements.urgent") {
 				t.Errorf("urgent consumer config %+v", u)
 			}
 			sinfo, err := b.stream.Info(ctx)
@@ -122,25 +122,30 @@ func TestSetupIdempotent(t *testing.T) {
 				}
 			}
 
-			// A worker with another concurrency updates MaxAckPending...
+			// MaxAckPending is the fleet's, whatever one worker's concurrency (issue 14 item 3)...
 			changed := b.cfg
 			changed.Concurrency = 16
 			_, cons, err := Setup(ctx, b.js, changed)
 			if err != nil {
 				t.Fatalf("Setup with a new concurrency: %v", err)
 			}
-			if got := cons.CachedInfo().Config.MaxAckPending; got != 32 {
-				t.Errorf("MaxAckPending after the change = %d, want 32", got)
+			if got := cons.CachedInfo().Config.MaxAckPending; got != DefaultMaxAckPending {
+				t.Errorf("MaxAckPending after the change = %d, want %d", got, DefaultMaxAckPending)
 			}
-			// ...and enqueue, which knows no concurrency, leaves it alone.
+			// ...enqueue, which runs no jobs, leaves an operator's value alone...
+			operator := b.cfg
+			operator.MaxAckPending = 300
+			if _, _, err := Setup(ctx, b.js, operator); err != nil {
+				t.Fatal(err)
+			}
 			enqueue := b.cfg
 			enqueue.Concurrency = 0
 			_, cons, err = Setup(ctx, b.js, enqueue)
 			if err != nil {
 				t.Fatalf("Setup without concurrency: %v", err)
 			}
-			if got := cons.CachedInfo().Config.MaxAckPending; got != 32 {
-				t.Errorf("MaxAckPending after enqueue's Setup = %d, want 32 kept", got)
+			if got := cons.CachedInfo().Config.MaxAckPending; got != 300 {
+				t.Errorf("MaxAckPending after enqueue's Setup = %d, want 300 kept", got)
 			}
 			// An explicit MaxAckPending wins.
 			explicit := b.cfg
@@ -162,7 +167,7 @@ func TestSetupIdempotent(t *testing.T) {
 }
 
 // TestSetupFirstByEnqueue: a consumer created by enqueue (no concurrency) gets the server's
-// default MaxAckPending, and a worker's Setup then tunes it.
+// default MaxAckPending, and a worker's Setup keeps the fleet's value, not one sized for itself.
 func TestSetupFirstByEnqueue(t *testing.T) {
 	t.Parallel()
 	b := setup(t, func(c *StreamConfig) { c.Concurrency = 0 })
@@ -172,8 +177,8 @@ func TestSetupFirstByEnqueue(t *testing.T) {
 	worker := b.cfg
 	worker.Concurrency = 3
 	_, cons, err := Setup(testContext(t), b.js, worker)
-	if err != nil || cons.CachedInfo().Config.MaxAckPending != 6 {
-		t.Errorf("worker Setup: %v, MaxAckPending %d, want 6", err, cons.CachedInfo().Config.MaxAckPending)
+	if err != nil || cons.CachedInfo().Config.MaxAckPending != DefaultMaxAckPending {
+		t.Errorf("worker Setup: %v, MaxAckPending %d, want %d", err, cons.CachedInfo().Config.MaxAckPending, DefaultMaxAckPending)
 	}
 }
 

@@ -33,3 +33,28 @@ func recordAttempt(ctx context.Context, tx pgx.Tx, d Delivery, outcome jobs.Outc
 	}
 	return nil
 }
+
+// Attempts is what message_attempts knows of a message's earlier deliveries.
+type Attempts struct {
+	// Spent counts the attempts that failed on the job's own account (outcome retry): those are
+	// what MaxDeliver limits.
+	Spent int
+	// Handled counts the deliveries a worker took to an outcome of any kind, so that a delivery
+	// number past Handled+1 tells of deliveries nobody handled (a crash, a delivery lost).
+	Handled int
+}
+
+// Attempts counts the recorded attempts of a message (job and stream sequence) other than
+// delivery number delivery, the one being handled (a held job runs again on its delivery and
+// must not count itself).
+func (s *Store) Attempts(ctx context.Context, jobID string, streamSeq uint64, delivery int) (Attempts, error) {
+	var a Attempts
+	err := s.pool.QueryRow(ctx, `
+		SELECT count(*) FILTER (WHERE outcome = 'retry'), count(*)
+		FROM message_attempts WHERE job_id = $1 AND stream_seq = $2 AND attempt <> $3`,
+		jobID, int64(streamSeq), max(delivery, 1)).Scan(&a.Spent, &a.Handled)
+	if err != nil {
+		return Attempts{}, fmt.Errorf("store: counting the attempts of job %s: %w", jobID, err)
+	}
+	return a, nil
+}

@@ -41,6 +41,9 @@ type Config struct {
 	// Outages is told how each run ended, and holds the jobs whose run failed while the model
 	// endpoint is down (nil: every failure is the job's own). See Outages.
 	Outages Outages
+	// Database is told how each store call ended, and holds the jobs whose outcome cannot be
+	// stored while the database is down (nil: no breaker on the database). See Database.
+	Database Database
 	// NewMethod builds the method a job runs (default methods.New); unit tests give a
 	// fake.
 	NewMethod func(name string, deps methods.Deps) (pipeline.Method, error)
@@ -97,6 +100,9 @@ func New(cfg Config) *Executor {
 		cfg.NewMethod = methods.New
 	}
 	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, defaultLeaseTTL)
+	if cfg.Database != nil {
+		cfg.Store = observedStore{Store: cfg.Store, db: cfg.Database}
+	}
 	return &Executor{cfg: cfg, methods: MethodChooser{
 		Switch: cfg.JointSwitch, Agreements: cfg.Store, Model: cfg.ModelName, Observe: cfg.Observer.JointAgreement,
 	}}
@@ -115,8 +121,14 @@ func recordContext(ctx context.Context) (context.Context, context.CancelFunc) {
 // already stored, choose its method, run it and store the whole run in one transaction, or
 // record why there is none. Every path ends in one jobs.Result, which the consume loop settles,
 // logs and counts; the outcome is recorded here before it is returned, and when it cannot be
-// recorded the result is a retry instead, so that nothing ends unrecorded.
+// recorded the result is a retry instead, so that nothing ends unrecorded; while the database is
+// down that retry is held (see Database).
 func (e *Executor) Handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
+	return e.holdOnDatabaseOutage(e.handle(ctx, d))
+}
+
+// handle is Handle but for the database's outages.
+func (e *Executor) handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 	log := d.Log // carries job_id, stream_seq, attempt and subject
 	if log == nil {
 		log = e.cfg.Logger.With("job_id", d.JobID, "stream_seq", d.StreamSeq, "attempt", d.NumDelivered, "subject", d.Subject)
@@ -130,8 +142,19 @@ func (e *Executor) Handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 	// The job a retry re-runs is recorded with every outcome of the retry, a dead one included.
 	sd.RetryOf = msg.RetryOf
 
+	unhandled, err := e.countAttempts(ctx, d)
+	if err != nil {
+		return e.retry(ctx, log, sd, err, nil)
+	}
 	if d.Exhausted {
-		reason := fmt.Errorf("delivery attempts exhausted (%d): every attempt ended without an outcome (worker stopped, crashed or timed out)", d.NumDelivered-1)
+		// A copy of a job whose run another message stored is that run's duplicate, not a dead
+		// job, however many of its own deliveries were lost.
+		if runID, found, err := e.cfg.Store.StoredRun(ctx, d.JobID); err != nil {
+			return e.retry(ctx, log, sd, err, nil)
+		} else if found {
+			return e.doneDuplicate(ctx, log, sd, runID, nil)
+		}
+		reason := fmt.Errorf("delivery attempts exhausted: %d deliveries ended without an outcome (worker stopped, crashed or timed out)", unhandled)
 		return e.finish(ctx, log, sd, jobs.OutcomeDead, reason, nil)
 	}
 	if decodeErr != nil {
@@ -222,7 +245,7 @@ func (e *Executor) Handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 			}
 			return jobs.Result{Outcome: jobs.OutcomeFailed, Err: runErr, Attrs: append(attrs, slog.Int64("run_id", saved.RunID))}
 		case d.Final:
-			return e.finish(ctx, log, sd, jobs.OutcomeDead, fmt.Errorf("the last of %d attempts failed: %w", d.NumDelivered, runErr), attrs)
+			return e.finish(ctx, log, sd, jobs.OutcomeDead, fmt.Errorf("the last of %d attempts failed: %w", cmp.Or(d.Attempt, int(d.NumDelivered)), runErr), attrs)
 		default:
 			return e.retry(ctx, log, sd, runErr, attrs)
 		}
@@ -242,6 +265,29 @@ func (e *Executor) Handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 		attrs = append(attrs, slog.Bool("duplicate", true))
 	}
 	return jobs.Result{Outcome: jobs.OutcomeDone, Attrs: attrs}
+}
+
+// countAttempts decides the delivery's Attempt, Final and Exhausted on the attempts the job
+// really had (message_attempts), not on NumDelivered, which also counts deliveries no handler
+// saw: a worker killed mid-job, a delivery lost on its way. Attempts are spent on the job's own
+// failures (retry); an attempt held or interrupted by an outage or a shutdown spends none. A job
+// is dead after MaxAttempts failures of its own (Final), or when MaxAttempts of its deliveries
+// ended without any outcome (Exhausted: it may be what kills the worker). It returns how many
+// deliveries ended without an outcome. Without MaxAttempts the loop's reading stands.
+func (e *Executor) countAttempts(ctx context.Context, d *jobs.Delivery) (unhandled int, err error) {
+	unhandled = max(int(d.NumDelivered)-1, 0)
+	if d.MaxAttempts <= 0 {
+		return unhandled, nil
+	}
+	a, err := e.cfg.Store.Attempts(ctx, d.JobID, d.StreamSeq, int(d.NumDelivered))
+	if err != nil {
+		return 0, err
+	}
+	unhandled = max(int(d.NumDelivered)-1-a.Handled, 0)
+	d.Attempt = a.Spent + 1
+	d.Exhausted = unhandled >= d.MaxAttempts
+	d.Final = !d.Exhausted && d.Attempt >= d.MaxAttempts
+	return unhandled, nil
 }
 
 // finish records a final outcome that stored no run (rejected, dead) and returns it. When the
@@ -291,7 +337,8 @@ func (e *Executor) hold(ctx context.Context, log *slog.Logger, sd store.Delivery
 	}
 	wctx, cancel := recordContext(ctx)
 	defer cancel()
-	if err := e.cfg.Store.RecordOutcome(wctx, store.MessageOutcome{Delivery: sd, Status: res.Outcome, Reason: reason}); err != nil {
+	// Recorded as interrupted, not retry: the outage's attempt is not the job's (countAttempts).
+	if err := e.cfg.Store.RecordOutcome(wctx, store.MessageOutcome{Delivery: sd, Status: jobs.OutcomeInterrupted, Reason: reason}); err != nil {
 		log.Warn("cannot record the hold", "error", err)
 	}
 	return res

@@ -25,7 +25,10 @@ type fakeStore struct {
 	storedRunCalls         int
 	agreement              store.JointAgreement
 
-	storedRunErr, saveErr, recordErr, markErr, agreementErr error
+	// attempts is what Attempts finds.
+	attempts store.Attempts
+
+	storedRunErr, saveErr, recordErr, markErr, agreementErr, attemptsErr error
 
 	saved    []store.RunRecord
 	outcomes []store.MessageOutcome
@@ -115,6 +118,10 @@ func (f *fakeStore) ReleaseLease(ctx context.Context, l store.Lease) error {
 		f.released++
 	}
 	return nil
+}
+
+func (f *fakeStore) Attempts(ctx context.Context, jobID string, streamSeq uint64, delivery int) (store.Attempts, error) {
+	return f.attempts, f.attemptsErr
 }
 
 func (f *fakeStore) RecentJointAgreement(ctx context.Context, model string, window int) (store.JointAgreement, error) {
@@ -229,7 +236,7 @@ func TestExecutorOutcomes(t *testing.T) {
 		ran    bool
 	}{
 		{name: "exhausted is dead", configure: func(b *bench, d *jobs.Delivery) { d.NumDelivered, d.Exhausted = 4, true },
-			want: jobs.OutcomeDead, recorded: jobs.OutcomeDead, reason: "delivery attempts exhausted (3)"},
+			want: jobs.OutcomeDead, recorded: jobs.OutcomeDead, reason: "delivery attempts exhausted: 3 deliveries ended without an outcome"},
 		{name: "a message that does not decode is rejected", configure: func(b *bench, d *jobs.Delivery) { d.Data = []byte("not json") },
 			want: jobs.OutcomeRejected, recorded: jobs.OutcomeRejected, reason: "JSON"},
 		{name: "a method this worker lacks is rejected", configure: func(b *bench, d *jobs.Delivery) { *d = *job(t, pipeline.MethodCove2) },
@@ -352,6 +359,23 @@ func TestExecutorAlreadyStoredIsDoneDuplicate(t *testing.T) {
 	}
 }
 
+// A copy of a job whose run is stored is a duplicate even when its own deliveries ran out (its
+// acks lost, or its worker killed each time): the job is done, not dead.
+func TestExecutorExhaustedCopyOfAStoredJobIsADuplicate(t *testing.T) {
+	t.Parallel()
+	b := newBench(t, nil)
+	b.store.storedRun = 9
+	d := job(t, pipeline.MethodFactored)
+	d.NumDelivered, d.Exhausted = 4, true
+	res := b.exec.Handle(context.Background(), d)
+	if res.Outcome != jobs.OutcomeDone {
+		t.Fatalf("outcome %s (%v), want done: the job's run is stored", res.Outcome, res.Err)
+	}
+	if len(b.store.outcomes) != 0 || len(b.store.marked) != 1 || b.store.marked[0] != 9 {
+		t.Errorf("recorded %v, marked %v: want only a mark pointing at run 9", b.store.outcomes, b.store.marked)
+	}
+}
+
 // The job's options reach the method with the worker's defaults.
 func TestExecutorRunsWithTheJobsOptions(t *testing.T) {
 	t.Parallel()
@@ -459,5 +483,51 @@ func TestExecutorRecordsTheJobARetryRunsAgain(t *testing.T) {
 	}
 	if len(b.store.outcomes) != 1 || b.store.outcomes[0].Delivery.RetryOf != "cli:original" {
 		t.Errorf("the dead retry's outcome %+v does not name the job it retries", b.store.outcomes)
+	}
+}
+
+// Issue 14, item 2: a job is dead on the attempts it really had, not on its delivery count,
+// which also counts deliveries no handler saw. Before, a job delivered twice with MaxDeliver 2
+// (one delivery lost on the way, one real attempt) was dead on its first real failure.
+func TestExecutorDecidesDeadOnRealAttempts(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name         string
+		numDelivered uint64
+		attempts     store.Attempts
+		want         jobs.Outcome
+		reason       string
+	}{
+		{"a lost delivery spends no attempt", 3, store.Attempts{Spent: 1, Handled: 1}, jobs.OutcomeRetry, "attempt 3 failed, will retry"},
+		{"held and interrupted attempts spend none", 5, store.Attempts{Spent: 1, Handled: 4}, jobs.OutcomeRetry, "will retry"},
+		{"the job's own failures do", 3, store.Attempts{Spent: 2, Handled: 2}, jobs.OutcomeDead, "the last of 3 attempts failed"},
+		{"so do they after lost deliveries", 5, store.Attempts{Spent: 2, Handled: 2}, jobs.OutcomeDead, "the last of 3 attempts failed"},
+		{"deliveries that all ended without an outcome", 4, store.Attempts{}, jobs.OutcomeDead, "3 deliveries ended without an outcome"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := newBench(t, nil)
+			b.method.err = errors.New("HTTP 500")
+			b.store.attempts = tt.attempts
+			d := job(t, pipeline.MethodFactored)
+			// The loop's reading of NumDelivered, which the executor corrects.
+			d.NumDelivered, d.MaxAttempts = tt.numDelivered, 3
+			d.Final, d.Exhausted = tt.numDelivered == 3, tt.numDelivered > 3
+			res := b.exec.Handle(context.Background(), d)
+			if res.Outcome != tt.want {
+				t.Fatalf("outcome %s (%v), want %s", res.Outcome, res.Err, tt.want)
+			}
+			if len(b.store.outcomes) != 1 || !strings.Contains(b.store.outcomes[0].Reason, tt.reason) {
+				t.Fatalf("recorded %+v, want a reason with %q", b.store.outcomes, tt.reason)
+			}
+		})
+	}
+	// The count cannot be read: the attempt ends with no outcome and comes back.
+	b := newBench(t, nil)
+	b.store.attemptsErr = errors.New("connection refused")
+	d := job(t, pipeline.MethodFactored)
+	d.MaxAttempts = 3
+	if res := b.exec.Handle(context.Background(), d); res.Outcome.Final() || len(b.method.ran) != 0 {
+		t.Fatalf("outcome %s with the attempts unknown, %d runs; want a retry and no run", res.Outcome, len(b.method.ran))
 	}
 }

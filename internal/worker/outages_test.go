@@ -2,7 +2,10 @@ package worker
 
 import (
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/corroborate/corroborate/internal/jobs"
@@ -52,8 +55,9 @@ func TestExecutorHoldsRunsFailedOnAnOpenBreaker(t *testing.T) {
 			if len(b.store.saved) != 0 {
 				t.Errorf("a held job stored a run: %+v", b.store.saved)
 			}
-			if len(b.store.outcomes) != 1 || b.store.outcomes[0].Status != jobs.OutcomeRetry || !strings.Contains(b.store.outcomes[0].Reason, "held") {
-				t.Errorf("recorded %+v, want one retry saying it is held", b.store.outcomes)
+			// Recorded interrupted: the attempt the outage cut short is not one of the job's own.
+			if len(b.store.outcomes) != 1 || b.store.outcomes[0].Status != jobs.OutcomeInterrupted || !strings.Contains(b.store.outcomes[0].Reason, "held") {
+				t.Errorf("recorded %+v, want one interrupted attempt saying it is held", b.store.outcomes)
 			}
 			if len(out.seen) != 1 || out.seen[0] != tt.err {
 				t.Errorf("the breaker was told %v", out.seen)
@@ -83,5 +87,75 @@ func TestExecutorRetriesOutagesWhileTheBreakerIsClosed(t *testing.T) {
 	}
 	if len(out.seen) != 3 || out.seen[2] != nil {
 		t.Fatalf("the breaker was told %v, want two failures then the success", out.seen)
+	}
+}
+
+// fakeDatabase is a breaker on the database that opens on the first error it is told of.
+type fakeDatabase struct {
+	mu   sync.Mutex
+	down error
+	seen int
+}
+
+func (f *fakeDatabase) Observe(job string, err error) (bool, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.seen++
+	if err != nil {
+		f.down = err
+	}
+	return err != nil, err != nil
+}
+
+func (f *fakeDatabase) Health() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.down
+}
+
+// Issue 14, item 1: while the database is down no outcome can be stored, so no attempt ends:
+// each is held (the loop keeps its delivery), whether the run, its record or the dead letter
+// failed to be written; a final outcome that was stored before is returned as it is.
+func TestExecutorHoldsJobsWhileTheDatabaseIsDown(t *testing.T) {
+	t.Parallel()
+	refused := fmt.Errorf("dial tcp: %w", syscall.ECONNREFUSED)
+	for _, tt := range []struct {
+		name      string
+		configure func(b *bench, d *jobs.Delivery)
+	}{
+		{"the stored-run check", func(b *bench, d *jobs.Delivery) { b.store.storedRunErr = refused }},
+		{"the attempts count", func(b *bench, d *jobs.Delivery) { b.store.attemptsErr = refused; d.MaxAttempts = 3 }},
+		{"the run's write", func(b *bench, d *jobs.Delivery) { b.store.saveErr = refused }},
+		{"a dead letter's record", func(b *bench, d *jobs.Delivery) {
+			b.store.recordErr = refused
+			d.NumDelivered, d.Exhausted = 4, true
+		}},
+		{"a failed attempt's record", func(b *bench, d *jobs.Delivery) {
+			b.method.err = errors.New("HTTP 500")
+			b.store.recordErr = refused
+			d.NumDelivered, d.Final = 3, true
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			db := &fakeDatabase{}
+			b := newBench(t, func(c *Config) { c.Database = db })
+			d := job(t, pipeline.MethodFactored)
+			tt.configure(b, d)
+			res := b.exec.Handle(t.Context(), d)
+			if res.Outcome != jobs.OutcomeRetry || !errors.Is(res.Err, jobs.ErrHold) || !errors.Is(res.Err, syscall.ECONNREFUSED) {
+				t.Fatalf("result %s %v, want a held retry", res.Outcome, res.Err)
+			}
+			if db.seen == 0 {
+				t.Error("the database breaker was told nothing")
+			}
+		})
+	}
+	// The database up: a failure is a plain retry, and outcomes stand.
+	db := &fakeDatabase{}
+	b := newBench(t, func(c *Config) { c.Database = db })
+	b.method.err = errors.New("HTTP 500")
+	if res := b.exec.Handle(t.Context(), job(t, pipeline.MethodFactored)); res.Outcome != jobs.OutcomeRetry || errors.Is(res.Err, jobs.ErrHold) {
+		t.Fatalf("a model failure with the database up: %s %v, want a plain retry", res.Outcome, res.Err)
 	}
 }

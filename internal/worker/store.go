@@ -20,6 +20,8 @@ type Store interface {
 	// when it is the message that has the job's outcome, that outcome unchanged.
 	MarkDuplicate(ctx context.Context, d store.Delivery, runID int64) (store.Duplicate, error)
 	Leases
+	// Attempts counts the recorded attempts of a message other than delivery number delivery.
+	Attempts(ctx context.Context, jobID string, streamSeq uint64, delivery int) (store.Attempts, error)
 	JointAgreements
 }
 

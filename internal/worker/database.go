@@ -1,0 +1,97 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/store"
+)
+
+// Database is the executor's view of a circuit breaker on the database (internal/breaker in
+// cmd/worker, classifying with store.OutageReason). Observe is told how each of the executor's
+// store calls ended (err nil: the database answered) and says whether the failure was an outage
+// of the database; Health is non-nil while the breaker is open.
+//
+// While it is open no outcome can be stored, and a message is never acked or terminated unless
+// its outcome is stored: every attempt that ends without a final outcome is held (a retry
+// wrapped by jobs.Hold), so that the consume loop keeps its delivery alive and runs it again once
+// the database answers. The outage spends none of the job's attempts: none is recorded, and
+// attempts are counted from those recorded (see countAttempts).
+type Database interface {
+	Observe(job string, err error) (outage, open bool)
+	Health() error
+}
+
+// observedStore tells a Database how each store call of a job ended.
+type observedStore struct {
+	Store
+	db Database
+}
+
+func (s observedStore) observe(job string, err error) error {
+	s.db.Observe(job, err)
+	return err
+}
+
+func (s observedStore) StoredRun(ctx context.Context, jobID string) (int64, bool, error) {
+	id, found, err := s.Store.StoredRun(ctx, jobID)
+	return id, found, s.observe(jobID, err)
+}
+
+func (s observedStore) SaveRun(ctx context.Context, rec store.RunRecord) (store.Saved, error) {
+	saved, err := s.Store.SaveRun(ctx, rec)
+	return saved, s.observe(rec.Delivery.JobID, err)
+}
+
+func (s observedStore) RecordOutcome(ctx context.Context, o store.MessageOutcome) error {
+	return s.observe(o.Delivery.JobID, s.Store.RecordOutcome(ctx, o))
+}
+
+func (s observedStore) MarkDuplicate(ctx context.Context, d store.Delivery, runID int64) (store.Duplicate, error) {
+	dup, err := s.Store.MarkDuplicate(ctx, d, runID)
+	return dup, s.observe(d.JobID, err)
+}
+
+func (s observedStore) TakeLease(ctx context.Context, l store.Lease) (bool, store.LeaseHolder, error) {
+	taken, holder, err := s.Store.TakeLease(ctx, l)
+	return taken, holder, s.observe(l.JobID, err)
+}
+
+func (s observedStore) RenewLease(ctx context.Context, l store.Lease) (bool, error) {
+	renewed, err := s.Store.RenewLease(ctx, l)
+	return renewed, s.observe(l.JobID, err)
+}
+
+func (s observedStore) ReleaseLease(ctx context.Context, l store.Lease) error {
+	return s.observe(l.JobID, s.Store.ReleaseLease(ctx, l))
+}
+
+func (s observedStore) Attempts(ctx context.Context, jobID string, streamSeq uint64, delivery int) (store.Attempts, error) {
+	a, err := s.Store.Attempts(ctx, jobID, streamSeq, delivery)
+	return a, s.observe(jobID, err)
+}
+
+func (s observedStore) RecentJointAgreement(ctx context.Context, model string, window int) (store.JointAgreement, error) {
+	a, err := s.Store.RecentJointAgreement(ctx, model, window)
+	return a, s.observe("", err)
+}
+
+// holdOnDatabaseOutage holds an attempt that ended without a final outcome while the database
+// is down (see Database); any other result is returned as it is.
+func (e *Executor) holdOnDatabaseOutage(res jobs.Result) jobs.Result {
+	if e.cfg.Database == nil || res.Outcome != jobs.OutcomeRetry || errors.Is(res.Err, jobs.ErrHold) {
+		return res
+	}
+	down := e.cfg.Database.Health()
+	if down == nil {
+		return res
+	}
+	cause := res.Err
+	if cause == nil {
+		cause = down
+	}
+	res.Err = jobs.Hold(fmt.Errorf("%w (held: %v)", cause, down))
+	return res
+}
