@@ -123,11 +123,14 @@ func (s *Shared) opTimeout() time.Duration { return max(s.cfg.Window, time.Secon
 func kvRetryAfter(window time.Duration) time.Duration { return max(5*time.Second, window) }
 
 // windowDoc is the value of one window's key: what all workers together have taken from the
-// window (R requests, T tokens), and until when a 429 paused every caller (Unix ms).
+// window (R requests, T tokens; with no pace known, what they sent), until when a 429 paused
+// every caller (Unix ms), and the last cut of each dimension's pace (requests, tokens), so that
+// every worker paces alike.
 type windowDoc struct {
-	R int64 `json:"r"`
-	T int64 `json:"t"`
-	P int64 `json:"p,omitempty"`
+	R int64       `json:"r"`
+	T int64       `json:"t"`
+	P int64       `json:"p,omitempty"`
+	C *[2]paceCut `json:"c,omitempty"`
 }
 
 func (d windowDoc) pausedUntil() time.Time {
@@ -252,7 +255,32 @@ func (s *Shared) carry(ctx context.Context, provider string, idx int64, budgetOf
 		next.T = max(0, prev.T-budget[tokens])
 	}
 	next.P = prev.P
+	next.C = prev.C
 	return next
+}
+
+// peak is the fleet's rate over the last peakSeconds, per minute and dimension: the most any one
+// window of them counted, scaled to a minute (see meter.peak). A window nobody wrote is 0.
+func (s *Shared) peak(ctx context.Context, provider string, now time.Time) ([2]float64, error) {
+	idx := s.windowIndex(now)
+	n := max(int64(math.Ceil(float64(peakSeconds*time.Second)/float64(s.cfg.Window))), 1)
+	var best [2]int64
+	for i := idx - n + 1; i <= idx; i++ {
+		e, err := s.kv.Get(ctx, s.key(provider, i))
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			continue
+		}
+		if err != nil {
+			return [2]float64{}, fmt.Errorf("reading %s: %w", s.key(provider, i), err)
+		}
+		var doc windowDoc
+		if json.Unmarshal(e.Value(), &doc) != nil {
+			continue
+		}
+		best = [2]int64{max(best[requests], doc.R), max(best[tokens], doc.T)}
+	}
+	perMinute := float64(time.Minute) / float64(s.cfg.Window)
+	return [2]float64{float64(best[requests]) * perMinute, float64(best[tokens]) * perMinute}, nil
 }
 
 // unlimited marks a dimension of a window budget with no known limit: it is not leased.
