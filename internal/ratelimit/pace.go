@@ -133,37 +133,51 @@ func (p *pace) lastCut() paceCut {
 	return paceCut{At: p.cutAt.UnixMilli(), From: p.from, To: p.to}
 }
 
-// meter counts what was sent in each of the last 60 seconds, to measure the rate a provider
-// refused when its limit is unknown.
+// meter counts what was sent in each tenth of a second of the last peakSeconds, to measure the
+// rate a provider refused when its limit is unknown.
 type meter struct {
-	buckets [60]float64
-	stamps  [60]int64 // the Unix second each bucket holds
-}
-
-func (m *meter) add(now time.Time, n float64) {
-	sec := now.Unix()
-	i := int(((sec % 60) + 60) % 60)
-	if m.stamps[i] != sec {
-		m.stamps[i], m.buckets[i] = sec, 0
-	}
-	m.buckets[i] += n
+	buckets [meterSlots]float64
+	stamps  [meterSlots]int64 // the tenth of a second since the Unix epoch each bucket holds
 }
 
 // peakSeconds is how far back meter.peak looks: long enough to reach back past a pause to
 // the traffic that drew the 429, short enough that the rate of a minute ago does not count.
 const peakSeconds = 5
 
-// peak is the highest rate sent in one second of the last peakSeconds up to now, per minute:
-// the rate that drew a 429. The highest second rather than the mean, because the pause of an
-// earlier 429, or the ramp after it, would pull a mean down and each cut would start lower than
-// the last (with a minute's mean, the estimate crept down cut after cut).
+const meterSlots = peakSeconds * 10
+
+func tenths(t time.Time) int64 { return t.UnixMilli() / 100 }
+
+func (m *meter) add(now time.Time, n float64) {
+	tick := tenths(now)
+	i := int(((tick % meterSlots) + meterSlots) % meterSlots)
+	if m.stamps[i] != tick {
+		m.stamps[i], m.buckets[i] = tick, 0
+	}
+	m.buckets[i] += n
+}
+
+// peak is the most sent within any one second of the last peakSeconds up to now, per minute: the
+// rate that drew a 429. The busiest second rather than the mean, because the pause of an earlier
+// 429, or the ramp after it, would pull a mean down and each cut would start lower than the last
+// (with a minute's mean, the estimate crept down cut after cut). A sliding second rather than
+// calendar seconds, because a provider's budget of a second emptied across a second's boundary
+// would look half as large.
 func (m *meter) peak(now time.Time) float64 {
-	sec := now.Unix()
-	best := 0.0
+	tick := tenths(now)
+	var byAge [meterSlots]float64
 	for i, stamp := range m.stamps {
-		if stamp > sec-peakSeconds && stamp <= sec {
-			best = max(best, m.buckets[i])
+		if age := tick - stamp; age >= 0 && age < meterSlots {
+			byAge[age] += m.buckets[i]
 		}
+	}
+	best, second := 0.0, 0.0
+	for age := meterSlots - 1; age >= 0; age-- {
+		second += byAge[age]
+		if age+10 < meterSlots {
+			second -= byAge[age+10]
+		}
+		best = max(best, second)
 	}
 	return best * 60
 }

@@ -164,4 +164,11 @@ func TestMeterPeak(t *testing.T) {
 	if got := m.peak(t0.Add(time.Hour)); got != 0 {
 		t.Errorf("an hour later = %g, want 0", got)
 	}
+	// 40 sent within one second that straddles two calendar seconds: still 2400 a minute.
+	var across meter
+	across.add(t0.Add(600*time.Millisecond), 20)
+	across.add(t0.Add(1400*time.Millisecond), 20)
+	if got := across.peak(t0.Add(1500 * time.Millisecond)); got != 2400 {
+		t.Errorf("40 across a second's boundary = %g a minute, want 2400", got)
+	}
 }

@@ -260,27 +260,36 @@ func (s *Shared) carry(ctx context.Context, provider string, idx int64, budgetOf
 }
 
 // peak is the fleet's rate over the last peakSeconds, per minute and dimension: the most any one
-// window of them counted, scaled to a minute (see meter.peak). A window nobody wrote is 0.
+// window of them counted, scaled to a minute (see meter.peak). The current window, still under
+// way, is slid back over the previous one in proportion: a budget emptied across two windows
+// must not look half as large. A window nobody wrote is 0.
 func (s *Shared) peak(ctx context.Context, provider string, now time.Time) ([2]float64, error) {
 	idx := s.windowIndex(now)
 	n := max(int64(math.Ceil(float64(peakSeconds*time.Second)/float64(s.cfg.Window))), 1)
-	var best [2]int64
-	for i := idx - n + 1; i <= idx; i++ {
-		e, err := s.kv.Get(ctx, s.key(provider, i))
-		if errors.Is(err, jetstream.ErrKeyNotFound) {
-			continue
-		}
-		if err != nil {
-			return [2]float64{}, fmt.Errorf("reading %s: %w", s.key(provider, i), err)
-		}
+	counts := make([][2]int64, 0, n+1)
+	for i := idx - n; i <= idx; i++ {
 		var doc windowDoc
-		if json.Unmarshal(e.Value(), &doc) != nil {
-			continue
+		e, err := s.kv.Get(ctx, s.key(provider, i))
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound):
+		case err != nil:
+			return [2]float64{}, fmt.Errorf("reading %s: %w", s.key(provider, i), err)
+		default:
+			_ = json.Unmarshal(e.Value(), &doc) // not ours or corrupt: counts as nothing sent
 		}
-		best = [2]int64{max(best[requests], doc.R), max(best[tokens], doc.T)}
+		counts = append(counts, [2]int64{doc.R, doc.T})
+	}
+	elapsed := float64(now.Sub(s.windowStart(idx))) / float64(s.cfg.Window)
+	var best [2]float64
+	for d := range best {
+		for _, c := range counts[1 : len(counts)-1] {
+			best[d] = max(best[d], float64(c[d]))
+		}
+		current, previous := counts[len(counts)-1][d], counts[len(counts)-2][d]
+		best[d] = max(best[d], float64(current)+float64(previous)*(1-min(elapsed, 1)))
 	}
 	perMinute := float64(time.Minute) / float64(s.cfg.Window)
-	return [2]float64{float64(best[requests]) * perMinute, float64(best[tokens]) * perMinute}, nil
+	return [2]float64{best[requests] * perMinute, best[tokens] * perMinute}, nil
 }
 
 // unlimited marks a dimension of a window budget with no known limit: it is not leased.
