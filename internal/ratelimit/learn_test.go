@@ -161,6 +161,35 @@ func TestFleetLearnsFrom429sAlone(t *testing.T) {
 	}
 }
 
+// TestCallWeathersAStorm: a call made during a storm of 40s (429s with no Retry-After) succeeds
+// once the storm ends instead of failing after its 3 retries: failed, its job would wait out a
+// retry delay after the storm, and with many workers such jobs held the consumer's slots for
+// minutes. Calls made during a storm longer than stormPatience fail as before.
+func TestCallWeathersAStorm(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	p := newHeaderlessProvider(clock, 1200)
+	p.storms = [][2]time.Time{{clock.Now(), clock.Now().Add(40 * time.Second)}}
+	l := newLimiter(t, Config{Clock: clock})
+	if err := l.Do(context.Background(), 0, p.call(l)); err != nil {
+		t.Fatalf("a call through a 40s storm: %v", err)
+	}
+	if len(p.refused) <= DefaultMaxRetries+1 || len(p.accepted) != 1 {
+		t.Errorf("%d refused and %d accepted, want more than %d refused then 1 accepted", len(p.refused), len(p.accepted), DefaultMaxRetries+1)
+	}
+
+	long := newHeaderlessProvider(clock, 1200)
+	long.storms = [][2]time.Time{{clock.Now(), clock.Now().Add(time.Hour)}}
+	l = newLimiter(t, Config{Clock: clock})
+	start := clock.Now()
+	if err := l.Do(context.Background(), 0, long.call(l)); !errors.Is(err, errRefused) {
+		t.Fatalf("a call through an hour's storm returned %v, want the 429", err)
+	}
+	if waited := clock.Now().Sub(start); waited < stormPatience || waited > stormPatience+DefaultMaxPause {
+		t.Errorf("the call gave up after %s, want between %s and %s", waited, stormPatience, stormPatience+DefaultMaxPause)
+	}
+}
+
 func checkLearning(t *testing.T, r learning) {
 	t.Helper()
 	if r.ratio < 0.9 {

@@ -268,6 +268,7 @@ type Limiter struct {
 	paused   time.Time // every caller waits until then
 	epoch    uint64    // counts cuts, this Limiter's and those adopted from the shared budget
 	in429Row int
+	rowStart time.Time // when the first of the 429s in a row came
 	// okSinceCut is set by a success of a call admitted since the last cut. With no ceiling
 	// known, a 429 cuts only after one: a provider that refuses everything for a while (a storm)
 	// gets one cut, not one for each of the few calls sent between pauses, each from the trickle
@@ -352,7 +353,7 @@ func (l *Limiter) Do(ctx context.Context, estTokens int64, call func(ctx context
 		if !newPause.IsZero() || cuts != nil {
 			l.share(ctx, newPause, cuts)
 		}
-		if retry && attempt < l.cfg.MaxRetries {
+		if retry && (attempt < l.cfg.MaxRetries || l.weatheringStorm()) {
 			l.count(func(s *Stats) { s.Retries++ })
 			continue
 		}
@@ -479,6 +480,28 @@ func (l *Limiter) awaitProbe(ctx context.Context, waited *bool) (bool, error) {
 			return false, ctx.Err()
 		}
 	}
+}
+
+// stormPatience is how long a call goes on retrying through a storm (see weatheringStorm).
+const stormPatience = 2 * time.Minute
+
+// weatheringStorm reports whether a call that met a 429 should be retried beyond MaxRetries: in
+// a storm (stormRow 429s in a row, one call going at a time) that began less than stormPatience
+// ago. The storm is the provider's, not the job's: failing the one call that probes it would
+// only send its job to wait out a retry delay after the storm has ended (the calls queued behind
+// it wait without spending retries). A longer storm fails calls as before, so that the jobs'
+// retries and the worker's circuit breaker take over. It applies only with no ceiling known
+// (configured or announced): a provider with known limits that refuses calls in a row is held to
+// MaxRetries, as configured.
+func (l *Limiter) weatheringStorm() bool {
+	if l.cfg.MaxRetries < 0 {
+		return false
+	}
+	now := l.clock().Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	unknown := l.pace[requests].ceiling() == 0 && l.pace[tokens].ceiling() == 0
+	return unknown && l.in429Row >= stormRow && now.Sub(l.rowStart) < stormPatience
 }
 
 // stormRow is how many 429s in a row, with no success between, make a storm: then, as for the
@@ -699,6 +722,9 @@ func (l *Limiter) finish(ctx context.Context, g grant, obs *observation, used in
 		l.stats.QuotaExhausted++
 	case ctx.Err() == nil:
 		l.stats.RateLimited++
+		if l.in429Row == 0 {
+			l.rowStart = now
+		}
 		l.in429Row++
 		l.pauseLocked(now, l.waitAfter429(sig, g.tokens))
 		if cut == nil {
