@@ -13,6 +13,12 @@
 // statement), the share of calls answered 429, statement latency and the workers' peak memory.
 // Runs without provider limits measure latency against the critical path (the sequential model
 // rounds: plan, verify in parallel, revise) and the peak memory at a high concurrency.
+//
+// With --storm, each number of workers also runs learned through a storm: --storm-after into the
+// run the provider refuses every request for --storm, with no headers and no Retry-After, and
+// the bench reports how long after the storm's end the provider accepted 90% of the bound again
+// (over 10 s). The header-less learning table sums up what matters when the provider sends no
+// rate-limit headers (--provider-headers none): ratio to the bound, 429 share, recovery.
 package main
 
 import (
@@ -23,6 +29,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	mrand "math/rand/v2"
 	"os"
 	"os/exec"
@@ -68,6 +75,7 @@ type Config struct {
 	MemoryConcurrency    int
 	Modes                []string
 	Headers              string
+	Storm, StormAfter    time.Duration
 	Keep                 bool
 }
 
@@ -87,6 +95,8 @@ func (c *Config) flags(s *envflag.Set) {
 	s.Int(&c.MemoryConcurrency, "memory-concurrency", "CORROBORATE_BENCH_MEMORY_CONCURRENCY", 64, "--concurrency of the one-worker memory run (0: none)")
 	s.Strings(&c.Modes, "modes", "CORROBORATE_BENCH_MODES", []string{modeConfigured, modeLearned}, "rate-bound modes: configured (--model-rpm/--model-tpm given), learned (none given: headers and 429s); none: only the runs without provider limits")
 	s.String(&c.Headers, "provider-headers", "CORROBORATE_BENCH_PROVIDER_HEADERS", "openai", "rate-limit headers the provider sends: openai, none (the limiter learns from 429s alone) or garbage")
+	s.Duration(&c.Storm, "storm", "CORROBORATE_BENCH_STORM", 30*time.Second, "length of the storm of 429s (no headers, no Retry-After) in a learned run of its own for each number of workers (0: no storm runs)")
+	s.Duration(&c.StormAfter, "storm-after", "CORROBORATE_BENCH_STORM_AFTER", 20*time.Second, "when the storm starts, after the workers")
 	s.Bool(&c.Keep, "keep", "CORROBORATE_BENCH_KEEP", false, "keep the temporary folder (worker binary, logs, throwaway PostgreSQL)")
 }
 
@@ -136,6 +146,9 @@ func (c *Config) validate() ([]int, error) {
 			bad("--modes %q: each must be %s or %s", m, modeConfigured, modeLearned)
 		}
 	}
+	if c.Storm < 0 || c.StormAfter < 0 {
+		bad("--storm %s and --storm-after %s must not be negative", c.Storm, c.StormAfter)
+	}
 	if _, ok := providerHeaders[c.Headers]; !ok {
 		bad("--provider-headers %q must be openai, none or garbage", c.Headers)
 	}
@@ -179,6 +192,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				latency: ratelimittest.LogNormal(cfg.Latency, cfg.LatencyP95), latencyName: b.latencyName(cfg.LatencyP95)})
 		}
 	}
+	if cfg.Storm > 0 && slices.Contains(cfg.Modes, modeLearned) {
+		// Enough backlog to run at the bound before, through and for a minute after the storm.
+		perMinute := float64(cfg.RPM) / float64(cfg.Checks+2)
+		n := int(math.Ceil((cfg.StormAfter + cfg.Storm + time.Minute).Minutes() * perMinute))
+		for _, w := range workers {
+			scenarios = append(scenarios, scenario{mode: modeLearned, storm: true, workers: w, concurrency: cfg.Concurrency, statements: n,
+				latency: ratelimittest.LogNormal(cfg.Latency, cfg.LatencyP95), latencyName: b.latencyName(cfg.LatencyP95)})
+		}
+	}
 	scenarios = append(scenarios,
 		scenario{mode: modeUnbound, workers: 1, concurrency: cfg.Concurrency, statements: cfg.UnboundStatements,
 			latency: ratelimittest.Fixed(cfg.Latency), latencyName: b.latencyName(cfg.Latency)},
@@ -203,6 +225,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		results = append(results, res)
 	}
 	printTable(stdout, cfg, results)
+	printLearning(stdout, cfg, results)
 	return exitcode.OK
 }
 
@@ -319,6 +342,7 @@ func (b *bench) latencyName(p95 time.Duration) string {
 // scenario is one run: a backlog, workers, a provider.
 type scenario struct {
 	mode        string // configured, learned (rate-bound), unbound (no provider limits)
+	storm       bool   // a storm of 429s --storm-after into the run
 	workers     int
 	concurrency int
 	statements  int
@@ -327,7 +351,17 @@ type scenario struct {
 }
 
 func (s scenario) String() string {
-	return fmt.Sprintf("%s, %d worker(s) at --concurrency %d, %d statements, %s", s.mode, s.workers, s.concurrency, s.statements, s.latencyName)
+	return fmt.Sprintf("%s, %d worker(s) at --concurrency %d, %d statements, %s", s.modeName(), s.workers, s.concurrency, s.statements, s.latencyName)
+}
+
+func (s scenario) modeName() string {
+	switch {
+	case s.storm:
+		return s.mode + ", storm"
+	case s.mode == modeUnbound:
+		return s.mode + " (" + s.latencyName + ")"
+	}
+	return s.mode
 }
 
 // result is what one run measured.
@@ -348,6 +382,9 @@ type result struct {
 	// The overhead's parts, p50: received -> method started (decode, stored-run check), in the
 	// method outside its model rounds, method done -> result stored (the run's transaction).
 	beforeP50, inMethodP50, storeP50 time.Duration
+	// recovery is, in a storm run, how long after the storm's end the provider accepted 90% of
+	// the bound's calls over 10 s; -1 when it did not before the backlog ran out.
+	recovery time.Duration
 }
 
 func (r result) summary() string {
@@ -409,6 +446,20 @@ func (b *bench) run(ctx context.Context, sc scenario) (result, error) {
 	rctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	begin := time.Now()
+	var stormEnd time.Time
+	stormed := make(chan struct{})
+	if sc.storm {
+		go func() {
+			defer close(stormed)
+			select {
+			case <-time.After(b.cfg.StormAfter):
+				stormEnd = provider.Storm(b.cfg.Storm)
+			case <-rctx.Done():
+			}
+		}()
+	} else {
+		close(stormed)
+	}
 	cmds := make([]*exec.Cmd, sc.workers)
 	for i := range cmds {
 		logPath := filepath.Join(b.dir, fmt.Sprintf("%s-%s-%d.log", sc.mode, id, i))
@@ -437,6 +488,8 @@ func (b *bench) run(ctx context.Context, sc scenario) (result, error) {
 		}
 	}
 	res.wall = time.Since(begin)
+	cancel()
+	<-stormed
 	res.provider = provider.Stats()
 	if len(failed) > 0 {
 		b.cfg.Keep = true
@@ -445,7 +498,25 @@ func (b *bench) run(ctx context.Context, sc scenario) (result, error) {
 	if err := b.measure(ctx, &res, streamCfg.PublishSubject); err != nil {
 		return res, err
 	}
+	if sc.storm {
+		res.recovery = recovery(provider, stormEnd, begin.Add(res.wall), 0.9*res.bound*res.callsPerStmt/6)
+	}
 	return res, nil
+}
+
+// recovery is how long after the storm's end (in steps of half a second) the provider first
+// accepted want calls within 10 s, or -1 when it did not before end (or there was no storm).
+func recovery(p *ratelimittest.Provider, stormEnd, end time.Time, want float64) time.Duration {
+	if stormEnd.IsZero() {
+		return -1
+	}
+	for after := time.Duration(0); stormEnd.Add(after + 10*time.Second).Before(end); after += 500 * time.Millisecond {
+		from := stormEnd.Add(after)
+		if float64(p.AcceptedBetween(from, from.Add(10*time.Second))) >= want {
+			return after
+		}
+	}
+	return -1
 }
 
 // statement is one stored run, as measured.
@@ -554,10 +625,7 @@ func printTable(w io.Writer, cfg Config, results []result) {
 		if r.mode == modeUnbound {
 			overhead = fmt.Sprintf("%+.1f ms (%+.2f%%)", ms(r.p50-r.critical), 100*float64(r.p50-r.critical)/float64(r.critical))
 		}
-		mode := r.mode
-		if r.mode == modeUnbound {
-			mode += " (" + r.latencyName + ")"
-		}
+		mode := r.modeName()
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%.0f\t%s\t%s\t%.2f%% (%d/%d)\t%.2f\t%.0f\t%.0f ms\t%.0f ms\t%.0f ms\t%.2f\t%s\t%.1f\t\n",
 			mode, r.workers, r.concurrency, r.statements, r.stmtsPerMin, r.callsPerMin, bound, ratio,
 			100*share, r.provider.Limited, r.provider.Requests, r.callsPerStmt, r.tokensPerStmt,
@@ -569,12 +637,57 @@ func printTable(w io.Writer, cfg Config, results []result) {
 	tw = tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.Debug)
 	fmt.Fprintln(tw, "mode\tworkers\tconc\town crit. path p50\tlatency - own crit. p50\tmean\tp95 of latency / own crit.\tbefore the method p50\tin the method p50\tstoring p50\t")
 	for _, r := range results {
-		mode := r.mode
-		if r.mode == modeUnbound {
-			mode += " (" + r.latencyName + ")"
-		}
+		mode := r.modeName()
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f ms\t%.1f ms\t%.1f ms\t%.3f\t%.1f ms\t%.1f ms\t%.1f ms\t\n", mode, r.workers, r.concurrency,
 			ms(r.ownCriticalP50), ms(r.overheadP50), ms(r.overheadMean), r.ownRatioP95, ms(r.beforeP50), ms(r.inMethodP50), ms(r.storeP50))
+	}
+	_ = tw.Flush()
+}
+
+// printLearning prints the learned runs by number of workers: how close to the bound they ran and
+// how many calls were refused, and how long they took to come back after a storm.
+func printLearning(w io.Writer, cfg Config, results []result) {
+	type row struct{ learned, storm *result }
+	rows := map[int]*row{}
+	var workers []int
+	for i := range results {
+		r := &results[i]
+		if r.mode != modeLearned {
+			continue
+		}
+		if rows[r.workers] == nil {
+			rows[r.workers] = &row{}
+			workers = append(workers, r.workers)
+		}
+		if r.storm {
+			rows[r.workers].storm = r
+		} else {
+			rows[r.workers].learned = r
+		}
+	}
+	if len(workers) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Learned (nothing configured) from a provider sending %s rate-limit headers; storm: %s of 429s with no headers and no Retry-After, %s into its own run; recovery: from the storm's end to the first 10 s with 90%% of the bound's calls accepted:\n",
+		cfg.Headers, cfg.Storm, cfg.StormAfter)
+	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.Debug)
+	fmt.Fprintln(tw, "workers\tratio to the bound\t429 share\trecovery after the storm\t429s in the storm run outside the storm\t")
+	for _, n := range workers {
+		ratio, share, rec, after := "-", "-", "-", "-"
+		if r := rows[n].learned; r != nil && r.bound > 0 {
+			ratio = fmt.Sprintf("%.3f", r.stmtsPerMin/r.bound)
+			share = fmt.Sprintf("%.2f%% (%d/%d)", 100*float64(r.provider.Limited)/float64(max(r.provider.Requests, 1)), r.provider.Limited, r.provider.Requests)
+		}
+		if r := rows[n].storm; r != nil {
+			rec = "not within the run"
+			if r.recovery >= 0 {
+				rec = r.recovery.String()
+			}
+			outside := r.provider.Limited - r.provider.Stormed
+			after = fmt.Sprintf("%.2f%% (%d/%d)", 100*float64(outside)/float64(max(r.provider.Requests-r.provider.Stormed, 1)), outside, r.provider.Requests-r.provider.Stormed)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t\n", n, ratio, share, rec, after)
 	}
 	_ = tw.Flush()
 }

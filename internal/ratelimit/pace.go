@@ -12,12 +12,19 @@ import (
 // The ceiling is the configured limit or the one the provider's headers announce, the lower of
 // the two; the pace runs Headroom below it. A 429 cuts the pace to Decrease times what it was
 // (multiplicative decrease), then the pace climbs back linearly over Recovery (additive
-// increase). With no ceiling known the pace is unlimited until the first 429; from then on it
-// climbs back over Recovery to Headroom below the rate that was refused, then probes above it,
-// slowly at first and faster the longer no 429 comes (by probeGain times the cube of the
-// Recovery periods since, as TCP CUBIC grows its window): near the last refused rate it lingers,
-// far from it (a guess from little traffic was too low, or the provider raised its limit) it
-// moves fast. So it finds the provider's limit from 429s alone and follows it when it moves.
+// increase).
+//
+// With no ceiling known (a provider that sends no rate-limit headers) the pace is unlimited
+// until the first 429; from then on the rate that drew the 429 is the estimate of the ceiling:
+// the rate actually sent over the last few seconds (see meter.peak), or the pace when it was
+// lower. The pace is cut to Decrease times it, climbs back within a sixth of Recovery to
+// Headroom below it (the estimate comes from measured traffic, so there is no reason to linger
+// far below it), and then probes above it, slowly at first and faster the longer no 429 comes
+// (by probeGain times the cube of the Recovery periods since, as TCP CUBIC grows its window):
+// near the last refused rate it lingers, far from it (the provider raised its limit) it moves
+// fast. So it finds the provider's limit from 429s alone and follows it when it moves. What keeps
+// a storm of 429s (a provider refusing everything for a while) from ratcheting the estimate down
+// to the trickle sent during it is in the Limiter: a cut needs a success since the last one.
 type pace struct {
 	configured float64 // per minute, 0 for unknown
 	learned    float64 // per minute from x-ratelimit-limit-*, 0 for none seen
@@ -27,6 +34,10 @@ type pace struct {
 	from  float64   // the pace right after it
 	to    float64   // Headroom below the refused pace: where recovery heads with no ceiling known
 }
+
+// unknownRamp is the share of Recovery the pace takes to climb back after a cut when no ceiling
+// is known: the target is measured, not guessed.
+const unknownRamp = 6
 
 // paceParams are Config's AIMD settings, defaulted.
 type paceParams struct {
@@ -70,17 +81,18 @@ func (p *pace) rate(now time.Time, pp paceParams) float64 {
 		}
 		return p.from + (safe-p.from)*progress
 	}
-	if progress <= 1 {
-		return p.from + (p.to-p.from)*progress
+	ramp := progress * unknownRamp
+	if ramp <= 1 {
+		return p.from + (p.to-p.from)*ramp
 	}
-	k := progress - 1
+	k := progress - 1/float64(unknownRamp)
 	return p.to * (1 + probeGain*k*k*k)
 }
 
 // decrease cuts the pace after a 429 at now. measured is the rate actually sent lately (see
-// meter.perMinute). With no ceiling known it is the best guess of the limit: the pace is cut
-// from it when the pace was unlimited or above it (a pace the calls never used says nothing
-// of where the limit is).
+// meter.peak), 0 when unknown. With no ceiling known it is the best guess of the limit: the
+// pace is cut from it when the pace was unlimited or above it (a pace the calls never used says
+// nothing of where the limit is).
 func (p *pace) decrease(now time.Time, measured float64, pp paceParams) {
 	cur := p.rate(now, pp)
 	if p.ceiling() == 0 && measured > 0 {
@@ -95,35 +107,77 @@ func (p *pace) decrease(now time.Time, measured float64, pp paceParams) {
 	p.to = max(cur*(1-pp.headroom), p.from)
 }
 
-// meter counts what was sent in each of the last 60 seconds, to measure the rate a provider
-// refused when its limit is unknown.
-type meter struct {
-	buckets [60]float64
-	stamps  [60]int64 // the Unix second each bucket holds
+// adopt takes the cut another worker sharing the budget made (see sharedCut), when it is newer
+// than this pace's own: every worker then computes the same pace, and so the same window
+// budgets. It reports whether it took it.
+func (p *pace) adopt(c paceCut) bool {
+	if c.At == 0 || p.cut && c.At <= p.cutAt.UnixMilli() {
+		return false
+	}
+	p.cut, p.cutAt, p.from, p.to = true, time.UnixMilli(c.At), c.From, c.To
+	return true
 }
 
+// paceCut is a pace's last cut as the shared budget carries it: when (Unix ms, 0 for none), the
+// pace right after it and where recovery heads.
+type paceCut struct {
+	At   int64   `json:"at"`
+	From float64 `json:"from"`
+	To   float64 `json:"to"`
+}
+
+func (p *pace) lastCut() paceCut {
+	if !p.cut {
+		return paceCut{}
+	}
+	return paceCut{At: p.cutAt.UnixMilli(), From: p.from, To: p.to}
+}
+
+// meter counts what was sent in each tenth of a second of the last peakSeconds, to measure the
+// rate a provider refused when its limit is unknown.
+type meter struct {
+	buckets [meterSlots]float64
+	stamps  [meterSlots]int64 // the tenth of a second since the Unix epoch each bucket holds
+}
+
+// peakSeconds is how far back meter.peak looks: long enough to reach back past a pause to
+// the traffic that drew the 429, short enough that the rate of a minute ago does not count.
+const peakSeconds = 5
+
+const meterSlots = peakSeconds * 10
+
+func tenths(t time.Time) int64 { return t.UnixMilli() / 100 }
+
 func (m *meter) add(now time.Time, n float64) {
-	sec := now.Unix()
-	i := int(((sec % 60) + 60) % 60)
-	if m.stamps[i] != sec {
-		m.stamps[i], m.buckets[i] = sec, 0
+	tick := tenths(now)
+	i := int(((tick % meterSlots) + meterSlots) % meterSlots)
+	if m.stamps[i] != tick {
+		m.stamps[i], m.buckets[i] = tick, 0
 	}
 	m.buckets[i] += n
 }
 
-// perMinute is the rate sent over the last minute up to now, per minute. When less than a minute
-// has been sent, the rate is over the seconds since the first send (at least one): a worker that
-// started two seconds ago and was refused after 40 requests was refused at 1200 a minute, not at
-// 40. For a provider whose budget holds a whole minute this overestimates the first refusal, and
-// the cuts that follow bring the pace down; an underestimate would take far longer to climb out of.
-func (m *meter) perMinute(now time.Time) float64 {
-	sec := now.Unix()
-	total, oldest := 0.0, sec
+// peak is the most sent within any one second of the last peakSeconds up to now, per minute: the
+// rate that drew a 429. The busiest second rather than the mean, because the pause of an earlier
+// 429, or the ramp after it, would pull a mean down and each cut would start lower than the last
+// (with a minute's mean, the estimate crept down cut after cut). A sliding second rather than
+// calendar seconds, because a provider's budget of a second emptied across a second's boundary
+// would look half as large.
+func (m *meter) peak(now time.Time) float64 {
+	tick := tenths(now)
+	var byAge [meterSlots]float64
 	for i, stamp := range m.stamps {
-		if stamp > sec-60 && stamp <= sec && m.buckets[i] != 0 {
-			total += m.buckets[i]
-			oldest = min(oldest, stamp)
+		if age := tick - stamp; age >= 0 && age < meterSlots {
+			byAge[age] += m.buckets[i]
 		}
 	}
-	return max(total, 0) * 60 / float64(sec-oldest+1)
+	best, second := 0.0, 0.0
+	for age := meterSlots - 1; age >= 0; age-- {
+		second += byAge[age]
+		if age+10 < meterSlots {
+			second -= byAge[age+10]
+		}
+		best = max(best, second)
+	}
+	return best * 60
 }

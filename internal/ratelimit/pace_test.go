@@ -61,10 +61,12 @@ func TestPaceAIMDKnownCeiling(t *testing.T) {
 }
 
 // TestPaceAIMDUnknownCeiling: with nothing known, the first 429 sets the pace from what was
-// sent; recovery returns to the refused rate and then probes above it.
+// sent; recovery returns to the refused rate within a sixth of Recovery (the rate is measured,
+// not guessed) and then probes above it.
 func TestPaceAIMDUnknownCeiling(t *testing.T) {
 	t.Parallel()
 	t0 := time.Unix(1000, 0)
+	ramp := testParams.recovery / unknownRamp
 	var p pace
 	p.decrease(t0, 800, testParams)
 	steps := []struct {
@@ -72,15 +74,27 @@ func TestPaceAIMDUnknownCeiling(t *testing.T) {
 		want  float64
 	}{
 		{0, 400},
-		{5 * time.Second, 560},
-		{10 * time.Second, 720}, // headroom below the refused 800
-		{20 * time.Second, 720 * (1 + probeGain)},
-		{30 * time.Second, 720 * (1 + 8*probeGain)}, // probing speeds up while nothing refuses
+		{ramp / 2, 560},
+		{ramp, 720}, // headroom below the refused 800
+		{ramp + 10*time.Second, 720 * (1 + probeGain)},
+		{ramp + 20*time.Second, 720 * (1 + 8*probeGain)}, // probing speeds up while nothing refuses
 	}
 	for _, s := range steps {
 		if got := p.rate(t0.Add(s.after), testParams); !near(got, s.want) {
 			t.Errorf("%s after the cut: rate = %g, want %g", s.after, got, s.want)
 		}
+	}
+	// Another worker's later cut, carried by the shared budget, replaces this one; an older one
+	// does not.
+	later := paceCut{At: t0.Add(time.Minute).UnixMilli(), From: 100, To: 200}
+	if !p.adopt(later) || !near(p.rate(t0.Add(time.Minute), testParams), 100) {
+		t.Errorf("a later cut was not adopted: rate %g, want 100", p.rate(t0.Add(time.Minute), testParams))
+	}
+	if p.adopt(paceCut{At: t0.UnixMilli(), From: 1, To: 1}) || p.adopt(paceCut{}) {
+		t.Error("an older cut, or none, was adopted")
+	}
+	if got := p.lastCut(); got != later {
+		t.Errorf("last cut %+v, want %+v", got, later)
 	}
 	// The limit learned later caps the probing.
 	p.learned = 500
@@ -117,34 +131,44 @@ func TestPaceConvergesFrom429s(t *testing.T) {
 	if mean := sum / float64(samples); mean < 0.8*limit {
 		t.Errorf("mean pace after 10 minutes = %.0f, want at least 80%% of the limit %.0f", mean, limit)
 	}
-	if share := over / float64(samples); share > 0.02 {
-		t.Errorf("pace above the limit %.1f%% of the time, want at most 2%%", 100*share)
+	// Each second above the limit is the one that draws the 429 and the cut: the share is one
+	// over the length of a cycle, about 40s once the pace climbs back within a sixth of Recovery.
+	if share := over / float64(samples); share > 0.03 {
+		t.Errorf("pace above the limit %.1f%% of the time, want at most 3%%", 100*share)
 	}
 }
 
-func TestMeter(t *testing.T) {
+// TestMeterPeak: the rate that drew a 429 is the busiest second of the last few, so that the
+// pause of an earlier 429 does not pull the estimate down.
+func TestMeterPeak(t *testing.T) {
 	t.Parallel()
 	var m meter
 	t0 := time.Unix(1_000_000, 0)
-	if got := m.perMinute(t0); got != 0 {
+	if got := m.peak(t0); got != 0 {
 		t.Errorf("nothing sent: %g a minute, want 0", got)
 	}
 	// 40 in the first second: refused at 2400 a minute.
 	m.add(t0, 40)
-	if got := m.perMinute(t0.Add(500 * time.Millisecond)); got != 2400 {
+	if got := m.peak(t0.Add(500 * time.Millisecond)); got != 2400 {
 		t.Errorf("40 in one second = %g a minute, want 2400", got)
 	}
-	for i := 1; i < 90; i++ {
-		m.add(t0.Add(time.Duration(i)*time.Second), 2)
+	// A pause of two seconds, then 10 in a second: the busiest second still counts.
+	m.add(t0.Add(3*time.Second), 10)
+	if got := m.peak(t0.Add(3 * time.Second)); got != 2400 {
+		t.Errorf("after a pause = %g a minute, want the 2400 of the busiest second", got)
 	}
-	last := t0.Add(89 * time.Second)
-	if got := m.perMinute(last); got != 120 {
-		t.Errorf("2 a second for 90s = %g a minute, want 120", got)
+	// Five seconds on, the first second is out of the window.
+	if got := m.peak(t0.Add(5 * time.Second)); got != 600 {
+		t.Errorf("5s later = %g a minute, want 600", got)
 	}
-	if got := m.perMinute(last.Add(30 * time.Second)); got != 60 {
-		t.Errorf("30s after the last send = %g a minute, want the 60 sent in the last minute", got)
-	}
-	if got := m.perMinute(last.Add(time.Hour)); got != 0 {
+	if got := m.peak(t0.Add(time.Hour)); got != 0 {
 		t.Errorf("an hour later = %g, want 0", got)
+	}
+	// 40 sent within one second that straddles two calendar seconds: still 2400 a minute.
+	var across meter
+	across.add(t0.Add(600*time.Millisecond), 20)
+	across.add(t0.Add(1400*time.Millisecond), 20)
+	if got := across.peak(t0.Add(1500 * time.Millisecond)); got != 2400 {
+		t.Errorf("40 across a second's boundary = %g a minute, want 2400", got)
 	}
 }

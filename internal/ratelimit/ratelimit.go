@@ -36,9 +36,13 @@
 // to Decrease times what it was; the pace then climbs back over Recovery: additive increase,
 // multiplicative decrease (AIMD). Only calls admitted after the last cut can cause another, so
 // a burst of 429s from calls already in flight is one cut, not twenty. With no ceiling known,
-// the pace is unlimited until the first 429, which sets it from the rate actually sent lately;
-// after each cut it climbs back to just below the rate that was refused and then probes above
-// it (see pace), so it converges on the provider's limit from 429s alone. The call that got
+// the pace is unlimited until the first 429, which sets it from the rate actually sent over the
+// last few seconds (the busiest second: see meter.peak); after each cut it climbs back within a
+// sixth of Recovery to just below the rate that was refused and then probes above it (see pace),
+// so it converges on the provider's limit from 429s alone. A storm of 429s (a provider refusing
+// everything for a while, with or without Retry-After) does not ratchet that estimate down: with
+// no ceiling known a cut needs a success since the last one, and after stormRow 429s in a row
+// one call goes at a time, after each pause, until one succeeds. The call that got
 // the 429 is retried by Do itself, up to MaxRetries times after the pause, so that the job does
 // not spend a delivery attempt on it. A 429 for an exhausted quota (insufficient_quota, which
 // internal/llm returns wrapped by pipeline.Permanent) is never retried and changes nothing: it
@@ -68,7 +72,13 @@
 //     refunds as credit on its lease (at most one batch survives a window's end), debts paid
 //     by its next lease.
 //  5. A worker that gets a 429 writes its pause into the window's key (and the next window
-//     inherits it), so that every worker pauses, not only the one that was refused.
+//     inherits it), so that every worker pauses, not only the one that was refused. It writes
+//     its cut of the pace there too, and the others adopt it at their next lease: every worker
+//     then has the same pace, so they agree on each window's budget.
+//  6. With no pace known nothing is leased, but every worker still adds what it sends to the
+//     window's key (countBatch calls at a time), and a worker that meets a 429 cuts from the
+//     fleet's rate those keys show (see Shared.peak), not from its own share of it: the limit
+//     learned from 429s alone is the fleet's.
 //
 // With synchronised clocks the workers together stay within each window's budget; clock skew
 // lets windows overlap by the skew. A window's budget may go out in one burst at its start, so
@@ -256,8 +266,14 @@ type Limiter struct {
 	credit   int64      // tokens: + left by calls that used less than estimated, - owed
 	lastEst  int64
 	paused   time.Time // every caller waits until then
-	epoch    uint64    // counts cuts
+	epoch    uint64    // counts cuts, this Limiter's and those adopted from the shared budget
 	in429Row int
+	rowStart time.Time // when the first of the 429s in a row came
+	// okSinceCut is set by a success of a call admitted since the last cut. With no ceiling
+	// known, a 429 cuts only after one: a provider that refuses everything for a while (a storm)
+	// gets one cut, not one for each of the few calls sent between pauses, each from the trickle
+	// the pauses left (which ratcheted the pace down to nearly nothing).
+	okSinceCut bool
 	// responded is set by the first response of the provider; until then, with no limit
 	// configured, one call at a time goes (the probe; see awaitProbe), and probeDone is closed
 	// when it returns.
@@ -265,6 +281,7 @@ type Limiter struct {
 	probing   bool
 	probeDone chan struct{}
 	lease     leaseState
+	counted   sendCount // sends not yet counted in the shared budget, while nothing is leased
 	kvDown    time.Time // the shared budget is skipped until then
 	lastTick  time.Time // see tickLocked
 	stats     Stats
@@ -328,11 +345,15 @@ func (l *Limiter) Do(ctx context.Context, estTokens int64, call func(ctx context
 		}
 		obs := &observation{l: l}
 		used, callErr := call(context.WithValue(ctx, observationKey{}, obs))
-		retry, newPause := l.finish(ctx, g, obs, used, callErr)
-		if !newPause.IsZero() {
-			l.sharePause(ctx, newPause)
+		retry, newPause, cut := l.finish(ctx, g, obs, used, callErr)
+		var cuts *[2]paceCut
+		if cut != nil {
+			cuts = l.applyCut(ctx, *cut)
 		}
-		if retry && attempt < l.cfg.MaxRetries {
+		if !newPause.IsZero() || cuts != nil {
+			l.share(ctx, newPause, cuts)
+		}
+		if retry && (attempt < l.cfg.MaxRetries || l.weatheringStorm()) {
 			l.count(func(s *Stats) { s.Retries++ })
 			continue
 		}
@@ -435,11 +456,13 @@ func (l *Limiter) admit(ctx context.Context, est int64, retry bool) (grant, erro
 // many workers starting at once could overrun a provider whose budget holds a second. A
 // response without such headers, or a success whose response was not shown to the Limiter, also
 // ends the wait (the pace is then unlimited until the first 429, as before); a probe that failed
-// with no response at all hands the role to the next call.
+// with no response at all hands the role to the next call. During a storm (stormRow 429s in a
+// row) calls go one at a time the same way, until one succeeds.
 func (l *Limiter) awaitProbe(ctx context.Context, waited *bool) (bool, error) {
 	for {
 		l.mu.Lock()
-		if l.responded || l.pace[requests].ceiling() > 0 || l.pace[tokens].ceiling() > 0 {
+		storm := l.in429Row >= stormRow
+		if !storm && (l.responded || l.pace[requests].ceiling() > 0 || l.pace[tokens].ceiling() > 0) {
 			l.mu.Unlock()
 			return false, nil
 		}
@@ -458,6 +481,33 @@ func (l *Limiter) awaitProbe(ctx context.Context, waited *bool) (bool, error) {
 		}
 	}
 }
+
+// stormPatience is how long a call goes on retrying through a storm (see weatheringStorm).
+const stormPatience = 2 * time.Minute
+
+// weatheringStorm reports whether a call that met a 429 should be retried beyond MaxRetries: in
+// a storm (stormRow 429s in a row, one call going at a time) that began less than stormPatience
+// ago. The storm is the provider's, not the job's: failing the one call that probes it would
+// only send its job to wait out a retry delay after the storm has ended (the calls queued behind
+// it wait without spending retries). A longer storm fails calls as before, so that the jobs'
+// retries and the worker's circuit breaker take over. It applies only with no ceiling known
+// (configured or announced): a provider with known limits that refuses calls in a row is held to
+// MaxRetries, as configured.
+func (l *Limiter) weatheringStorm() bool {
+	if l.cfg.MaxRetries < 0 {
+		return false
+	}
+	now := l.clock().Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	unknown := l.pace[requests].ceiling() == 0 && l.pace[tokens].ceiling() == 0
+	return unknown && l.in429Row >= stormRow && now.Sub(l.rowStart) < stormPatience
+}
+
+// stormRow is how many 429s in a row, with no success between, make a storm: then, as for the
+// first call, one call goes at a time (after each pause) until one succeeds, so that a provider
+// refusing everything gets one request per pause rather than a burst of them.
+const stormRow = 3
 
 // endProbeLocked lets the calls held by awaitProbe look again.
 func (l *Limiter) endProbeLocked() {
@@ -631,7 +681,7 @@ func (l *Limiter) applyPaceLocked(now time.Time) {
 // finish learns from a call that returned: it releases its slot, reads the headers of its last
 // response, corrects its token estimate, and on a transient 429 pauses and cuts. It reports
 // whether the call should be retried and, when this call paused every caller, until when.
-func (l *Limiter) finish(ctx context.Context, g grant, obs *observation, used int64, callErr error) (retry bool, newPause time.Time) {
+func (l *Limiter) finish(ctx context.Context, g grant, obs *observation, used int64, callErr error) (retry bool, newPause time.Time, cut *pendingCut) {
 	l.releaseSlot()
 	status, header, earlier429 := obs.result()
 
@@ -652,12 +702,15 @@ func (l *Limiter) finish(ctx context.Context, g grant, obs *observation, used in
 	if earlier429 > 0 {
 		// The client retried 429s on its own before this answer: they still count.
 		l.stats.RateLimited += int64(earlier429)
-		l.cutLocked(g, sig, now)
+		cut = l.claimCutLocked(g, sig, now)
 	}
 	switch {
 	case callErr == nil:
 		l.stats.Succeeded++
 		l.in429Row = 0
+		if g.epoch == l.epoch {
+			l.okSinceCut = true
+		}
 		if used > 0 {
 			l.correctLocked(now, g.tokens-used)
 			l.stats.TokensUsed += used
@@ -669,9 +722,14 @@ func (l *Limiter) finish(ctx context.Context, g grant, obs *observation, used in
 		l.stats.QuotaExhausted++
 	case ctx.Err() == nil:
 		l.stats.RateLimited++
+		if l.in429Row == 0 {
+			l.rowStart = now
+		}
 		l.in429Row++
 		l.pauseLocked(now, l.waitAfter429(sig, g.tokens))
-		l.cutLocked(g, sig, now)
+		if cut == nil {
+			cut = l.claimCutLocked(g, sig, now)
+		}
 		for d, empty := range exhaustedBy(sig) {
 			if empty {
 				l.drainLocked(d, now, 0)
@@ -682,7 +740,7 @@ func (l *Limiter) finish(ctx context.Context, g grant, obs *observation, used in
 	if l.paused.After(pausedBefore) {
 		newPause = l.paused
 	}
-	return retry, newPause
+	return retry, newPause, cut
 }
 
 // learnLocked takes in what a response's headers say: the ceilings, and a pause when a
@@ -763,23 +821,97 @@ func (l *Limiter) pauseLocked(now time.Time, d time.Duration) {
 	}
 }
 
-// cutLocked is the multiplicative decrease after a 429 of a call admitted in epoch g.epoch:
-// calls admitted before the last cut were sent at the old pace, and their 429s are the same
-// congestion. The dimensions the headers show exhausted are cut; requests when they do not say,
-// which slows the tokens sent as much.
-func (l *Limiter) cutLocked(g grant, sig Signals, now time.Time) {
+// pendingCut is a cut that finish claimed and applyCut carries out: the dimensions to cut, when,
+// and the epoch it opened.
+type pendingCut struct {
+	dims  [2]bool
+	at    time.Time
+	epoch uint64
+}
+
+// claimCutLocked claims the multiplicative decrease after a 429 of a call admitted in epoch
+// g.epoch: calls admitted before the last cut were sent at the old pace, and their 429s are the
+// same congestion. The dimensions the headers show exhausted are cut; requests when they do not
+// say, which slows the tokens sent as much. With no ceiling known, a success must have come since
+// the last cut (see okSinceCut). The cut is applied by applyCut, outside the lock, because with a
+// shared budget it measures the fleet's rate there.
+func (l *Limiter) claimCutLocked(g grant, sig Signals, now time.Time) *pendingCut {
 	if g.epoch != l.epoch {
-		return
+		return nil
 	}
 	exhausted := exhaustedBy(sig)
-	for d := range l.pace {
-		if exhausted[d] {
-			l.pace[d].decrease(now, l.meter[d].perMinute(now), l.params[d])
-		}
+	unknown := false
+	for d := range exhausted {
+		unknown = unknown || exhausted[d] && l.pace[d].ceiling() == 0
+	}
+	if unknown && l.epoch > 0 && !l.okSinceCut {
+		return nil
 	}
 	l.epoch++
+	l.okSinceCut = false
 	l.stats.Decreases++
-	l.applyPaceLocked(now)
+	return &pendingCut{dims: exhausted, at: now, epoch: l.epoch}
+}
+
+// applyCut cuts the pace of c's dimensions from the rate sent lately (the fleet's, with a shared
+// budget) and returns the cuts to share, or nil when another cut came first.
+func (l *Limiter) applyCut(ctx context.Context, c pendingCut) *[2]paceCut {
+	measured := l.measure(ctx, c.at)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.epoch != c.epoch {
+		return nil
+	}
+	for d := range l.pace {
+		if c.dims[d] {
+			l.pace[d].decrease(c.at, measured[d], l.params[d])
+		}
+	}
+	l.applyPaceLocked(l.tickLocked())
+	return &[2]paceCut{l.pace[requests].lastCut(), l.pace[tokens].lastCut()}
+}
+
+// measure is the rate sent lately per dimension, per minute (see meter.peak): this worker's, or
+// with a shared budget the whole fleet's as its windows counted it, so that a limit learned from
+// 429s is the fleet's and not one worker's share of it.
+func (l *Limiter) measure(ctx context.Context, now time.Time) [2]float64 {
+	l.mu.Lock()
+	local := [2]float64{l.meter[requests].peak(now), l.meter[tokens].peak(now)}
+	useShared := l.cfg.Shared != nil && !now.Before(l.kvDown)
+	l.mu.Unlock()
+	if !useShared {
+		return local
+	}
+	kvCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.cfg.Shared.opTimeout())
+	defer cancel()
+	fleet, err := l.cfg.Shared.peak(kvCtx, l.cfg.Name, now)
+	if err != nil {
+		l.count(func(s *Stats) { s.LeaseErrors++ })
+		return local
+	}
+	return [2]float64{max(fleet[requests], local[requests]), max(fleet[tokens], local[tokens])}
+}
+
+// adoptLocked takes in what a window of the shared budget says: a pause, and a cut newer than
+// this Limiter's (which opens an epoch, as its own cuts do).
+func (l *Limiter) adoptLocked(doc windowDoc, now time.Time) {
+	if pause := doc.pausedUntil(); pause.After(l.paused) {
+		l.paused = pause
+	}
+	if doc.C == nil {
+		return
+	}
+	adopted := false
+	for d := range l.pace {
+		if l.pace[d].adopt(doc.C[d]) {
+			adopted = true
+		}
+	}
+	if adopted {
+		l.epoch++
+		l.okSinceCut = false
+		l.applyPaceLocked(now)
+	}
 }
 
 // exhaustedBy tells which dimensions a 429 with these headers was for: the ones with nothing
@@ -874,6 +1006,14 @@ func (l *Limiter) takeShared(ctx context.Context, est int64, waited *bool) error
 		}
 		budget := budgetOf(idx)
 		l.rolloverLocked(idx, budget)
+		if budget == [2]int64{unlimited, unlimited} {
+			flush := l.counted.add(idx, est)
+			l.mu.Unlock()
+			for _, f := range flush {
+				l.flushCount(ctx, f, budgetOf)
+			}
+			return nil
+		}
 		costs := [2]int64{1, est}
 		var need [2]int64
 		for d := range need {
@@ -938,9 +1078,7 @@ func (l *Limiter) takeShared(ctx context.Context, est int64, waited *bool) error
 			l.stats.Leases++
 		}
 		pause := st.doc.pausedUntil()
-		if pause.After(l.paused) {
-			l.paused = pause
-		}
+		l.adoptLocked(st.doc, l.tickLocked())
 		l.mu.Unlock()
 		if changed {
 			continue
@@ -974,9 +1112,70 @@ func (l *Limiter) rolloverLocked(idx int64, budget [2]int64) {
 	l.lease = leaseState{window: idx, have: [2]int64{0, carry}}
 }
 
-// sharePause writes a pause into the shared budget's current window, so that the other workers
-// pause too. It is best effort: a worker that misses it meets its own 429.
-func (l *Limiter) sharePause(ctx context.Context, until time.Time) {
+// countBatch is how many sends a worker counts locally, while nothing is leased, before it adds
+// them to the shared window: the fleet's rate is known at the next cut within a few calls per
+// worker, for one KV write per batch.
+const countBatch = 4
+
+// sendCount is the sends a Limiter made in one window of the shared budget and has not yet
+// added to it: with no pace known nothing is leased, but the fleet's sends are still counted,
+// so that the first 429 cuts from the fleet's rate (see measure).
+type sendCount struct {
+	window int64
+	n      [2]int64 // requests, tokens
+}
+
+// add counts one send of est tokens in window idx and returns what is due for the shared
+// budget: an earlier window's count, and this one's when it reached countBatch.
+func (c *sendCount) add(idx, est int64) []sendCount {
+	var due []sendCount
+	if c.window != idx {
+		if c.n[requests] > 0 {
+			due = append(due, *c)
+		}
+		*c = sendCount{window: idx}
+	}
+	c.n[requests]++
+	c.n[tokens] += est
+	if c.n[requests] >= countBatch {
+		due = append(due, *c)
+		c.n = [2]int64{}
+	}
+	return due
+}
+
+// flushCount adds f to its window of the shared budget, and takes in the pause and cut the window
+// carries. It is best effort: counts lost make the fleet's rate look lower at the next cut.
+func (l *Limiter) flushCount(ctx context.Context, f sendCount, budgetOf func(int64) [2]int64) {
+	s := l.cfg.Shared
+	kvCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opTimeout())
+	defer cancel()
+	st, _, conflicts, err := s.change(kvCtx, l.cfg.Name, f.window, budgetOf, windowState{}, func(doc *windowDoc) bool {
+		doc.R += f.n[requests]
+		doc.T += f.n[tokens]
+		return true
+	})
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.countKVLocked(conflicts, err) {
+		l.adoptLocked(st.doc, l.tickLocked())
+	}
+}
+
+// countKVLocked counts a best-effort write to the shared budget in Stats and reports whether it
+// succeeded.
+func (l *Limiter) countKVLocked(conflicts int, err error) bool {
+	l.stats.LeaseConflicts += int64(conflicts)
+	if err != nil {
+		l.stats.LeaseErrors++
+	}
+	return err == nil
+}
+
+// share writes a pause (when until is set) and this Limiter's cuts (when set) into the shared
+// budget's current window, so that the other workers pause too and pace as this one now does.
+// It is best effort: a worker that misses it meets its own 429.
+func (l *Limiter) share(ctx context.Context, until time.Time, cuts *[2]paceCut) {
 	s := l.cfg.Shared
 	if s == nil {
 		return
@@ -997,20 +1196,27 @@ func (l *Limiter) sharePause(ctx context.Context, until time.Time) {
 	}
 	ms := until.UnixMilli()
 	st, _, conflicts, err := s.change(ctx, l.cfg.Name, idx, budgetOf, known, func(doc *windowDoc) bool {
-		if doc.P >= ms {
-			return false
+		changed := false
+		if !until.IsZero() && doc.P < ms {
+			doc.P = ms
+			changed = true
 		}
-		doc.P = ms
-		return true
+		if cuts != nil {
+			if doc.C == nil {
+				doc.C = &[2]paceCut{}
+			}
+			for d := range cuts {
+				if cuts[d].At > doc.C[d].At {
+					doc.C[d] = cuts[d]
+					changed = true
+				}
+			}
+		}
+		return changed
 	})
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.stats.LeaseConflicts += int64(conflicts)
-	if err != nil {
-		l.stats.LeaseErrors++
-		return
-	}
-	if l.lease.window == idx {
+	if l.countKVLocked(conflicts, err) && l.lease.window == idx {
 		l.lease.state = st
 	}
 }

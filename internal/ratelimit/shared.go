@@ -123,11 +123,14 @@ func (s *Shared) opTimeout() time.Duration { return max(s.cfg.Window, time.Secon
 func kvRetryAfter(window time.Duration) time.Duration { return max(5*time.Second, window) }
 
 // windowDoc is the value of one window's key: what all workers together have taken from the
-// window (R requests, T tokens), and until when a 429 paused every caller (Unix ms).
+// window (R requests, T tokens; with no pace known, what they sent), until when a 429 paused
+// every caller (Unix ms), and the last cut of each dimension's pace (requests, tokens), so that
+// every worker paces alike.
 type windowDoc struct {
-	R int64 `json:"r"`
-	T int64 `json:"t"`
-	P int64 `json:"p,omitempty"`
+	R int64       `json:"r"`
+	T int64       `json:"t"`
+	P int64       `json:"p,omitempty"`
+	C *[2]paceCut `json:"c,omitempty"`
 }
 
 func (d windowDoc) pausedUntil() time.Time {
@@ -252,7 +255,41 @@ func (s *Shared) carry(ctx context.Context, provider string, idx int64, budgetOf
 		next.T = max(0, prev.T-budget[tokens])
 	}
 	next.P = prev.P
+	next.C = prev.C
 	return next
+}
+
+// peak is the fleet's rate over the last peakSeconds, per minute and dimension: the most any one
+// window of them counted, scaled to a minute (see meter.peak). The current window, still under
+// way, is slid back over the previous one in proportion: a budget emptied across two windows
+// must not look half as large. A window nobody wrote is 0.
+func (s *Shared) peak(ctx context.Context, provider string, now time.Time) ([2]float64, error) {
+	idx := s.windowIndex(now)
+	n := max(int64(math.Ceil(float64(peakSeconds*time.Second)/float64(s.cfg.Window))), 1)
+	counts := make([][2]int64, 0, n+1)
+	for i := idx - n; i <= idx; i++ {
+		var doc windowDoc
+		e, err := s.kv.Get(ctx, s.key(provider, i))
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound):
+		case err != nil:
+			return [2]float64{}, fmt.Errorf("reading %s: %w", s.key(provider, i), err)
+		default:
+			_ = json.Unmarshal(e.Value(), &doc) // not ours or corrupt: counts as nothing sent
+		}
+		counts = append(counts, [2]int64{doc.R, doc.T})
+	}
+	elapsed := float64(now.Sub(s.windowStart(idx))) / float64(s.cfg.Window)
+	var best [2]float64
+	for d := range best {
+		for _, c := range counts[1 : len(counts)-1] {
+			best[d] = max(best[d], float64(c[d]))
+		}
+		current, previous := counts[len(counts)-1][d], counts[len(counts)-2][d]
+		best[d] = max(best[d], float64(current)+float64(previous)*(1-min(elapsed, 1)))
+	}
+	perMinute := float64(time.Minute) / float64(s.cfg.Window)
+	return [2]float64{best[requests] * perMinute, best[tokens] * perMinute}, nil
 }
 
 // unlimited marks a dimension of a window budget with no known limit: it is not leased.

@@ -214,6 +214,37 @@ func TestSharedBudgetHoldsAcrossLimiters(t *testing.T) {
 	t.Logf("%d calls in %s (budget %d), %d leases, %d conflicts", n, elapsed.Round(time.Millisecond), bound, leases, conflicts)
 }
 
+// TestSharedPeak: the fleet's rate at a cut is the busiest window of the last few, the current
+// one slid back over the previous one.
+func TestSharedPeak(t *testing.T) {
+	t.Parallel()
+	s, _ := openShared(t, SharedConfig{Window: time.Second})
+	ctx := context.Background()
+	now := time.Unix(1_800_000_000, 250_000_000) // a quarter into window idx
+	idx := s.windowIndex(now)
+	put := func(i int64, doc windowDoc) {
+		v, _ := json.Marshal(doc)
+		if _, err := s.kv.Put(ctx, s.key("model", i), v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(idx-3, windowDoc{R: 30, T: 3000})
+	put(idx-1, windowDoc{R: 20, T: 100})
+	put(idx, windowDoc{R: 25, T: 50})
+	got, err := s.peak(ctx, "model", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Requests: 25 now and three quarters of the previous 20 make 40 in the last second.
+	if want := [2]float64{40 * 60, 3000 * 60}; got != want {
+		t.Errorf("peak = %v, want %v", got, want)
+	}
+	put(idx-7, windowDoc{R: 1000})
+	if got, _ := s.peak(ctx, "model", now); got[requests] != 40*60 {
+		t.Errorf("a window older than %ds counted: peak %v", peakSeconds, got)
+	}
+}
+
 // TestDeadWorkersLeaseLapses: a worker that leased most of a window's budget and died holds it
 // only until the window ends: then the others get the whole budget.
 func TestDeadWorkersLeaseLapses(t *testing.T) {

@@ -12,6 +12,9 @@
 // charged one request and its real token cost (prompt tokens plus the reply's tokens, counted
 // as bytes / 4) when it arrives; a request that would overdraw either bucket is refused and
 // charged nothing.
+//
+// Storm makes the provider refuse every request for a while, as an overloaded server or proxy
+// does: 429 with neither rate-limit headers nor Retry-After.
 package ratelimittest
 
 import (
@@ -21,6 +24,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -95,8 +99,8 @@ func LogNormal(median, p95 time.Duration) func(*rand.Rand) time.Duration {
 type Stats struct {
 	// Requests is every chat completions request; Accepted those answered 200; Limited those
 	// answered 429, of which LimitedRequests for lack of requests and LimitedTokens for lack of
-	// tokens (a request short of both counts in both).
-	Requests, Accepted, Limited, LimitedRequests, LimitedTokens int64
+	// tokens (a request short of both counts in both), and Stormed during a Storm.
+	Requests, Accepted, Limited, LimitedRequests, LimitedTokens, Stormed int64
 	// Tokens is the token cost of accepted requests, PromptTokens and CompletionTokens its parts.
 	Tokens, PromptTokens, CompletionTokens int64
 	// MaxInFlight is the most requests the provider was answering at once.
@@ -115,6 +119,27 @@ type Provider struct {
 	buckets  [2]*bucket // requests, tokens; nil when unlimited
 	inFlight int
 	stats    Stats
+	storm    [2]time.Time // every request is refused in [storm[0], storm[1])
+	accepted []time.Time  // when each accepted request arrived
+}
+
+// Storm makes the provider refuse every request for d from now: 429, with no rate-limit headers
+// and no Retry-After (an overloaded server knows no better). It returns when the storm ends.
+func (p *Provider) Storm(d time.Duration) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	p.storm = [2]time.Time{now, now.Add(d)}
+	return p.storm[1]
+}
+
+// AcceptedBetween counts the requests accepted that arrived in [from, to).
+func (p *Provider) AcceptedBetween(from, to time.Time) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	lo, _ := slices.BinarySearchFunc(p.accepted, from, time.Time.Compare)
+	hi, _ := slices.BinarySearchFunc(p.accepted, to, time.Time.Compare)
+	return hi - lo
 }
 
 // Start starts a provider; Close stops it.
@@ -205,6 +230,14 @@ func (p *Provider) serveChat(w http.ResponseWriter, r *http.Request) {
 	now := time.Now()
 	p.mu.Lock()
 	p.stats.Requests++
+	if !now.Before(p.storm[0]) && now.Before(p.storm[1]) {
+		p.stats.Limited++
+		p.stats.Stormed++
+		p.mu.Unlock()
+		llmtest.WriteResponse(w, req, llmtest.Response{Status: http.StatusTooManyRequests, Header: http.Header{}, Body: llmtest.ErrorBody(
+			"The server is overloaded. Please try again later.", "requests", "rate_limit_exceeded")})
+		return
+	}
 	var short [2]bool
 	var wait time.Duration
 	for i, b := range p.buckets {
@@ -224,6 +257,7 @@ func (p *Provider) serveChat(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		p.stats.Accepted++
+		p.accepted = append(p.accepted, now)
 		p.stats.Tokens += promptTokens + replyTokens
 		p.stats.PromptTokens += promptTokens
 		p.stats.CompletionTokens += replyTokens

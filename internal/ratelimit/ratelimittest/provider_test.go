@@ -159,3 +159,34 @@ func remainingTokens(t *testing.T, a answer) int {
 	}
 	return n
 }
+
+// TestStorm: during a storm every request is refused with no rate-limit headers and no
+// Retry-After, whatever the budget; accepted requests are counted by arrival.
+func TestStorm(t *testing.T) {
+	t.Parallel()
+	p := Start(Config{RPM: 6000, Burst: time.Second})
+	defer p.Close()
+	start := time.Now()
+	if a := post(t, p, "hi", 16); a.status != 200 {
+		t.Fatalf("before the storm: status %d, want 200", a.status)
+	}
+	end := p.Storm(time.Hour)
+	a := post(t, p, "hi", 16)
+	if a.status != 429 {
+		t.Fatalf("in the storm: status %d, want 429", a.status)
+	}
+	for _, h := range []string{"Retry-After", "Retry-After-Ms", "X-Ratelimit-Limit-Requests", "X-Ratelimit-Remaining-Requests"} {
+		if v := a.header.Get(h); v != "" {
+			t.Errorf("in the storm: %s = %q, want none", h, v)
+		}
+	}
+	if s := p.Stats(); s.Accepted != 1 || s.Limited != 1 || s.Stormed != 1 {
+		t.Errorf("stats = %+v, want 1 accepted, 1 limited by the storm", s)
+	}
+	if n := p.AcceptedBetween(start, end); n != 1 {
+		t.Errorf("accepted between the start and the storm's end = %d, want 1", n)
+	}
+	if n := p.AcceptedBetween(end, end.Add(time.Hour)); n != 0 {
+		t.Errorf("accepted after the storm = %d, want 0", n)
+	}
+}
