@@ -60,6 +60,10 @@ func TestModelOutageSpendsNoAttempts(t *testing.T) {
 			// Slow enough replies that the outage meets jobs in flight.
 			b.factoredModel().Delay(40 * time.Millisecond)
 			b.cfg.BreakerJobs, b.cfg.BreakerProbeMin, b.cfg.BreakerProbeMax = 3, 100*time.Millisecond, time.Second
+			// A retry comes back after the breaker has opened, as with the worker's own delays
+			// (5 s and up): with the suite's 20 ms a job retried before the breaker opened could
+			// fail again first, since a worker waits for every fetch's answer and takes it at once.
+			b.cfg.Stream.BackoffBase, b.cfg.Stream.BackoffMax = time.Second, 2*time.Second
 			b.cfg.IdleAfter = time.Second
 			const statements = 50
 			for i := range statements {

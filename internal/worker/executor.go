@@ -244,6 +244,10 @@ func (e *Executor) handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 				return e.retry(ctx, log, sd, err, attrs)
 			}
 			return jobs.Result{Outcome: jobs.OutcomeFailed, Err: runErr, Attrs: append(attrs, slog.Int64("run_id", saved.RunID))}
+		case d.Final && outage:
+			// The endpoint's failure, not the job's, met before the breaker opened: the job
+			// waits on its delivery instead of dying of an outage (attempts are the job's own).
+			return e.hold(ctx, log, sd, runErr, attrs)
 		case d.Final:
 			return e.finish(ctx, log, sd, jobs.OutcomeDead, fmt.Errorf("the last of %d attempts failed: %w", cmp.Or(d.Attempt, int(d.NumDelivered)), runErr), attrs)
 		default:

@@ -90,6 +90,28 @@ func TestExecutorRetriesOutagesWhileTheBreakerIsClosed(t *testing.T) {
 	}
 }
 
+// An outage on a job's last attempt, before the breaker has opened, is the endpoint's failure,
+// not the job's: the job is held on its delivery (and runs again once the endpoint answers),
+// never dead. A retry a few milliseconds after its failure can meet the outage again before
+// enough jobs have failed to open the breaker.
+func TestExecutorHoldsAnOutageOnTheLastAttempt(t *testing.T) {
+	t.Parallel()
+	out := &fakeOutages{outage: true}
+	b := newBench(t, func(c *Config) { c.Outages = out })
+	b.method.err = errors.New("HTTP 503")
+	d := job(t, pipeline.MethodFactored)
+	d.NumDelivered, d.Final = 3, true
+	res := b.exec.Handle(t.Context(), d)
+	if res.Outcome != jobs.OutcomeRetry || !errors.Is(res.Err, jobs.ErrHold) {
+		t.Fatalf("an outage on the last attempt: %s %v, want held", res.Outcome, res.Err)
+	}
+	for _, o := range b.store.outcomes {
+		if o.Status == jobs.OutcomeDead {
+			t.Errorf("recorded %+v: the job must not be dead", o)
+		}
+	}
+}
+
 // fakeDatabase is a breaker on the database that opens on the first error it is told of.
 type fakeDatabase struct {
 	mu   sync.Mutex
