@@ -84,7 +84,7 @@ func newMetrics() *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "corroborate_jobs_total", Help: "Jobs finished, by outcome (done, rejected, failed, dead).",
+			Name: "corroborate_jobs_total", Help: "Jobs finished, by outcome (done, rejected, failed, dead; duplicate for a message of a job another message stored).",
 		}, []string{"outcome"}),
 		retries: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "corroborate_job_retries_total", Help: "Job attempts that failed and were put back for a retry.",

@@ -126,13 +126,17 @@ const (
 	OutcomeDead        Outcome = "dead"        // attempts exhausted; terminated
 	OutcomeRetry       Outcome = "retry"       // this attempt failed; nakked with a backoff delay
 	OutcomeInterrupted Outcome = "interrupted" // shutdown cut the attempt short; nakked for another worker
+	// OutcomeDuplicate: another message of the job stored its run (a copy published again, or
+	// re-enqueued after JetStream forgot the job id); acked without running, and counted apart
+	// so that counts by outcome count jobs.
+	OutcomeDuplicate Outcome = "duplicate"
 )
 
 // Final reports whether o ends the job: no other attempt follows. Anything but the four final
 // outcomes (an empty one too) leaves the job to another attempt.
 func (o Outcome) Final() bool {
 	switch o {
-	case OutcomeDone, OutcomeRejected, OutcomeFailed, OutcomeDead:
+	case OutcomeDone, OutcomeRejected, OutcomeFailed, OutcomeDead, OutcomeDuplicate:
 		return true
 	}
 	return false
@@ -645,7 +649,7 @@ func (l *loop) run(ctx context.Context, msg jetstream.Msg) {
 	l.cfg.Observer.JobFinished(outcome, took)
 	level := slog.LevelWarn
 	switch outcome {
-	case OutcomeDone:
+	case OutcomeDone, OutcomeDuplicate:
 		level = slog.LevelInfo
 	case OutcomeFailed:
 		level = slog.LevelError
@@ -740,15 +744,15 @@ func (l *loop) settle(ctx context.Context, msg jetstream.Msg, d *Delivery, res R
 			d.Log.Warn("nak failed; the job returns after the ack wait", "error", nerr)
 		}
 		return OutcomeRetry
-	case res.Outcome == OutcomeDone:
-		// The handler has stored the result; if this ack is lost the job comes back and the
-		// handler recognises it as already stored.
+	case res.Outcome == OutcomeDone || res.Outcome == OutcomeDuplicate:
+		// The handler has stored the result (or found it stored); if this ack is lost the job
+		// comes back and the handler recognises it as already stored.
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		if aerr := msg.DoubleAck(actx); aerr != nil {
 			d.Log.Warn("ack not confirmed; a redelivery will find the job done", "error", aerr)
 		}
-		return OutcomeDone
+		return res.Outcome
 	case res.Outcome.Final():
 		reason := string(res.Outcome)
 		if res.Err != nil {

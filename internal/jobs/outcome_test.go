@@ -35,7 +35,7 @@ func (l *lockedBuffer) String() string {
 // attributes and its error under the key "error".
 func TestConsumeSettlesByOutcome(t *testing.T) {
 	t.Parallel()
-	for _, outcome := range []Outcome{OutcomeFailed, OutcomeDead, OutcomeRejected} {
+	for _, outcome := range []Outcome{OutcomeFailed, OutcomeDead, OutcomeRejected, OutcomeDuplicate} {
 		t.Run(string(outcome), func(t *testing.T) {
 			t.Parallel()
 			b := setup(t, func(c *StreamConfig) { c.AckWait = time.Second })
@@ -82,7 +82,7 @@ func (f handlerOf) Handle(ctx context.Context, d *Delivery) Result { return f(ct
 func TestOutcomeFinal(t *testing.T) {
 	t.Parallel()
 	for o, want := range map[Outcome]bool{
-		OutcomeDone: true, OutcomeRejected: true, OutcomeFailed: true, OutcomeDead: true,
+		OutcomeDone: true, OutcomeRejected: true, OutcomeFailed: true, OutcomeDead: true, OutcomeDuplicate: true,
 		OutcomeRetry: false, OutcomeInterrupted: false, "": false,
 	} {
 		if o.Final() != want {

@@ -11,11 +11,9 @@ import (
 )
 
 // MessageDuplicate is the status of a message (in messages, job_outcomes and message_attempts)
-// whose job already had its run stored by another message: a copy published again outside the
-// dedupe window, or re-enqueued after JetStream forgot the job id. It is acknowledged without
-// running; its run_id is the job's run. Like MessagePending it is a status of the store, not a
-// jobs.Outcome: the consume loop acknowledges it as done.
-const MessageDuplicate jobs.Outcome = "duplicate"
+// whose job already had its run stored by another message: jobs.OutcomeDuplicate. Its run_id is
+// the job's run.
+const MessageDuplicate = jobs.OutcomeDuplicate
 
 // Duplicate says what MarkDuplicate recorded.
 type Duplicate struct {

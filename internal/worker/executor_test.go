@@ -338,8 +338,8 @@ func TestExecutorAlreadyStoredIsDoneDuplicate(t *testing.T) {
 	b := newBench(t, nil)
 	b.store.storedRun = 9
 	res := b.exec.Handle(context.Background(), job(t, pipeline.MethodFactored))
-	if res.Outcome != jobs.OutcomeDone || res.Err != nil {
-		t.Fatalf("outcome %s (%v), want done", res.Outcome, res.Err)
+	if res.Outcome != jobs.OutcomeDuplicate || res.Err != nil {
+		t.Fatalf("outcome %s (%v), want duplicate", res.Outcome, res.Err)
 	}
 	if dup, ok := attr(res, "duplicate"); !ok || !dup.Bool() {
 		t.Errorf("attrs %v: want duplicate", res.Attrs)
@@ -368,8 +368,8 @@ func TestExecutorExhaustedCopyOfAStoredJobIsADuplicate(t *testing.T) {
 	d := job(t, pipeline.MethodFactored)
 	d.NumDelivered, d.Exhausted = 4, true
 	res := b.exec.Handle(context.Background(), d)
-	if res.Outcome != jobs.OutcomeDone {
-		t.Fatalf("outcome %s (%v), want done: the job's run is stored", res.Outcome, res.Err)
+	if res.Outcome != jobs.OutcomeDuplicate {
+		t.Fatalf("outcome %s (%v), want duplicate: the job's run is stored", res.Outcome, res.Err)
 	}
 	if len(b.store.outcomes) != 0 || len(b.store.marked) != 1 || b.store.marked[0] != 9 {
 		t.Errorf("recorded %v, marked %v: want only a mark pointing at run 9", b.store.outcomes, b.store.marked)

@@ -147,5 +147,8 @@ func (e *Executor) doneDuplicate(ctx context.Context, log *slog.Logger, sd store
 	if dup.RunStatus == store.RunFailed {
 		log.Info("not running a job whose run failed", "reason", dup.Reason)
 	}
+	if dup.Status == jobs.OutcomeDuplicate {
+		return jobs.Result{Outcome: jobs.OutcomeDuplicate, Attrs: attrs}
+	}
 	return jobs.Result{Outcome: jobs.OutcomeDone, Attrs: attrs}
 }

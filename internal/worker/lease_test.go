@@ -50,8 +50,8 @@ func TestExecutorWaitsForTheLeaseThenFindsTheRun(t *testing.T) {
 		}
 	}()
 	res := b.exec.Handle(context.Background(), job(t, pipeline.MethodFactored))
-	if res.Outcome != jobs.OutcomeDone {
-		t.Fatalf("outcome %s (%v), want done", res.Outcome, res.Err)
+	if res.Outcome != jobs.OutcomeDuplicate {
+		t.Fatalf("outcome %s (%v), want duplicate", res.Outcome, res.Err)
 	}
 	if dup, ok := attr(res, "duplicate"); !ok || !dup.Bool() {
 		t.Errorf("attrs %v: want duplicate", res.Attrs)
@@ -106,8 +106,8 @@ func TestExecutorLooksForTheRunAgainOnceItHoldsTheLease(t *testing.T) {
 	b := newBench(t, nil)
 	b.store.storedLater = 9
 	res := b.exec.Handle(context.Background(), job(t, pipeline.MethodFactored))
-	if res.Outcome != jobs.OutcomeDone || len(b.method.ran) != 0 {
-		t.Fatalf("outcome %s (%v), ran %d: want done as a duplicate, not run", res.Outcome, res.Err, len(b.method.ran))
+	if res.Outcome != jobs.OutcomeDuplicate || len(b.method.ran) != 0 {
+		t.Fatalf("outcome %s (%v), ran %d: want duplicate, not run", res.Outcome, res.Err, len(b.method.ran))
 	}
 	if len(b.store.marked) != 1 || b.store.marked[0] != 9 || len(b.store.leases) != 0 {
 		t.Errorf("marked %v, leases left %v: want a duplicate of run 9 and the lease given back", b.store.marked, b.store.leases)
