@@ -412,7 +412,7 @@ func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *
 		MaxQuestions: cfg.MaxQuestions, Concurrency: cfg.VerifyConcurrency,
 		JointSwitch: worker.JointSwitch{Enabled: cfg.JointSwitch, Threshold: cfg.JointSwitchThreshold, Window: cfg.JointSwitchWindow},
 		Worker:      fmt.Sprintf("%s/%d", host, os.Getpid()), Observer: m, Outages: outages, Logger: log,
-		Claims:      claimLookup(s.store), ReuseWithin: cfg.ReuseWithin,
+		Claims: claimLookup(s.store), ReuseWithin: cfg.ReuseWithin,
 	})
 	if metricsAddr != "" {
 		addr, err := serveMetrics(ctx, metricsAddr, m, func(ctx context.Context) error {
