@@ -89,14 +89,19 @@ func (c *ClaimReuse) holding() bool {
 }
 
 // lease takes the claim's lease for the job, unless another job holds one that has not expired.
+// The lease is keyed by evidence.LeaseKeyOf, so that a claim and its rewording share one.
 func (c *ClaimReuse) lease(ctx context.Context, q pipeline.ClaimQuery) (bool, error) {
+	key := evidence.LeaseKeyOf(q.Text)
+	if key == "" {
+		key = q.Key
+	}
 	var job string
 	err := c.store.pool.QueryRow(ctx, `
 		INSERT INTO claim_leases (context, key, job_id, expires_at)
 		VALUES ($1, $2, $3, now() + make_interval(secs => $4))
 		ON CONFLICT (context, key) DO UPDATE SET job_id = EXCLUDED.job_id, expires_at = EXCLUDED.expires_at
 		WHERE claim_leases.expires_at < now() OR claim_leases.job_id = EXCLUDED.job_id
-		RETURNING job_id`, q.Context, q.Key, c.jobID, c.LeaseTTL.Seconds()).Scan(&job)
+		RETURNING job_id`, q.Context, key, c.jobID, c.LeaseTTL.Seconds()).Scan(&job)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
 	}

@@ -95,6 +95,14 @@ var claimNumberWords = func() map[string]string {
 	return m
 }()
 
+// LeaseKeyOf is the key under which concurrent jobs wait for one verification of a claim: its
+// content words (contentWords), sorted. Claims that SameClaim takes for one have the same content
+// words, so a claim and its rewording in two jobs at once wait for each other too, not only two
+// copies of one text.
+func LeaseKeyOf(text string) string {
+	return strings.Join(slices.Sorted(maps.Keys(contentWords(text))), " ")
+}
+
 // ClaimFingerprintOf returns the hashed words and pairs of adjacent words of a claim: claims are
 // a sentence long, too short for the 5-word shingles of copied text (FingerprintOf).
 func ClaimFingerprintOf(text string) Fingerprint {

@@ -140,3 +140,15 @@ func TestTimeSensitive(t *testing.T) {
 		t.Error("a dated historical claim is time-sensitive")
 	}
 }
+
+// A claim and its rewording wait for one verification: they share a lease key; another year
+// does not.
+func TestLeaseKeyOfRewordings(t *testing.T) {
+	a := LeaseKeyOf("The Ashby Observatory was opened in 1973.")
+	if b := LeaseKeyOf("In 1973 the Ashby Observatory was opened."); a != b {
+		t.Errorf("a rewording has lease key %q, the claim %q", b, a)
+	}
+	if b := LeaseKeyOf("The Ashby Observatory was opened in 1974."); a == b {
+		t.Errorf("another year shares the lease key %q", a)
+	}
+}
