@@ -1,16 +1,19 @@
 -- +goose Up
 
 -- A claim checked once (issue 16, item 4). claims.reuse_key is a claim's normalised text (NULL:
--- never offered for reuse: time-sensitive, unchecked, or a method that does not reuse), and
--- reuse_context what else must match (method, language, evidence options); reused_from_run and
+-- never offered for reuse: time-sensitive, unchecked, or a method that does not reuse),
+-- reuse_words its content words sorted (the candidates of a reworded match, which must have the
+-- same), and reuse_context what else must match (method, language, evidence options); reused_from_run and
 -- reused_from_position link a claim whose evidence and verdict were reused to the claim of the
 -- run that verified it.
 ALTER TABLE claims
     ADD COLUMN reuse_key            text,
+    ADD COLUMN reuse_words          text,
     ADD COLUMN reuse_context        text,
     ADD COLUMN reused_from_run      bigint REFERENCES runs (id) ON DELETE SET NULL,
     ADD COLUMN reused_from_position integer;
 CREATE INDEX claims_reuse ON claims (reuse_context, reuse_key) WHERE reuse_key IS NOT NULL;
+CREATE INDEX claims_reuse_words ON claims (reuse_context, reuse_words) WHERE reuse_key IS NOT NULL;
 
 -- claim_leases: the claims being verified right now, one row per claim key, so that concurrent
 -- jobs with the same claim wait for one verification instead of paying twice. A lease is the
@@ -59,9 +62,11 @@ JOIN latest_runs r ON r.id = c.run_id
 JOIN statements s ON s.id = r.statement_id
 LEFT JOIN checks k ON k.run_id = c.run_id AND k.position = c.check_position;
 DROP TABLE claim_leases;
+DROP INDEX claims_reuse_words;
 DROP INDEX claims_reuse;
 ALTER TABLE claims
     DROP COLUMN reuse_key,
+    DROP COLUMN reuse_words,
     DROP COLUMN reuse_context,
     DROP COLUMN reused_from_run,
     DROP COLUMN reused_from_position;

@@ -26,9 +26,9 @@ const (
 	DefaultLeaseTTL = 10 * time.Minute
 	// defaultLeasePoll is how often a waiting job looks again.
 	defaultLeasePoll = 250 * time.Millisecond
-	// maxSameClaimCandidates bounds the claims of the window compared word by word with a new
-	// claim that has no exact match, most recent first.
-	maxSameClaimCandidates = 5000
+	// maxSameClaimCandidates bounds the claims of the window, with the same content words,
+	// compared with a new claim that has no exact match, most recent first.
+	maxSameClaimCandidates = 100
 )
 
 // ClaimReuse is one job's pipeline.VerifiedClaims: it finds claims verified within Within, and
@@ -151,7 +151,9 @@ const reusableClaims = `
 	  AND r.status = 'done' AND r.finished_at >= now() - make_interval(secs => $2)`
 
 // find returns the most recent reusable verification of the claim: by its key, else the most
-// recent candidate that evidence.SameClaim takes for it.
+// recent candidate that evidence.SameClaim takes for it. SameClaim needs the same content words,
+// so the candidates are the claims with the same reuse_words (evidence.LeaseKeyOf), an index
+// lookup rather than a scan of the window.
 func (c *ClaimReuse) find(ctx context.Context, q pipeline.ClaimQuery) (*pipeline.VerifiedClaim, error) {
 	within := c.within.Seconds()
 	rows, _ := c.store.pool.Query(ctx, reusableClaims+` AND c.reuse_key = $3 ORDER BY r.finished_at DESC, c.run_id DESC LIMIT 1`,
@@ -161,8 +163,8 @@ func (c *ClaimReuse) find(ctx context.Context, q pipeline.ClaimQuery) (*pipeline
 		return nil, fmt.Errorf("looking up claim %q: %w", q.Text, err)
 	}
 	if len(found) == 0 {
-		rows, _ := c.store.pool.Query(ctx, reusableClaims+` ORDER BY r.finished_at DESC, c.run_id DESC LIMIT $3`,
-			q.Context, within, maxSameClaimCandidates)
+		rows, _ := c.store.pool.Query(ctx, reusableClaims+` AND c.reuse_words = $3 ORDER BY r.finished_at DESC, c.run_id DESC LIMIT $4`,
+			q.Context, within, evidence.LeaseKeyOf(q.Text), maxSameClaimCandidates)
 		candidates, err := scanStoredClaims(rows)
 		if err != nil {
 			return nil, fmt.Errorf("looking up claims like %q: %w", q.Text, err)
@@ -220,6 +222,14 @@ func (c *ClaimReuse) verifiedClaim(ctx context.Context, sc storedClaim) (*pipeli
 	}
 	vc.Evidence = ev
 	return vc, nil
+}
+
+// reuseWords is a reusable claim's content words, sorted (see find); NULL for another claim.
+func reuseWords(c pipeline.Claim) *string {
+	if c.Reuse.Key == "" {
+		return nil
+	}
+	return nullString(evidence.LeaseKeyOf(c.Text))
 }
 
 // reusedFromRun and reusedFromPosition are a claim row's link to the claim it was reused from.
