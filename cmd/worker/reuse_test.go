@@ -112,15 +112,9 @@ func TestReuseOfAClaimVerifiedBefore(t *testing.T) {
 
 	// The same claim in another job: no judge call, no search, the verdict and its link.
 	second := b.publish(t, jobs.Message{V: 1, ID: "reuse-2", Text: same, Method: method, Options: jobs.MessageOptions{MaxQuestions: n(9)}})
-	// Reworded: the same claim. Another year: another claim. A re-verification: checks again.
+	// Reworded: the same claim.
 	third := b.publish(t, jobs.Message{V: 1, ID: "reuse-3", Text: reworded, Method: method})
-	fourth := b.publish(t, jobs.Message{V: 1, ID: "reuse-4", Text: otherYear, Method: method})
-	reverify := true
-	fifth := b.publish(t, jobs.Message{V: 1, ID: "reuse-5", Text: same, Method: method, Options: jobs.MessageOptions{Reverify: &reverify}})
-	off := false
-	sixth := b.publish(t, jobs.Message{V: 1, ID: "reuse-6", Text: same, Method: method, Options: jobs.MessageOptions{Reuse: &off}})
 	b.runWorkers(t, 1)
-
 	for _, job := range []string{second, third} {
 		run := b.runOf(t, job)
 		if run.ModelCalls != 1 || run.SearchCalls != 0 || b.judgeCalls(t, run.ID) != 0 {
@@ -138,6 +132,14 @@ func TestReuseOfAClaimVerifiedBefore(t *testing.T) {
 			t.Errorf("job %s: %d cited evidence rows, want the %d of the run it came from", job, got, want)
 		}
 	}
+	// Another year: another claim. A re-verification checks again, and so does a job that says
+	// "reuse": false. (Run after the reuses above: a claim reuses the latest verification.)
+	fourth := b.publish(t, jobs.Message{V: 1, ID: "reuse-4", Text: otherYear, Method: method})
+	reverify := true
+	fifth := b.publish(t, jobs.Message{V: 1, ID: "reuse-5", Text: same, Method: method, Options: jobs.MessageOptions{Reverify: &reverify}})
+	off := false
+	sixth := b.publish(t, jobs.Message{V: 1, ID: "reuse-6", Text: same, Method: method, Options: jobs.MessageOptions{Reuse: &off}})
+	b.runWorkers(t, 1)
 	for job, why := range map[string]string{fourth: "another year", fifth: "a re-verification", sixth: `"reuse": false`} {
 		run := b.runOf(t, job)
 		if b.judgeCalls(t, run.ID) != 1 || run.SearchCalls != 1 {
