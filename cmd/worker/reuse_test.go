@@ -10,6 +10,7 @@ import (
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/llm/llmtest"
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/cove2"
 	"github.com/corroborate/corroborate/internal/pipeline/multihop"
 )
 
@@ -172,5 +173,47 @@ func TestReuseConcurrentJobsPayOnce(t *testing.T) {
 	}
 	if b.count(t, `SELECT count(*) FROM claim_leases WHERE job_id IN ($1, $2)`, a, c) != 0 {
 		t.Error("a lease outlived its job's run")
+	}
+}
+
+// cove2 reuses a deep claim's verification: the second job makes no verify call and no search,
+// and its review (one call per statement) decides on the stored answer and sources.
+func TestReuseCove2Verification(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.openBook(t)
+	b.cfg.ReuseWithin = 7 * 24 * time.Hour
+	claim := "The Eiffel Tower was completed in 1889 according to file " + b.cfg.Stream.Stream
+	draft := claim + "."
+	b.cove2Model(t, cove2Script{
+		plan:   cove2.Plan{Draft: draft, NeedsVerification: true, Claims: []cove2.PlanClaim{deepClaim(claim, "When was the Eiffel Tower completed?")}},
+		verify: map[string]verifierAnswer{"completed": {answer: "31 March 1889", sourcesWith: "March 1889"}},
+		finalize: func(sources map[int][]int) cove2.Review {
+			return cove2.Review{Claims: []cove2.ClaimReview{{ID: 1, Status: cove2.ReviewConfirmed, Basis: sources[1]}},
+				RevisedResponse: claim + " " + citation(sources[1]) + "."}
+		},
+	})
+	n := func(i int) *int { return &i }
+	first := b.publish(t, jobs.Message{V: 1, ID: "cove2-reuse-1", Text: draft, Method: pipeline.MethodCove2})
+	b.runWorkers(t, 1)
+	second := b.publish(t, jobs.Message{V: 1, ID: "cove2-reuse-2", Text: draft, Method: pipeline.MethodCove2, Options: jobs.MessageOptions{MaxQuestions: n(9)}})
+	b.runWorkers(t, 1)
+
+	run1, run2 := b.runOf(t, first), b.runOf(t, second)
+	verifies := func(runID int64) int {
+		return b.count(t, `SELECT count(*) FROM model_calls WHERE run_id = $1 AND step = 'verify'`, runID)
+	}
+	if verifies(run1.ID) != 1 || run1.SearchCalls != 1 {
+		t.Fatalf("the first job: %d verify calls, %d searches; want its own verification", verifies(run1.ID), run1.SearchCalls)
+	}
+	if verifies(run2.ID) != 0 || run2.SearchCalls != 0 || run2.ModelCalls != 2 {
+		t.Errorf("the second job: %d model calls (%d verify) and %d searches, want the plan and the review only", run2.ModelCalls, verifies(run2.ID), run2.SearchCalls)
+	}
+	l1, l2 := b.reuseLinkOf(t, first), b.reuseLinkOf(t, second)
+	if l2.fromRun == nil || *l2.fromRun != run1.ID || l2.fromJob == nil || *l2.fromJob != first {
+		t.Errorf("the second job's claim links %+v, want run %d", l2, run1.ID)
+	}
+	if l1.verdict != pipeline.VerdictSupported || l2.verdict != l1.verdict || len(l2.citations) == 0 || len(l2.citations) != len(l1.citations) {
+		t.Errorf("verdicts: first %+v, second %+v", l1, l2)
 	}
 }

@@ -34,6 +34,8 @@ type VerifiedClaim struct {
 	// Evidence is the claim's evidence in its run's order; the cited sources carry their Quote
 	// and Stance and a SourceNumber other than 0.
 	Evidence []Evidence
+	// Answer is the answer of the check that verified the claim (cove2's verifier), "" for none.
+	Answer string
 }
 
 // ClaimRef names one claim of one stored run.

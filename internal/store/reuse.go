@@ -221,6 +221,12 @@ func (c *ClaimReuse) verifiedClaim(ctx context.Context, sc storedClaim) (*pipeli
 		return nil, fmt.Errorf("reading the evidence of claim %d of run %d: %w", sc.position, sc.runID, err)
 	}
 	vc.Evidence = ev
+	// cove2 reuses its verifier's answer as well: the answered check of the claim.
+	err = c.store.pool.QueryRow(ctx, `SELECT coalesce(answer, '') FROM checks WHERE run_id = $1 AND claim_position = $2 AND status = 'answered'
+		ORDER BY position DESC LIMIT 1`, sc.runID, sc.position).Scan(&vc.Answer)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("reading the check of claim %d of run %d: %w", sc.position, sc.runID, err)
+	}
 	return vc, nil
 }
 
