@@ -155,15 +155,15 @@ func markers(text string) []string {
 var possessive = regexp.MustCompile(`(\p{L})['’]s\b`)
 
 // nameStopwords are capitalised words that name nothing: a sentence's first word, mostly.
-var nameStopwords = map[string]bool{}
-
-func init() {
+var nameStopwords = func() map[string]bool {
+	m := map[string]bool{}
 	for _, w := range strings.Fields(`the a an in on at as by for of to with from according after before since during it its
 		this that these those there their his her our what when where which who how while although if yes no not le la les
 		el los las der die das ein eine il lo gli un une des du en et y und`) {
-		nameStopwords[w] = true
+		m[w] = true
 	}
-}
+	return m
+}()
 
 // names are the folded capitalised words of a claim but for nameStopwords: the people, places
 // and things it is about.
