@@ -159,6 +159,9 @@ func (c *Config) validate() ([]int, error) {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "reuse" {
+		return runReuse(ctx, args[1:], stdout, stderr) // reuse.go
+	}
 	var cfg Config
 	fs := envflag.New("bench", "Usage: go run ./cmd/bench [flags]\n\n"+
 		"Runs backlogs of cove-factored statements through JetStream, worker processes and PostgreSQL\n"+

@@ -73,6 +73,10 @@ type Config struct {
 	DatabaseProbeMin time.Duration
 	DatabaseProbeMax time.Duration
 
+	// ReuseWithin is the freshness window of claim reuse (issue 16): a claim verified within it
+	// is not paid for again; 0: every claim is verified anew.
+	ReuseWithin time.Duration
+
 	ShutdownTimeout time.Duration
 	ExitWhenIdle    bool
 	IdleAfter       time.Duration
@@ -124,6 +128,7 @@ func (c *Config) flags(s *envflag.Set) {
 	s.Duration(&c.BreakerProbeMax, "model-probe-max", "CORROBORATE_MODEL_PROBE_MAX", breaker.DefaultProbeMax, "while the model endpoint is down: longest wait between probes")
 	s.Duration(&c.DatabaseProbeMin, "database-probe-min", "CORROBORATE_DATABASE_PROBE_MIN", breaker.DefaultProbeMin, "while PostgreSQL is unreachable (the worker takes no jobs and holds those it runs): first wait between probes (doubling)")
 	s.Duration(&c.DatabaseProbeMax, "database-probe-max", "CORROBORATE_DATABASE_PROBE_MAX", 10*time.Second, "while PostgreSQL is unreachable: longest wait between probes, so the longest the worker takes to resume once it is back")
+	s.Window(&c.ReuseWithin, "reuse-within", "CORROBORATE_REUSE_WITHIN", 0, "reuse the evidence and verdict of a claim verified within this window (7d, 36h) instead of verifying it again (multihop, cove2; never for re-verifications or time-sensitive claims); 0: off")
 	s.Duration(&c.ShutdownTimeout, "shutdown-timeout", "CORROBORATE_SHUTDOWN_TIMEOUT", 30*time.Second, "on SIGINT/SIGTERM, how long in-flight jobs may take to finish")
 	s.Bool(&c.ExitWhenIdle, "exit-when-idle", "CORROBORATE_EXIT_WHEN_IDLE", false, "exit 0 once the backlog is drained (nightly batch runs)")
 	s.Duration(&c.IdleAfter, "idle-after", "CORROBORATE_IDLE_AFTER", 2*time.Second, "with --exit-when-idle: how long without work counts as idle")

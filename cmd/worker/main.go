@@ -430,6 +430,7 @@ func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *
 		Worker:      fmt.Sprintf("%s/%d", host, os.Getpid()), Observer: m, Outages: outages, Database: db, Logger: log,
 		// A job's lease lapses when the server would redeliver its message.
 		LeaseTTL: sc.WithDefaults().AckWait,
+		Claims:   claimLookup(s.store), ReuseWithin: cfg.ReuseWithin,
 	})
 	if metricsAddr != "" {
 		addr, err := serveMetrics(ctx, metricsAddr, m, func(ctx context.Context) error {

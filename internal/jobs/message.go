@@ -77,6 +77,9 @@ type MessageOptions struct {
 	// Reverify marks a re-verification of a statement checked before (enqueue reverify): the
 	// run is stored as one, and its freshness-sensitive searches bypass the search cache.
 	Reverify *bool `json:"reverify,omitempty"`
+	// Reuse false verifies every claim anew, even one verified within the worker's freshness
+	// window (--reuse-within); absent or true lets the open-book methods reuse such a claim.
+	Reuse *bool `json:"reuse,omitempty"`
 }
 
 // Version is the only message version this package reads and writes.

@@ -88,6 +88,8 @@ type Input struct {
 	Options  Options
 	// Today anchors freshness-sensitive queries; zero means time.Now().
 	Today time.Time
+	// Verified, when set, is looked up before a claim is verified (see VerifiedClaims).
+	Verified VerifiedClaims
 }
 
 // DefaultQuestion frames a job that carries only a statement (Text) for the CoVe variants, whose
@@ -273,6 +275,8 @@ type Claim struct {
 	CorrectedText string
 	// Citations are the source numbers ([n] of Result.Evidence.SourceNumber) that ground the verdict.
 	Citations []int
+	// Reuse says how the claim can be found again and whether its verdict was reused (reuse.go).
+	Reuse ClaimReuse
 }
 
 // Evidence is one piece of retrieved evidence a run kept: a search result a verifier read, with

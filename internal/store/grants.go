@@ -62,6 +62,8 @@ var tablePrivileges = map[string]map[Role]string{
 	"job_leases": {RoleWorker: manageRows},
 	// The search cache expires its own rows.
 	"search_cache": {RoleWorker: manageRows},
+	// The claims being verified now (reuse.go): a job takes, renews and deletes its leases.
+	"claim_leases": {RoleWorker: manageRows},
 	// The corpus and the statistics its triggers keep (triggers run with the loader's privileges).
 	"documents":      {RoleCorpus: manageRows, RoleWorker: readRows},
 	"corpus_configs": {RoleCorpus: manageRows, RoleWorker: readRows},

@@ -293,6 +293,11 @@ func claimRow(runID int64, c pipeline.Claim) row {
 		{"corrected_text", nullString(c.CorrectedText)},
 		{"check_position", nullInt(c.CheckPosition)},
 		{"citations", intsOrEmpty(c.Citations)},
+		{"reuse_key", nullString(c.Reuse.Key)},
+		{"reuse_words", reuseWords(c)},
+		{"reuse_context", nullString(c.Reuse.Context)},
+		{"reused_from_run", reusedFromRun(c.Reuse)},
+		{"reused_from_position", reusedFromPosition(c.Reuse)},
 	}
 }
 

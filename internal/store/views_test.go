@@ -97,6 +97,8 @@ var publicViewColumns = map[string][]string{
 		"confirmed bool", "cited_passages jsonb",
 		// 00013
 		"standing_verdict text", "standing_source text",
+		// 00015
+		"reused_from_run int8", "reused_from_position int4", "reused_from_job text",
 	},
 	"editorial_verdicts": {
 		"statement_id int8", "external_id text", "run_id int8", "position int4", "claim_text text",

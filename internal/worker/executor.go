@@ -51,6 +51,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is time.Now, replaceable in tests.
 	Now func() time.Time
+	// Claims makes a job's lookup of claims verified within ReuseWithin (reuse.go); nil or a
+	// window of 0 means no reuse.
+	Claims      func(jobID string, within time.Duration) ClaimLookup
+	ReuseWithin time.Duration
 }
 
 // Observer is told what each run cost and what the joint switch read, for metrics. Job outcomes
@@ -193,7 +197,10 @@ func (e *Executor) handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 		return e.finish(ctx, log, sd, jobs.OutcomeRejected, fmt.Errorf("method %q is not available in this worker: %w", msg.Method, err), attrs)
 	}
 
+	verified, release := e.claimLookup(ctx, d.JobID, msg.Options)
+	defer release() // after the run is stored: jobs waiting for its claims then find them
 	in := pipeline.Input{
+		Verified: verified,
 		Question: msg.Question,
 		Text:     msg.Text,
 		Language: msg.Language,

@@ -321,6 +321,12 @@ func (r *cove2Run) verify(ctx context.Context, targets []int, v Verifier, fresh 
 	g.SetLimit(max(r.opts.Concurrency, 1))
 	for k := range targets {
 		g.Go(func() error {
+			if !fresh {
+				if reused, ok := r.reuse(ctx, targets[k]); ok { // reuse.go
+					results[k] = reused
+					return nil
+				}
+			}
 			results[k] = v.Verify(ctx, positions[k], queries[k], fresh)
 			return nil
 		})

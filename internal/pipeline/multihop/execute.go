@@ -56,6 +56,8 @@ type chainState struct {
 	// fetchErrors are the errors of the hops whose search failed.
 	fetchErrors []string
 	verdict     judgement
+	// reused is the earlier verification the claim took instead of running its chain (reuse.go).
+	reused *pipeline.VerifiedClaim
 }
 
 // hopEvidence is one kept search result with the hop that kept it.
@@ -108,6 +110,10 @@ func (r *multihopRun) execute(ctx context.Context) error {
 						return
 					}
 				}
+			}
+			if r.reuse(ctx, st) {
+				errs <- nil
+				return
 			}
 			errs <- r.runChain(ctx, st)
 		}()
@@ -455,6 +461,12 @@ func (r *multihopRun) relationship(indices []int) string {
 // dropped, with a review flag, so that no independence violation can reach a verdict.
 func (r *multihopRun) enforceIndependence() {
 	for _, st := range r.claims {
+		if st.reused != nil {
+			// Its evidence passed this check in the run it came from, and its judgement cites it
+			// by index: dropping any would cite the wrong source. What a cross-validation query
+			// added to it here is not cited by that judgement.
+			continue
+		}
 		var used, group usedSources
 		current := -1
 		kept := st.evidence[:0]

@@ -260,6 +260,9 @@ func (r *multihopRun) judgeAll(ctx context.Context) {
 	for i := range targets {
 		g.Go(func() error {
 			st := targets[i]
+			if st.reused != nil {
+				return nil // judged in the run it came from (reuse.go)
+			}
 			if len(st.evidence) == 0 {
 				st.verdict = judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow, Reason: r.noEvidenceReason(st)}
 				return nil

@@ -69,7 +69,8 @@ func (m Multihop) Run(ctx context.Context, in pipeline.Input) (*pipeline.Result,
 	rec := pipeline.NewRecorder(m.Model)
 	search := pipeline.NewSearchRecorder(m.Searcher)
 	run := &multihopRun{rec: rec, search: search, res: res, opts: in.Options.WithDefaults(),
-		calibration: evidence.Calibration{Authoritative: m.Authoritative}}
+		calibration: evidence.Calibration{Authoritative: m.Authoritative},
+		verified:    in.Verified, reuseContext: evidence.ReuseContext(pipeline.MethodMultihop, in)}
 	err := run.run(ctx, in)
 	res.Calls = rec.Trace()
 	res.Searches = search.Calls()
@@ -91,6 +92,11 @@ type multihopRun struct {
 
 	mu    sync.Mutex
 	flags []pipeline.ReviewFlag
+
+	// verified is where claims verified before are looked up (nil: no reuse); reuseContext is
+	// this job's evidence.ReuseContext.
+	verified     pipeline.VerifiedClaims
+	reuseContext string
 }
 
 // flag adds a review flag once.
