@@ -169,6 +169,15 @@ var nameStopwords = func() map[string]bool {
 // and things it is about.
 func names(text string) map[string]bool {
 	out := map[string]bool{}
+	for _, n := range nameSequence(text) {
+		out[n] = true
+	}
+	return out
+}
+
+// nameSequence is names in the order they first appear in text.
+func nameSequence(text string) []string {
+	var out []string
 	for _, w := range strings.FieldsFunc(possessive.ReplaceAllString(text, "$1"), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}) {
@@ -176,11 +185,30 @@ func names(text string) map[string]bool {
 		if !unicode.IsUpper(first) {
 			continue
 		}
-		if f := pipeline.FoldForMatch(w); !nameStopwords[f] {
-			out[f] = true
+		if f := pipeline.FoldForMatch(w); !nameStopwords[f] && !slices.Contains(out, f) {
+			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// sameNameOrder reports whether the names two claims share come in the same order: "Vienna is
+// larger than Prague" and "Prague is larger than Vienna" share every word and name, not their
+// meaning. A rewording that moves a name ("NASA launched Hubble", "Hubble was launched by NASA")
+// is missed by it: a missed reuse costs one verification, a false one publishes another claim's
+// verdict.
+func sameNameOrder(a, b string) bool {
+	sa, sb := nameSequence(a), nameSequence(b)
+	shared := func(seq, other []string) []string {
+		var out []string
+		for _, n := range seq {
+			if slices.Contains(other, n) {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	return slices.Equal(shared(sa, sb), shared(sb, sa))
 }
 
 // sameNames reports whether the names of one claim are all among the other's: "the Amazon" and
@@ -198,8 +226,8 @@ func sameNames(a, b map[string]bool) bool {
 }
 
 // SameClaim reports whether two claims (in one language) are one claim: the same normalised text,
-// or the same numbers, years and negations, the names of one among the other's (sameNames), the
-// same content words (contentWords), and word fingerprints that resemble each other at
+// or the same numbers, years and negations, the names of one among the other's (sameNames) in the
+// same order (sameNameOrder), the same content words (contentWords), and word fingerprints that resemble each other at
 // SameClaimThreshold or more.
 func SameClaim(a, b string) bool {
 	ka, kb := ReuseKeyOf(a), ReuseKeyOf(b)
@@ -209,7 +237,8 @@ func SameClaim(a, b string) bool {
 	if ka == kb {
 		return true
 	}
-	if !slices.Equal(markers(a), markers(b)) || !sameNames(names(a), names(b)) || !maps.Equal(contentWords(a), contentWords(b)) {
+	if !slices.Equal(markers(a), markers(b)) || !sameNames(names(a), names(b)) || !sameNameOrder(a, b) ||
+		!maps.Equal(contentWords(a), contentWords(b)) {
 		return false
 	}
 	return Resemblance(ClaimFingerprintOf(a), ClaimFingerprintOf(b)) >= SameClaimThreshold

@@ -76,6 +76,8 @@ var sameClaimTestSet = []struct {
 			"The Nile is the longest river in Africa.",
 			"The Amazon river carries more water than any other river.",
 			"The Mississippi river is longer than the Nile.",
+			// The same words and names in swapped roles: another claim.
+			"The Nile river is longer than the Amazon.",
 		},
 	},
 	{
@@ -87,6 +89,15 @@ var sameClaimTestSet = []struct {
 			"The Williamsburg Bridge opened in 1883.",
 			"The Brooklyn Bridge closed in 1883.",
 			"The Brooklyn Bridge opened to traffic in 1883.",
+		},
+	},
+	{
+		claim: "Vienna is larger than Prague.",
+		rewording: []string{
+			"Vienna is larger than Prague!",
+		},
+		different: []string{
+			"Prague is larger than Vienna.",
 		},
 	},
 }
