@@ -94,7 +94,9 @@ func TestReuseOfAClaimVerifiedBefore(t *testing.T) {
 	b.cfg.ReuseWithin = 7 * 24 * time.Hour
 	ref := b.cfg.Stream.Stream
 	same := "The Golden Gate Bridge opened in 1937 according to record " + ref + "."
-	reworded := "According to record " + ref + ", the Golden Gate Bridge was opened in 1937."
+	// Reworded with its names in the same order (a rewording that moves a name is verified
+	// again, see evidence.SameClaim).
+	reworded := "In 1937, the Golden Gate Bridge was opened according to record " + ref + "."
 	otherYear := "The Golden Gate Bridge opened in 1938 according to record " + ref + "."
 	b.reuseModel(t, same, reworded, otherYear)
 	n := func(i int) *int { return &i }
