@@ -36,7 +36,9 @@
 // to Decrease times what it was; the pace then climbs back over Recovery: additive increase,
 // multiplicative decrease (AIMD). Only calls admitted after the last cut can cause another, so
 // a burst of 429s from calls already in flight is one cut, not twenty. With no ceiling known,
-// the pace is unlimited until the first 429, which sets it from the rate actually sent over the
+// the pace is unlimited until the first 429, but the calls in flight start from one and grow by
+// one for each success (slow start: see awaitProbe), so that the first 429 comes near the limit
+// rather than at several times it. That 429 sets the pace from the rate actually sent over the
 // last few seconds (the busiest second: see meter.peak); after each cut it climbs back within a
 // sixth of Recovery to just below the rate that was refused and then probes above it (see pace),
 // so it converges on the provider's limit from 429s alone. A storm of 429s (a provider refusing
