@@ -205,3 +205,64 @@ func checkLearning(t *testing.T, r learning) {
 		t.Errorf("after the storm, back at 90%% of the bound after %s, want within 30s (-1: not within 2 minutes)", r.recovery)
 	}
 }
+
+// TestSlowStartWithoutLimits: with nothing known of the limits and a provider that announces
+// none, the calls in flight grow from the probe by one for each success (1, 2, 4: doubling
+// every round trip) until the first 429 gives a pace. Sending everything at once after the probe
+// (as every worker of a fleet did) met its first 429 at several times the limit. It drives
+// admit and finish itself, so no timing enters: a call that would wait is seen by an ended
+// context.
+func TestSlowStartWithoutLimits(t *testing.T) {
+	t.Parallel()
+	l := newLimiter(t, Config{Clock: newFakeClock()})
+	ctx := context.Background()
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	held := func() bool {
+		var waited bool
+		_, err := l.awaitProbe(ended, &waited)
+		return err != nil
+	}
+	admit := func(n int) []grant {
+		t.Helper()
+		var gs []grant
+		for range n {
+			g, err := l.admit(ctx, 0, false)
+			if err != nil {
+				t.Fatalf("admit: %v", err)
+			}
+			gs = append(gs, g)
+		}
+		return gs
+	}
+	answer := func(g grant, status int) *pendingCut {
+		var err error
+		if status != http.StatusOK {
+			err = errRefused
+		}
+		_, _, cut := l.finish(ctx, g, &observation{l: l, status: status, header: http.Header{}}, 0, err)
+		return cut
+	}
+
+	round := admit(1)
+	for i, want := range []int{2, 4, 8} {
+		if !held() {
+			t.Fatalf("round %d: a call went beside the %d in flight, want it held", i, len(round))
+		}
+		for _, g := range round {
+			answer(g, http.StatusOK)
+		}
+		round = admit(want)
+	}
+	if !held() {
+		t.Fatalf("8 in flight: a ninth went, want it held")
+	}
+	cut := answer(round[0], http.StatusTooManyRequests)
+	if cut == nil {
+		t.Fatal("the first 429 claimed no cut")
+	}
+	l.applyCut(ctx, *cut)
+	if held() {
+		t.Error("after the first 429 set a pace, calls are still held by the slow start")
+	}
+}

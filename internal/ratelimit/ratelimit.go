@@ -36,7 +36,9 @@
 // to Decrease times what it was; the pace then climbs back over Recovery: additive increase,
 // multiplicative decrease (AIMD). Only calls admitted after the last cut can cause another, so
 // a burst of 429s from calls already in flight is one cut, not twenty. With no ceiling known,
-// the pace is unlimited until the first 429, which sets it from the rate actually sent over the
+// the pace is unlimited until the first 429, but the calls in flight start from one and grow by
+// one for each success (slow start: see awaitProbe), so that the first 429 comes near the limit
+// rather than at several times it. That 429 sets the pace from the rate actually sent over the
 // last few seconds (the busiest second: see meter.peak); after each cut it climbs back within a
 // sixth of Recovery to just below the rate that was refused and then probes above it (see pace),
 // so it converges on the provider's limit from 429s alone. A storm of 429s (a provider refusing
@@ -274,17 +276,17 @@ type Limiter struct {
 	// gets one cut, not one for each of the few calls sent between pauses, each from the trickle
 	// the pauses left (which ratcheted the pace down to nearly nothing).
 	okSinceCut bool
-	// responded is set by the first response of the provider; until then, with no limit
-	// configured, one call at a time goes (the probe; see awaitProbe), and probeDone is closed
-	// when it returns.
-	responded bool
-	probing   bool
-	probeDone chan struct{}
-	lease     leaseState
-	counted   sendCount // sends not yet counted in the shared budget, while nothing is leased
-	kvDown    time.Time // the shared budget is skipped until then
-	lastTick  time.Time // see tickLocked
-	stats     Stats
+	// gated counts the calls in flight that awaitProbe admitted, at most gateCap of them while no
+	// pace is known (slow start: 1, the probe, then one more for each success) and one during a
+	// storm. gateWake, when set, is closed when one of them returns.
+	gated    int
+	gateCap  int
+	gateWake chan struct{}
+	lease    leaseState
+	counted  sendCount // sends not yet counted in the shared budget, while nothing is leased
+	kvDown   time.Time // the shared budget is skipped until then
+	lastTick time.Time // see tickLocked
+	stats    Stats
 }
 
 // leaseState is what a Limiter holds of the shared budget's current window.
@@ -313,6 +315,7 @@ func New(cfg Config) (*Limiter, error) {
 		l.slots = make(chan struct{}, cfg.MaxConcurrent)
 	}
 	l.stats.Name = cfg.Name
+	l.gateCap = 1
 	return l, nil
 }
 
@@ -427,7 +430,7 @@ func (l *Limiter) admit(ctx context.Context, est int64, retry bool) (grant, erro
 		l.releaseSlot()
 		if probe {
 			l.mu.Lock()
-			l.endProbeLocked()
+			l.ungateLocked()
 			l.mu.Unlock()
 		}
 		return grant{}, err
@@ -448,38 +451,61 @@ func (l *Limiter) admit(ctx context.Context, est int64, retry bool) (grant, erro
 	return grant{epoch: l.epoch, tokens: est, probe: probe}, nil
 }
 
-// awaitProbe holds the calls behind a Limiter's first call while nothing is known of the
-// provider's limits (none configured, none learned, no response seen yet), and reports whether
-// this call is that first one, the probe. Its response usually announces the limits
-// (x-ratelimit-limit-*), so the calls behind it are paced from the start: sent together before
-// any response, they would be counted by no pace and, with a shared budget, by no window, and
-// many workers starting at once could overrun a provider whose budget holds a second. A
-// response without such headers, or a success whose response was not shown to the Limiter, also
-// ends the wait (the pace is then unlimited until the first 429, as before); a probe that failed
-// with no response at all hands the role to the next call. During a storm (stormRow 429s in a
-// row) calls go one at a time the same way, until one succeeds.
+// awaitProbe holds calls back while nothing is known of the provider's limits (none configured,
+// none learned, no cut yet) and during a storm, and reports whether this call is one of those
+// it lets through (counted in gated until it returns). The first call goes alone (the probe):
+// its response usually announces the limits (x-ratelimit-limit-*), so the calls behind it are
+// paced from the start. Sent together before any response, they would be counted by no pace
+// and, with a shared budget, by no window, and many workers starting at once could overrun a
+// provider whose budget holds a second. When the response announces nothing (a provider without
+// rate-limit headers), the calls in flight grow by one for each success, doubling every round
+// trip (TCP's slow start), until the first 429 gives a pace: without it, every worker of a fleet
+// sent all its calls at once after its probe, far above the limit, and the first 429s met a
+// rate several times the limit, which took several cuts (and many 429s) to come down from.
+// During a storm (stormRow 429s in a row) calls go one at a time, until one succeeds. A call
+// that fails with no response at all frees its place for the next.
 func (l *Limiter) awaitProbe(ctx context.Context, waited *bool) (bool, error) {
 	for {
 		l.mu.Lock()
-		storm := l.in429Row >= stormRow
-		if !storm && (l.responded || l.pace[requests].ceiling() > 0 || l.pace[tokens].ceiling() > 0) {
+		limit := 0 // no gate
+		switch {
+		case l.in429Row >= stormRow:
+			limit = 1
+		case l.paceUnknownLocked():
+			limit = l.gateCap
+		}
+		if limit == 0 {
 			l.mu.Unlock()
 			return false, nil
 		}
-		if !l.probing {
-			l.probing, l.probeDone = true, make(chan struct{})
+		if l.gated < limit {
+			l.gated++
 			l.mu.Unlock()
 			return true, nil
 		}
-		done := l.probeDone
+		if l.gateWake == nil {
+			l.gateWake = make(chan struct{})
+		}
+		wake := l.gateWake
 		l.mu.Unlock()
 		*waited = true
 		select {
-		case <-done:
+		case <-wake:
 		case <-ctx.Done():
 			return false, ctx.Err()
 		}
 	}
+}
+
+// paceUnknownLocked reports whether no dimension has a pace: no ceiling configured or learned,
+// and no cut.
+func (l *Limiter) paceUnknownLocked() bool {
+	for d := range l.pace {
+		if l.pace[d].ceiling() > 0 || l.pace[d].cut {
+			return false
+		}
+	}
+	return true
 }
 
 // stormPatience is how long a call goes on retrying through a storm (see weatheringStorm).
@@ -509,11 +535,12 @@ func (l *Limiter) weatheringStorm() bool {
 // refusing everything gets one request per pause rather than a burst of them.
 const stormRow = 3
 
-// endProbeLocked lets the calls held by awaitProbe look again.
-func (l *Limiter) endProbeLocked() {
-	if l.probing {
-		l.probing = false
-		close(l.probeDone)
+// ungateLocked ends a call awaitProbe let through and lets the calls it holds look again.
+func (l *Limiter) ungateLocked() {
+	l.gated--
+	if l.gateWake != nil {
+		close(l.gateWake)
+		l.gateWake = nil
 	}
 }
 
@@ -690,12 +717,11 @@ func (l *Limiter) finish(ctx context.Context, g grant, obs *observation, used in
 	now := l.tickLocked()
 	sig := ParseSignals(header, now)
 	l.stats.InFlight--
-	if status != 0 || callErr == nil {
-		// A call that succeeded was answered, whether or not its response was shown here.
-		l.responded = true
+	if callErr == nil {
+		l.gateCap++ // slow start: see awaitProbe
 	}
 	if g.probe {
-		l.endProbeLocked()
+		l.ungateLocked()
 	}
 	pausedBefore := l.paused
 	l.learnLocked(sig, now)
