@@ -731,7 +731,8 @@ func (l *loop) heartbeat(ctx context.Context, msg jetstream.Msg, log *slog.Logge
 }
 
 // settle acks, terms or naks the message by the handler's result, and returns the job's outcome:
-// the handler's, but dead for an Exhausted delivery whatever the handler said.
+// the handler's, except for an Exhausted delivery whose dead letter the handler could not
+// record, which comes back (retry) instead of being terminated unrecorded.
 func (l *loop) settle(ctx context.Context, msg jetstream.Msg, d *Delivery, res Result) Outcome {
 	switch {
 	case d.Exhausted && !res.Outcome.Final() && res.Outcome != OutcomeInterrupted && ctx.Err() == nil:
