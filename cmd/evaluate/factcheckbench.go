@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,14 +40,68 @@ type goldStatement struct {
 	Gold []string
 }
 
-// factcheckRecord is one line of factcheck-GPT-benchmark.jsonl, the fields used here.
-type factcheckRecord struct {
-	Sentences map[string]struct {
-		Text                 string   `json:"text"`
-		Decontext            string   `json:"decontext"`
-		Claims               []string `json:"claims"`
-		ClaimCheckworthiness []string `json:"claim_checkworthiness"`
-	} `json:"sentences"`
+// factcheckSentence is one sentence of a factcheck-GPT-benchmark.jsonl record, the fields the
+// plans (text and gold claims) and verdicts (claim labels and retrieved evidence) read.
+type factcheckSentence struct {
+	Text                 string     `json:"text"`
+	Decontext            string     `json:"decontext"`
+	Claims               []string   `json:"claims"`
+	ClaimCheckworthiness []string   `json:"claim_checkworthiness"`
+	FactualityLabels     []any      `json:"claims_factuality_label"`
+	AutoEvidence         [][]string `json:"auto_evidence"`
+	AutoEvidenceURL      [][]string `json:"auto_evidence_url"`
+	Stance               [][]string `json:"stance_claim_autoEvid"`
+}
+
+// errStopReading ends eachJSONLine early without an error.
+var errStopReading = errors.New("stop reading")
+
+// eachJSONLine calls fn with each non-blank line of a JSONL input and its line number; fn's
+// error ends the reading and is returned, but errStopReading, which ends it with nil.
+func eachJSONLine(r io.Reader, path string, fn func(line int, raw []byte) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		if err := fn(line, sc.Bytes()); err != nil {
+			if errors.Is(err, errStopReading) {
+				return nil
+			}
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	return nil
+}
+
+// eachFactcheckSentence calls fn with each sentence of factcheck-bench, in file order and
+// sentence order, with its record's line and its key ("sentence3").
+func eachFactcheckSentence(r io.Reader, path string, fn func(line int, key string, s factcheckSentence) error) error {
+	return eachJSONLine(r, path, func(line int, raw []byte) error {
+		var rec struct {
+			Sentences map[string]factcheckSentence `json:"sentences"`
+		}
+		if err := json.Unmarshal(raw, &rec); err != nil {
+			return fmt.Errorf("%s:%d: not a factcheck-bench record: %w", path, line, err)
+		}
+		keys := make([]string, 0, len(rec.Sentences))
+		for k := range rec.Sentences {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(a, b string) int { return sentenceNumber(a) - sentenceNumber(b) })
+		for _, k := range keys {
+			if err := fn(line, k, rec.Sentences[k]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // readFactcheckBench reads the first n sentences (all when n is 0) that have at least one gold
@@ -63,49 +119,31 @@ func readFactcheckBench(path string, n int) ([]goldStatement, error) {
 	}
 	defer f.Close()
 	var out []goldStatement
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
+	err = eachFactcheckSentence(f, path, func(line int, k string, s factcheckSentence) error {
+		if len(s.ClaimCheckworthiness) != len(s.Claims) {
+			return fmt.Errorf("%s:%d: %s has %d claims and %d claim_checkworthiness labels", path, line, k, len(s.Claims), len(s.ClaimCheckworthiness))
 		}
-		var rec factcheckRecord
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a factcheck-bench record: %w", path, line, err)
-		}
-		keys := make([]string, 0, len(rec.Sentences))
-		for k := range rec.Sentences {
-			keys = append(keys, k)
-		}
-		slices.SortFunc(keys, func(a, b string) int { return sentenceNumber(a) - sentenceNumber(b) })
-		for _, k := range keys {
-			s := rec.Sentences[k]
-			if len(s.ClaimCheckworthiness) != len(s.Claims) {
-				return nil, fmt.Errorf("%s:%d: %s has %d claims and %d claim_checkworthiness labels", path, line, k, len(s.Claims), len(s.ClaimCheckworthiness))
-			}
-			var gold []string
-			for i, c := range s.Claims {
-				if s.ClaimCheckworthiness[i] == "factual" && strings.TrimSpace(c) != "" {
-					gold = append(gold, strings.TrimSpace(c))
-				}
-			}
-			text := strings.TrimSpace(s.Decontext)
-			if text == "" {
-				text = strings.TrimSpace(s.Text)
-			}
-			if len(gold) == 0 || text == "" {
-				continue
-			}
-			out = append(out, goldStatement{ID: fmt.Sprintf("%d/%s", line, k), Text: text, Gold: gold})
-			if n > 0 && len(out) == n {
-				return out, nil
+		var gold []string
+		for i, c := range s.Claims {
+			if s.ClaimCheckworthiness[i] == "factual" && strings.TrimSpace(c) != "" {
+				gold = append(gold, strings.TrimSpace(c))
 			}
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		text := strings.TrimSpace(s.Decontext)
+		if text == "" {
+			text = strings.TrimSpace(s.Text)
+		}
+		if len(gold) == 0 || text == "" {
+			return nil
+		}
+		out = append(out, goldStatement{ID: fmt.Sprintf("%d/%s", line, k), Text: text, Gold: gold})
+		if n > 0 && len(out) == n {
+			return errStopReading
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		// An empty file (or one without a factual gold claim) would measure the built-in

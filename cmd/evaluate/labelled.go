@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/json"
@@ -162,19 +161,6 @@ func readFeverousLabelled(path string) (*labelledSet, error) {
 	return set, nil
 }
 
-// factcheckClaimRecord is one line of factcheck-bench, the fields of its claim-level labels and
-// retrieved evidence.
-type factcheckClaimRecord struct {
-	Sentences map[string]struct {
-		Claims               []string   `json:"claims"`
-		ClaimCheckworthiness []string   `json:"claim_checkworthiness"`
-		FactualityLabels     []any      `json:"claims_factuality_label"`
-		AutoEvidence         [][]string `json:"auto_evidence"`
-		AutoEvidenceURL      [][]string `json:"auto_evidence_url"`
-		Stance               [][]string `json:"stance_claim_autoEvid"`
-	} `json:"sentences"`
-}
-
 // readFactcheckLabelled reads factcheck-bench's factual claims (claim_checkworthiness "factual")
 // with their factuality labels. Its evidence corpus is the passages the data set retrieved for
 // its claims (auto_evidence), one document per URL; a claim's gold evidence is the URLs of its
@@ -184,73 +170,55 @@ func readFactcheckLabelled(path string, raw []byte) (*labelledSet, error) {
 		Classes: []string{pipeline.VerdictSupported, pipeline.VerdictRefuted, pipeline.VerdictUnverified}}
 	bodies := map[string][]string{}
 	var order []string
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		var rec factcheckClaimRecord
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a factcheck-bench record: %w", path, line, err)
-		}
-		keys := make([]string, 0, len(rec.Sentences))
-		for k := range rec.Sentences {
-			keys = append(keys, k)
-		}
-		slices.SortFunc(keys, func(a, b string) int { return sentenceNumber(a) - sentenceNumber(b) })
-		for _, k := range keys {
-			s := rec.Sentences[k]
-			for i, text := range s.Claims {
-				var evidence []string
-				if i < len(s.AutoEvidence) && i < len(s.AutoEvidenceURL) {
-					for j, passage := range s.AutoEvidence[i] {
-						if j >= len(s.AutoEvidenceURL[i]) {
-							break
-						}
-						u, err := search.CanonicalURL(s.AutoEvidenceURL[i][j])
-						if err != nil || strings.TrimSpace(passage) == "" {
-							continue
-						}
-						if _, ok := bodies[u]; !ok {
-							order = append(order, u)
-						}
-						if !slices.Contains(bodies[u], passage) {
-							bodies[u] = append(bodies[u], passage)
-						}
-						relevant := i < len(s.Stance) && j < len(s.Stance[i]) && s.Stance[i][j] != "irrelevant"
-						if relevant && !slices.Contains(evidence, u) {
-							evidence = append(evidence, u)
-						}
+	err := eachFactcheckSentence(bytes.NewReader(raw), path, func(line int, k string, s factcheckSentence) error {
+		for i, text := range s.Claims {
+			var evidence []string
+			if i < len(s.AutoEvidence) && i < len(s.AutoEvidenceURL) {
+				for j, passage := range s.AutoEvidence[i] {
+					if j >= len(s.AutoEvidenceURL[i]) {
+						break
+					}
+					u, err := search.CanonicalURL(s.AutoEvidenceURL[i][j])
+					if err != nil || strings.TrimSpace(passage) == "" {
+						continue
+					}
+					if _, ok := bodies[u]; !ok {
+						order = append(order, u)
+					}
+					if !slices.Contains(bodies[u], passage) {
+						bodies[u] = append(bodies[u], passage)
+					}
+					relevant := i < len(s.Stance) && j < len(s.Stance[i]) && s.Stance[i][j] != "irrelevant"
+					if relevant && !slices.Contains(evidence, u) {
+						evidence = append(evidence, u)
 					}
 				}
-				if i >= len(s.ClaimCheckworthiness) || s.ClaimCheckworthiness[i] != "factual" || strings.TrimSpace(text) == "" {
-					continue
-				}
-				if i >= len(s.FactualityLabels) {
-					return nil, fmt.Errorf("%s:%d: %s claim %d has no claims_factuality_label", path, line, k, i+1)
-				}
-				rawLabel := strings.ToLower(fmt.Sprint(s.FactualityLabels[i]))
-				label := ""
-				for _, m := range factcheckMapping {
-					if rawLabel == m.Raw {
-						label = m.Label
-					}
-				}
-				if label == "" {
-					return nil, fmt.Errorf("%s:%d: %s claim %d has label %q; factcheck-bench labels are true, false and unknown", path, line, k, i+1, rawLabel)
-				}
-				set.Items = append(set.Items, labelledItem{
-					Probe: probe{ID: fmt.Sprintf("%d/%s/%d", line, k, i+1), Text: strings.TrimSpace(text)},
-					Gold:  gold{Label: label, Raw: rawLabel, Evidence: evidence},
-				})
 			}
+			if i >= len(s.ClaimCheckworthiness) || s.ClaimCheckworthiness[i] != "factual" || strings.TrimSpace(text) == "" {
+				continue
+			}
+			if i >= len(s.FactualityLabels) {
+				return fmt.Errorf("%s:%d: %s claim %d has no claims_factuality_label", path, line, k, i+1)
+			}
+			rawLabel := strings.ToLower(fmt.Sprint(s.FactualityLabels[i]))
+			label := ""
+			for _, m := range factcheckMapping {
+				if rawLabel == m.Raw {
+					label = m.Label
+				}
+			}
+			if label == "" {
+				return fmt.Errorf("%s:%d: %s claim %d has label %q; factcheck-bench labels are true, false and unknown", path, line, k, i+1, rawLabel)
+			}
+			set.Items = append(set.Items, labelledItem{
+				Probe: probe{ID: fmt.Sprintf("%d/%s/%d", line, k, i+1), Text: strings.TrimSpace(text)},
+				Gold:  gold{Label: label, Raw: rawLabel, Evidence: evidence},
+			})
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, u := range order {
 		host := u
@@ -284,31 +252,24 @@ func readJSONL(name, path string, raw []byte) (*labelledSet, error) {
 	set := &labelledSet{Name: filepath.Base(name), Path: path, Mapping: jsonlMapping}
 	seen := map[string]bool{}
 	classes := map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
+	err := eachJSONLine(bytes.NewReader(raw), path, func(line int, raw []byte) error {
 		var rec jsonlRecord
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a labelled claim (want {\"id\", \"text\", \"label\", \"evidence\"}): %w", path, line, err)
+		if err := json.Unmarshal(raw, &rec); err != nil {
+			return fmt.Errorf("%s:%d: not a labelled claim (want {\"id\", \"text\", \"label\", \"evidence\"}): %w", path, line, err)
 		}
 		label, ok := jsonlLabels[strings.ToLower(strings.TrimSpace(rec.Label))]
 		switch {
 		case strings.TrimSpace(rec.Text) == "":
-			return nil, fmt.Errorf("%s:%d: \"text\" is empty", path, line)
+			return fmt.Errorf("%s:%d: \"text\" is empty", path, line)
 		case !ok:
-			return nil, fmt.Errorf("%s:%d: label %q is none of supported, refuted, unverified (or their data set spellings)", path, line, rec.Label)
+			return fmt.Errorf("%s:%d: label %q is none of supported, refuted, unverified (or their data set spellings)", path, line, rec.Label)
 		}
 		it := labelledItem{Probe: probe{ID: cmp.Or(rec.ID, fmt.Sprint(line)), Text: strings.TrimSpace(rec.Text)},
 			Gold: gold{Label: label, Raw: rec.Label, Hops: rec.Hops}}
 		for _, e := range rec.Evidence {
 			u, err := search.CanonicalURL(e.URL)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: evidence url %q: %w", path, line, e.URL, err)
+				return fmt.Errorf("%s:%d: evidence url %q: %w", path, line, e.URL, err)
 			}
 			if !slices.Contains(it.Gold.Evidence, u) {
 				it.Gold.Evidence = append(it.Gold.Evidence, u)
@@ -323,9 +284,10 @@ func readJSONL(name, path string, raw []byte) (*labelledSet, error) {
 		}
 		classes[label] = true
 		set.Items = append(set.Items, it)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, c := range []string{pipeline.VerdictSupported, pipeline.VerdictRefuted, pipeline.VerdictUnverified} {
 		if classes[c] {
