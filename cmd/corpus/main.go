@@ -118,12 +118,8 @@ func open(ctx context.Context, databaseURL, searchPath string) (*pgxpool.Pool, e
 	if databaseURL == "" {
 		return nil, errors.New("no database: set DATABASE_URL or --database-url (for example postgres://user@localhost:5432/corroborate)")
 	}
-	st, err := store.Open(ctx, store.Config{URL: databaseURL, SearchPath: searchPath})
+	st, err := store.OpenMigrated(ctx, store.Config{URL: databaseURL, SearchPath: searchPath})
 	if err != nil {
-		return nil, err
-	}
-	if _, err := st.Migrate(ctx); err != nil {
-		st.Close()
 		return nil, err
 	}
 	return st.Pool(), nil

@@ -265,13 +265,5 @@ func openStream(ctx context.Context, natsURL string, sc jobs.StreamConfig, connO
 // may not exist yet when no worker has started (the same migrations every worker applies, under
 // the same lock).
 func openStore(ctx context.Context, url string) (*store.Store, error) {
-	st, err := store.Open(ctx, store.Config{URL: url, MaxConns: 2})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := st.Migrate(ctx); err != nil {
-		st.Close()
-		return nil, err
-	}
-	return st, nil
+	return store.OpenMigrated(ctx, store.Config{URL: url, MaxConns: 2})
 }

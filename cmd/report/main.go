@@ -206,15 +206,7 @@ func parseTimeBound(s string, now time.Time) (time.Time, error) {
 
 // openStore connects to PostgreSQL and applies the migrations, so that the views exist.
 func openStore(ctx context.Context, databaseURL string) (*store.Store, error) {
-	st, err := store.Open(ctx, store.Config{URL: databaseURL, MaxConns: 4})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := st.Migrate(ctx); err != nil {
-		st.Close()
-		return nil, err
-	}
-	return st, nil
+	return store.OpenMigrated(ctx, store.Config{URL: databaseURL, MaxConns: 4})
 }
 
 // oneOf checks a flag's value against its choices.

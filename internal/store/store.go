@@ -71,6 +71,20 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 // Close closes the pool.
 func (s *Store) Close() { s.pool.Close() }
 
+// OpenMigrated opens the store and applies the pending migrations, so that the reporting views
+// exist: what a command that reads or writes them needs before a worker has ever started.
+func OpenMigrated(ctx context.Context, cfg Config) (*Store, error) {
+	st, err := Open(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
 // Migrate applies every pending migration. A PostgreSQL advisory session lock serialises
 // concurrent callers: one migrates, the others wait for it and then find nothing to do.
 func (s *Store) Migrate(ctx context.Context) ([]string, error) {
