@@ -76,6 +76,7 @@ type Config struct {
 	Modes                []string
 	Headers              string
 	Storm, StormAfter    time.Duration
+	Timeline             string
 	Keep                 bool
 }
 
@@ -97,6 +98,7 @@ func (c *Config) flags(s *envflag.Set) {
 	s.String(&c.Headers, "provider-headers", "CORROBORATE_BENCH_PROVIDER_HEADERS", "openai", "rate-limit headers the provider sends: openai, none (the limiter learns from 429s alone) or garbage")
 	s.Duration(&c.Storm, "storm", "CORROBORATE_BENCH_STORM", 30*time.Second, "length of the storm of 429s (no headers, no Retry-After) in a learned run of its own for each number of workers (0: no storm runs)")
 	s.Duration(&c.StormAfter, "storm-after", "CORROBORATE_BENCH_STORM_AFTER", 20*time.Second, "when the storm starts, after the workers")
+	s.String(&c.Timeline, "timeline", "CORROBORATE_BENCH_TIMELINE", "", "a folder to write each rate-bound run's provider timeline into (requests accepted and answered 429 in each tenth of a second), to see where 429s come from; empty: none")
 	s.Bool(&c.Keep, "keep", "CORROBORATE_BENCH_KEEP", false, "keep the temporary folder (worker binary, logs, throwaway PostgreSQL)")
 }
 
@@ -501,6 +503,11 @@ func (b *bench) run(ctx context.Context, sc scenario) (result, error) {
 	if err := b.measure(ctx, &res, streamCfg.PublishSubject); err != nil {
 		return res, err
 	}
+	if b.cfg.Timeline != "" && sc.mode != modeUnbound {
+		if err := writeTimeline(b.cfg.Timeline, sc, provider.Timeline(begin, 100*time.Millisecond)); err != nil {
+			return res, err
+		}
+	}
 	if sc.storm {
 		res.recovery = recovery(provider, stormEnd, begin.Add(res.wall), 0.9*res.bound*res.callsPerStmt/6)
 	}
@@ -520,6 +527,20 @@ func recovery(p *ratelimittest.Provider, stormEnd, end time.Time, want float64) 
 		}
 	}
 	return -1
+}
+
+// writeTimeline writes a run's provider timeline as tab-separated values into dir.
+func writeTimeline(dir string, sc scenario, rows []ratelimittest.Second) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	name := fmt.Sprintf("%s-%dw.tsv", strings.ReplaceAll(sc.modeName(), ", ", "-"), sc.workers)
+	var sb strings.Builder
+	sb.WriteString("seconds\taccepted\trefused\n")
+	for _, r := range rows {
+		fmt.Fprintf(&sb, "%.1f\t%d\t%d\n", r.At.Sub(rows[0].At).Seconds(), r.Accepted, r.Refused)
+	}
+	return os.WriteFile(filepath.Join(dir, name), []byte(sb.String()), 0o644)
 }
 
 // statement is one stored run, as measured.

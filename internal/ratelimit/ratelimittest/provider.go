@@ -121,6 +121,7 @@ type Provider struct {
 	stats    Stats
 	storm    [2]time.Time // every request is refused in [storm[0], storm[1])
 	accepted []time.Time  // when each accepted request arrived
+	refused  []time.Time  // when each request answered 429 arrived, storms included
 }
 
 // Storm makes the provider refuse every request for d from now: 429, with no rate-limit headers
@@ -140,6 +141,40 @@ func (p *Provider) AcceptedBetween(from, to time.Time) int {
 	lo, _ := slices.BinarySearchFunc(p.accepted, from, time.Time.Compare)
 	hi, _ := slices.BinarySearchFunc(p.accepted, to, time.Time.Compare)
 	return hi - lo
+}
+
+// Second is what the provider answered to the requests that arrived in one step of a Timeline.
+type Second struct {
+	At                time.Time
+	Accepted, Refused int
+}
+
+// Timeline counts the requests accepted and refused (storms included) in each step from from
+// until the last request: where a limiter's 429s came from, in a benchmark's run.
+func (p *Provider) Timeline(from time.Time, step time.Duration) []Second {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var rows []Second
+	at := func(t time.Time) int {
+		i := int(t.Sub(from) / step)
+		for len(rows) <= i {
+			rows = append(rows, Second{At: from.Add(time.Duration(len(rows)) * step)})
+		}
+		return i
+	}
+	for _, t := range p.accepted {
+		if !t.Before(from) {
+			i := at(t)
+			rows[i].Accepted++
+		}
+	}
+	for _, t := range p.refused {
+		if !t.Before(from) {
+			i := at(t)
+			rows[i].Refused++
+		}
+	}
+	return rows
 }
 
 // Start starts a provider; Close stops it.
@@ -233,6 +268,7 @@ func (p *Provider) serveChat(w http.ResponseWriter, r *http.Request) {
 	if !now.Before(p.storm[0]) && now.Before(p.storm[1]) {
 		p.stats.Limited++
 		p.stats.Stormed++
+		p.refused = append(p.refused, now)
 		p.mu.Unlock()
 		llmtest.WriteResponse(w, req, llmtest.Response{Status: http.StatusTooManyRequests, Header: http.Header{}, Body: llmtest.ErrorBody(
 			"The server is overloaded. Please try again later.", "requests", "rate_limit_exceeded")})
@@ -265,6 +301,7 @@ func (p *Provider) serveChat(w http.ResponseWriter, r *http.Request) {
 		p.stats.MaxInFlight = max(p.stats.MaxInFlight, p.inFlight)
 	} else {
 		p.stats.Limited++
+		p.refused = append(p.refused, now)
 		if short[0] {
 			p.stats.LimitedRequests++
 		}
