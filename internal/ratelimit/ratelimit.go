@@ -65,7 +65,9 @@
 //     compare-and-swap: kv.Create for a window nobody has touched yet, kv.Update with the
 //     revision it holds otherwise, and on ErrKeyExists or ErrKeyRevisionMismatch it reads the
 //     key again and retries. It spends the batch locally and leases again when it runs out.
-//     When the window cannot cover a call, the call waits for the next window.
+//     A window gives out its budget as the window goes by, a lease's share ahead of the clock
+//     (see leaseAsk.due), so that the fleet's sends are as even as a provider's refill; a call
+//     the window cannot cover yet waits until enough falls due, or for the next window.
 //  3. What a worker leased and did not use lapses with its window: a worker that dies returns
 //     its lease by expiry within one window. The keys themselves expire with the bucket's TTL.
 //  4. A call larger than what a window has left takes it anyway when something is left; the
@@ -83,9 +85,10 @@
 //     learned from 429s alone is the fleet's.
 //
 // With synchronised clocks the workers together stay within each window's budget; clock skew
-// lets windows overlap by the skew. A window's budget may go out in one burst at its start, so
-// the provider must accept a window's budget at once: OpenAI's budget holds a minute, and
-// DefaultWindow, a second, also suits providers that quantise their limits per second. When KV
+// lets windows overlap by the skew. At most a lease's share of a window goes out at once (a
+// quarter of a second's budget by default), so the provider must accept that much in one burst:
+// OpenAI's budget holds a minute, and DefaultWindow, a second, also suits providers that
+// quantise their limits per second. When KV
 // cannot be reached, calls go ahead on their local limits (adaptive to 429s) rather than stop,
 // and the failure shows in Stats.LeaseErrors.
 //
@@ -1066,7 +1069,8 @@ func (l *Limiter) takeShared(ctx context.Context, est int64, waited *bool) error
 		known := l.lease.state
 		l.mu.Unlock()
 
-		ask := leaseAsk{need: need, want: want, budget: budget}
+		elapsed := float64(now.Sub(s.windowStart(idx))) / float64(s.cfg.Window)
+		ask := leaseAsk{need: need, want: want, budget: budget, elapsed: elapsed, lead: s.cfg.LeaseFraction}
 		var got [2]int64
 		kvCtx, cancel := context.WithTimeout(ctx, s.opTimeout())
 		st, changed, conflicts, err := s.change(kvCtx, l.cfg.Name, idx, budgetOf, known, func(doc *windowDoc) bool {
@@ -1109,9 +1113,18 @@ func (l *Limiter) takeShared(ctx context.Context, est int64, waited *bool) error
 		if changed {
 			continue
 		}
-		// Paused, or the window is spent: wait for the pause's end or the next window.
+		// Paused, or not enough of the window is due yet, or it is spent: wait for the pause's
+		// end, for enough to fall due, or for the next window.
 		*waited = true
 		until := s.windowStart(idx + 1)
+		if at, ok := ask.dueAt(st.doc); ok {
+			// A millisecond past the point, and never a busy loop on a doc that moved meanwhile.
+			until = s.windowStart(idx).Add(time.Duration(at * float64(s.cfg.Window)))
+			if until.Before(now) {
+				until = now
+			}
+			until = until.Add(time.Millisecond)
+		}
 		if pause.After(now) {
 			until = pause
 		}

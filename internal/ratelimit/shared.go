@@ -310,15 +310,28 @@ func windowBudget(perMinute float64, window time.Duration, idx int64) int64 {
 }
 
 // leaseAsk is what a lease asks of a window: at least need, up to want, of each dimension,
-// within budget (unlimited for a dimension with no known limit, which is then not leased).
+// within budget (unlimited for a dimension with no known limit, which is then not leased), and
+// within what has fallen due at elapsed (see due).
 type leaseAsk struct {
 	need, want [2]int64
 	budget     [2]int64
+	// elapsed is how far into the window the ask is made and lead how far ahead of the clock a
+	// window gives out its budget, both as fractions of the window (lead 1: all of it at once).
+	elapsed, lead float64
+}
+
+// due is how much of dimension d's budget the window may have given out by elapsed: its share
+// of the time gone by, plus lead (a lease's share), rounded up. Spreading a window's budget over
+// the window keeps the fleet's sends as even as the provider's refill: given out all at its
+// start, a window's budget went out within a tenth of a second, and a provider whose bucket
+// holds about a second refused that burst whenever it had not refilled since the last one.
+func (a leaseAsk) due(d int) int64 {
+	return min(a.budget[d], int64(math.Ceil(float64(a.budget[d])*(a.elapsed+a.lead))))
 }
 
 // grant applies the ask to doc: it takes what it can and reports how much, or false when the
-// window cannot cover the need. A token need larger than what is left is granted whole as long
-// as anything is left, the overshoot being carried into the next window: otherwise a call
+// window cannot cover the need now. A token need larger than what is left is granted whole as
+// long as anything is left, the overshoot being carried into the next window: otherwise a call
 // larger than a window's budget could never run.
 func (a leaseAsk) grant(doc *windowDoc) ([2]int64, bool) {
 	var got [2]int64
@@ -327,7 +340,7 @@ func (a leaseAsk) grant(doc *windowDoc) ([2]int64, bool) {
 		if a.budget[d] == unlimited {
 			continue
 		}
-		left := a.budget[d] - *used[d]
+		left := a.due(d) - *used[d]
 		switch {
 		case a.need[d] <= 0:
 			got[d] = max(0, min(a.want[d], left))
@@ -341,4 +354,26 @@ func (a leaseAsk) grant(doc *windowDoc) ([2]int64, bool) {
 		*used[d] += got[d]
 	}
 	return got, true
+}
+
+// dueAt is when, as a fraction of the window, enough of it falls due for grant to cover the need
+// given what doc has given out, or false when the window's budget cannot cover it at all.
+func (a leaseAsk) dueAt(doc windowDoc) (float64, bool) {
+	used := [2]int64{doc.R, doc.T}
+	at := a.elapsed
+	for d := range used {
+		if a.budget[d] == unlimited || a.need[d] <= 0 {
+			continue
+		}
+		upTo := used[d] + 1 // tokens: anything left will do (see grant)
+		if d == requests {
+			upTo = used[d] + a.need[d]
+		}
+		if upTo > a.budget[d] {
+			return 0, false
+		}
+		// due(d) >= upTo once budget * (elapsed + lead) > upTo - 1.
+		at = max(at, float64(upTo-1)/float64(a.budget[d])-a.lead)
+	}
+	return at, true
 }
