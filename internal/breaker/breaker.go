@@ -4,7 +4,8 @@
 // jobs.Gate), the jobs whose run failed on the outage are held instead of spending an attempt
 // (the executor asks Observe), and Run probes the service with a growing backoff. When a probe
 // succeeds the breaker is half-open: jobs flow again, and the first of them that meets the
-// outage opens it again at once, while the first that reaches the service closes it.
+// outage opens it again at once (the probes then go on from the wait they had reached), while
+// the first that reaches the service closes it.
 //
 // It knows nothing of models or NATS: Config.Classify says which failures are outages and
 // Config.Probe how to check the service.
@@ -72,6 +73,11 @@ type Breaker struct {
 	// lastErr is the failure that opened the breaker, then the last failed probe's.
 	lastErr error
 	since   time.Time
+	// probeWait is the wait before the next probe: ProbeMin, doubled after each probe up to
+	// ProbeMax. It starts over only when the breaker closes, not when it opens again from
+	// half-open: a probe that succeeds while jobs still fail (a database whose disk is full
+	// answers its ping) must not let a job spend its calls at every ProbeMin.
+	probeWait time.Duration
 	// streak holds the jobs of the current run of outages while closed.
 	streak map[string]bool
 	// opened is closed when the breaker stops being open; a fresh one is made when it opens.
@@ -103,7 +109,7 @@ func New(cfg Config) *Breaker {
 	}
 	opened := make(chan struct{})
 	close(opened)
-	return &Breaker{cfg: cfg, state: Closed, streak: map[string]bool{}, opened: opened, tripped: make(chan struct{}, 1)}
+	return &Breaker{cfg: cfg, state: Closed, probeWait: cfg.ProbeMin, streak: map[string]bool{}, opened: opened, tripped: make(chan struct{}, 1)}
 }
 
 // Observe records how a job's run ended: err nil when it reached the service, else its error.
@@ -172,6 +178,7 @@ func (b *Breaker) openLocked(reason string, err error, jobs int) {
 // setLocked moves to s and queues the transition for OnChange.
 func (b *Breaker) setLocked(s State, reason string, err error) {
 	if s == Closed && b.state != Closed {
+		b.probeWait = b.cfg.ProbeMin
 		b.cfg.Logger.Info(b.cfg.Name+" breaker closed: jobs reach it again", "was", string(b.state), "reason", b.reason,
 			"down_for", time.Since(b.since).Round(time.Millisecond).String())
 	}
@@ -242,7 +249,7 @@ func (b *Breaker) Health() error {
 }
 
 // Run probes the service while the breaker is open, until ctx ends: after ProbeMin, then
-// doubling up to ProbeMax. A probe that succeeds makes it half-open.
+// doubling up to ProbeMax (see probeWait). A probe that succeeds makes it half-open.
 func (b *Breaker) Run(ctx context.Context) {
 	for {
 		select {
@@ -254,10 +261,19 @@ func (b *Breaker) Run(ctx context.Context) {
 	}
 }
 
+// nextWait returns the wait before the next probe and doubles the one after it.
+func (b *Breaker) nextWait() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	wait := b.probeWait
+	b.probeWait = min(wait*2, b.cfg.ProbeMax)
+	return wait
+}
+
 // probe probes until the service answers, the breaker is no longer open, or ctx ends.
 func (b *Breaker) probe(ctx context.Context) {
-	wait := b.cfg.ProbeMin
 	for n := 1; ; n++ {
+		wait := b.nextWait()
 		t := time.NewTimer(wait + rand.N(wait/10+1))
 		select {
 		case <-ctx.Done():
@@ -284,9 +300,9 @@ func (b *Breaker) probe(ctx context.Context) {
 		}
 		b.mu.Lock()
 		b.lastErr = err
+		next := b.probeWait
 		b.mu.Unlock()
-		b.cfg.Logger.Info(b.cfg.Name+" still unavailable", "probe", n, "next_probe_in", min(wait*2, b.cfg.ProbeMax).String(), "error", err)
-		wait = min(wait*2, b.cfg.ProbeMax)
+		b.cfg.Logger.Info(b.cfg.Name+" still unavailable", "probe", n, "next_probe_in", next.String(), "error", err)
 	}
 }
 

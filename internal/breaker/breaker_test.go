@@ -223,6 +223,56 @@ func TestProbeBackoff(t *testing.T) {
 	}
 }
 
+// A probe that succeeds while the jobs still fail (a database whose disk is full answers its
+// ping, a model endpoint that lists its models but refuses completions) does not make the
+// breaker probe at ProbeMin for ever: reopened from half-open, it goes on from the wait it had
+// reached, doubling, and only a success that closes it starts over. Before, every reopening
+// started from ProbeMin, and each half-open spent a job's model calls: with a full disk, 28 jobs
+// in 5 s.
+func TestProbeBackoffSurvivesAFailedHalfOpen(t *testing.T) {
+	t.Parallel()
+	p, ch := &probe{}, &changes{}
+	p.setUp()
+	var b *Breaker
+	b = New(Config{
+		Name: "database", Threshold: 1, Classify: classify, Probe: p.run,
+		ProbeMin: 10 * time.Millisecond, ProbeMax: 80 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		OnChange: func(s State, reason string) {
+			ch.add(s, reason)
+			if s == HalfOpen {
+				go b.Observe("next", errDown) // the first job after the probe meets the outage
+			}
+		},
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { b.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+
+	opened := time.Now()
+	b.Observe("a", errDown)
+	eventually(t, "five probes", func() bool { return p.count() >= 5 })
+	p.mu.Lock()
+	times := slices.Clone(p.times)
+	p.mu.Unlock()
+	// Timers never fire early: 10 + 20 + 40 + 80 + 80 ms at least before the fifth probe, where
+	// starting over at each reopening takes 5 x 10 ms.
+	if took := times[4].Sub(opened); took < 230*time.Millisecond {
+		t.Errorf("five probes within %s of opening, each half-open failing: the wait started over at each reopening", took)
+	}
+	if s, _ := b.State(); s == Closed {
+		t.Fatal("closed without a success")
+	}
+	b.Observe("c", nil)
+	b.mu.Lock()
+	wait := b.probeWait
+	b.mu.Unlock()
+	if wait != 10*time.Millisecond {
+		t.Errorf("closed by a success, the next outage's first probe waits %s, want ProbeMin (10ms)", wait)
+	}
+}
+
 // Wait returns when ctx ends while the breaker is open.
 func TestWaitEndsWithItsContext(t *testing.T) {
 	t.Parallel()
