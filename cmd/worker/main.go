@@ -496,7 +496,7 @@ func newBreaker(ctx context.Context, cfg Config, log *slog.Logger, s *services, 
 // may end unstored), reports unhealthy and says why in corroborate_database_breaker_open.
 func newDatabaseBreaker(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *metrics) *breaker.Breaker {
 	db := breaker.New(breaker.Config{
-		Name: "database", Threshold: 1, Classify: store.OutageReason, Probe: s.store.Ping,
+		Name: "database", Threshold: 1, Classify: store.OutageReason, Probe: s.store.ProbeWrite,
 		ProbeMin: cfg.DatabaseProbeMin, ProbeMax: cfg.DatabaseProbeMax, Logger: log, OnChange: m.database.changed,
 	})
 	go db.Run(ctx)

@@ -65,7 +65,23 @@ func OutageReason(err error) string {
 	return ""
 }
 
-// Ping checks that the database answers, for the worker's breaker while it is open.
-func (s *Store) Ping(ctx context.Context) error {
-	return s.pool.Ping(ctx)
+// ProbeWrite checks that the database can store again, for the worker's breaker while it is
+// open: a row written into a temporary table takes a new page on disk, which a full disk refuses
+// (disk_full) and a standby refuses like any write (read_only), where a ping succeeds on both and
+// the breaker let jobs run whose results could not be stored. A failure that is not an outage (a
+// role without the TEMP privilege, say) shows the server answered, and passes as a ping would.
+func (s *Store) ProbeWrite(ctx context.Context) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	_, err = tx.Exec(ctx, `CREATE TEMPORARY TABLE corroborate_write_probe (x int) ON COMMIT DROP`)
+	if err == nil {
+		_, err = tx.Exec(ctx, `INSERT INTO corroborate_write_probe VALUES (1)`)
+	}
+	if err != nil && OutageReason(err) == "" {
+		return nil
+	}
+	return err
 }

@@ -61,3 +61,23 @@ func TestOpenSaysWhatIsWrongWithTheDatabase(t *testing.T) {
 		t.Errorf("a refused role: %v; want it said as a refused role, not an unreachable server", err)
 	}
 }
+
+// The database breaker's probe fails where runs cannot be stored although the server answers
+// (a read-only database here; a full disk in cmd/worker's TestFullDiskLosesNothing), and passes
+// where they can.
+func TestProbeWriteSeesADatabaseThatCannotStore(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	if err := setup(t).ProbeWrite(ctx); err != nil {
+		t.Fatalf("the probe of a writable database: %v", err)
+	}
+	ro, err := store.OpenReadOnly(ctx, store.Config{URL: testenv.SchemaURL(t, "store"), MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	err = ro.ProbeWrite(ctx)
+	if reason := store.OutageReason(err); reason != store.OutageReadOnly {
+		t.Fatalf("the probe of a read-only database: %v (outage %q), want a read_only outage", err, reason)
+	}
+}

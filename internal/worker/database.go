@@ -24,20 +24,34 @@ type Database interface {
 	Health() error
 }
 
-// observedStore tells a Database how each store call of a job ended.
+// observedStore tells a Database how the executor's store calls ended. Only the writes of an
+// outcome (a run, a message's outcome, a duplicate) can show the database is back: reads, and
+// the lease's small writes and deletes, succeed on a database that cannot store outcomes (a full
+// disk answers them, a read-only standby answers reads), so of those only an outage is told.
+// Told their successes too, the breaker closed on a full disk between a job's failed write and
+// its hold, and the job went back to the stream as a plain retry.
 type observedStore struct {
 	Store
 	db Database
 }
 
+// observe tells the Database how a write of an outcome ended.
 func (s observedStore) observe(job string, err error) error {
 	s.db.Observe(job, err)
 	return err
 }
 
+// observeOutage tells the Database of a call that failed on an outage (see observedStore).
+func (s observedStore) observeOutage(job string, err error) error {
+	if store.OutageReason(err) != "" {
+		s.db.Observe(job, err)
+	}
+	return err
+}
+
 func (s observedStore) StoredRun(ctx context.Context, jobID string) (int64, bool, error) {
 	id, found, err := s.Store.StoredRun(ctx, jobID)
-	return id, found, s.observe(jobID, err)
+	return id, found, s.observeOutage(jobID, err)
 }
 
 func (s observedStore) SaveRun(ctx context.Context, rec store.RunRecord) (store.Saved, error) {
@@ -56,30 +70,28 @@ func (s observedStore) MarkDuplicate(ctx context.Context, d store.Delivery, runI
 
 func (s observedStore) TakeLease(ctx context.Context, l store.Lease) (bool, store.LeaseHolder, error) {
 	taken, holder, err := s.Store.TakeLease(ctx, l)
-	return taken, holder, s.observe(l.JobID, err)
+	return taken, holder, s.observeOutage(l.JobID, err)
 }
 
 func (s observedStore) RenewLease(ctx context.Context, l store.Lease) (bool, error) {
 	renewed, err := s.Store.RenewLease(ctx, l)
-	return renewed, s.observe(l.JobID, err)
+	return renewed, s.observeOutage(l.JobID, err)
 }
 
 func (s observedStore) ReleaseLease(ctx context.Context, l store.Lease) error {
-	return s.observe(l.JobID, s.Store.ReleaseLease(ctx, l))
+	return s.observeOutage(l.JobID, s.Store.ReleaseLease(ctx, l))
 }
 
 func (s observedStore) Attempts(ctx context.Context, jobID string, streamSeq uint64, delivery int) (store.Attempts, error) {
 	a, err := s.Store.Attempts(ctx, jobID, streamSeq, delivery)
-	return a, s.observe(jobID, err)
+	return a, s.observeOutage(jobID, err)
 }
 
 func (s observedStore) RecentJointAgreement(ctx context.Context, model string, window int) (store.JointAgreement, error) {
 	a, err := s.Store.RecentJointAgreement(ctx, model, window)
-	return a, s.observe("", err)
+	return a, s.observeOutage("", err)
 }
 
-// holdOnDatabaseOutage holds an attempt that ended without a final outcome while the database
-// is down (see Database); any other result is returned as it is.
 func (e *Executor) holdOnDatabaseOutage(res jobs.Result) jobs.Result {
 	if e.cfg.Database == nil || res.Outcome != jobs.OutcomeRetry || errors.Is(res.Err, jobs.ErrHold) {
 		return res

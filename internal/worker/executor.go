@@ -87,6 +87,9 @@ func (noObserver) JointAgreement(string, float64) {}
 type Executor struct {
 	cfg     Config
 	methods MethodChooser
+	// holds records the attempts a database outage interrupted: the store, not told to the
+	// Database (see holdForDatabase).
+	holds Store
 }
 
 var _ jobs.Handler = (*Executor)(nil)
@@ -104,10 +107,11 @@ func New(cfg Config) *Executor {
 		cfg.NewMethod = methods.New
 	}
 	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, defaultLeaseTTL)
+	holds := cfg.Store
 	if cfg.Database != nil {
 		cfg.Store = observedStore{Store: cfg.Store, db: cfg.Database}
 	}
-	return &Executor{cfg: cfg, methods: MethodChooser{
+	return &Executor{cfg: cfg, holds: holds, methods: MethodChooser{
 		Switch: cfg.JointSwitch, Agreements: cfg.Store, Model: cfg.ModelName, Observe: cfg.Observer.JointAgreement,
 	}}
 }
@@ -325,6 +329,9 @@ func (e *Executor) notRecorded(ctx context.Context, err error, attrs []slog.Attr
 // retry records that this attempt failed and another follows, and returns a retry (an
 // interruption when shutdown cancelled the job: the loop gives it back at once).
 func (e *Executor) retry(ctx context.Context, log *slog.Logger, sd store.Delivery, cause error, attrs []slog.Attr) jobs.Result {
+	if e.cfg.Database != nil && store.OutageReason(cause) != "" {
+		return e.holdForDatabase(ctx, log, sd, cause, attrs)
+	}
 	res := e.notRecorded(ctx, cause, attrs)
 	reason := fmt.Sprintf("attempt %d failed, will retry: %v", sd.Attempt, cause)
 	if res.Outcome == jobs.OutcomeInterrupted {
@@ -350,6 +357,23 @@ func (e *Executor) hold(ctx context.Context, log *slog.Logger, sd store.Delivery
 	defer cancel()
 	// Recorded as interrupted, not retry: the outage's attempt is not the job's (countAttempts).
 	if err := e.cfg.Store.RecordOutcome(wctx, store.MessageOutcome{Delivery: sd, Status: jobs.OutcomeInterrupted, Reason: reason}); err != nil {
+		log.Warn("cannot record the hold", "error", err)
+	}
+	return res
+}
+
+// holdForDatabase is retry for an attempt that failed on the database's outage (a write refused
+// for a full disk, a connection lost): the attempt is the database's, not the job's, so it is
+// recorded, when the database takes that much, as interrupted (it spends no attempt) and held
+// until the database's breaker lets jobs through (Handle holds it while the breaker is open).
+// The record is not told to the Database: a row that fits shows nothing of whether runs do, and
+// told, its success closed the breaker on a full disk and the job went back to the stream.
+func (e *Executor) holdForDatabase(ctx context.Context, log *slog.Logger, sd store.Delivery, cause error, attrs []slog.Attr) jobs.Result {
+	res := e.notRecorded(ctx, jobs.Hold(cause), attrs)
+	reason := fmt.Sprintf("attempt %d held: the database is unavailable (%s), the job runs again when it stores: %v", sd.Attempt, store.OutageReason(cause), cause)
+	wctx, cancel := recordContext(ctx)
+	defer cancel()
+	if err := e.holds.RecordOutcome(wctx, store.MessageOutcome{Delivery: sd, Status: jobs.OutcomeInterrupted, Reason: reason}); err != nil {
 		log.Warn("cannot record the hold", "error", err)
 	}
 	return res

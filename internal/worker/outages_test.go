@@ -8,8 +8,11 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/store"
 )
 
 // fakeOutages answers Observe as told, and keeps what it was told.
@@ -179,5 +182,74 @@ func TestExecutorHoldsJobsWhileTheDatabaseIsDown(t *testing.T) {
 	b.method.err = errors.New("HTTP 500")
 	if res := b.exec.Handle(t.Context(), job(t, pipeline.MethodFactored)); res.Outcome != jobs.OutcomeRetry || errors.Is(res.Err, jobs.ErrHold) {
 		t.Fatalf("a model failure with the database up: %s %v, want a plain retry", res.Outcome, res.Err)
+	}
+}
+
+// breakerLike is a breaker on the database as internal/breaker is one with a threshold of one:
+// an outage opens it, and a call the database answered closes it.
+type breakerLike struct {
+	mu   sync.Mutex
+	down error
+}
+
+func (f *breakerLike) Observe(job string, err error) (bool, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	outage := store.OutageReason(err) != ""
+	if outage {
+		f.down = err
+	} else {
+		f.down = nil
+	}
+	return outage, outage
+}
+
+func (f *breakerLike) Health() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.down
+}
+
+// A full disk: the database answers reads, and deletes that free space, but refuses every write
+// that needs more. The run's write and its retry's record fail with disk_full, and the job must
+// be held. Before, the reads of the job and the release of its lease, which succeed on a full
+// disk, told the breaker the database was back, and the job went back to the stream as a plain
+// retry (TestFullDiskLosesNothing: 46 of 200 jobs delivered again, one attempt spent).
+func TestExecutorHoldsJobsWhileTheDiskIsFull(t *testing.T) {
+	t.Parallel()
+	full := fmt.Errorf("saving the run: %w", &pgconn.PgError{Code: "53100", Message: `could not extend file "base/5/16778": No space left on device`})
+	db := &breakerLike{}
+	b := newBench(t, func(c *Config) { c.Database = db })
+	b.store.saveErr, b.store.recordErr = full, full
+	res := b.exec.Handle(t.Context(), job(t, pipeline.MethodFactored))
+	if res.Outcome != jobs.OutcomeRetry || !errors.Is(res.Err, jobs.ErrHold) {
+		t.Fatalf("result %s %v, want a held retry", res.Outcome, res.Err)
+	}
+	if db.Health() == nil {
+		t.Error("the breaker closed on calls that succeed on a full disk")
+	}
+}
+
+// The run's write fails on a full disk while the small record of its retry still fits: the
+// attempt is the database's, not the job's. It is recorded as interrupted (it spends no attempt)
+// and held, and that record does not close the breaker: it shows the database can write a row,
+// not that it can store runs. Before, it was recorded as a retry (an attempt spent), whose
+// success closed the breaker, and the job went back to the stream (TestFullDiskLosesNothing:
+// 19 attempts spent, 19 jobs delivered again).
+func TestExecutorHoldsARunTheDatabaseCouldNotStore(t *testing.T) {
+	t.Parallel()
+	full := fmt.Errorf("saving the run: %w", &pgconn.PgError{Code: "53100", Message: `could not extend file "base/5/16778": No space left on device`})
+	db := &breakerLike{}
+	b := newBench(t, func(c *Config) { c.Database = db })
+	b.store.saveErr = full
+	res := b.exec.Handle(t.Context(), job(t, pipeline.MethodFactored))
+	if res.Outcome != jobs.OutcomeRetry || !errors.Is(res.Err, jobs.ErrHold) {
+		t.Fatalf("result %s %v, want a held retry", res.Outcome, res.Err)
+	}
+	if len(b.store.outcomes) != 1 || b.store.outcomes[0].Status != jobs.OutcomeInterrupted {
+		t.Errorf("recorded %+v, want one interrupted attempt (no attempt spent)", b.store.outcomes)
+	}
+	if db.Health() == nil {
+		t.Error("the record of the hold closed the breaker")
 	}
 }
