@@ -161,6 +161,9 @@ func (p *Postgres) command(ctx context.Context, name string, args ...string) *ex
 	return exec.CommandContext(ctx, path, args...)
 }
 
+// Own gives dir to the user the cluster runs as, so that it can hold a tablespace.
+func (p *Postgres) Own(dir string) error { return p.chown(dir) }
+
 func (p *Postgres) chown(dir string) error {
 	if p.runAs == "" {
 		return nil
