@@ -161,6 +161,37 @@ func TestFleetLearnsFrom429sAlone(t *testing.T) {
 	}
 }
 
+// TestStormRightAfterACut: a storm that begins while the pace is still climbing back from an
+// ordinary cut must not leave the estimate at the ramp's rate. Its first 429 cuts (nothing yet
+// says it is a storm), but recovery heads back to what the provider accepted before the storm.
+// Before, the target became 97% of the ramp's rate: one worker came back from a 30 s storm at
+// about 80% of the limit and took 26.5 s to reach 90% (cmd/bench).
+func TestStormRightAfterACut(t *testing.T) {
+	t.Parallel()
+	const limit = 1200
+	clock := newFakeClock()
+	l := newLimiter(t, Config{Clock: clock, MaxRetries: -1})
+	p := newHeaderlessProvider(clock, limit)
+	start := clock.Now()
+	drive(t, p, []*Limiter{l}, start.Add(5*time.Minute))
+	// On until the next cut, then a storm 2 s after it.
+	cuts := l.Stats().Decreases
+	for l.Stats().Decreases == cuts {
+		drive(t, p, []*Limiter{l}, clock.Now().Add(100*time.Millisecond))
+	}
+	stormAt := clock.Now().Add(2 * time.Second)
+	stormEnd := stormAt.Add(30 * time.Second)
+	p.storms = [][2]time.Time{{stormAt, stormEnd}}
+	drive(t, p, []*Limiter{l}, stormEnd.Add(time.Minute))
+
+	perSecond := float64(limit) / 60
+	after := float64(count(p.accepted, stormEnd, stormEnd.Add(10*time.Second))) / (10 * perSecond)
+	if after < 0.9 {
+		t.Errorf("in the 10 s after the storm, %.0f%% of the limit accepted, want at least 90%%", 100*after)
+	}
+	t.Logf("cut at %s, storm from 2 s later for 30 s; in the 10 s after it %.0f%% of the limit", stormAt.Add(-2*time.Second).Sub(start), 100*after)
+}
+
 // TestCallWeathersAStorm: a call made during a storm of 40s (429s with no Retry-After) succeeds
 // once the storm ends instead of failing after its 3 retries: failed, its job would wait out a
 // retry delay after the storm, and with many workers such jobs held the consumer's slots for

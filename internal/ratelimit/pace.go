@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"math"
+	"slices"
 	"time"
 )
 
@@ -89,22 +90,34 @@ func (p *pace) rate(now time.Time, pp paceParams) float64 {
 	return p.to * (1 + probeGain*k*k*k)
 }
 
-// decrease cuts the pace after a 429 at now. measured is the rate actually sent lately (see
-// meter.peak), 0 when unknown. With no ceiling known it is the best guess of the limit: the
-// pace is cut from it when the pace was unlimited or above it (a pace the calls never used says
-// nothing of where the limit is).
-func (p *pace) decrease(now time.Time, measured float64, pp paceParams) {
+// traffic is what a dimension's calls did lately, per minute: the busiest second of what was
+// sent (see meter.peak), and a typical second of what the provider accepted (see meter.typical);
+// 0 when unknown.
+type traffic struct {
+	sent, accepted float64
+}
+
+// decrease cuts the pace after a 429 at now. With no ceiling known, what was sent lately is the
+// best guess of the limit: the pace is cut from it when the pace was unlimited or above it (a
+// pace the calls never used says nothing of where the limit is). Recovery heads for just below
+// the rate cut from, or below what the provider accepted lately when that was more: a 429 that
+// comes while the pace climbs back from a cut (a storm's first, say) says nothing against a rate
+// the provider took a few seconds ago, and with the pace of the moment as the target each such
+// 429 lowered the estimate (after a 30 s storm one worker came back at 82% of the limit).
+func (p *pace) decrease(now time.Time, lately traffic, pp paceParams) {
 	cur := p.rate(now, pp)
-	if p.ceiling() == 0 && measured > 0 {
-		cur = min(cur, measured)
+	target := cur
+	if p.ceiling() == 0 && lately.sent > 0 {
+		cur = min(cur, lately.sent)
+		target = max(cur, min(lately.accepted, lately.sent))
 	}
 	if math.IsInf(cur, 1) {
-		cur = pp.floor
+		cur, target = pp.floor, pp.floor
 	}
 	p.cut, p.cutAt = true, now
 	p.from = max(cur*pp.decrease, pp.floor)
-	// Recovery heads for just below the refused rate, from where probing goes on slowly.
-	p.to = max(cur*(1-pp.headroom), p.from)
+	// Recovery heads for just below the target, from where probing goes on slowly.
+	p.to = max(target*(1-pp.headroom), p.from)
 }
 
 // adopt takes the cut another worker sharing the budget made (see sharedCut), when it is newer
@@ -164,6 +177,23 @@ func (m *meter) add(now time.Time, n float64) {
 // calendar seconds, because a provider's budget of a second emptied across a second's boundary
 // would look half as large.
 func (m *meter) peak(now time.Time) float64 {
+	return slices.Max(m.seconds(now)) * 60
+}
+
+// typical is the median of what was counted within one second over the last peakSeconds up to
+// now, per minute. For what a provider accepted, the median rather than the busiest second or the
+// mean: a provider's bucket that refilled during a pause accepts a burst of up to twice its rate
+// within a second, and the pause and ramp after a cut pull a mean down, neither of which says
+// what it takes in the long run.
+func (m *meter) typical(now time.Time) float64 {
+	seconds := m.seconds(now)
+	slices.Sort(seconds)
+	return seconds[len(seconds)/2] * 60
+}
+
+// seconds is what was counted within each sliding second of the last peakSeconds up to now, a
+// tenth of a second apart.
+func (m *meter) seconds(now time.Time) []float64 {
 	tick := tenths(now)
 	var byAge [meterSlots]float64
 	for i, stamp := range m.stamps {
@@ -171,13 +201,16 @@ func (m *meter) peak(now time.Time) float64 {
 			byAge[age] += m.buckets[i]
 		}
 	}
-	best, second := 0.0, 0.0
+	seconds := make([]float64, 0, meterSlots)
+	second := 0.0
 	for age := meterSlots - 1; age >= 0; age-- {
 		second += byAge[age]
 		if age+10 < meterSlots {
 			second -= byAge[age+10]
 		}
-		best = max(best, second)
+		if age+10 <= meterSlots {
+			seconds = append(seconds, second)
+		}
 	}
-	return best * 60
+	return seconds
 }

@@ -38,7 +38,7 @@ func TestPaceAIMDKnownCeiling(t *testing.T) {
 	t.Parallel()
 	t0 := time.Unix(1000, 0)
 	p := pace{configured: 1000}
-	p.decrease(t0, 0, testParams)
+	p.decrease(t0, traffic{}, testParams)
 	steps := []struct {
 		after time.Duration
 		want  float64
@@ -54,7 +54,7 @@ func TestPaceAIMDKnownCeiling(t *testing.T) {
 		}
 	}
 	// A second cut halfway through recovery cuts from where the pace was.
-	p.decrease(t0.Add(5*time.Second), 0, testParams)
+	p.decrease(t0.Add(5*time.Second), traffic{}, testParams)
 	if got := p.rate(t0.Add(5*time.Second), testParams); !near(got, 337.5) {
 		t.Errorf("after a second cut: rate = %g, want 337.5", got)
 	}
@@ -68,7 +68,7 @@ func TestPaceAIMDUnknownCeiling(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	ramp := testParams.recovery / unknownRamp
 	var p pace
-	p.decrease(t0, 800, testParams)
+	p.decrease(t0, traffic{sent: 800}, testParams)
 	steps := []struct {
 		after time.Duration
 		want  float64
@@ -103,6 +103,45 @@ func TestPaceAIMDUnknownCeiling(t *testing.T) {
 	}
 }
 
+// TestPaceCutDuringRecoveryKeepsWhatWasAccepted: with no ceiling known, a 429 that comes while
+// the pace is still climbing back from a cut cuts from where the pace is, but recovery heads for
+// just below what the provider accepted lately when that was more than the pace of the moment.
+// Before, such a 429 (a storm's first, two seconds after an ordinary cut) set the target to 97%
+// of the ramp's rate: after a 30 s storm one worker came back at 82% of the limit and took 26.5 s
+// to reach 90% (cmd/bench). When nothing more was accepted (the pace overshot on its way back)
+// the target comes down to the pace, as before.
+func TestPaceCutDuringRecoveryKeepsWhatWasAccepted(t *testing.T) {
+	t.Parallel()
+	t0 := time.Unix(1000, 0)
+	ramp := testParams.recovery / unknownRamp
+	for _, tt := range []struct {
+		name     string
+		accepted float64
+		want     float64
+	}{
+		{"760 accepted lately", 760, 684},
+		{"nothing more than the pace accepted", 500, 504},
+		{"accepted unknown", 0, 504},
+	} {
+		var p pace
+		p.decrease(t0, traffic{sent: 800}, testParams) // from 400, heading for 720
+		second := t0.Add(ramp / 2)                     // at 560
+		p.decrease(second, traffic{sent: 800, accepted: tt.accepted}, testParams)
+		if got := p.rate(second, testParams); !near(got, 280) {
+			t.Errorf("%s: right after the second cut: rate = %g, want 280 (half of 560)", tt.name, got)
+		}
+		if got := p.rate(second.Add(ramp), testParams); !near(got, tt.want) {
+			t.Errorf("%s: recovered from the second cut: rate = %g, want %g", tt.name, got, tt.want)
+		}
+	}
+	// A pace the calls did not use says nothing: the target is below what they sent.
+	var idle pace
+	idle.decrease(t0, traffic{sent: 300, accepted: 300}, testParams)
+	if got := idle.rate(t0.Add(ramp), testParams); !near(got, 270) {
+		t.Errorf("cut from an unlimited pace with 300 sent: recovered to %g, want 270", got)
+	}
+}
+
 // TestPaceConvergesFrom429s drives the controller against a provider limit it does not know and
 // checks that, after the first cuts, it spends most of its time near the limit and rarely above.
 func TestPaceConvergesFrom429s(t *testing.T) {
@@ -111,14 +150,14 @@ func TestPaceConvergesFrom429s(t *testing.T) {
 	params := paceParams{decrease: DefaultDecrease, recovery: DefaultRecovery, headroom: DefaultHeadroom, floor: 1}
 	var p pace
 	now := time.Unix(0, 0)
-	p.decrease(now, 3*limit, params) // the first burst overshot threefold
+	p.decrease(now, traffic{sent: 3 * limit}, params) // the first burst overshot threefold
 	var sum, over float64
 	var samples int
 	for i := 0; i < 3600; i++ { // an hour in one-second steps
 		now = now.Add(time.Second)
 		r := p.rate(now, params)
 		if r > limit {
-			p.decrease(now, 0, params) // the provider answers 429
+			p.decrease(now, traffic{}, params) // the provider answers 429
 		}
 		if i >= 600 {
 			sum += min(r, limit)
