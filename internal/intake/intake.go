@@ -206,7 +206,8 @@ func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error
 }
 
 // readCSV reads a CSV file with a header row: a text column (required) and optional question,
-// id, method and language columns.
+// id, method, language, source_url, source_author and published_at columns (the job message's
+// fields of the same names). Other columns are ignored.
 func (r *Reader) readCSV(name string, in io.Reader) error {
 	cr := csv.NewReader(in)
 	cr.FieldsPerRecord = -1
@@ -223,7 +224,7 @@ func (r *Reader) readCSV(name string, in io.Reader) error {
 		columns[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
 	}
 	if _, ok := columns["text"]; !ok {
-		r.problem(name+":1", fmt.Sprintf("the CSV header has no text column (it has %q); add a header row with text and optionally question, id, method, language", header))
+		r.problem(name+":1", fmt.Sprintf("the CSV header has no text column (it has %q); add a header row with text and optionally question, id, method, language, source_url, source_author, published_at", header))
 		return nil
 	}
 	for {
@@ -253,6 +254,7 @@ func (r *Reader) readCSV(name string, in io.Reader) error {
 		if strings.Join(row, "") == "" {
 			continue
 		}
-		r.add(source, jobs.Message{Text: get("text"), Question: get("question"), ID: get("id"), Method: get("method"), Language: get("language")})
+		r.add(source, jobs.Message{Text: get("text"), Question: get("question"), ID: get("id"), Method: get("method"), Language: get("language"),
+			SourceURL: get("source_url"), SourceAuthor: get("source_author"), PublishedAt: get("published_at")})
 	}
 }

@@ -123,3 +123,27 @@ func TestRecordsAreEncodedOnceWithTheirDefaults(t *testing.T) {
 		})
 	}
 }
+
+// A newsroom's CSV backlog says where each statement appeared, who made it and when, as JSONL
+// does: the ClaimReview export names them. Before, the columns were ignored and the statements
+// went out without their source.
+func TestCSVCarriesWhereAndWhenAStatementAppeared(t *testing.T) {
+	t.Parallel()
+	r := newReader()
+	csv := "text,source_url,source_author,published_at\n" +
+		"The Eiffel Tower is in Paris.,https://news.example/eiffel,A. Mayor,2026-11-30\n" +
+		"Water boils at 100 degrees.,,,last tuesday\n"
+	if err := r.ReadFile(writeFile(t, "a.csv", csv), nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Records()) != 1 {
+		t.Fatalf("records %+v, want 1 (problems %v)", r.Records(), r.Problems())
+	}
+	m := r.Records()[0].Job.Message
+	if m.SourceURL != "https://news.example/eiffel" || m.SourceAuthor != "A. Mayor" || m.PublishedAt != "2026-11-30" {
+		t.Errorf("message %+v: want its source URL, author and publication date from the row", m)
+	}
+	if len(r.Problems()) != 1 || !strings.Contains(r.Problems()[0].String(), "a.csv:3:") || !strings.Contains(r.Problems()[0].String(), "published_at") {
+		t.Errorf("problems %v, want one for line 3 naming published_at", r.Problems())
+	}
+}
