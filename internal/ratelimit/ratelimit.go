@@ -40,8 +40,9 @@
 // one for each success (slow start: see awaitProbe), so that the first 429 comes near the limit
 // rather than at several times it. That 429 sets the pace from the rate actually sent over the
 // last few seconds (the busiest second: see meter.peak); after each cut it climbs back within a
-// sixth of Recovery to just below the rate that was refused and then probes above it (see pace),
-// so it converges on the provider's limit from 429s alone. A storm of 429s (a provider refusing
+// sixth of Recovery to just below the rate that was refused (or, for one worker, what the
+// provider typically accepted in a second lately, when that was more: see pace.decrease) and
+// then probes above it (see pace), so it converges on the provider's limit from 429s alone. A storm of 429s (a provider refusing
 // everything for a while, with or without Retry-After) does not ratchet that estimate down: with
 // no ceiling known a cut needs a success since the last one, and after stormRow 429s in a row
 // one call goes at a time, after each pause, until one succeeds. The call that got
