@@ -32,24 +32,24 @@
 //
 // A 429 that is a rate limit pauses every caller of the provider (for Retry-After-Ms or
 // Retry-After when sent, else until the exhausted dimension refills, else for an exponential
-// backoff from Pause), empties the local limiter of the exhausted dimension, and cuts its pace
-// to Decrease times what it was; the pace then climbs back over Recovery: additive increase,
-// multiplicative decrease (AIMD). Only calls admitted after the last cut can cause another, so
-// a burst of 429s from calls already in flight is one cut, not twenty. With no ceiling known,
-// the pace is unlimited until the first 429, but the calls in flight start from one and grow by
-// one for each success (slow start: see awaitProbe), so that the first 429 comes near the limit
-// rather than at several times it. That 429 sets the pace from the rate actually sent over the
-// last few seconds (the busiest second: see meter.peak); after each cut it climbs back within a
-// sixth of Recovery to just below the rate that was refused (or, for one worker, what the
-// provider typically accepted in a second lately, when that was more: see pace.decrease) and
-// then probes above it (see pace), so it converges on the provider's limit from 429s alone. A storm of 429s (a provider refusing
-// everything for a while, with or without Retry-After) does not ratchet that estimate down: with
-// no ceiling known a cut needs a success since the last one, and after stormRow 429s in a row
-// one call goes at a time, after each pause, until one succeeds. The call that got
-// the 429 is retried by Do itself, up to MaxRetries times after the pause, so that the job does
-// not spend a delivery attempt on it. A 429 for an exhausted quota (insufficient_quota, which
-// internal/llm returns wrapped by pipeline.Permanent) is never retried and changes nothing: it
-// waits on billing, not on the clock.
+// backoff from Pause), empties the local limiter of the exhausted dimension, and cuts its pace to
+// Decrease times what it was; the pace then climbs back over Recovery: additive increase,
+// multiplicative decrease (AIMD). Only calls admitted after the last cut can cause another, so a
+// burst of 429s from calls already in flight is one cut, not twenty. With no ceiling known, the
+// pace is unlimited until the first 429, but the calls in flight start from one and grow by one
+// for each success (slow start: see awaitProbe), so that the first 429 comes near the limit rather
+// than at several times it. That 429 sets the pace from the rate actually sent over the last few
+// seconds (the busiest second: see meter.peak); after each cut it climbs back within a sixth of
+// Recovery to just below the rate that was refused (or, for one worker, what the provider
+// typically accepted in a second lately, when that was more: see pace.decrease) and then probes
+// above it (see pace), so it converges on the provider's limit from 429s alone. A storm of 429s (a
+// provider refusing everything for a while, with or without Retry-After) does not ratchet that
+// estimate down: with no ceiling known a cut needs a success since the last one, and after
+// stormRow 429s in a row one call goes at a time, after each pause, until one succeeds. The call
+// that got the 429 is retried by Do itself, up to MaxRetries times after the pause, so that the
+// job does not spend a delivery attempt on it. A 429 for an exhausted quota (insufficient_quota,
+// which internal/llm returns wrapped by pipeline.Permanent) is never retried and changes nothing:
+// it waits on billing, not on the clock.
 //
 // # One budget for many workers
 //
@@ -85,13 +85,12 @@
 //     fleet's rate those keys show (see Shared.peak), not from its own share of it: the limit
 //     learned from 429s alone is the fleet's.
 //
-// With synchronised clocks the workers together stay within each window's budget; clock skew
-// lets windows overlap by the skew. At most a lease's share of a window goes out at once (a
-// quarter of a second's budget by default), so the provider must accept that much in one burst:
-// OpenAI's budget holds a minute, and DefaultWindow, a second, also suits providers that
-// quantise their limits per second. When KV
-// cannot be reached, calls go ahead on their local limits (adaptive to 429s) rather than stop,
-// and the failure shows in Stats.LeaseErrors.
+// With synchronised clocks the workers together stay within each window's budget; clock skew lets
+// windows overlap by the skew. At most a lease's share of a window goes out at once (a quarter of a
+// second's budget by default), so the provider must accept that much in one burst: OpenAI's budget
+// holds a minute, and DefaultWindow, a second, also suits providers that quantise their limits per
+// second. When KV cannot be reached, calls go ahead on their local limits (adaptive to 429s) rather
+// than stop, and the failure shows in Stats.LeaseErrors.
 //
 // # Fairness and priority
 //
