@@ -239,6 +239,12 @@ func runThroughDatabaseOutage(t *testing.T, b *bundle, o databaseOutage) {
 	if spent != 0 || redelivered != 0 {
 		t.Errorf("%d attempts spent on the outage and %d jobs delivered again, want 0 and 0", spent, redelivered)
 	}
+	// A run that finished but could not be stored is stored when the database is back, not run
+	// again: every model call made is one of a stored run.
+	calls, stored := b.model.Count(), b.count(t, `SELECT count(*) FROM model_calls`)
+	if calls != stored {
+		t.Errorf("%d model calls made, %d of them in stored runs: the outage cost %d calls", calls, stored, calls-stored)
+	}
 	if !unhealthy.Load() {
 		t.Error("/healthz never said the database was unavailable during the outage")
 	}
@@ -253,6 +259,6 @@ func runThroughDatabaseOutage(t *testing.T, b *bundle, o databaseOutage) {
 			t.Errorf("the logs never say %q", want)
 		}
 	}
-	t.Logf("%s in a backlog of %d: %d outcomes, %d dead, %d attempts spent, %d jobs delivered again, %d holds, %d half-open; drained %s after it ended",
-		o.what, o.statements, outcomes, dead, spent, redelivered, held, halfOpen, drained.Round(time.Millisecond))
+	t.Logf("%s in a backlog of %d: %d outcomes, %d dead, %d attempts spent, %d jobs delivered again, %d holds, %d half-open, %d model calls for %d in stored runs; drained %s after it ended",
+		o.what, o.statements, outcomes, dead, spent, redelivered, held, halfOpen, calls, stored, drained.Round(time.Millisecond))
 }

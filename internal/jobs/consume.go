@@ -50,6 +50,10 @@ type Delivery struct {
 	Published time.Time
 	// Log carries job_id, stream_seq and attempt, for the handler's own log lines.
 	Log *slog.Logger
+	// Kept is what the handler kept of an attempt it held (see Hold), for its next try: the loop
+	// runs a held job again on the same Delivery. A worker's executor keeps a finished run the
+	// database could not store, so that the outage costs no model calls.
+	Kept any
 }
 
 // Handler runs one job and says what became of it. The consume loop settles the message by the

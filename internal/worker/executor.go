@@ -188,6 +188,15 @@ func (e *Executor) handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 	}
 	defer lease.release(ctx, log)
 
+	if kept, ok := d.Kept.(store.RunRecord); ok {
+		// The run finished on an earlier try of this delivery and the database could not store
+		// it: store it now rather than run the method again.
+		d.Kept = nil
+		kept.Delivery = sd
+		log.Info("storing the run kept through a database outage", "finished_at", kept.FinishedAt)
+		return e.storeDone(ctx, log, d, kept, attrs)
+	}
+
 	methodName, methodReason, err := e.methods.Choose(ctx, msg.Method)
 	if err != nil {
 		return e.retry(ctx, log, sd, err, attrs)
@@ -266,15 +275,25 @@ func (e *Executor) handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 		}
 	}
 
-	// A done run is stored under the job's own context: if shutdown cuts it short the job is
-	// retried, and its next run is stored whole.
+	return e.storeDone(ctx, log, d, rec, attrs)
+}
+
+// storeDone stores a done run. It is stored under the job's own context: if shutdown cuts it
+// short the job is retried, and its next run is stored whole. When the database is down, the
+// run is kept with the delivery (Delivery.Kept) and the job held, so that its next try stores it
+// without running the method again.
+func (e *Executor) storeDone(ctx context.Context, log *slog.Logger, d *jobs.Delivery, rec store.RunRecord, attrs []slog.Attr) jobs.Result {
 	saved, err := e.cfg.Store.SaveRun(ctx, rec)
 	if err != nil {
-		return e.retry(ctx, log, sd, err, attrs)
+		if e.cfg.Database != nil && store.OutageReason(err) != "" && ctx.Err() == nil {
+			d.Kept = rec
+		}
+		return e.retry(ctx, log, rec.Delivery, err, attrs)
 	}
+	res := rec.Result
 	attrs = append(attrs, slog.Int64("run_id", saved.RunID), slog.String("status", res.Status),
 		slog.Int("checks", len(res.Checks)), slog.Int("model_calls", len(res.Calls)),
-		slog.Int64("duration_ms", finished.Sub(started).Milliseconds()))
+		slog.Int64("duration_ms", rec.FinishedAt.Sub(rec.StartedAt).Milliseconds()))
 	if saved.AlreadyStored {
 		// Another delivery of this job stored its run first; this run was not written.
 		attrs = append(attrs, slog.Bool("duplicate", true))

@@ -253,3 +253,31 @@ func TestExecutorHoldsARunTheDatabaseCouldNotStore(t *testing.T) {
 		t.Error("the record of the hold closed the breaker")
 	}
 }
+
+// A run that finished but could not be stored (the database went down under its write) is kept
+// with the held delivery and stored when the database is back, without running the method again:
+// an outage costs no model calls. Before, each held job ran its whole method again on resuming
+// (in TestDatabaseOutageLosesNothing, every job held through the outage paid its calls twice).
+func TestHeldRunIsStoredWithoutRunningAgain(t *testing.T) {
+	t.Parallel()
+	refused := fmt.Errorf("dial tcp: %w", syscall.ECONNREFUSED)
+	db := &breakerLike{}
+	b := newBench(t, func(c *Config) { c.Database = db })
+	b.store.saveErr = refused
+	d := job(t, pipeline.MethodFactored)
+	if res := b.exec.Handle(t.Context(), d); !errors.Is(res.Err, jobs.ErrHold) {
+		t.Fatalf("with the database down: %s %v, want a held retry", res.Outcome, res.Err)
+	}
+	b.store.mu.Lock()
+	b.store.saveErr = nil
+	b.store.mu.Unlock()
+	if res := b.exec.Handle(t.Context(), d); res.Outcome != jobs.OutcomeDone {
+		t.Fatalf("with the database back: %s %v, want done", res.Outcome, res.Err)
+	}
+	if len(b.method.ran) != 1 {
+		t.Errorf("the method ran %d times, want once: the run kept with its delivery is stored as it was", len(b.method.ran))
+	}
+	if len(b.store.saved) != 1 {
+		t.Errorf("%d runs stored, want 1", len(b.store.saved))
+	}
+}
