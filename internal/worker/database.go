@@ -35,18 +35,40 @@ type observedStore struct {
 	db Database
 }
 
-// observe tells the Database how a write of an outcome ended.
+// observe tells the Database how a write of an outcome ended, and marks an outage.
 func (s observedStore) observe(job string, err error) error {
 	s.db.Observe(job, err)
-	return err
+	return markOutage(err)
 }
 
-// observeOutage tells the Database of a call that failed on an outage (see observedStore).
+// observeOutage tells the Database of a call that failed on an outage (see observedStore), and
+// marks it.
 func (s observedStore) observeOutage(job string, err error) error {
 	if store.OutageReason(err) != "" {
 		s.db.Observe(job, err)
 	}
-	return err
+	return markOutage(err)
+}
+
+// databaseOutage marks an error of a store call that is the database's outage. The mark, not
+// the error's kind, is what makes an attempt the database's (see holdForDatabase): a model call
+// refused or timed out fails with the same kinds of error, and is the job's failure.
+type databaseOutage struct{ err error }
+
+func (e *databaseOutage) Error() string { return e.err.Error() }
+func (e *databaseOutage) Unwrap() error { return e.err }
+
+func markOutage(err error) error {
+	if store.OutageReason(err) == "" {
+		return err
+	}
+	return &databaseOutage{err: err}
+}
+
+// isDatabaseOutage reports whether err came from a store call that met the database's outage.
+func isDatabaseOutage(err error) bool {
+	var outage *databaseOutage
+	return errors.As(err, &outage)
 }
 
 func (s observedStore) StoredRun(ctx context.Context, jobID string) (int64, bool, error) {
@@ -92,6 +114,8 @@ func (s observedStore) RecentJointAgreement(ctx context.Context, model string, w
 	return a, s.observeOutage("", err)
 }
 
+// holdOnDatabaseOutage holds an attempt that ended without a final outcome while the database
+// is down (see Database); any other result is returned as it is.
 func (e *Executor) holdOnDatabaseOutage(res jobs.Result) jobs.Result {
 	if e.cfg.Database == nil || res.Outcome != jobs.OutcomeRetry || errors.Is(res.Err, jobs.ErrHold) {
 		return res

@@ -285,7 +285,7 @@ func (e *Executor) handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 func (e *Executor) storeDone(ctx context.Context, log *slog.Logger, d *jobs.Delivery, rec store.RunRecord, attrs []slog.Attr) jobs.Result {
 	saved, err := e.cfg.Store.SaveRun(ctx, rec)
 	if err != nil {
-		if e.cfg.Database != nil && store.OutageReason(err) != "" && ctx.Err() == nil {
+		if isDatabaseOutage(err) && ctx.Err() == nil {
 			d.Kept = rec
 		}
 		return e.retry(ctx, log, rec.Delivery, err, attrs)
@@ -348,7 +348,7 @@ func (e *Executor) notRecorded(ctx context.Context, err error, attrs []slog.Attr
 // retry records that this attempt failed and another follows, and returns a retry (an
 // interruption when shutdown cancelled the job: the loop gives it back at once).
 func (e *Executor) retry(ctx context.Context, log *slog.Logger, sd store.Delivery, cause error, attrs []slog.Attr) jobs.Result {
-	if e.cfg.Database != nil && store.OutageReason(cause) != "" {
+	if isDatabaseOutage(cause) {
 		return e.holdForDatabase(ctx, log, sd, cause, attrs)
 	}
 	res := e.notRecorded(ctx, cause, attrs)
@@ -381,12 +381,13 @@ func (e *Executor) hold(ctx context.Context, log *slog.Logger, sd store.Delivery
 	return res
 }
 
-// holdForDatabase is retry for an attempt that failed on the database's outage (a write refused
-// for a full disk, a connection lost): the attempt is the database's, not the job's, so it is
-// recorded, when the database takes that much, as interrupted (it spends no attempt) and held
-// until the database's breaker lets jobs through (Handle holds it while the breaker is open).
-// The record is not told to the Database: a row that fits shows nothing of whether runs do, and
-// told, its success closed the breaker on a full disk and the job went back to the stream.
+// holdForDatabase is retry for an attempt whose store call failed on the database's outage (a
+// write refused for a full disk, a connection lost; see databaseOutage): the attempt is the
+// database's, not the job's, so it is recorded, when the database takes that much, as
+// interrupted (it spends no attempt) and held until the database's breaker lets jobs through
+// (Handle holds it while the breaker is open). The record is not told to the Database: a row
+// that fits shows nothing of whether runs do, and told, its success closed the breaker on a full
+// disk and the job went back to the stream.
 func (e *Executor) holdForDatabase(ctx context.Context, log *slog.Logger, sd store.Delivery, cause error, attrs []slog.Attr) jobs.Result {
 	res := e.notRecorded(ctx, jobs.Hold(cause), attrs)
 	reason := fmt.Sprintf("attempt %d held: the database is unavailable (%s), the job runs again when it stores: %v", sd.Attempt, store.OutageReason(cause), cause)

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -279,5 +280,28 @@ func TestHeldRunIsStoredWithoutRunningAgain(t *testing.T) {
 	}
 	if len(b.store.saved) != 1 {
 		t.Errorf("%d runs stored, want 1", len(b.store.saved))
+	}
+}
+
+// A method that fails on the network (the model endpoint timing out or refusing connections) is
+// the model's failure, not the database's, even though the same kinds of error name a database
+// outage: it is a plain retry that spends an attempt (the model's breaker decides on holds), not
+// held for the database, which would run it again and again for ever without spending any.
+func TestModelNetworkFailureIsNotADatabaseOutage(t *testing.T) {
+	t.Parallel()
+	for _, err := range []error{
+		fmt.Errorf("model: plan: %w", context.DeadlineExceeded),
+		fmt.Errorf("model: plan: dial tcp 127.0.0.1:9: %w", syscall.ECONNREFUSED),
+	} {
+		db := &breakerLike{}
+		b := newBench(t, func(c *Config) { c.Database = db })
+		b.method.err = err
+		res := b.exec.Handle(t.Context(), job(t, pipeline.MethodFactored))
+		if res.Outcome != jobs.OutcomeRetry || errors.Is(res.Err, jobs.ErrHold) {
+			t.Errorf("%v: result %s %v, want a plain retry", err, res.Outcome, res.Err)
+		}
+		if len(b.store.outcomes) != 1 || b.store.outcomes[0].Status != jobs.OutcomeRetry {
+			t.Errorf("%v: recorded %+v, want one retry", err, b.store.outcomes)
+		}
 	}
 }
