@@ -54,7 +54,7 @@ func TestDatabaseOutageLosesNothing(t *testing.T) {
 // TestFullDiskLosesNothing: the data disk full in the middle of a backlog takes the same path as
 // an outage (issue 14, item 1): the writes fail with disk_full, the workers hold their jobs and
 // take none, /healthz says why, and once space is freed every job ends with one outcome, none
-// dead, no attempt spent. The disk is real: the run tables are moved to a tablespace on a small
+// dead, no attempt spent. The disk is real: the database is created in a tablespace on a small
 // tmpfs, and a file fills it. Mounting needs root on a machine that allows it; elsewhere the
 // test skips in one line.
 func TestFullDiskLosesNothing(t *testing.T) {
@@ -150,8 +150,9 @@ type databaseOutage struct {
 
 // runThroughDatabaseOutage runs a backlog through two workers with the defaults a worker runs
 // with (5 attempts, retry delays from 5s), makes the outage once 50 runs are stored, and checks
-// that it lost nothing, doubled nothing, sent nothing to the dead letters and spent no attempt,
-// that /healthz and the breaker metric showed it, and that jobs were held through it.
+// that it lost nothing, doubled nothing, sent nothing to the dead letters, spent no attempt and
+// no model call on a run it did not store, that /healthz and the breaker metric showed it, and
+// that jobs were held through it.
 func runThroughDatabaseOutage(t *testing.T, b *bundle, o databaseOutage) {
 	t.Helper()
 	ctx := context.Background()
