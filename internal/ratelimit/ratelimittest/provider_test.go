@@ -190,3 +190,24 @@ func TestStorm(t *testing.T) {
 		t.Errorf("accepted after the storm = %d, want 0", n)
 	}
 }
+
+// Timeline counts what the provider accepted and refused in each step, storms included, from the
+// time given: what cmd/bench --timeline writes.
+func TestTimeline(t *testing.T) {
+	t.Parallel()
+	p := Start(Config{RPM: 120, Burst: time.Second}) // a bucket of two
+	defer p.Close()
+	start := time.Now()
+	for range 3 { // two accepted, one refused
+		post(t, p, "hi", 16)
+	}
+	p.Storm(time.Hour)
+	post(t, p, "hi", 16)
+	rows := p.Timeline(start, time.Hour)
+	if len(rows) != 1 || rows[0].Accepted != 2 || rows[0].Refused != 2 || !rows[0].At.Equal(start) {
+		t.Fatalf("timeline %+v, want one step from the start with 2 accepted and 2 refused", rows)
+	}
+	if later := p.Timeline(time.Now().Add(time.Minute), time.Second); len(later) != 0 {
+		t.Errorf("timeline from after the last request: %+v, want none", later)
+	}
+}
