@@ -32,6 +32,17 @@ func setupIsolated(t *testing.T) *isolated {
 	t.Helper()
 	b := setup(t)
 	pg, st := throwawayPostgres(t, 12)
+	ns := b.ownNATS(t)
+	b.store = st
+	// Enough attempts, closely spaced, to outlast a restart of a few seconds.
+	b.cfg.Stream.MaxDeliver, b.cfg.Stream.BackoffBase, b.cfg.Stream.BackoffMax = 30, 100*time.Millisecond, 500*time.Millisecond
+	return &isolated{bundle: b, pg: pg, ns: ns}
+}
+
+// ownNATS starts a nats-server of the test's own, which it may stop and restart, and points
+// the bundle at it (b.js on a connection that reconnects for ever, b.cfg.NATSURL).
+func (b *bundle) ownNATS(t *testing.T) *devenv.NATS {
+	t.Helper()
 	ns, err := devenv.StartNATS(t.TempDir(), 0)
 	if err != nil {
 		t.Fatal(err)
@@ -42,14 +53,11 @@ func setupIsolated(t *testing.T) *isolated {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
+	if b.js, err = jetstream.New(nc); err != nil {
 		t.Fatal(err)
 	}
-	b.store, b.js, b.cfg.NATSURL = st, js, ns.URL
-	// Enough attempts, closely spaced, to outlast a restart of a few seconds.
-	b.cfg.Stream.MaxDeliver, b.cfg.Stream.BackoffBase, b.cfg.Stream.BackoffMax = 30, 100*time.Millisecond, 500*time.Millisecond
-	return &isolated{bundle: b, pg: pg, ns: ns}
+	b.cfg.NATSURL = ns.URL
+	return ns
 }
 
 // throwawayPostgres starts a PostgreSQL cluster of the test's own, which it may stop and start,

@@ -9,10 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/corroborate/corroborate/internal/devenv"
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/llm/llmtest"
 	"github.com/corroborate/corroborate/internal/pipeline"
@@ -152,20 +148,7 @@ func TestRepublishedFailedJobIsADuplicateThatSaysHowToRetry(t *testing.T) {
 func TestJobsReenqueuedAfterANATSRestartAreDuplicates(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	ns, err := devenv.StartNATS(t.TempDir(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ns.Stop() })
-	nc, err := nats.Connect(ns.URL, nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	if b.js, err = jetstream.New(nc); err != nil {
-		t.Fatal(err)
-	}
-	b.cfg.NATSURL = ns.URL
+	ns := b.ownNATS(t)
 	b.factoredModel()
 	const statements = 3
 	msgs := make([]jobs.Message, statements)

@@ -116,7 +116,8 @@ func TestExecutorHoldsAnOutageOnTheLastAttempt(t *testing.T) {
 	}
 }
 
-// fakeDatabase is a breaker on the database that opens on the first error it is told of.
+// fakeDatabase is a breaker on the database as internal/breaker is one with a threshold of one:
+// an outage opens it, and a call the database answered closes it. seen counts what it was told.
 type fakeDatabase struct {
 	mu   sync.Mutex
 	down error
@@ -127,10 +128,13 @@ func (f *fakeDatabase) Observe(job string, err error) (bool, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.seen++
-	if err != nil {
+	outage := store.OutageReason(err) != ""
+	if outage {
 		f.down = err
+	} else {
+		f.down = nil
 	}
-	return err != nil, err != nil
+	return outage, outage
 }
 
 func (f *fakeDatabase) Health() error {
@@ -186,31 +190,6 @@ func TestExecutorHoldsJobsWhileTheDatabaseIsDown(t *testing.T) {
 	}
 }
 
-// breakerLike is a breaker on the database as internal/breaker is one with a threshold of one:
-// an outage opens it, and a call the database answered closes it.
-type breakerLike struct {
-	mu   sync.Mutex
-	down error
-}
-
-func (f *breakerLike) Observe(job string, err error) (bool, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	outage := store.OutageReason(err) != ""
-	if outage {
-		f.down = err
-	} else {
-		f.down = nil
-	}
-	return outage, outage
-}
-
-func (f *breakerLike) Health() error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.down
-}
-
 // A full disk: the database answers reads, and deletes that free space, but refuses every write
 // that needs more. The run's write and its retry's record fail with disk_full, and the job must
 // be held. Before, the reads of the job and the release of its lease, which succeed on a full
@@ -219,7 +198,7 @@ func (f *breakerLike) Health() error {
 func TestExecutorHoldsJobsWhileTheDiskIsFull(t *testing.T) {
 	t.Parallel()
 	full := fmt.Errorf("saving the run: %w", &pgconn.PgError{Code: "53100", Message: `could not extend file "base/5/16778": No space left on device`})
-	db := &breakerLike{}
+	db := &fakeDatabase{}
 	b := newBench(t, func(c *Config) { c.Database = db })
 	b.store.saveErr, b.store.recordErr = full, full
 	res := b.exec.Handle(t.Context(), job(t, pipeline.MethodFactored))
@@ -240,7 +219,7 @@ func TestExecutorHoldsJobsWhileTheDiskIsFull(t *testing.T) {
 func TestExecutorHoldsARunTheDatabaseCouldNotStore(t *testing.T) {
 	t.Parallel()
 	full := fmt.Errorf("saving the run: %w", &pgconn.PgError{Code: "53100", Message: `could not extend file "base/5/16778": No space left on device`})
-	db := &breakerLike{}
+	db := &fakeDatabase{}
 	b := newBench(t, func(c *Config) { c.Database = db })
 	b.store.saveErr = full
 	res := b.exec.Handle(t.Context(), job(t, pipeline.MethodFactored))
@@ -262,7 +241,7 @@ func TestExecutorHoldsARunTheDatabaseCouldNotStore(t *testing.T) {
 func TestHeldRunIsStoredWithoutRunningAgain(t *testing.T) {
 	t.Parallel()
 	refused := fmt.Errorf("dial tcp: %w", syscall.ECONNREFUSED)
-	db := &breakerLike{}
+	db := &fakeDatabase{}
 	b := newBench(t, func(c *Config) { c.Database = db })
 	b.store.saveErr = refused
 	d := job(t, pipeline.MethodFactored)
@@ -293,7 +272,7 @@ func TestModelNetworkFailureIsNotADatabaseOutage(t *testing.T) {
 		fmt.Errorf("model: plan: %w", context.DeadlineExceeded),
 		fmt.Errorf("model: plan: dial tcp 127.0.0.1:9: %w", syscall.ECONNREFUSED),
 	} {
-		db := &breakerLike{}
+		db := &fakeDatabase{}
 		b := newBench(t, func(c *Config) { c.Database = db })
 		b.method.err = err
 		res := b.exec.Handle(t.Context(), job(t, pipeline.MethodFactored))
