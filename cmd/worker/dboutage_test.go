@@ -42,7 +42,7 @@ func TestDatabaseOutageLosesNothing(t *testing.T) {
 	b := setup(t)
 	pg, st := throwawayPostgres(t, 24)
 	b.store = st
-	runThroughDatabaseOutage(t, b, databaseOutage{
+	runThroughDatabaseOutage(t, b, databaseFault{
 		what: fmt.Sprintf("PostgreSQL down %s", *dbOutage), statements: *dbStatements,
 		reasons: []string{store.OutageUnreachable, store.OutageShutdown},
 		begin:   func() error { return pg.Stop() },
@@ -86,7 +86,7 @@ func TestFullDiskLosesNothing(t *testing.T) {
 	}
 	b.store = st
 	filler := filepath.Join(disk, "filler")
-	runThroughDatabaseOutage(t, b, databaseOutage{
+	runThroughDatabaseOutage(t, b, databaseFault{
 		what: "the data disk full for " + dbFullDisk.String(), statements: 200,
 		reasons: []string{store.OutageDiskFull},
 		begin:   func() error { return fillDisk(filler) },
@@ -137,10 +137,10 @@ func fillDisk(path string) error {
 	}
 }
 
-// databaseOutage is a fault of PostgreSQL that runThroughDatabaseOutage puts a backlog through:
+// databaseFault is a fault of PostgreSQL that runThroughDatabaseOutage puts a backlog through:
 // begin makes it, it lasts at least last, end ends it; reasons are the breaker reasons it may
 // show.
-type databaseOutage struct {
+type databaseFault struct {
 	what       string
 	statements int
 	reasons    []string
@@ -153,7 +153,7 @@ type databaseOutage struct {
 // that it lost nothing, doubled nothing, sent nothing to the dead letters, spent no attempt and
 // no model call on a run it did not store, that /healthz and the breaker metric showed it, and
 // that jobs were held through it.
-func runThroughDatabaseOutage(t *testing.T, b *bundle, o databaseOutage) {
+func runThroughDatabaseOutage(t *testing.T, b *bundle, o databaseFault) {
 	t.Helper()
 	ctx := context.Background()
 	// An outage of seconds outlasts none of the retry delays only if it spends no attempt.
