@@ -55,9 +55,8 @@ var independenceCorpus = []map[string]any{
 }
 
 var (
-	independenceOnce     sync.Once
-	independenceSearcher pipeline.Searcher
-	independenceErr      error
+	independenceOnce sync.Once
+	independenceErr  error
 )
 
 // independenceCorpusSearcher returns the searcher over the independence corpus, loading it once.
