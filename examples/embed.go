@@ -6,6 +6,12 @@ package examples
 
 import _ "embed"
 
+// Date is the day the examples and their recorded replies were written for (YYYY-MM-DD). The
+// demo takes it as today: the prompts of the open-book methods carry today's date (spec 000's
+// date anchor), and the replay answers only the prompts it recorded, so on any other day the
+// demo would ask what it never recorded.
+const Date = "2026-12-02"
+
 // Statements are the example statements, one JSON job message per line.
 //
 //go:embed statements.jsonl

@@ -77,6 +77,13 @@ type Config struct {
 	// is not paid for again; 0: every claim is verified anew.
 	ReuseWithin time.Duration
 
+	// Today, when set (YYYY-MM-DD), is the date every run takes as today (worker.Config.Today):
+	// the date its prompts and its freshness-sensitive queries carry. Empty: the day each job
+	// runs. The demo fixes it to the date its recorded replies were made for (examples.Date).
+	Today string
+	// now is the worker's clock (time.Now when nil): tests move it, never the machine's.
+	now func() time.Time
+
 	ShutdownTimeout time.Duration
 	ExitWhenIdle    bool
 	IdleAfter       time.Duration
@@ -129,6 +136,7 @@ func (c *Config) flags(s *envflag.Set) {
 	s.Duration(&c.DatabaseProbeMin, "database-probe-min", "CORROBORATE_DATABASE_PROBE_MIN", breaker.DefaultProbeMin, "while PostgreSQL is unreachable (the worker takes no jobs and holds those it runs): first wait between probes (doubling)")
 	s.Duration(&c.DatabaseProbeMax, "database-probe-max", "CORROBORATE_DATABASE_PROBE_MAX", 10*time.Second, "while PostgreSQL is unreachable: longest wait between probes, so the longest the worker takes to resume once it is back")
 	s.Window(&c.ReuseWithin, "reuse-within", "CORROBORATE_REUSE_WITHIN", 0, "reuse the evidence and verdict of a claim verified within this window (7d, 36h) instead of verifying it again (multihop, cove2; never for re-verifications or time-sensitive claims); 0: off")
+	s.String(&c.Today, "today", "CORROBORATE_TODAY", "", "take this date (YYYY-MM-DD) as today in every run: the date the prompts and freshness-sensitive queries carry, for replays and reproducible re-runs (empty: the day each job runs)")
 	s.Duration(&c.ShutdownTimeout, "shutdown-timeout", "CORROBORATE_SHUTDOWN_TIMEOUT", 30*time.Second, "on SIGINT/SIGTERM, how long in-flight jobs may take to finish")
 	s.Bool(&c.ExitWhenIdle, "exit-when-idle", "CORROBORATE_EXIT_WHEN_IDLE", false, "exit 0 once the backlog is drained (nightly batch runs)")
 	s.Duration(&c.IdleAfter, "idle-after", "CORROBORATE_IDLE_AFTER", 2*time.Second, "with --exit-when-idle: how long without work counts as idle")
@@ -201,6 +209,11 @@ func (c *Config) validate() error {
 	if c.DatabaseProbeMin < 10*time.Millisecond || c.DatabaseProbeMax < c.DatabaseProbeMin {
 		bad("--database-probe-min %s must be at least 10ms and --database-probe-max %s at least as long", c.DatabaseProbeMin, c.DatabaseProbeMax)
 	}
+	if c.Today != "" {
+		if _, err := time.Parse(time.DateOnly, c.Today); err != nil {
+			bad("--today %q is not a date: write it as YYYY-MM-DD, e.g. 2026-12-02", c.Today)
+		}
+	}
 	if c.ModelTimeout < time.Second {
 		bad("--model-timeout %s must be at least 1s", c.ModelTimeout)
 	}
@@ -216,6 +229,27 @@ func (c *Config) validate() error {
 		return errors.New("configuration: " + strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// clock is the worker's clock: time.Now unless a test set another.
+func (c *Config) clock() func() time.Time {
+	if c.now != nil {
+		return c.now
+	}
+	return time.Now
+}
+
+// today is what each run takes as today (worker.Config.Today): the date --today names, else the
+// clock's day.
+func (c *Config) today() func() time.Time {
+	if c.Today == "" {
+		return c.clock()
+	}
+	day, err := time.Parse(time.DateOnly, c.Today)
+	if err != nil {
+		panic(fmt.Sprintf("--today %q was not validated: %v", c.Today, err))
+	}
+	return func() time.Time { return day }
 }
 
 // modelLimits is the model's rate limiter configuration, without its shared budget.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/corroborate/corroborate/examples"
 	"github.com/corroborate/corroborate/internal/jobs"
@@ -43,6 +44,9 @@ func runDemo(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer
 		return err
 	}
 	cfg.DevDir = dir
+	if cfg.Today == "" {
+		cfg.Today = examples.Date
+	}
 	if model == nil {
 		if err := probeModel(ctx, cfg, log); err != nil {
 			return err
@@ -61,6 +65,13 @@ func runDemo(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer
 		Load(ctx, bytes.NewReader(examples.Archive), search.LoadOpts{})
 	if err != nil {
 		return fmt.Errorf("examples/archive.jsonl: %w", err)
+	}
+	if day, err := time.Parse(time.DateOnly, cfg.Today); err == nil {
+		how := "the date its examples and recorded replies were written for"
+		if cfg.Today != examples.Date {
+			how = "as --today says"
+		}
+		fmt.Fprintf(stdout, "The demo takes %s as today, %s (the prompts carry the date).\n", day.Format("2 January 2006"), how)
 	}
 	fmt.Fprintf(stdout, "Loaded %d documents of examples/archive.jsonl into the PostgreSQL corpus.\n", loaded.Documents)
 

@@ -166,6 +166,36 @@ func TestDemoReplaysEveryMethod(t *testing.T) {
 	}
 }
 
+// The demo runs on its own date, not the machine's: with the worker's clock a year past the date
+// the replay was recorded for (an injected clock), every method still finds its recorded replies,
+// and the output says which date the demo took as today. It failed when the prompts carried the
+// machine's date (the day after the recording, make demo exited 2).
+func TestDemoPassesOnAnyDate(t *testing.T) {
+	recorded, err := time.Parse(time.DateOnly, examples.Date)
+	if err != nil {
+		t.Fatalf("examples.Date %q: %v", examples.Date, err)
+	}
+	cfg := demoConfig(t)
+	yearAhead := recorded.AddDate(1, 0, 1).Add(9 * time.Hour)
+	began := time.Now()
+	cfg.now = func() time.Time { return yearAhead.Add(time.Since(began)) }
+	var out bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := demo(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), &out); err != nil {
+		t.Fatalf("demo with the clock at %s: %v\n%s", yearAhead.Format(time.DateOnly), err, out.String())
+	}
+	for _, want := range []string{
+		"The demo takes " + recorded.Format("2 January 2006") + " as today, the date its examples and recorded replies were written for",
+		"[demo-kilimanjaro]", "method cove2, model offline-replay, run done",
+		"[demo-hubble]", "method multihop, model offline-replay, run done",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the demo's output lacks %q\n%s", want, out.String())
+		}
+	}
+}
+
 // demoScript is the scripted model of the recording: the reply to each prompt of the bundled
 // examples, and which example it is for. The CoVe examples are answered by their step and a
 // text of the prompt; the open-book ones from what their prompts hold (a judge or verifier cites

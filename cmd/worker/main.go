@@ -431,6 +431,7 @@ func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *
 		// A job's lease lapses when the server would redeliver its message.
 		LeaseTTL: sc.WithDefaults().AckWait,
 		Claims:   claimLookup(s.store), ReuseWithin: cfg.ReuseWithin,
+		Now: cfg.clock(), Today: cfg.today(),
 	})
 	if metricsAddr != "" {
 		addr, err := serveMetrics(ctx, metricsAddr, m, func(ctx context.Context) error {

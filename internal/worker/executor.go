@@ -51,6 +51,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is time.Now, replaceable in tests.
 	Now func() time.Time
+	// Today is the date a run takes as today: the date anchor of its prompts and its
+	// freshness-sensitive queries (spec 000). Default Now; the demo and replays fix it, so that
+	// what they send the model does not change with the machine's calendar.
+	Today func() time.Time
 	// Claims makes a job's lookup of claims verified within ReuseWithin (reuse.go); nil or a
 	// window of 0 means no reuse.
 	Claims      func(jobID string, within time.Duration) ClaimLookup
@@ -102,6 +106,9 @@ func New(cfg Config) *Executor {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Today == nil {
+		cfg.Today = cfg.Now
 	}
 	if cfg.NewMethod == nil {
 		cfg.NewMethod = methods.New
@@ -218,7 +225,7 @@ func (e *Executor) handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 		Text:     msg.Text,
 		Language: msg.Language,
 		Options:  e.options(msg.Options),
-		Today:    e.cfg.Now(),
+		Today:    e.cfg.Today(),
 	}
 	started := e.cfg.Now()
 	log.Debug("running the method", "ran", methodName)
