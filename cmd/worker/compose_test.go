@@ -13,8 +13,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/corroborate/corroborate/internal/testenv"
 )
 
 // composeService is what the test reads of a docker-compose.yml service.
@@ -176,7 +179,7 @@ func TestDockerComposeCommandsExist(t *testing.T) {
 		t.Fatal("the Dockerfile must build every command (./cmd/...) into /usr/local/bin with the worker as entrypoint")
 	}
 	bins := t.TempDir()
-	build := exec.Command("go", "build", "-o", bins+"/", "../enqueue", "../report", "../corpus")
+	build := testenv.Command(t, buildTimeout, "go", "build", "-o", bins+"/", "../enqueue", "../report", "../corpus")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -232,7 +235,7 @@ func commandHelp(t *testing.T, bins, command string, sub []string) (string, int)
 		code := run(args, &stdout, &stderr)
 		return stdout.String() + stderr.String(), code
 	}
-	out, err := exec.Command(filepath.Join(bins, command), args...).CombinedOutput()
+	out, err := testenv.Command(t, 30*time.Second, filepath.Join(bins, command), args...).CombinedOutput()
 	var exitErr *exec.ExitError
 	switch {
 	case err == nil:

@@ -23,6 +23,13 @@ var (
 	crashStatements = flag.Int("crash.statements", 100, "statements in TestCrashAnywhere's backlog")
 )
 
+// buildTimeout bounds a test's go build; processTimeout bounds a worker process a test starts (it
+// exits when idle, in seconds, when all goes well).
+const (
+	buildTimeout   = 5 * time.Minute
+	processTimeout = 3 * time.Minute
+)
+
 var (
 	workerBinaryOnce sync.Once
 	workerBinary     string
@@ -39,7 +46,7 @@ func buildWorker(t *testing.T) string {
 			return
 		}
 		workerBinary = filepath.Join(dir, "worker")
-		out, err := exec.Command("go", "build", "-o", workerBinary, ".").CombinedOutput()
+		out, err := testenv.Command(t, buildTimeout, "go", "build", "-o", workerBinary, ".").CombinedOutput()
 		if err != nil {
 			workerBinaryErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
@@ -65,7 +72,7 @@ func (b *bundle) processCmd(t *testing.T, bin string, extra ...string) *exec.Cmd
 	t.Helper()
 	args := append([]string{"--exit-when-idle", "--idle-after", "1s", "--metrics-addr", "", "--log-level", "warn",
 		"--concurrency", "4", "--ack-wait", "2s", "--max-deliver", "20", "--shutdown-timeout", "10s"}, extra...)
-	cmd := exec.Command(bin, args...)
+	cmd := testenv.Command(t, processTimeout, bin, args...)
 	sc := b.cfg.Stream
 	cmd.Env = append(os.Environ(),
 		"DATABASE_URL="+testenv.SchemaURL(t, "worker"), "NATS_URL="+b.cfg.NATSURL,

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -22,6 +21,7 @@ import (
 	"github.com/corroborate/corroborate/internal/llm"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/store"
+	"github.com/corroborate/corroborate/internal/testenv"
 )
 
 var (
@@ -106,12 +106,12 @@ func mountSmallDisk(t *testing.T, size string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size+",mode=0700", "tmpfs", dir).CombinedOutput(); err != nil {
+	if out, err := testenv.Command(t, 30*time.Second, "mount", "-t", "tmpfs", "-o", "size="+size+",mode=0700", "tmpfs", dir).CombinedOutput(); err != nil {
 		_ = os.Remove(dir)
 		t.Skipf("a real full disk needs a small tmpfs, and mount refused: %v %s", err, bytes.TrimSpace(out))
 	}
 	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+		if out, err := testenv.Command(t, 30*time.Second, "umount", dir).CombinedOutput(); err != nil {
 			t.Errorf("umount %s: %v %s", dir, err, out)
 		}
 		_ = os.Remove(dir)

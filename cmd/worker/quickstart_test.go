@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -89,7 +90,11 @@ func TestQuickStartAsPasted(t *testing.T) {
 	for _, r := range doc.Rules {
 		replies[r.PromptSHA256] = r.Reply
 	}
-	model := llmtest.NewServer(t)
+	// A prompt it did not record is refused as the request's own fault (HTTP 400), not as an
+	// outage, which the worker's breaker would hold for ever: a quick start that drifts from the
+	// recording fails in seconds, with the jobs' reasons in its output.
+	model := llmtest.NewServer(t, llmtest.WithDefault(llmtest.Response{Status: http.StatusBadRequest,
+		Body: llmtest.ErrorBody("quick start: no recorded reply for this prompt (examples/replay.json)", "invalid_request_error", "unrecorded_prompt")}))
 	model.Handle(func(prompt string) (llmtest.Response, bool) {
 		reply, ok := replies[llm.PromptSHA256(prompt)]
 		return llmtest.Response{Text: reply}, ok
@@ -119,7 +124,9 @@ func TestQuickStartAsPasted(t *testing.T) {
 	}
 	id := rand.Uint32()
 	user := base.User.Username()
-	cmd := exec.Command("bash", "-c", script.String())
+	// Bounded, and killed with its process group (the worker it put in the background too) when
+	// it hangs or the test ends.
+	cmd := testenv.Command(t, 6*time.Minute, "bash", "-c", script.String())
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(),
 		"PATH="+os.Getenv("PATH")+string(os.PathListSeparator)+pgBin,
@@ -128,7 +135,9 @@ func TestQuickStartAsPasted(t *testing.T) {
 		// the host.
 		fmt.Sprintf("CORROBORATE_STREAM=QUICKSTART%d", id), fmt.Sprintf("CORROBORATE_SUBJECTS=quickstart%d.>", id),
 		fmt.Sprintf("CORROBORATE_PUBLISH_SUBJECT=quickstart%d.backlog", id), fmt.Sprintf("CORROBORATE_CONSUMER=quickstart%d", id),
-		"CORROBORATE_METRICS_ADDR=127.0.0.1:0", "CORROBORATE_NO_WORKER_TIMEOUT=2m", "CORROBORATE_WAIT_TIMEOUT=5m",
+		"CORROBORATE_METRICS_ADDR=127.0.0.1:0", "CORROBORATE_NO_WORKER_TIMEOUT=1m", "CORROBORATE_WAIT_TIMEOUT=2m",
+		// The recorded replies answer the prompts of the day they were recorded for.
+		"CORROBORATE_TODAY="+examples.Date,
 	)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
