@@ -220,6 +220,55 @@ func TestWaitGoesOnWhileAWorkerConsumes(t *testing.T) {
 	}
 }
 
+// A job the workers hold for a service that is down is not a silent wait: --wait says how many
+// jobs are held and why, while it waits (it waited in silence for ever when the model breaker
+// held every job of the quick start).
+func TestWaitSaysWhenJobsAreHeld(t *testing.T) {
+	t.Parallel()
+	args, js, stream := enqueueEnv(t)
+	dbURL := testenv.SchemaURL(t, "enqueue")
+	st := store.New(testenv.Postgres(t, "enqueue"))
+	if _, err := st.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	sc := jobs.StreamConfig{Stream: stream, Subjects: []string{args[5]}, PublishSubject: args[7], Consumer: args[9]}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, _, err := jobs.Setup(ctx, js, sc); err != nil {
+		t.Fatal(err)
+	}
+	cons, err := js.Consumer(ctx, stream, sc.Consumer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The stand-in worker holds the job it takes, as the model breaker does: the attempt recorded
+	// as held, the delivery kept in progress.
+	why := "the model endpoint is unavailable, the job runs again when it answers: HTTP 503"
+	go func() {
+		for ctx.Err() == nil {
+			msg, err := cons.Next(jetstream.FetchMaxWait(time.Second))
+			if err != nil {
+				continue
+			}
+			meta, _ := msg.Metadata()
+			d := store.Delivery{JobID: msg.Headers().Get("Nats-Msg-Id"), StreamSeq: meta.Sequence.Stream, Subject: msg.Subject(), Attempt: 1, Payload: msg.Data()}
+			if err := st.RecordOutcome(ctx, store.MessageOutcome{Delivery: d, Status: jobs.OutcomeInterrupted, Reason: store.HeldReason(1, why)}); err != nil && ctx.Err() == nil {
+				t.Error(err)
+			}
+			for ctx.Err() == nil {
+				_ = msg.InProgress()
+				time.Sleep(200 * time.Millisecond)
+			}
+		}
+	}()
+	var stdout, stderr bytes.Buffer
+	text := fmt.Sprintf("A statement %d that a worker holds.", rand.Uint64())
+	code := run(context.Background(), append(args, "--wait", "--database-url", dbURL, "--wait-timeout", "5s", "--text", text), nil, &stdout, &stderr)
+	if code != exitWaitGaveUp || !strings.Contains(stderr.String(), "enqueue: 1 of 1 jobs are held by the workers, waiting for a service, not failed: "+why+".") {
+		t.Fatalf("exit %d (want %d)\nstdout %s\nstderr %s", code, exitWaitGaveUp, stdout.String(), stderr.String())
+	}
+}
+
 // enqueue has no default NATS server, as the worker has none: the two cannot reach different
 // servers by one of them defaulting.
 func TestEnqueueRequiresNATSURL(t *testing.T) {

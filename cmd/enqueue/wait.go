@@ -55,22 +55,28 @@ func wait(ctx context.Context, cfg Config, js jetstream.JetStream, published []p
 	}
 	bar := progress.New("jobs have an outcome", len(ids), stderr)
 	var results map[string]store.JobResult
+	holds := holdNotice{w: stderr, jobs: len(ids)}
+	final := 0
 	for {
 		results, err = st.JobResults(ctx, ids)
-		if err != nil {
-			if cfg.WaitTimeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return false, &gaveUpError{fmt.Sprintf("stopped waiting after --wait-timeout %s with jobs still running; their outcomes will be in job_outcomes", cfg.WaitTimeout)}
-			}
-			if ctx.Err() != nil {
-				return false, fmt.Errorf("stopped waiting (%v) with jobs still running; their outcomes will be in job_outcomes", ctx.Err())
-			}
+		switch {
+		case err != nil && cfg.WaitTimeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded):
+			return false, &gaveUpError{fmt.Sprintf("stopped waiting after --wait-timeout %s with jobs still running; their outcomes will be in job_outcomes", cfg.WaitTimeout)}
+		case err != nil && ctx.Err() != nil:
+			return false, fmt.Errorf("stopped waiting (%v) with jobs still running; their outcomes will be in job_outcomes", ctx.Err())
+		case err != nil && store.OutageReason(err) == "":
 			return false, err
-		}
-		final := 0
-		for _, r := range results {
-			if r.Final() {
-				final++
+		case err != nil:
+			// The workers hold their jobs while the database is down; so does --wait.
+			holds.say(time.Now(), len(ids)-final, fmt.Sprintf("PostgreSQL cannot be read (%s: %v); the workers hold their jobs until it is back", store.OutageReason(err), err))
+		default:
+			final = 0
+			for _, r := range results {
+				if r.Final() {
+					final++
+				}
 			}
+			holds.look(time.Now(), results)
 		}
 		bar.Set(final)
 		if final == len(ids) {
@@ -106,6 +112,49 @@ func wait(ctx context.Context, cfg Config, js jetstream.JetStream, published []p
 	}
 	bar.Done()
 	return printResults(stdout, published, results), nil
+}
+
+// holdNotice tells the user of --wait, on stderr, when jobs make no progress because the workers
+// hold them for a service that is down (store.JobResult.Held), or the database cannot be read:
+// once when it starts or its reason changes, then every heldRepeat while it lasts, and once when
+// it ends, so that a wait never goes on in silence for a reason the user could act on.
+type holdNotice struct {
+	w    io.Writer
+	jobs int
+	// why is the reason last said, empty when nothing is held; said is when.
+	why  string
+	said time.Time
+}
+
+// heldRepeat is how often a hold that goes on is said again.
+const heldRepeat = 30 * time.Second
+
+// look reads the holds off the jobs' latest outcomes.
+func (h *holdNotice) look(now time.Time, results map[string]store.JobResult) {
+	held, why := 0, ""
+	for _, r := range results {
+		if reason, ok := r.Held(); ok {
+			held++
+			if why == "" || reason < why {
+				why = reason // the same reason whichever job the map gives first
+			}
+		}
+	}
+	h.say(now, held, why)
+}
+
+// say tells of held jobs held, for why (none: the hold, if any, is over).
+func (h *holdNotice) say(now time.Time, held int, why string) {
+	switch {
+	case held == 0 && h.why != "":
+		fmt.Fprintln(h.w, "enqueue: no job is held any more; the workers run them again")
+		h.why = ""
+	case held == 0:
+	case why != h.why || now.Sub(h.said) >= heldRepeat:
+		fmt.Fprintf(h.w, "enqueue: %d of %d jobs are held by the workers, waiting for a service, not failed: %s. They run again when it is back and spend no attempt on it; still waiting (--wait-timeout to bound it; the jobs stay queued when you stop)\n",
+			held, h.jobs, oneLine(why, 400))
+		h.why, h.said = why, now
+	}
 }
 
 // printResults prints one row per job and reports whether all ended done.

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/corroborate/corroborate/internal/jobs"
 )
 
 func TestOutageReason(t *testing.T) {
@@ -38,6 +40,31 @@ func TestOutageReason(t *testing.T) {
 	} {
 		if got := OutageReason(tt.err); got != tt.want {
 			t.Errorf("OutageReason(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
+}
+
+// HeldReason and JobResult.Held are one vocabulary: what the worker records of a held attempt is
+// read back as held, with its reason, only while the job has no outcome.
+func TestHeldReasonReadsBack(t *testing.T) {
+	t.Parallel()
+	reason := HeldReason(3, "the database is unavailable (disk_full), the job runs again when it stores: held: no space")
+	other := "attempt 2 failed, will retry: llm: HTTP 500"
+	for _, c := range []struct {
+		name   string
+		status jobs.Outcome
+		reason *string
+		why    string
+		held   bool
+	}{
+		{"held", MessagePending, &reason, "the database is unavailable (disk_full), the job runs again when it stores: held: no space", true},
+		{"a retry", MessagePending, &other, "", false},
+		{"no reason", MessagePending, nil, "", false},
+		{"final", jobs.OutcomeFailed, &reason, "", false},
+	} {
+		why, held := JobResult{Status: c.status, Reason: c.reason}.Held()
+		if why != c.why || held != c.held {
+			t.Errorf("%s: Held() = %q, %v; want %q, %v", c.name, why, held, c.why, c.held)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -26,6 +27,26 @@ type JobResult struct {
 
 // Final reports whether the job has its outcome (anything but pending).
 func (r JobResult) Final() bool { return r.Status != MessagePending }
+
+// heldMark joins an attempt's number to why it is held, in HeldReason's reasons.
+const heldMark = " held: "
+
+// HeldReason is the recorded reason of an attempt that a worker holds on its delivery, without
+// spending it, because a service the job needs is down (the model endpoint, the database): why
+// says which, and that the job runs again when it is back. JobResult.Held reads it back.
+func HeldReason(attempt int, why string) string {
+	return fmt.Sprintf("attempt %d%s%s", attempt, heldMark, why)
+}
+
+// Held reports why the job is held, when its latest attempt is (see HeldReason): it has no
+// outcome yet, and will have one when the service it waits for is back.
+func (r JobResult) Held() (why string, held bool) {
+	if r.Status != MessagePending || r.Reason == nil || !strings.HasPrefix(*r.Reason, "attempt ") {
+		return "", false
+	}
+	_, why, held = strings.Cut(*r.Reason, heldMark)
+	return why, held
+}
 
 // JobResults returns the latest outcome of each job id that has one; a job with no row yet (not
 // received by a worker) is missing from the result. A job's done message comes first, and a

@@ -375,7 +375,7 @@ func (e *Executor) retry(ctx context.Context, log *slog.Logger, sd store.Deliver
 // open, and returns it held (see Outages); when shutdown cancelled the job it is interrupted.
 func (e *Executor) hold(ctx context.Context, log *slog.Logger, sd store.Delivery, cause error, attrs []slog.Attr) jobs.Result {
 	res := e.notRecorded(ctx, jobs.Hold(cause), attrs)
-	reason := fmt.Sprintf("attempt %d held: the model endpoint is unavailable, the job runs again when it answers: %v", sd.Attempt, cause)
+	reason := store.HeldReason(sd.Attempt, fmt.Sprintf("the model endpoint is unavailable, the job runs again when it answers: %v", cause))
 	if res.Outcome == jobs.OutcomeInterrupted {
 		reason = fmt.Sprintf("attempt %d was interrupted by shutdown while the model endpoint was unavailable, will retry: %v", sd.Attempt, cause)
 	}
@@ -397,7 +397,7 @@ func (e *Executor) hold(ctx context.Context, log *slog.Logger, sd store.Delivery
 // disk and the job went back to the stream.
 func (e *Executor) holdForDatabase(ctx context.Context, log *slog.Logger, sd store.Delivery, cause error, attrs []slog.Attr) jobs.Result {
 	res := e.notRecorded(ctx, jobs.Hold(cause), attrs)
-	reason := fmt.Sprintf("attempt %d held: the database is unavailable (%s), the job runs again when it stores: %v", sd.Attempt, store.OutageReason(cause), cause)
+	reason := store.HeldReason(sd.Attempt, fmt.Sprintf("the database is unavailable (%s), the job runs again when it stores: %v", store.OutageReason(cause), cause))
 	wctx, cancel := recordContext(ctx)
 	defer cancel()
 	if err := e.holds.RecordOutcome(wctx, store.MessageOutcome{Delivery: sd, Status: jobs.OutcomeInterrupted, Reason: reason}); err != nil {
