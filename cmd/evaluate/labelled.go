@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/search"
@@ -46,9 +47,9 @@ type labelledItem struct {
 	Gold  gold
 }
 
-// pipelineInput is the only way a labelled claim becomes a method's input.
-func pipelineInput(p probe) pipeline.Input {
-	return pipeline.Input{Text: p.Text, Language: "en"}
+// pipelineInput is the only way a labelled claim becomes a method's input, run on today.
+func pipelineInput(p probe, today time.Time) pipeline.Input {
+	return pipeline.Input{Text: p.Text, Language: "en", Today: today}
 }
 
 // labelMapping is one line of a data set's documented mapping to the pipeline's verdicts.

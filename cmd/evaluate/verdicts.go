@@ -34,6 +34,10 @@ type verdictsConfig struct {
 	Schema      string
 	Concurrency int
 	JSON        bool
+	// Today is the date (YYYY-MM-DD) every claim's run takes as today (pipeline.Input.Today);
+	// runVerdicts fills in the day it runs when none is given, and the report's command line
+	// names it, so that a run can be repeated with the same prompts.
+	Today string
 }
 
 // Corpus choices of --corpus besides a file.
@@ -69,6 +73,9 @@ func (c *verdictsConfig) validate() error {
 	if c.Concurrency < 1 || c.Concurrency > 64 {
 		problems = append(problems, fmt.Sprintf("--concurrency %d must be between 1 and 64", c.Concurrency))
 	}
+	if _, err := time.Parse(time.DateOnly, c.Today); c.Today != "" && err != nil {
+		problems = append(problems, fmt.Sprintf("--today %q is not a date: write it as YYYY-MM-DD, e.g. 2026-12-02", c.Today))
+	}
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "; "))
 	}
@@ -95,6 +102,7 @@ func runVerdicts(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.String(&cfg.Schema, "schema", "CORROBORATE_EVALUATE_SCHEMA", "eval_verdicts", "schema of $DATABASE_URL the corpus is loaded into (dropped and made afresh, dropped after)")
 	fs.Int(&cfg.Concurrency, "concurrency", "CORROBORATE_EVAL_CONCURRENCY", 4, "claims verified at once")
 	fs.Bool(&cfg.JSON, "json", "CORROBORATE_EVAL_JSON", false, "print the report as JSON")
+	fs.String(&cfg.Today, "today", "CORROBORATE_TODAY", "", "the date (YYYY-MM-DD) every run takes as today, which cove2's prompts carry (empty: the day the evaluation runs; the report's command names it)")
 	if code, ok := parse(fs, args, stderr); !ok {
 		return code
 	}
@@ -102,6 +110,11 @@ func runVerdicts(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if err := cfg.validate(); err != nil {
 		fmt.Fprintln(stderr, "evaluate verdicts:", err)
 		return exitInvalid
+	}
+	if cfg.Today == "" {
+		// Deliberately the machine's day: an evaluation of today's prompts. The report's command
+		// line carries it, so that the run can be repeated as it was.
+		cfg.Today = time.Now().Format(time.DateOnly)
 	}
 	path, err := datasetPath(cfg.Dataset)
 	if err == nil {
@@ -167,7 +180,8 @@ func verdictsOn(ctx context.Context, cfg verdictsConfig, set *labelledSet, stdou
 		defer f.Close()
 		out = f
 	}
-	results := scoreItems(ctx, method, deps.Searcher, items, cfg.Concurrency, func(line string) { fmt.Fprintln(stderr, line) })
+	today, _ := time.Parse(time.DateOnly, cfg.Today) // validated; zero (the clock's day) when none
+	results := scoreItems(ctx, method, deps.Searcher, items, today, cfg.Concurrency, func(line string) { fmt.Fprintln(stderr, line) })
 	if out != nil {
 		if err := writeItemResults(out, results); err != nil {
 			fmt.Fprintln(stderr, "evaluate verdicts: --out:", err)
@@ -275,7 +289,7 @@ type itemResult struct {
 
 // scoreItems verifies every item with method, concurrency at a time; an item not reached before
 // ctx ended is an error item.
-func scoreItems(ctx context.Context, method pipeline.Method, searcher pipeline.Searcher, items []labelledItem, concurrency int, progress func(string)) []itemResult {
+func scoreItems(ctx context.Context, method pipeline.Method, searcher pipeline.Searcher, items []labelledItem, today time.Time, concurrency int, progress func(string)) []itemResult {
 	results := make([]itemResult, len(items))
 	for i, it := range items {
 		results[i] = itemResult{ID: it.Probe.ID, Gold: it.Gold.Label, GoldRaw: it.Gold.Raw, Hops: it.Gold.Hops,
@@ -284,7 +298,7 @@ func scoreItems(ctx context.Context, method pipeline.Method, searcher pipeline.S
 	var mu sync.Mutex
 	done := 0
 	parallel(ctx, len(items), concurrency, func(i int) {
-		r := scoreItem(ctx, method, searcher, items[i])
+		r := scoreItem(ctx, method, searcher, items[i], today)
 		mu.Lock()
 		results[i] = r
 		done++
@@ -294,12 +308,12 @@ func scoreItems(ctx context.Context, method pipeline.Method, searcher pipeline.S
 	return results
 }
 
-// scoreItem runs one claim through method; the method sees pipelineInput(it.Probe) only.
-func scoreItem(ctx context.Context, method pipeline.Method, searcher pipeline.Searcher, it labelledItem) itemResult {
+// scoreItem runs one claim through method, on today; the method sees pipelineInput(it.Probe) only.
+func scoreItem(ctx context.Context, method pipeline.Method, searcher pipeline.Searcher, it labelledItem, today time.Time) itemResult {
 	r := itemResult{ID: it.Probe.ID, Gold: it.Gold.Label, GoldRaw: it.Gold.Raw, Hops: it.Gold.Hops,
 		Sources: []string{}, Flags: []string{}, Claims: []string{}, GoldDocs: len(it.Gold.Evidence)}
 	start := time.Now()
-	res, err := method.Run(ctx, pipelineInput(it.Probe))
+	res, err := method.Run(ctx, pipelineInput(it.Probe, today))
 	r.Cost.Seconds = time.Since(start).Seconds()
 	r.Predicted = pipeline.VerdictUnverified
 	if err != nil {
@@ -415,6 +429,9 @@ func verdictsCommand(cfg verdictsConfig) string {
 	parts := []string{"evaluate verdicts", "--dataset " + cfg.Dataset, "--method " + cfg.Method, fmt.Sprintf("--n %d", cfg.N), "--model " + cfg.model.Model}
 	if cfg.Corpus != corpusDataset {
 		parts = append(parts, "--corpus "+cfg.Corpus)
+	}
+	if cfg.Today != "" {
+		parts = append(parts, "--today "+cfg.Today)
 	}
 	return strings.Join(parts, " ")
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/corroborate/corroborate/internal/llm"
 	"github.com/corroborate/corroborate/internal/llm/llmtest"
@@ -20,6 +21,9 @@ import (
 )
 
 const labelledFixture = "testdata/labelled.jsonl"
+
+// evalToday is the date the tests' runs take as today: never the machine's.
+var evalToday = time.Date(2026, time.December, 2, 0, 0, 0, 0, time.UTC)
 
 // readResults reads an --out file.
 func readResults(t *testing.T, path string) []itemResult {
@@ -238,7 +242,7 @@ func TestHeldOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, it := range set.Items {
-		in, _ := json.Marshal(pipelineInput(it.Probe))
+		in, _ := json.Marshal(pipelineInput(it.Probe, evalToday))
 		for _, g := range append([]string{it.Gold.Label, it.Gold.Raw}, it.Gold.Evidence...) {
 			if g != "" && strings.Contains(string(in), `"`+g+`"`) {
 				t.Errorf("%s: the pipeline input %s carries the gold value %q", it.Probe.ID, in, g)
@@ -266,7 +270,7 @@ func TestHeldOut(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := scoreItems(context.Background(), m, docs, items, 1, func(string) {})
+			res := scoreItems(context.Background(), m, docs, items, evalToday, 1, func(string) {})
 			slices.Sort(rec.prompts)
 			return res, rec.prompts
 		}

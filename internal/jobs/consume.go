@@ -43,8 +43,12 @@ type Delivery struct {
 	Attempt   int
 	Final     bool
 	Exhausted bool
-	Header    nats.Header
-	Received  time.Time
+	// Recorded is the attempt number a handler that keeps attempts records this delivery under
+	// (the executor: usually NumDelivered), 0 until it decides; kept across the runs of a held
+	// delivery, so that a run again knows its own record.
+	Recorded int
+	Header   nats.Header
+	Received time.Time
 	// Stream is the stream's name; Published the time the server stored the message.
 	Stream    string
 	Published time.Time

@@ -42,17 +42,20 @@ type Attempts struct {
 	// Handled counts the deliveries a worker took to an outcome of any kind, so that a delivery
 	// number past Handled+1 tells of deliveries nobody handled (a crash, a delivery lost).
 	Handled int
+	// Last is the highest attempt number recorded (0: none): a delivery whose count is not past
+	// it is recorded under Last+1, so that it overwrites no earlier attempt's record.
+	Last int
 }
 
 // Attempts counts the recorded attempts of a message (job and stream sequence) other than
-// delivery number delivery, the one being handled (a held job runs again on its delivery and
-// must not count itself).
-func (s *Store) Attempts(ctx context.Context, jobID string, streamSeq uint64, delivery int) (Attempts, error) {
+// attempt own, the one being handled when it was recorded before (a held job runs again on its
+// delivery and must not count itself); own 0 counts them all.
+func (s *Store) Attempts(ctx context.Context, jobID string, streamSeq uint64, own int) (Attempts, error) {
 	var a Attempts
 	err := s.pool.QueryRow(ctx, `
-		SELECT count(*) FILTER (WHERE outcome = 'retry'), count(*)
+		SELECT count(*) FILTER (WHERE outcome = 'retry'), count(*), coalesce(max(attempt), 0)
 		FROM message_attempts WHERE job_id = $1 AND stream_seq = $2 AND attempt <> $3`,
-		jobID, int64(streamSeq), max(delivery, 1)).Scan(&a.Spent, &a.Handled)
+		jobID, int64(streamSeq), own).Scan(&a.Spent, &a.Handled, &a.Last)
 	if err != nil {
 		return Attempts{}, fmt.Errorf("store: counting the attempts of job %s: %w", jobID, err)
 	}

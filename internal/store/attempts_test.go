@@ -84,3 +84,34 @@ func TestEveryAttemptKeepsItsReason(t *testing.T) {
 		t.Fatalf("job_outcomes: status %q, attempts %d, handled_attempts %d; want done, 3, 3", status, attempts, handled)
 	}
 }
+
+// Attempts counts what was recorded of a message's other attempts: own 0 counts them all, and an
+// attempt run again on its delivery (held) leaves its own record out; Last is the highest number.
+func TestAttemptsCountsTheOtherAttempts(t *testing.T) {
+	t.Parallel()
+	s := setup(t)
+	ctx := context.Background()
+	d := sampleRecord(newJobID(t)).Delivery
+	for i, status := range []jobs.Outcome{jobs.OutcomeRetry, jobs.OutcomeInterrupted, jobs.OutcomeRetry} {
+		d.Attempt = i + 1
+		if err := s.RecordOutcome(ctx, store.MessageOutcome{Delivery: d, Status: status, Reason: "attempt"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		own  int
+		want store.Attempts
+	}{
+		{0, store.Attempts{Spent: 2, Handled: 3, Last: 3}},
+		{3, store.Attempts{Spent: 1, Handled: 2, Last: 2}},
+		{2, store.Attempts{Spent: 2, Handled: 2, Last: 3}},
+	} {
+		got, err := s.Attempts(ctx, d.JobID, d.StreamSeq, c.own)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Errorf("Attempts(own %d) = %+v, want %+v", c.own, got, c.want)
+		}
+	}
+}

@@ -157,10 +157,11 @@ func (e *Executor) handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 	// The job a retry re-runs is recorded with every outcome of the retry, a dead one included.
 	sd.RetryOf = msg.RetryOf
 
-	unhandled, err := e.countAttempts(ctx, d)
+	unhandled, err := e.countAttempts(ctx, log, d)
 	if err != nil {
 		return e.retry(ctx, log, sd, err, nil)
 	}
+	sd.Attempt = d.Recorded
 	if d.Exhausted {
 		// A copy of a job whose run another message stored is that run's duplicate, not a dead
 		// job, however many of its own deliveries were lost.
@@ -315,16 +316,30 @@ func (e *Executor) storeDone(ctx context.Context, log *slog.Logger, d *jobs.Deli
 // is dead after MaxAttempts failures of its own (Final), or when MaxAttempts of its deliveries
 // ended without any outcome (Exhausted: it may be what kills the worker). It returns how many
 // deliveries ended without an outcome. Without MaxAttempts the loop's reading stands.
-func (e *Executor) countAttempts(ctx context.Context, d *jobs.Delivery) (unhandled int, err error) {
-	unhandled = max(int(d.NumDelivered)-1, 0)
+//
+// It also decides the number the attempt is recorded under (d.Recorded): the delivery count,
+// unless that is not past the last attempt recorded. nats-server 2.9.10 was seen to deliver a
+// message again with a delivery count it had given before (1 for a third delivery, after a
+// delivery lost on its way); recorded under that count, the delivery overwrote the first
+// attempt's record and the job was counted one attempt short.
+func (e *Executor) countAttempts(ctx context.Context, log *slog.Logger, d *jobs.Delivery) (unhandled int, err error) {
 	if d.MaxAttempts <= 0 {
-		return unhandled, nil
+		d.Recorded = cmp.Or(d.Recorded, int(d.NumDelivered))
+		return max(int(d.NumDelivered)-1, 0), nil
 	}
-	a, err := e.cfg.Store.Attempts(ctx, d.JobID, d.StreamSeq, int(d.NumDelivered))
+	a, err := e.cfg.Store.Attempts(ctx, d.JobID, d.StreamSeq, d.Recorded)
 	if err != nil {
 		return 0, err
 	}
-	unhandled = max(int(d.NumDelivered)-1-a.Handled, 0)
+	if d.Recorded == 0 {
+		d.Recorded = int(d.NumDelivered)
+		if d.Recorded <= a.Last {
+			log.Warn("the server gave this delivery a count it had given before; recording it as the next attempt",
+				"num_delivered", d.NumDelivered, "recorded_as", a.Last+1)
+			d.Recorded = a.Last + 1
+		}
+	}
+	unhandled = max(d.Recorded-1-a.Handled, 0)
 	d.Attempt = a.Spent + 1
 	d.Exhausted = unhandled >= d.MaxAttempts
 	d.Final = !d.Exhausted && d.Attempt >= d.MaxAttempts
