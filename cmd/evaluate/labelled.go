@@ -21,6 +21,7 @@ import (
 const (
 	datasetFeverous       = "feverous-s"
 	datasetFactcheckBench = "factcheck-bench"
+	datasetExFever        = "ex-fever"
 )
 
 // probe is what the pipeline may see of a labelled claim: its text, and nothing of its label
@@ -39,6 +40,8 @@ type gold struct {
 	Raw      string
 	Hops     int
 	Evidence []string
+	// Challenge is the claim's FEVEROUS challenge type ("Multi-hop Reasoning"), "" elsewhere.
+	Challenge string
 }
 
 // labelledItem is one labelled claim, split into what the pipeline sees and what it must not.
@@ -102,6 +105,8 @@ func datasetPath(name string) (path string, err error) {
 		path = searcheval.FeverousPath()
 	case datasetFactcheckBench:
 		path = factcheckBenchPath()
+	case datasetExFever:
+		path = exFeverPath()
 	default:
 		return name, nil
 	}
@@ -121,6 +126,8 @@ func readLabelled(name, path string) (*labelledSet, error) {
 	}
 	trimmed := bytes.TrimSpace(raw)
 	switch {
+	case strings.EqualFold(filepath.Ext(path), ".csv"):
+		return readExFeverLabelled(path)
 	case len(trimmed) > 0 && trimmed[0] == '[':
 		return readFeverousLabelled(path)
 	case bytes.Contains(firstLine(trimmed), []byte(`"sentences"`)):
@@ -156,7 +163,7 @@ func readFeverousLabelled(path string) (*labelledSet, error) {
 		}
 		set.Items = append(set.Items, labelledItem{
 			Probe: probe{ID: fmt.Sprint(c.ID), Text: c.Text},
-			Gold:  gold{Label: label, Raw: c.Label, Hops: len(c.Gold), Evidence: c.Gold},
+			Gold:  gold{Label: label, Raw: c.Label, Hops: len(c.Gold), Evidence: c.Gold, Challenge: c.Challenge},
 		})
 	}
 	return set, nil

@@ -34,6 +34,8 @@ type verdictsConfig struct {
 	Schema      string
 	Concurrency int
 	JSON        bool
+	// Challenge keeps only the claims of this FEVEROUS challenge type (empty: all).
+	Challenge string
 	// Today is the date (YYYY-MM-DD) every claim's run takes as today (pipeline.Input.Today);
 	// runVerdicts fills in the day it runs when none is given, and the report's command line
 	// names it, so that a run can be repeated with the same prompts.
@@ -93,7 +95,7 @@ func runVerdicts(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		"text) and the published baselines. --model scripted-fake runs the scripted fake model and\n"+
 		"--model offline-replay the offline replay: their figures test the harness, never a model.")
 	cfg.model.flags(fs)
-	fs.String(&cfg.Dataset, "dataset", "CORROBORATE_EVAL_DATASET", datasetFeverous, "feverous-s or factcheck-bench (read from $CORROBORATE_DATASETS), or the path of a FEVEROUS-S JSON, a factcheck-bench JSONL or a labelled JSONL")
+	fs.String(&cfg.Dataset, "dataset", "CORROBORATE_EVAL_DATASET", datasetFeverous, "feverous-s, factcheck-bench or ex-fever (read from $CORROBORATE_DATASETS), or the path of a FEVEROUS-S JSON, a factcheck-bench JSONL, an EX-FEVER CSV or a labelled JSONL")
 	fs.String(&cfg.Method, "method", "CORROBORATE_EVAL_METHOD", pipeline.MethodMultihop, "method: "+strings.Join(methods.Names(), ", "))
 	fs.Int(&cfg.N, "n", "CORROBORATE_EVAL_N", 200, "score the first N claims of the data set (0: all)")
 	fs.String(&cfg.Corpus, "corpus", "CORROBORATE_EVAL_CORPUS", corpusDataset, "search corpus of the open-book methods: dataset (the data set's evidence documents), none, or a JSONL file in `corpus load`'s format loaded beside them")
@@ -102,6 +104,7 @@ func runVerdicts(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.String(&cfg.Schema, "schema", "CORROBORATE_EVALUATE_SCHEMA", "eval_verdicts", "schema of $DATABASE_URL the corpus is loaded into (dropped and made afresh, dropped after)")
 	fs.Int(&cfg.Concurrency, "concurrency", "CORROBORATE_EVAL_CONCURRENCY", 4, "claims verified at once")
 	fs.Bool(&cfg.JSON, "json", "CORROBORATE_EVAL_JSON", false, "print the report as JSON")
+	fs.String(&cfg.Challenge, "challenge", "CORROBORATE_EVAL_CHALLENGE", "", `score only the claims of this FEVEROUS challenge type, e.g. "Multi-hop Reasoning" (before --n)`)
 	fs.String(&cfg.Today, "today", "CORROBORATE_TODAY", "", "the date (YYYY-MM-DD) every run takes as today, which cove2's prompts carry (empty: the day the evaluation runs; the report's command names it)")
 	if code, ok := parse(fs, args, stderr); !ok {
 		return code
@@ -129,6 +132,9 @@ func runVerdicts(ctx context.Context, args []string, stdout, stderr io.Writer) i
 
 func verdictsOn(ctx context.Context, cfg verdictsConfig, set *labelledSet, stdout, stderr io.Writer) int {
 	items := set.Items
+	if cfg.Challenge != "" {
+		items = slices.DeleteFunc(slices.Clone(items), func(it labelledItem) bool { return !strings.EqualFold(it.Gold.Challenge, cfg.Challenge) })
+	}
 	if cfg.N > 0 && len(items) > cfg.N {
 		items = items[:cfg.N]
 	}
@@ -429,6 +435,9 @@ func verdictsCommand(cfg verdictsConfig) string {
 	parts := []string{"evaluate verdicts", "--dataset " + cfg.Dataset, "--method " + cfg.Method, fmt.Sprintf("--n %d", cfg.N), "--model " + cfg.model.Model}
 	if cfg.Corpus != corpusDataset {
 		parts = append(parts, "--corpus "+cfg.Corpus)
+	}
+	if cfg.Challenge != "" {
+		parts = append(parts, fmt.Sprintf("--challenge %q", cfg.Challenge))
 	}
 	if cfg.Today != "" {
 		parts = append(parts, "--today "+cfg.Today)

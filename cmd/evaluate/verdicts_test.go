@@ -66,7 +66,7 @@ func checkFakeTable(t *testing.T, table string, n int) {
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 // TestVerdictsOnTheDatasets: the "done when": multihop and cove-factored on 200 claims
-// of FEVEROUS-S and of factcheck-bench, end to end against the scripted fake (real HTTP, the
+// of FEVEROUS-S and of factcheck-bench (and multihop on 200 of EX-FEVER), end to end against the scripted fake (real HTTP, the
 // real client, methods.New, the corpus in real PostgreSQL), the full table printed and marked
 // fake, one JSONL line per claim. Skipped with one line where the data sets are absent.
 func TestVerdictsOnTheDatasets(t *testing.T) {
@@ -76,6 +76,7 @@ func TestVerdictsOnTheDatasets(t *testing.T) {
 		{datasetFeverous, "feverous-s/feverous_s_dev.json", pipeline.MethodFactored},
 		{datasetFactcheckBench, factcheckBenchFile, pipeline.MethodMultihop},
 		{datasetFactcheckBench, factcheckBenchFile, pipeline.MethodFactored},
+		{datasetExFever, exFeverFile, pipeline.MethodMultihop},
 	} {
 		t.Run(tc.dataset+"/"+tc.method, func(t *testing.T) {
 			t.Parallel()
@@ -337,5 +338,40 @@ func TestVerdictsOnAnEndpoint(t *testing.T) {
 		if r.Model != "some-model" {
 			t.Errorf("a request for model %q", r.Model)
 		}
+	}
+}
+
+// EX-FEVER's rows become labelled claims with their explanations as the corpus: NOT ENOUGH INFO
+// left out, each sentence on the page of the entity it names first, a REFUTE explanation's
+// ", not X" (the claim's wrong value) dropped, the gold pages as the claim's evidence.
+func TestReadExFever(t *testing.T) {
+	t.Parallel()
+	set, err := readLabelled("testdata/exfever.csv", "testdata/exfever.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Items) != 2 {
+		t.Fatalf("%d items, want the SUPPORT and the REFUTE claim", len(set.Items))
+	}
+	refute, support := set.Items[0], set.Items[1]
+	if refute.Gold.Label != pipeline.VerdictRefuted || refute.Gold.Hops != 3 || support.Gold.Label != pipeline.VerdictSupported || support.Gold.Hops != 2 {
+		t.Errorf("gold %+v and %+v", refute.Gold, support.Gold)
+	}
+	if got := refute.Gold.Evidence; len(got) != 3 || got[0] != "https://en.wikipedia.org/wiki/Harbour_Lights_%28song%29" {
+		t.Errorf("the refuted claim's gold pages: %q", got)
+	}
+	bodies := map[string]string{}
+	for _, d := range set.Docs {
+		bodies[d.Title] = d.Body
+	}
+	want := map[string]string{
+		"Harbour Lights (song)": "Harbour Lights is a song by the band Northgate Avenue.",
+		"Northgate Avenue":      "Northgate Avenue is a band formed in 1983 in Newcastle upon Tyne.",
+		"Newcastle upon Tyne":   "Newcastle upon Tyne is a city on the river Tyne.",
+		"Quiet Orchards":        "Quiet Orchards is a novel by Ingrid Vale.",
+		"Ingrid Vale":           "Ingrid Vale was born in Oslo, the capital of Norway.",
+	}
+	if !reflect.DeepEqual(bodies, want) {
+		t.Errorf("the corpus:\n got %q\nwant %q", bodies, want)
 	}
 }

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/search"
+	"github.com/corroborate/corroborate/internal/search/searcheval"
+)
+
+// exFeverFile is EX-FEVER's test set inside $CORROBORATE_DATASETS.
+const exFeverFile = "ex-fever/test.csv"
+
+// exFeverPath is the EX-FEVER test set in $CORROBORATE_DATASETS, "" when that is unset.
+func exFeverPath() string {
+	if dir := os.Getenv(searcheval.DatasetsEnv); dir != "" {
+		return filepath.Join(dir, exFeverFile)
+	}
+	return ""
+}
+
+// exFeverMapping is EX-FEVER's labels in the pipeline's vocabulary. Its NOT ENOUGH INFO claims
+// are left out: their explanations hold no evidence ("No information shows ..."), so they
+// measure nothing of bridging, and the corpus would hold nothing for them.
+var exFeverMapping = []labelMapping{
+	{"SUPPORT", pipeline.VerdictSupported, ""},
+	{"REFUTE", pipeline.VerdictRefuted, "the explanation's \", not X\" parts are dropped from the evidence, which would give the label away"},
+}
+
+// exFeverHeader is the first line the reader expects: it says which columns hold what.
+var exFeverHeader = []string{"claim", "explanation", "label", "golden entity"}
+
+// readExFeverLabelled reads EX-FEVER (dependentsign/EX-FEVER, data/test.csv): multi-hop claims
+// that hide their bridge entity, each with an explanation that states the bridge facts and the
+// titles of its gold Wikipedia pages. The explanations are the evidence corpus: each sentence
+// becomes text of the page of the gold entity it names first (of its own claim), one document per
+// page, shared by every claim that names it; a claim's gold evidence is its pages, and its hop
+// count their number.
+func readExFeverLabelled(path string) (*labelledSet, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the data set: %w", err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	header, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading the header: %w", path, err)
+	}
+	if len(header) < len(exFeverHeader) || !slices.Equal(header[:len(exFeverHeader)], exFeverHeader) {
+		return nil, fmt.Errorf("%s: the header is %q; EX-FEVER's test.csv starts with %q", path, header, exFeverHeader)
+	}
+	set := &labelledSet{Name: "EX-FEVER test", Path: path, Mapping: exFeverMapping,
+		Classes: []string{pipeline.VerdictSupported, pipeline.VerdictRefuted}}
+	pages := map[string]*search.Document{}
+	var order []string
+	for line := 2; ; line++ {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		claim, explanation, raw := strings.TrimSpace(rec[0]), strings.TrimSpace(rec[1]), strings.TrimSpace(rec[2])
+		label := ""
+		for _, m := range exFeverMapping {
+			if strings.EqualFold(raw, m.Raw) {
+				label = m.Label
+			}
+		}
+		if label == "" {
+			continue // NOT ENOUGH INFO (see exFeverMapping)
+		}
+		entities := pythonStrings(rec[3])
+		if claim == "" || explanation == "" || len(entities) == 0 {
+			return nil, fmt.Errorf("%s:%d: a %s claim needs its text, its explanation and its gold entities", path, line, raw)
+		}
+		if label == pipeline.VerdictRefuted {
+			explanation = correctionPart.ReplaceAllString(explanation, "")
+		}
+		it := labelledItem{Probe: probe{ID: fmt.Sprintf("exfever-%d", line), Text: claim},
+			Gold: gold{Label: label, Raw: raw, Hops: len(entities)}}
+		for _, e := range entities {
+			u := wikipediaURL(e)
+			if !slices.Contains(it.Gold.Evidence, u) {
+				it.Gold.Evidence = append(it.Gold.Evidence, u)
+			}
+			if pages[u] == nil {
+				pages[u] = &search.Document{URL: u, Title: pageTitle(e), Publisher: "Wikipedia", Language: "en"}
+				order = append(order, u)
+			}
+		}
+		for _, s := range sentences(explanation) {
+			doc := pages[wikipediaURL(pageOf(s, entities))]
+			if !strings.Contains(doc.Body, s) {
+				doc.Body = strings.TrimSpace(doc.Body + " " + s)
+			}
+		}
+		set.Items = append(set.Items, it)
+	}
+	for _, u := range order {
+		if pages[u].Body != "" {
+			set.Docs = append(set.Docs, *pages[u])
+		}
+	}
+	return set, nil
+}
+
+// correctionPart is the part of a REFUTE explanation that names the claim's wrong value (", not
+// Canadian,", ", not 1973"): left in, the evidence would say the claim is wrong in so many words.
+var correctionPart = regexp.MustCompile(`,\s+not\s+[^,.;]+(,)?`)
+
+// pythonString is one quoted item of a Python list literal, as EX-FEVER writes its entities.
+var pythonString = regexp.MustCompile(`'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"`)
+
+// pythonStrings reads a Python list of strings ("['A', \"B's\"]").
+func pythonStrings(s string) []string {
+	var out []string
+	for _, m := range pythonString.FindAllStringSubmatch(s, -1) {
+		v := m[1] + m[2]
+		v = strings.NewReplacer(`\'`, `'`, `\"`, `"`, `\\`, `\`).Replace(v)
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// wikipediaURL is the English Wikipedia page of an entity title ("Miguel_(singer)"), in the
+// canonical form the corpus keeps.
+func wikipediaURL(entity string) string {
+	raw := (&url.URL{Scheme: "https", Host: "en.wikipedia.org", Path: "/wiki/" + strings.ReplaceAll(entity, " ", "_")}).String()
+	if u, err := search.CanonicalURL(raw); err == nil {
+		return u
+	}
+	return raw
+}
+
+// pageTitle is an entity's title as a page shows it: "Miguel (singer)".
+func pageTitle(entity string) string { return strings.ReplaceAll(entity, "_", " ") }
+
+// pageOf is the entity a sentence is about: the one whose name (its title without the
+// disambiguation in parentheses) the sentence names first, else the claim's first.
+func pageOf(sentence string, entities []string) string {
+	best, at := entities[0], -1
+	lower := strings.ToLower(sentence)
+	for _, e := range entities {
+		name, _, _ := strings.Cut(pageTitle(e), " (")
+		if i := strings.Index(lower, strings.ToLower(strings.TrimSpace(name))); i >= 0 && (at < 0 || i < at) {
+			best, at = e, i
+		}
+	}
+	return best
+}
+
+// sentences splits an explanation at a full stop followed by a space and a capital letter or a
+// digit; good enough for EX-FEVER's plain sentences.
+func sentences(text string) []string {
+	var out []string
+	start := 0
+	for i := 0; i+2 < len(text); i++ {
+		if next := rune(text[i+2]); text[i] == '.' && text[i+1] == ' ' && (unicode.IsUpper(next) || unicode.IsDigit(next)) {
+			out = append(out, strings.TrimSpace(text[start:i+1]))
+			start = i + 2
+		}
+	}
+	if rest := strings.TrimSpace(text[start:]); rest != "" {
+		out = append(out, rest)
+	}
+	return out
+}
