@@ -36,6 +36,9 @@ type verdictsConfig struct {
 	JSON        bool
 	// Challenge keeps only the claims of this FEVEROUS challenge type (empty: all).
 	Challenge string
+	// Balance takes N/len(classes) claims of each class (in file order) instead of the first N:
+	// a sample whose macro-F1 does not rest on a handful of claims of one label.
+	Balance bool
 	// Today is the date (YYYY-MM-DD) every claim's run takes as today (pipeline.Input.Today);
 	// runVerdicts fills in the day it runs when none is given, and the report's command line
 	// names it, so that a run can be repeated with the same prompts.
@@ -105,6 +108,7 @@ func runVerdicts(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.Int(&cfg.Concurrency, "concurrency", "CORROBORATE_EVAL_CONCURRENCY", 4, "claims verified at once")
 	fs.Bool(&cfg.JSON, "json", "CORROBORATE_EVAL_JSON", false, "print the report as JSON")
 	fs.String(&cfg.Challenge, "challenge", "CORROBORATE_EVAL_CHALLENGE", "", `score only the claims of this FEVEROUS challenge type, e.g. "Multi-hop Reasoning" (before --n)`)
+	fs.Bool(&cfg.Balance, "balance", "CORROBORATE_EVAL_BALANCE", false, "with --n: take an equal share of each gold label (in file order) instead of the first N")
 	fs.String(&cfg.Today, "today", "CORROBORATE_TODAY", "", "the date (YYYY-MM-DD) every run takes as today, which cove2's prompts carry (empty: the day the evaluation runs; the report's command names it)")
 	if code, ok := parse(fs, args, stderr); !ok {
 		return code
@@ -134,6 +138,9 @@ func verdictsOn(ctx context.Context, cfg verdictsConfig, set *labelledSet, stdou
 	items := set.Items
 	if cfg.Challenge != "" {
 		items = slices.DeleteFunc(slices.Clone(items), func(it labelledItem) bool { return !strings.EqualFold(it.Gold.Challenge, cfg.Challenge) })
+	}
+	if cfg.Balance && cfg.N > 0 {
+		items = balanced(items, set.Classes, cfg.N)
 	}
 	if cfg.N > 0 && len(items) > cfg.N {
 		items = items[:cfg.N]
@@ -293,6 +300,21 @@ type itemResult struct {
 	Retrieval  bool `json:"retrieval_measured"`
 }
 
+// balanced is the first n/len(classes) items of each class, in their order (fewer of a class
+// that has fewer).
+func balanced(items []labelledItem, classes []string, n int) []labelledItem {
+	per := max(n/max(len(classes), 1), 1)
+	taken := map[string]int{}
+	var out []labelledItem
+	for _, it := range items {
+		if slices.Contains(classes, it.Gold.Label) && taken[it.Gold.Label] < per {
+			taken[it.Gold.Label]++
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
 // scoreItems verifies every item with method, concurrency at a time; an item not reached before
 // ctx ended is an error item.
 func scoreItems(ctx context.Context, method pipeline.Method, searcher pipeline.Searcher, items []labelledItem, today time.Time, concurrency int, progress func(string)) []itemResult {
@@ -438,6 +460,9 @@ func verdictsCommand(cfg verdictsConfig) string {
 	}
 	if cfg.Challenge != "" {
 		parts = append(parts, fmt.Sprintf("--challenge %q", cfg.Challenge))
+	}
+	if cfg.Balance {
+		parts = append(parts, "--balance")
 	}
 	if cfg.Today != "" {
 		parts = append(parts, "--today "+cfg.Today)

@@ -375,3 +375,19 @@ func TestReadExFever(t *testing.T) {
 		t.Errorf("the corpus:\n got %q\nwant %q", bodies, want)
 	}
 }
+
+// --balance takes an equal share of each label, in file order.
+func TestBalanced(t *testing.T) {
+	t.Parallel()
+	var items []labelledItem
+	for i, l := range []string{"s", "s", "s", "r", "s", "r", "r", "r"} {
+		items = append(items, labelledItem{Probe: probe{ID: itoa(i)}, Gold: gold{Label: l}})
+	}
+	var ids []string
+	for _, it := range balanced(items, []string{"s", "r"}, 4) {
+		ids = append(ids, it.Probe.ID)
+	}
+	if want := []string{"0", "1", "3", "5"}; !slices.Equal(ids, want) {
+		t.Errorf("balanced: %q, want %q", ids, want)
+	}
+}
