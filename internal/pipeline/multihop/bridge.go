@@ -78,7 +78,9 @@ func substituteBridges(s string, values map[string]string) (string, bool) {
 // the statement holds through the claim it refers to, so no rule counts "{c1}" as an added
 // number or name, nor its words as a query's.
 func withoutPlaceholders(p Plan) Plan {
-	strip := func(s string) string { return strings.Join(strings.Fields(bridgePattern.ReplaceAllString(s, " ")), " ") }
+	strip := func(s string) string {
+		return strings.Join(strings.Fields(bridgePattern.ReplaceAllString(s, " ")), " ")
+	}
 	p.Claims = slices.Clone(p.Claims)
 	for i, c := range p.Claims {
 		c.ClaimText = strip(c.ClaimText)

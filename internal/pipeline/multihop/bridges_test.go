@@ -432,7 +432,9 @@ func TestBridgePlaceholdersAreValidated(t *testing.T) {
 	plan := slipknotPlan()
 	plan.Claims[1].DependsOn = []string{}
 	_, v := ValidatePlan(planJSON(t, plan), PlanContext{Statement: slipknotStatement})
-	if !slices.ContainsFunc(v, func(p PlanViolation) bool { return p.Rule == RuleBridgeDeclared && strings.Contains(p.Message, "depends_on") }) {
+	if !slices.ContainsFunc(v, func(p PlanViolation) bool {
+		return p.Rule == RuleBridgeDeclared && strings.Contains(p.Message, "depends_on")
+	}) {
 		t.Errorf("violations: %v", v)
 	}
 	plan = slipknotPlan()
