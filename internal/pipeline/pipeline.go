@@ -302,6 +302,14 @@ type Evidence struct {
 	PublishedAt *time.Time
 	Provider    string
 	Rank        int
+	// FromClaimPosition is set on a source a claim's judge was given because a claim it depends
+	// on cited it (multihop): that claim's position. 0 for the claim's own evidence.
+	FromClaimPosition int
+	// NotIndependentOfHop is set on a source the judge was given although it shares a domain,
+	// publisher or document with an earlier hop of the chain: the number of the hop it repeats
+	// (found by the search of an emptied hop run without its exclusions). It counts as one voice
+	// with that hop. 0 otherwise.
+	NotIndependentOfHop int
 }
 
 // Hop is one hop of a multi-hop query chain, with what it excluded to stay independent of the
@@ -319,6 +327,9 @@ type Hop struct {
 	Status    string
 	Note      string
 	SearchSeq int
+	// Reason is why the hop ran: "plan" (a hop of the plan's chain) or "follow_up" (a search for
+	// what the judge found missing; Note names it).
+	Reason string
 }
 
 // CrossValidation is a query that tests two or more claims jointly, and what it found.

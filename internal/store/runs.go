@@ -336,6 +336,8 @@ func evidenceRow(runID int64, i int, e pipeline.Evidence) row {
 		{"published_at", e.PublishedAt},
 		{"provider", nullString(e.Provider)},
 		{"rank", nullInt(e.Rank)},
+		{"from_claim_position", nullInt(e.FromClaimPosition)},
+		{"not_independent_of_hop", nullInt(e.NotIndependentOfHop)},
 	}
 }
 
@@ -353,6 +355,7 @@ func hopRow(runID int64, h pipeline.Hop) row {
 		{"status", nullString(h.Status)},
 		{"note", nullString(h.Note)},
 		{"search_seq", nullInt(h.SearchSeq)},
+		{"reason", nullString(h.Reason)},
 	}
 }
 

@@ -23,6 +23,9 @@ type Retrieved struct {
 	SearchSeq int
 	// Quote is the first of the verifier's quotes found in this result's title or snippet.
 	Quote string
+	// Relation says, in the prompt, how this source stands to the others ("not independent of
+	// source 1"; "established for a claim this claim depends on"); "" for none.
+	Relation string
 }
 
 // RenderEvidence renders the sources of a verifier prompt, numbered from 1 in the given order.
@@ -40,6 +43,9 @@ func RenderEvidence(evidence []Retrieved) string {
 			attrs = append(attrs, "published", e.PublishedAt.Format(time.DateOnly))
 		}
 		attrs = append(attrs, "title", pipeline.TruncateUTF8(e.Title, maxTitleBytes))
+		if e.Relation != "" {
+			attrs = append(attrs, "relation", e.Relation)
+		}
 		parts[i] = pipeline.Fence("source", pipeline.TruncateUTF8(e.Snippet, maxSnippetBytes), attrs...)
 	}
 	return strings.Join(parts, "\n")

@@ -58,6 +58,25 @@ type chainState struct {
 	verdict     judgement
 	// reused is the earlier verification the claim took instead of running its chain (reuse.go).
 	reused *pipeline.VerifiedClaim
+
+	// hasDependents: another claim depends on this one, so it is judged as soon as its chain
+	// has run, before done is closed (judgeOne), and its dependents get its findings.
+	hasDependents bool
+	// bridged: a later claim writes "{id}" for the entity this claim describes, so its judge is
+	// asked to name it, and bridge holds what code made of that answer (resolveBridge).
+	bridged bool
+	bridge  bridge
+	// unresolved says why a bridge this claim builds on was not established: its hops do not
+	// run and it is unverified, for it cannot be stated.
+	unresolved string
+	// judged is set once the claim has its judgement; judgedLen is how many of its evidence
+	// entries the judgement indexes (what came later is never cited).
+	judged    bool
+	judgedLen int
+	// followUps counts the follow-up hops the claim ran (followUp).
+	followUps int
+	// bridgeNote says which names the claim's bridges took, and from which source.
+	bridgeNote string
 }
 
 // hopEvidence is one kept search result with the hop that kept it.
@@ -67,6 +86,12 @@ type hopEvidence struct {
 	// group orders the evidence for the last independence check: the hop number, or
 	// 100 + the cross-validation query's position.
 	group int
+	// fromClaim is the position of the claim this one depends on whose judgement cited this
+	// source (its finding, given to this claim's judge); 0 for the claim's own evidence.
+	fromClaim int
+	// repeats is the number of the earlier hop this source is not independent of: the search
+	// of an emptied hop, run without its exclusions, found it (runHop). 0 otherwise.
+	repeats int
 }
 
 // execute runs the chains of the checked claims, then the cross-validation queries, then the
@@ -111,11 +136,21 @@ func (r *multihopRun) execute(ctx context.Context) error {
 					}
 				}
 			}
-			if r.reuse(ctx, st) {
+			r.resolveBridges(st)
+			// A claim others bridge to must be judged here, for its judge's answer: no
+			// earlier run stored one.
+			if st.unresolved == "" && !st.bridged && r.reuse(ctx, st) {
 				errs <- nil
 				return
 			}
-			errs <- r.runChain(ctx, st)
+			if err := r.runChain(ctx, st); err != nil {
+				errs <- err
+				return
+			}
+			if st.hasDependents {
+				r.judgeOne(ctx, st)
+			}
+			errs <- nil
 		}()
 	}
 	var first error
@@ -130,9 +165,6 @@ func (r *multihopRun) execute(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return pipeline.StepError("search", err)
 	}
-	for _, st := range r.claims {
-		r.res.Hops = append(r.res.Hops, st.hopRecords...)
-	}
 	if err := r.crossValidate(ctx); err != nil {
 		return err
 	}
@@ -140,25 +172,74 @@ func (r *multihopRun) execute(ctx context.Context) error {
 	return nil
 }
 
-// runChain runs the hops of one chain in order: each excludes what the earlier hops kept.
+// Why a hop ran (Hop.Reason).
+const (
+	// HopReasonPlan: a hop of the plan's query chain.
+	HopReasonPlan = "plan"
+	// HopReasonFollowUp: a search for what the claim's judge found the sources lack (followUp).
+	HopReasonFollowUp = "follow_up"
+)
+
+// runChain runs the hops of one chain in order: each excludes what the earlier hops kept. A
+// claim whose bridge was not established runs none: each hop is recorded as not run.
 func (r *multihopRun) runChain(ctx context.Context, st *chainState) error {
 	for _, h := range st.hops {
 		hop := pipeline.Hop{ClaimPosition: st.index + 1, Number: h.HopNumber, TargetSourceType: h.TargetSourceType,
-			ExpectedEvidenceType: h.ExpectedEvidenceType}
-		kept, err := r.runHop(ctx, &hop, h.Query, st.used, newHopTopic(r.in.language, h.Query, st.claim))
+			ExpectedEvidenceType: h.ExpectedEvidenceType, Reason: HopReasonPlan}
+		if st.unresolved != "" {
+			hop.Query, hop.Status, hop.Note = pipeline.TruncateUTF8(h.Query, evidence.MaxVerificationQueryBytes), HopRejected, "not run: "+st.unresolved
+			st.hopRecords = append(st.hopRecords, hop)
+			continue
+		}
+		kept, repeats, err := r.runHop(ctx, &hop, h.Query, st.used, newHopTopic(r.in.language, h.Query, st.claim))
 		if err != nil {
 			return err
 		}
-		if hop.Status == HopFailed {
-			st.fetchErrors = append(st.fetchErrors, hop.Note)
+		if st.bridgeNote != "" && len(st.hopRecords) == 0 {
+			hop.Note = strings.TrimSuffix(st.bridgeNote+"; "+hop.Note, "; ")
 		}
-		for _, e := range kept {
-			st.evidence = append(st.evidence, hopEvidence{Retrieved: e, hop: h.HopNumber, group: h.HopNumber})
-			st.used.add(e.SearchResult)
-		}
-		st.hopRecords = append(st.hopRecords, hop)
+		r.keepHop(st, &hop, kept, repeats)
 	}
 	return nil
+}
+
+// keepHop records a hop of st and keeps what it found: its results as the claim's evidence and
+// sources for the next hops' exclusions; what the search found without its exclusions as
+// evidence marked with the hop it repeats, which excludes nothing new (it shares a source with
+// that hop already) and counts as one voice with it (evidence.IndependentSources).
+func (r *multihopRun) keepHop(st *chainState, hop *pipeline.Hop, kept, repeats []evidence.Retrieved) {
+	if hop.Status == HopFailed {
+		st.fetchErrors = append(st.fetchErrors, hop.Note)
+	}
+	for _, e := range kept {
+		st.evidence = append(st.evidence, hopEvidence{Retrieved: e, hop: hop.Number, group: hop.Number})
+		st.used.add(e.SearchResult)
+	}
+	n := 0
+	for _, e := range repeats {
+		k := evidence.KeysOf(e.SearchResult)
+		repeated := 0
+		same := false
+		for _, o := range st.evidence {
+			ok := evidence.KeysOf(o.SearchResult)
+			if ok.URL == k.URL {
+				same = true // the same document again adds nothing
+				break
+			}
+			if repeated == 0 && o.fromClaim == 0 && o.hop > 0 && ok.Shared(k) != "" {
+				repeated = o.hop
+			}
+		}
+		if same || repeated == 0 {
+			continue
+		}
+		st.evidence = append(st.evidence, hopEvidence{Retrieved: e, hop: hop.Number, group: hop.Number, repeats: repeated})
+		n++
+	}
+	if n > 0 {
+		hop.Note += fmt.Sprintf("; %d of them reach the judge marked as not independent of the hop they repeat, and count as one voice with it", n)
+	}
+	st.hopRecords = append(st.hopRecords, *hop)
 }
 
 // runHop searches for one query under the exclusions of used and returns what it keeps (the
@@ -169,11 +250,15 @@ func (r *multihopRun) runChain(ctx context.Context, st *chainState) error {
 // returned only excluded sources, or it applied the exclusions and the one search run again
 // without them (recorded like any search) finds a relevant source the chain used. Otherwise it
 // is no_results.
-func (r *multihopRun) runHop(ctx context.Context, hop *pipeline.Hop, planned string, used usedSources, topic hopTopic) ([]evidence.Retrieved, error) {
+//
+// Independence decides confidence, not visibility (issue 23): the relevant sources that search
+// without exclusions finds, sources an earlier hop of the chain used, are returned as repeats
+// (at most evidencePerHop), for the judge to read marked as not independent of that hop.
+func (r *multihopRun) runHop(ctx context.Context, hop *pipeline.Hop, planned string, used usedSources, topic hopTopic) (kept, repeats []evidence.Retrieved, err error) {
 	query, note, ok := searchQueryOf(planned, r.claimTextOf(hop.ClaimPosition))
 	if !ok {
 		hop.Query, hop.Status, hop.Note = pipeline.TruncateUTF8(planned, evidence.MaxVerificationQueryBytes), HopRejected, note
-		return nil, nil
+		return nil, nil, nil
 	}
 	query = r.in.scope.ShapeQuery(query, r.in.today)
 	hop.Query = query
@@ -188,10 +273,10 @@ func (r *multihopRun) runHop(ctx context.Context, hop *pipeline.Hop, planned str
 	hop.SearchSeq = seq
 	if err != nil {
 		if pipeline.IsPermanent(err) {
-			return nil, fmt.Errorf("search for %q: %w", query, err)
+			return nil, nil, fmt.Errorf("search for %q: %w", query, err)
 		}
 		hop.Status, hop.Note = HopFailed, "evidence could not be fetched: "+err.Error()
-		return nil, nil
+		return nil, nil, nil
 	}
 	kept, dropped := r.filterResults(resp.Results, used, topic)
 	var notes []string
@@ -210,11 +295,12 @@ func (r *multihopRun) runHop(ctx context.Context, hop *pipeline.Hop, planned str
 	if len(kept) == 0 && dropped.independence == 0 && len(hop.ExcludedDomains)+len(hop.ExcludedPublishers)+len(hop.ExcludedURLs) > 0 {
 		note, err := r.excludedWouldFind(ctx, sq, used, topic)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if note.count > 0 {
 			dropped.independence = note.count
 		}
+		repeats = note.found
 		notes = append(notes, note.text)
 	}
 	switch {
@@ -232,7 +318,7 @@ func (r *multihopRun) runHop(ctx context.Context, hop *pipeline.Hop, planned str
 	for i := range kept {
 		kept[i].SearchSeq = seq
 	}
-	return kept, nil
+	return kept, repeats, nil
 }
 
 // withoutExclusions is what the search of an empty hop found once run without its exclusions:
@@ -240,6 +326,8 @@ func (r *multihopRun) runHop(ctx context.Context, hop *pipeline.Hop, planned str
 type withoutExclusions struct {
 	count int
 	text  string
+	// found are those sources, each with the search that found it.
+	found []evidence.Retrieved
 }
 
 // excludedWouldFind runs sq once more without its exclusions, for a hop that kept nothing while
@@ -256,17 +344,20 @@ func (r *multihopRun) excludedWouldFind(ctx context.Context, sq pipeline.SearchQ
 	}
 	would, _ := r.filterResults(resp.Results, usedSources{}, topic)
 	n := 0
+	var found []evidence.Retrieved
 	for _, e := range would {
 		// Only what a query can exclude counts: a copy of earlier evidence on a new domain
 		// would have come back with the exclusions too, and been dropped as a copy.
 		if reason, excludable := r.in.rules.conflict(used, evidence.KeysOf(e.SearchResult)); reason != "" && excludable {
 			n++
+			e.SearchSeq = seq
+			found = append(found, e)
 		}
 	}
 	if n == 0 {
 		return withoutExclusions{text: fmt.Sprintf("the search without the exclusions (search %d) found no relevant source the earlier hops used either", seq)}, nil
 	}
-	return withoutExclusions{count: n, text: fmt.Sprintf("the search without the exclusions (search %d) found %d relevant sources that earlier hops of this chain used", seq, n)}, nil
+	return withoutExclusions{count: n, found: found, text: fmt.Sprintf("the search without the exclusions (search %d) found %d relevant sources that earlier hops of this chain used", seq, n)}, nil
 }
 
 // dropCounts says what filterResults dropped and why.
@@ -412,7 +503,9 @@ func (r *multihopRun) crossValidate(ctx context.Context) error {
 		for k, st := range joined {
 			claims[k] = st.claim
 		}
-		kept, err := r.runHop(ctx, &hop, q.QueryText, used, newHopTopic(r.in.language, q.QueryText, claims...))
+		// A cross-validation query tests claims jointly; what only repeats their sources tests
+		// nothing new, so its repeats are not kept.
+		kept, _, err := r.runHop(ctx, &hop, q.QueryText, used, newHopTopic(r.in.language, q.QueryText, claims...))
 		if err != nil {
 			return err
 		}
@@ -470,10 +563,20 @@ func (r *multihopRun) enforceIndependence() {
 		var used, group usedSources
 		current := -1
 		kept := st.evidence[:0]
-		for _, e := range st.evidence {
+		for i, e := range st.evidence {
 			if e.group != current {
 				used.merge(group)
 				group, current = usedSources{}, e.group
+			}
+			// A source marked as repeating an earlier hop, or as a dependency's finding, is
+			// there on purpose and counts as what it is; the sources a judgement already
+			// indexes stay where they are.
+			if e.repeats > 0 || e.fromClaim > 0 || i < st.judgedLen {
+				if e.repeats == 0 && e.fromClaim == 0 {
+					group.add(e.SearchResult)
+				}
+				kept = append(kept, e)
+				continue
 			}
 			if reason, _ := r.in.rules.conflict(used, evidence.KeysOf(e.SearchResult)); reason != "" {
 				r.flag(pipeline.Flag(pipeline.FlagIndependenceDropped))

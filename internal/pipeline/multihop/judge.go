@@ -32,6 +32,11 @@ type judgement struct {
 	removed []int
 	// flags are the review flags of this judgement, their detail without the claim.
 	flags []pipeline.ReviewFlag
+	// missing is what the judge said the sources lack, as a search query ("" for nothing): the
+	// query of a follow-up hop (followUp).
+	missing string
+	// answer is the entity the judge named for a claim later claims bridge to (resolveBridge).
+	answer judgeAnswer
 }
 
 // judge holds what every judgement of a run shares: the model to call, the job's grounding
@@ -43,12 +48,18 @@ type judge struct {
 	calibration evidence.Calibration
 }
 
-// judgeRequest is the structured-output schema of a judgement, bounded.
-var judgeRequest = sync.OnceValue(func() *pipeline.OutputSchema {
+// judgeRequest is the structured-output schema of a judgement, bounded; judgeBridgeRequest
+// that of a claim later claims bridge to, which also names the entity (judgeAnswer).
+var (
+	judgeRequest       = sync.OnceValue(func() *pipeline.OutputSchema { return judgeSchema(false) })
+	judgeBridgeRequest = sync.OnceValue(func() *pipeline.OutputSchema { return judgeSchema(true) })
+)
+
+func judgeSchema(bridge bool) *pipeline.OutputSchema {
 	str := func(n int) map[string]any { return map[string]any{"type": "string", "maxLength": n} }
-	return &pipeline.OutputSchema{Name: "claim_judgement", Schema: map[string]any{
+	schema := &pipeline.OutputSchema{Name: "claim_judgement", Schema: map[string]any{
 		"type": "object", "additionalProperties": false,
-		"required": []string{"verdict", "citations", "reason", "supported_part", "correction", "confidence"},
+		"required": []string{"verdict", "citations", "reason", "supported_part", "correction", "confidence", "missing"},
 		"properties": map[string]any{
 			"verdict": map[string]any{"type": "string", "enum": []string{pipeline.VerdictSupported, pipeline.VerdictRefuted, pipeline.VerdictPartlySupported, pipeline.VerdictUnverified}},
 			"citations": map[string]any{"type": "array", "maxItems": 10, "items": map[string]any{
@@ -64,9 +75,23 @@ var judgeRequest = sync.OnceValue(func() *pipeline.OutputSchema {
 			"supported_part": str(500),
 			"correction":     str(500),
 			"confidence":     map[string]any{"type": "string", "enum": []string{pipeline.ConfidenceHigh, pipeline.ConfidenceMedium, pipeline.ConfidenceLow}},
+			"missing":        str(200),
 		},
 	}}
-})
+	if bridge {
+		schema.Name = "claim_judgement_with_answer"
+		schema.Schema["required"] = append(schema.Schema["required"].([]string), "answer")
+		schema.Schema["properties"].(map[string]any)["answer"] = map[string]any{
+			"type": "object", "additionalProperties": false, "required": []string{"value", "source", "passage"},
+			"properties": map[string]any{
+				"value":   str(maxBridgeBytes),
+				"source":  map[string]any{"type": "integer", "minimum": 0, "maximum": 100},
+				"passage": str(300),
+			},
+		}
+	}
+	return schema
+}
 
 // judgeReply is a judge's reply as the model writes it. Citations are judgeCitation objects;
 // a bare number (the reply format before citations carried their passage) is read as a
@@ -79,6 +104,8 @@ type judgeReply struct {
 	SupportedPart string            `json:"supported_part"`
 	Correction    string            `json:"correction"`
 	Confidence    string            `json:"confidence"`
+	Missing       string            `json:"missing,omitempty"`
+	Answer        *judgeAnswer      `json:"answer,omitempty"`
 }
 
 // judgeCitation is one cited source of a judge's reply: its number, the passage of it the
@@ -122,19 +149,25 @@ func (p judgeReply) citations(given []evidence.Retrieved) (cites []evidence.Cita
 	return cites, strays
 }
 
-// judgeClaim judges one claim from its evidence alone: the claim's text and the results its
-// hops kept are all the prompt holds (with the job's grounding instruction), so neither the
-// statement nor another claim can reach it. position is the claim's position, for the trace. A
-// failed call is retried once. The grounding rule is enforced on the reply in code: see
-// groundVerdict.
-func (j judge) judgeClaim(ctx context.Context, position int, claim string, given []evidence.Retrieved) judgement {
-	prompt, err := renderJudgePrompt(claim, given, j.grounding)
+// judgeClaim judges one claim from its evidence alone: the claim's text (its bridges resolved
+// from cited findings) and the sources it was given (what its hops kept, and the cited sources
+// of the claims it depends on) are all the prompt holds (with the job's grounding instruction),
+// so neither the statement nor another claim's text can reach it. position is the claim's
+// position, for the trace; bridge asks the judge to name the entity the claim describes, for
+// the claims that bridge to it. A failed call is retried once. The grounding rule is enforced
+// on the reply in code: see groundVerdict.
+func (j judge) judgeClaim(ctx context.Context, position int, claim string, given []evidence.Retrieved, bridge bool) judgement {
+	prompt, err := renderJudgePrompt(claim, given, j.grounding, bridge)
+	schema := judgeRequest()
+	if bridge {
+		schema = judgeBridgeRequest()
+	}
 	if err != nil {
 		return judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow, Reason: "the judge prompt could not be rendered: " + err.Error()}
 	}
 	var reply string
 	for attempt := 1; attempt <= 2; attempt++ {
-		reply, err = j.rec.Complete(ctx, pipeline.StepJudge, position, pipeline.ModelRequest{Prompt: prompt, Schema: judgeRequest(), MaxTokens: 1024})
+		reply, err = j.rec.Complete(ctx, pipeline.StepJudge, position, pipeline.ModelRequest{Prompt: prompt, Schema: schema, MaxTokens: 1024})
 		if err == nil || ctx.Err() != nil {
 			break
 		}
@@ -146,10 +179,15 @@ func (j judge) judgeClaim(ctx context.Context, position int, claim string, given
 }
 
 // renderJudgePrompt renders the judge prompt: the claim fenced as untrusted data, the evidence
-// as CoVe 2.0's numbered <source> elements (renderEvidence), everything escaped.
-func renderJudgePrompt(claim string, given []evidence.Retrieved, grounding string) (string, error) {
-	return pipeline.RenderPrompt("multihop_judge", struct{ Claim, Evidence, Grounding string }{
-		pipeline.EscapeFenced(strings.TrimSpace(claim)), evidence.RenderEvidence(given), pipeline.EscapeFenced(evidence.OneLineText(grounding))})
+// as CoVe 2.0's numbered <source> elements (renderEvidence), everything escaped. The paragraph
+// on relations is there only when a source carries one, and the request for the answer only
+// when bridge is set, so that a claim with neither costs no more tokens than before.
+func renderJudgePrompt(claim string, given []evidence.Retrieved, grounding string, bridge bool) (string, error) {
+	related := slices.ContainsFunc(given, func(e evidence.Retrieved) bool { return e.Relation != "" })
+	return pipeline.RenderPrompt("multihop_judge", struct {
+		Claim, Evidence, Grounding string
+		Related, Bridge            bool
+	}{pipeline.EscapeFenced(strings.TrimSpace(claim)), evidence.RenderEvidence(given), pipeline.EscapeFenced(evidence.OneLineText(grounding)), related, bridge})
 }
 
 // groundVerdict turns a judge's reply into a judgement under the grounding rules, in code:
@@ -170,6 +208,11 @@ func (j judge) groundVerdict(reply string, given []evidence.Retrieved) judgement
 		return judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow, Reason: "the judge's reply could not be read: " + pipeline.OneLine(err)}
 	}
 	out := judgement{VariantVerdict: pipeline.TruncateUTF8(strings.TrimSpace(p.Verdict), 60), quotes: map[int]string{}, stances: map[int]string{}}
+	out.missing = evidence.OneLineText(pipeline.TruncateUTF8(p.Missing, 200))
+	if p.Answer != nil {
+		out.answer = judgeAnswer{Value: pipeline.TruncateUTF8(p.Answer.Value, 4*maxBridgeBytes), Source: p.Answer.Source,
+			Passage: pipeline.TruncateUTF8(p.Answer.Passage, evidence.MaxQuoteBytes)}
+	}
 	out.Reason = evidence.OneLineText(pipeline.TruncateUTF8(p.Reason, 600))
 	cites, strays := p.citations(given)
 	att := evidence.Attribute(cites, given)
@@ -245,10 +288,9 @@ func (j judge) groundVerdict(reply string, given []evidence.Retrieved) judgement
 	return out
 }
 
-// judgeAll judges every checked claim in parallel under Options.Concurrency. A claim whose hops
-// kept no evidence is unverified with the reason, and costs no call.
+// judgeAll judges every checked claim not judged yet (a claim others depend on was judged
+// when its chain ran) in parallel under Options.Concurrency, each with judgeOne.
 func (r *multihopRun) judgeAll(ctx context.Context) {
-	j := judge{rec: r.rec, grounding: r.in.grounding, calibration: r.calibration}
 	var targets []*chainState
 	for _, st := range r.claims {
 		if st.checked {
@@ -259,19 +301,7 @@ func (r *multihopRun) judgeAll(ctx context.Context) {
 	g.SetLimit(max(r.opts.Concurrency, 1))
 	for i := range targets {
 		g.Go(func() error {
-			st := targets[i]
-			if st.reused != nil {
-				return nil // judged in the run it came from (reuse.go)
-			}
-			if len(st.evidence) == 0 {
-				st.verdict = judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow, Reason: r.noEvidenceReason(st)}
-				return nil
-			}
-			given := make([]evidence.Retrieved, len(st.evidence))
-			for k, e := range st.evidence {
-				given[k] = e.Retrieved
-			}
-			st.verdict = j.judgeClaim(ctx, st.index+1, st.claim.ClaimText, given)
+			r.judgeOne(ctx, targets[i])
 			return nil
 		})
 	}

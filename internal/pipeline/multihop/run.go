@@ -216,6 +216,21 @@ func (r *multihopRun) planClaims() {
 		r.res.Claims = append(r.res.Claims, c)
 		r.claims = append(r.claims, st)
 	}
+	for _, st := range r.claims {
+		if !st.checked {
+			continue
+		}
+		for _, id := range st.claim.DependsOn {
+			if d := r.stateOf(id); d != nil {
+				d.hasDependents = true
+			}
+		}
+		for _, id := range claimBridges(st.claim, r.chainOf(st.claim.ClaimID)) {
+			if d := r.stateOf(id); d != nil {
+				d.bridged = true
+			}
+		}
+	}
 }
 
 func (r *multihopRun) chainOf(id string) *QueryChain {
@@ -240,6 +255,9 @@ func (r *multihopRun) stateOf(id string) *chainState {
 // revised statement and the report.
 func (r *multihopRun) finish() {
 	for _, st := range r.claims {
+		r.res.Hops = append(r.res.Hops, st.hopRecords...)
+	}
+	for _, st := range r.claims {
 		if !st.checked {
 			continue
 		}
@@ -256,7 +274,7 @@ func (r *multihopRun) finish() {
 			ev := pipeline.Evidence{
 				ID: len(r.res.Evidence) + 1, ClaimPosition: st.index + 1, HopNumber: e.hop, SearchSeq: e.SearchSeq,
 				URL: e.URL, Title: e.Title, Snippet: e.Snippet, Domain: evidence.HostOf(e.SearchResult), Publisher: e.Publisher,
-				PublishedAt: e.PublishedAt, Provider: e.Provider, Rank: e.Rank,
+				PublishedAt: e.PublishedAt, Provider: e.Provider, Rank: e.Rank, FromClaimPosition: e.fromClaim, NotIndependentOfHop: e.repeats,
 			}
 			if slices.Contains(st.verdict.cited, i) {
 				ev.SourceNumber = r.book.Number(e.URL)

@@ -77,8 +77,14 @@ func TestMultihopRun(t *testing.T) {
 	}
 
 	// Every used result is an evidence row pointing at its hop and its search.
-	if len(res.Evidence) != 6 {
-		t.Fatalf("evidence rows: %d, want 3 per claim (2 hops and the cross-validation query): %+v", len(res.Evidence), res.Evidence)
+	// c2 depends on c1: c2's judge was also given c1's two cited sources (it cited neither).
+	if len(res.Evidence) != 8 {
+		t.Fatalf("evidence rows: %d, want 3 per claim (2 hops and the cross-validation query) and c1's 2 cited sources for c2: %+v", len(res.Evidence), res.Evidence)
+	}
+	for _, e := range res.Evidence[6:] {
+		if e.ClaimPosition != 2 || e.FromClaimPosition != 1 || e.SourceNumber != 0 {
+			t.Errorf("c1's finding given to c2: %+v", e)
+		}
 	}
 	for i, e := range res.Evidence {
 		s := res.Searches[e.SearchSeq-1]
@@ -127,7 +133,10 @@ func TestMultihopRun(t *testing.T) {
 
 // Independence: a corpus where the only second source shares a domain (a subdomain) or a
 // publisher with the first. Whether the provider honours the exclusions or not, the second hop
-// keeps nothing, records why, and the claim cannot reach High on two "independent" sources.
+// keeps no independent source and records why; the source reaches the judge marked as not
+// independent of hop 1 (issue 23: independence decides confidence, not visibility), and the
+// claim cannot reach High on the two: they count as one voice. The same document again is not
+// given twice.
 func TestMultihopIndependence(t *testing.T) {
 	t.Parallel()
 	first := hit("https://news.example.com/eiffel", "Example Media", "The Eiffel Tower was completed in 1889.", nil)
@@ -137,14 +146,15 @@ func TestMultihopIndependence(t *testing.T) {
 		honour     bool
 		wantStatus string
 		wantFlag   string
+		wantRepeat bool
 	}{
-		{"same domain, provider ignores exclusions", hit("https://blog.example.com/tower", "Other Blog", "Completed in 1889.", nil), false, HopNoIndependentSource, pipeline.FlagExclusionsIgnored},
-		{"same publisher, provider ignores exclusions", hit("https://example-media.org/tower", "example  media", "Completed in 1889.", nil), false, HopNoIndependentSource, pipeline.FlagExclusionsIgnored},
-		{"same URL, provider ignores exclusions", first, false, HopNoIndependentSource, pipeline.FlagNoIndependentSource},
+		{"same domain, provider ignores exclusions", hit("https://blog.example.com/tower", "Other Blog", "Completed in 1889.", nil), false, HopNoIndependentSource, pipeline.FlagExclusionsIgnored, false},
+		{"same publisher, provider ignores exclusions", hit("https://example-media.org/tower", "example  media", "Completed in 1889.", nil), false, HopNoIndependentSource, pipeline.FlagExclusionsIgnored, false},
+		{"same URL, provider ignores exclusions", first, false, HopNoIndependentSource, pipeline.FlagNoIndependentSource, false},
 		// The provider applied the exclusions and returned nothing: the hop is empty because of
 		// them (a search without them finds the excluded source), so it is no_independent_source.
-		{"same domain, provider honours exclusions", hit("https://blog.example.com/tower", "Other Blog", "Completed in 1889.", nil), true, HopNoIndependentSource, pipeline.FlagNoIndependentSource},
-		{"same publisher, provider honours exclusions", hit("https://example-media.org/tower", "Example Media", "Completed in 1889.", nil), true, HopNoIndependentSource, pipeline.FlagNoIndependentSource},
+		{"same domain, provider honours exclusions", hit("https://blog.example.com/tower", "Other Blog", "Completed in 1889.", nil), true, HopNoIndependentSource, pipeline.FlagNoIndependentSource, true},
+		{"same publisher, provider honours exclusions", hit("https://example-media.org/tower", "Example Media", "Completed in 1889.", nil), true, HopNoIndependentSource, pipeline.FlagNoIndependentSource, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -167,18 +177,37 @@ func TestMultihopIndependence(t *testing.T) {
 			if hop.Status != tt.wantStatus || !slices.Equal(hop.ExcludedDomains, []string{"example.com"}) {
 				t.Errorf("hop 2: %+v, want status %s", hop, tt.wantStatus)
 			}
-			if len(res.Evidence) != 1 || res.Evidence[0].URL != first.URL {
-				t.Errorf("evidence: %+v, want only the first source", res.Evidence)
-			}
 			c := res.Claims[0]
-			// The judge cited [1, 2]; [2] was no source it got. One source is at most Medium.
-			if c.Verdict != pipeline.VerdictSupported || c.Confidence != pipeline.ConfidenceMedium || !slices.Equal(c.Citations, []int{1}) {
-				t.Errorf("claim: %+v", c)
-			}
-			if !slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool {
-				return strings.HasPrefix(f.String(), pipeline.FlagCitationRemoved+": claim 1 cited [2]")
-			}) {
-				t.Errorf("review flags %v lack the removed citation", res.ReviewFlags)
+			if !tt.wantRepeat {
+				// A provider that ignores the exclusions returned the source to the hop itself,
+				// which dropped it (the search without exclusions is for an emptied query).
+				if len(res.Evidence) != 1 || res.Evidence[0].URL != first.URL {
+					t.Errorf("evidence: %+v, want only the first source", res.Evidence)
+				}
+				// The judge cited [1, 2]; [2] was no source it got. One source is at most Medium.
+				if c.Verdict != pipeline.VerdictSupported || c.Confidence != pipeline.ConfidenceMedium || !slices.Equal(c.Citations, []int{1}) {
+					t.Errorf("claim: %+v", c)
+				}
+				if !slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool {
+					return strings.HasPrefix(f.String(), pipeline.FlagCitationRemoved+": claim 1 cited [2]")
+				}) {
+					t.Errorf("review flags %v lack the removed citation", res.ReviewFlags)
+				}
+			} else {
+				if len(res.Evidence) != 2 || res.Evidence[1].URL != tt.second.URL || res.Evidence[1].NotIndependentOfHop != 1 || res.Evidence[1].HopNumber != 2 {
+					t.Errorf("evidence: %+v, want the first source and the second marked as repeating hop 1", res.Evidence)
+				}
+				// Two sources, one voice: Medium, and flagged.
+				if c.Verdict != pipeline.VerdictSupported || c.Confidence != pipeline.ConfidenceMedium || !slices.Equal(c.Citations, []int{1, 2}) {
+					t.Errorf("claim: %+v", c)
+				}
+				if !slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool { return f.Code == pipeline.FlagSingleSource }) {
+					t.Errorf("review flags %v lack single_source", res.ReviewFlags)
+				}
+				judged := model.Sent(pipeline.StepJudge)
+				if len(judged) != 1 || !strings.Contains(judged[0], `relation="not independent of source 1"`) {
+					t.Errorf("the judge prompt does not mark the second source:\n%s", judged)
+				}
 			}
 			if tt.wantFlag != "" && !slices.Contains(res.ReviewFlags, pipeline.Flag(tt.wantFlag)) {
 				t.Errorf("review flags %v lack %s", res.ReviewFlags, tt.wantFlag)
@@ -289,7 +318,9 @@ func TestMultihopGrounding(t *testing.T) {
 }
 
 // The judge sees one claim and its evidence: the exact prompt is the claim and the claim's own
-// sources, and neither the statement nor the other claim appears in it.
+// sources, and neither the statement nor the other claim appears in it. c2 depends on c1, so c1
+// is judged when its chain has run, before the cross-validation query; c1 established nothing
+// here (its citation holds no passage), so c2's judge gets no finding of it.
 func TestMultihopJudgeIsIsolated(t *testing.T) {
 	t.Parallel()
 	model := planModel(t, validPlan(), map[string]string{
@@ -305,7 +336,7 @@ func TestMultihopJudgeIsIsolated(t *testing.T) {
 		t.Fatalf("judge calls: %d", len(judged))
 	}
 	want := map[string][]evidence.Retrieved{
-		apoeClaim1: {{SearchResult: srcNature}, {SearchResult: srcNIH}, {SearchResult: srcDaily}},
+		apoeClaim1: {{SearchResult: srcNature}, {SearchResult: srcNIH}},
 		apoeClaim2: {{SearchResult: srcBMJ}, {SearchResult: srcLancet}, {SearchResult: srcDaily}},
 	}
 	for claim, given := range want {
@@ -314,8 +345,10 @@ func TestMultihopJudgeIsIsolated(t *testing.T) {
 			given[i].Rank = 1
 		}
 		given[1].Rank = map[string]int{apoeClaim1: 2, apoeClaim2: 1}[claim]
-		given[2].Rank = 2
-		prompt, err := renderJudgePrompt(claim, given, DefaultGrounding)
+		if len(given) > 2 {
+			given[2].Rank = 2
+		}
+		prompt, err := renderJudgePrompt(claim, given, DefaultGrounding, false)
 		if err != nil {
 			t.Fatal(err)
 		}

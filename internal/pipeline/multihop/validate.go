@@ -197,12 +197,13 @@ func ValidatePlan(reply string, pc PlanContext) (*ValidatedPlan, []PlanViolation
 		}
 		return nil, violations
 	}
-	pv := &planValidation{plan: plan, ctx: pc, spans: make([][2]int, len(plan.Claims))}
+	pv := &planValidation{plan: withoutPlaceholders(plan), ctx: pc, spans: make([][2]int, len(plan.Claims))}
 	for _, r := range planRules {
 		for _, msg := range r.check(pv) {
 			violations = append(violations, PlanViolation{r.name, msg})
 		}
 	}
+	violations = append(violations, checkBridgePlaceholders(plan)...)
 	if len(violations) > 0 {
 		return nil, violations
 	}

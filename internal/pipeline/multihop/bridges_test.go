@@ -1,0 +1,446 @@
+package multihop
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/pipelinetest"
+)
+
+// Scripted-model tests of issue 23: a claim is judged with the facts it depends on.
+
+const slipknotStatement = "The actor who played Detective Chester Lake played Slipknot in Suicide Squad."
+
+var (
+	srcLake     = hit("https://en.wikipedia.org/wiki/Adam_Beach", "Wikipedia", "Adam Beach played Detective Chester Lake in Law & Order: Special Victims Unit.", nil)
+	srcLakeFan  = hit("https://svu.fandom.com/wiki/Chester_Lake", "Fandom", "Chester Lake was a detective of the 16th precinct, played by a Canadian actor.", nil)
+	srcSlipknot = hit("https://www.imdb.com/title/suicide-squad", "IMDb", "Suicide Squad (2016), written and directed by David Ayer. Adam Beach plays Slipknot.", nil)
+)
+
+// slipknotPlan bridges c2 to c1: c2's text and hop write {c1} for the actor c1 describes.
+func slipknotPlan() Plan {
+	return Plan{
+		PlanID: "slipknot",
+		Claims: []PlanClaim{
+			{ClaimID: "c1", ClaimText: "An actor played Detective Chester Lake", SourceSpan: "The actor who played Detective Chester Lake",
+				Entities: []string{"Detective Chester Lake"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries: []string{"Detective Chester Lake actor"}, SourceIndependenceScore: 0.8},
+			{ClaimID: "c2", ClaimText: "{c1} played Slipknot in Suicide Squad",
+				SourceSpan: "played Slipknot in Suicide Squad", Entities: []string{"Slipknot", "Suicide Squad"}, Verifiable: true,
+				Interpretations: []Interpretation{}, DependsOn: []string{"c1"},
+				SubQueries: []string{"{c1} Slipknot Suicide Squad film cast"}, SourceIndependenceScore: 0.5},
+		},
+		QueryChains: []QueryChain{
+			{ClaimID: "c1", Hops: []PlanHop{
+				{1, "Detective Chester Lake Law Order actor", "encyclopedia", "cast member"},
+				{2, "Chester Lake character precinct fandom", "fan wiki", "cast member"},
+			}},
+			{ClaimID: "c2", Hops: []PlanHop{{1, "{c1} Slipknot Suicide Squad cast", "film database", "cast member"}}},
+		},
+		CrossValidationPairs:   []CrossValidationPair{{"c1", "c2", "the same actor"}},
+		CrossValidationQueries: []CrossValidationQuery{{"television detective actor later cast in comic book film villain team", []int{0, 1}}},
+		ExecutionOrder:         []string{"c1", "c2"},
+	}
+}
+
+func slipknotSearcher() *StubSearcher {
+	return &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Detective Chester Lake Law Order", results: []pipeline.SearchResult{srcLake}},
+		{contains: "Chester Lake character", results: []pipeline.SearchResult{srcLakeFan}},
+		{contains: "Adam Beach Slipknot", results: []pipeline.SearchResult{srcSlipknot}},
+	}}
+}
+
+// judgeReplyJSON encodes a scripted judge reply.
+func judgeReplyJSON(t testing.TB, verdict, confidence, missing string, answer *judgeAnswer, cites ...judgeCitation) string {
+	t.Helper()
+	raw := []json.RawMessage{}
+	for _, c := range cites {
+		b, _ := json.Marshal(c)
+		raw = append(raw, b)
+	}
+	b, err := json.Marshal(judgeReply{Verdict: verdict, Citations: raw, Reason: "scripted", Confidence: confidence, Missing: missing, Answer: answer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+const resolvedSlipknot = "Adam Beach played Slipknot in Suicide Squad"
+
+// Bridge substitution and the dependency's passages: c1's judge names the actor from its cited
+// passage; c2's hop searches with that name and c2's judge gets c1's cited source, marked, and
+// nothing of c1's text or the statement.
+func TestBridgeResolvedFromTheCitedFinding(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	model := planModel(t, slipknotPlan(), map[string]string{
+		"An actor played Detective Chester Lake": judgeReplyJSON(t, "supported", "Medium", "",
+			&judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach played Detective Chester Lake"},
+			judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}),
+		resolvedSlipknot: judgeReplyJSON(t, "supported", "High", "", nil,
+			judgeCitation{1, "written and directed by David Ayer. Adam Beach plays Slipknot", sup},
+			judgeCitation{2, "Adam Beach played Detective Chester Lake", sup}),
+	})
+	searcher := slipknotSearcher()
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: slipknotStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hop := findHop(res, 2, 1)
+	if !strings.Contains(hop.Query, "Adam Beach") || strings.Contains(hop.Query, "{c1}") || hop.Status != HopFound ||
+		!strings.Contains(hop.Note, `{c1} is "Adam Beach"`) || !strings.Contains(hop.Note, srcLake.URL) || hop.Reason != HopReasonPlan {
+		t.Errorf("hop 1 of c2: %+v", hop)
+	}
+	c2 := res.Claims[1]
+	if c2.Text != resolvedSlipknot || c2.Verdict != pipeline.VerdictSupported || !slices.Equal(c2.Citations, []int{2, 1}) {
+		t.Errorf("claim 2: %+v", c2)
+	}
+	judged := model.Sent(pipeline.StepJudge)
+	var c1Prompt, c2Prompt string
+	for _, p := range judged {
+		switch {
+		case strings.Contains(p, "<untrusted_claim>\nAn actor played"):
+			c1Prompt = p
+		case strings.Contains(p, "<untrusted_claim>\n"+resolvedSlipknot):
+			c2Prompt = p
+		}
+	}
+	if !strings.Contains(c1Prompt, `In "answer" give "value"`) {
+		t.Errorf("c1's judge was not asked to name the actor:\n%s", c1Prompt)
+	}
+	// The exact prompt c2's judge got: its own source, then c1's cited one, marked.
+	own := evidence.Retrieved{SearchResult: srcSlipknot}
+	own.Provider, own.Rank = "stub", 1
+	dep := evidence.Retrieved{SearchResult: srcLake, Relation: relationEstablished}
+	dep.Provider, dep.Rank = "stub", 1
+	want, err := renderJudgePrompt(resolvedSlipknot, []evidence.Retrieved{own, dep}, DefaultGrounding, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c2Prompt != want {
+		t.Errorf("c2's judge prompt:\n%s\nwant\n%s", c2Prompt, want)
+	}
+	for _, leak := range []string{"An actor played", slipknotStatement, srcLakeFan.Snippet, "{c1}"} {
+		if strings.Contains(c2Prompt, leak) {
+			t.Errorf("c2's judge prompt holds %q", leak)
+		}
+	}
+	var stored []pipeline.Evidence
+	for _, e := range res.Evidence {
+		if e.ClaimPosition == 2 && e.FromClaimPosition == 1 {
+			stored = append(stored, e)
+		}
+	}
+	if len(stored) != 1 || stored[0].URL != srcLake.URL || stored[0].SourceNumber != 1 || stored[0].Quote == "" {
+		t.Errorf("c1's finding stored for c2: %+v", stored)
+	}
+}
+
+// A dishonest judge cannot smuggle a name into a later claim: the bridge value must be in the
+// passage, the passage in the source, and the source one that grounds the verdict. A refused
+// bridge leaves the dependent claim unverified, with no search run for it.
+func TestBridgeRefusedWhenNotInTheCitedPassage(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	cite := judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}
+	tests := []struct {
+		name   string
+		answer judgeAnswer
+		reason string
+	}{
+		{"a name the passage does not hold", judgeAnswer{"Jason Momoa", 1, "Adam Beach played Detective Chester Lake"}, "not in the passage"},
+		{"a passage the source does not hold", judgeAnswer{"Jason Momoa", 1, "Jason Momoa played Detective Chester Lake"}, "is not in source [1]"},
+		{"a source that is not cited", judgeAnswer{"Canadian actor", 2, "played by a Canadian actor"}, "not a source grounding its verdict"},
+		{"a source it was not given", judgeAnswer{"Adam Beach", 7, "Adam Beach played Detective Chester Lake"}, "not a source grounding its verdict"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			answer := tt.answer
+			model := planModel(t, slipknotPlan(), map[string]string{
+				"An actor played Detective Chester Lake": judgeReplyJSON(t, "supported", "Medium", "", &answer, cite),
+			})
+			searcher := slipknotSearcher()
+			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: slipknotStatement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c2 := res.Claims[1]
+			if c2.Verdict != pipeline.VerdictUnverified || !strings.Contains(c2.Reason, tt.reason) || strings.Contains(c2.Text, tt.answer.Value) {
+				t.Errorf("claim 2: %+v, want unverified because %q", c2, tt.reason)
+			}
+			if n := len(model.Sent(pipeline.StepJudge)); n != 1 {
+				t.Errorf("judge calls: %d, want c1's only", n)
+			}
+			for _, q := range searcher.sent() {
+				if strings.Contains(q.Query, tt.answer.Value) || strings.Contains(q.Query, "{c1}") || strings.Contains(q.Query, "Slipknot Suicide Squad") {
+					t.Errorf("a search ran for the refused bridge: %q", q.Query)
+				}
+			}
+			if h := findHop(res, 2, 1); h.Status != HopRejected || !strings.HasPrefix(h.Note, "not run: ") {
+				t.Errorf("hop 1 of c2: %+v", h)
+			}
+			if !slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool {
+				return f.Code == pipeline.FlagQuoteNotInSource && strings.Contains(f.Detail, "refused as a bridge")
+			}) {
+				t.Errorf("review flags: %v", res.ReviewFlags)
+			}
+		})
+	}
+}
+
+// A judge cannot cite a dependency's passage it was not given: c1's judge saw the fan wiki but
+// did not cite it, so c2's judge never gets it; citing it by a number it was not shown, or its
+// words from a source it was shown, grounds nothing.
+func TestDependentJudgeCitingAnUngivenDependencyPassage(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	fanPassage := "played by a Canadian actor"
+	tests := []struct {
+		name string
+		cite judgeCitation
+		flag string
+	}{
+		{"by a number it was not shown", judgeCitation{3, fanPassage, sup}, pipeline.FlagCitationRemoved},
+		{"with a given source's number", judgeCitation{2, fanPassage, sup}, pipeline.FlagQuoteNotInSource},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			model := planModel(t, slipknotPlan(), map[string]string{
+				"An actor played Detective Chester Lake": judgeReplyJSON(t, "supported", "Medium", "",
+					&judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach played Detective Chester Lake"},
+					judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}),
+				resolvedSlipknot: judgeReplyJSON(t, "supported", "High", "", nil, tt.cite),
+			})
+			res, err := Multihop{Model: model, Searcher: slipknotSearcher()}.Run(context.Background(), pipeline.Input{Text: slipknotStatement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c2 := res.Claims[1]
+			if c2.Verdict != pipeline.VerdictUnverified || len(c2.Citations) != 0 {
+				t.Errorf("claim 2: %+v", c2)
+			}
+			for _, e := range res.Evidence {
+				if e.ClaimPosition == 2 && (e.URL == srcLakeFan.URL || e.Quote != "") {
+					t.Errorf("claim 2 stores %+v", e)
+				}
+			}
+			if !slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool { return f.Code == tt.flag && strings.Contains(f.Detail, "claim 2") }) {
+				t.Errorf("review flags %v lack %s for claim 2", res.ReviewFlags, tt.flag)
+			}
+		})
+	}
+}
+
+// A follow-up hop: the judge finds the evidence short and names what is missing; one more hop
+// searches for it under the same rules (excluding the chain's sources), is recorded with its
+// reason, and the claim is judged again.
+func TestFollowUpHopForWhatIsMissing(t *testing.T) {
+	t.Parallel()
+	plan := examplePlan()
+	plan.Claims, plan.QueryChains = plan.Claims[:1], plan.QueryChains[:1]
+	plan.QueryChains[0].Hops = plan.QueryChains[0].Hops[:1]
+	plan.CrossValidationPairs, plan.CrossValidationQueries, plan.ExecutionOrder = []CrossValidationPair{}, []CrossValidationQuery{}, []string{"c1"}
+	first := hit("https://www.toureiffel.paris/history", "SETE", "The Eiffel Tower was built for the Exposition Universelle of 1889.", nil)
+	later := hit("https://www.britannica.com/eiffel", "Britannica", "The Eiffel Tower was completed in March 1889.", nil)
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "official history", results: []pipeline.SearchResult{first}},
+		{contains: "completion year", results: []pipeline.SearchResult{first, later}},
+	}}
+	sup := evidence.StanceSupports
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		{Contains: later.Snippet, Reply: judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{2, "completed in March 1889", sup})},
+		{Contains: multihopJudgeMarker, Reply: judgeReplyJSON(t, "unverified", "Low", "Eiffel Tower completion year", nil)},
+		{Contains: multihopPlanMarker, Reply: planJSON(t, plan)},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: examplePlanStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(model.Sent(pipeline.StepJudge)); n != 2 {
+		t.Fatalf("judge calls: %d, want 2 (before and after the follow-up)", n)
+	}
+	hop := findHop(res, 1, 2)
+	if hop.Reason != HopReasonFollowUp || hop.Status != HopFound || !strings.Contains(hop.Note, "Eiffel Tower completion year") ||
+		!slices.Equal(hop.ExcludedDomains, []string{"toureiffel.paris"}) {
+		t.Errorf("follow-up hop: %+v", hop)
+	}
+	if q := searcher.sent()[hop.SearchSeq-1]; !slices.Contains(q.ExcludeDomains, "toureiffel.paris") {
+		t.Errorf("the follow-up search excluded %v", q.ExcludeDomains)
+	}
+	c := res.Claims[0]
+	if c.Verdict != pipeline.VerdictSupported || !slices.Equal(c.Citations, []int{1}) {
+		t.Errorf("claim: %+v", c)
+	}
+	if len(res.Evidence) != 2 || res.Evidence[1].URL != later.URL || res.Evidence[1].HopNumber != 2 {
+		t.Errorf("evidence: %+v", res.Evidence)
+	}
+}
+
+// A claim whose chain is at max_hops gets no follow-up: the bound holds.
+func TestFollowUpWithinMaxHops(t *testing.T) {
+	t.Parallel()
+	plan := examplePlan()
+	plan.Claims, plan.QueryChains = plan.Claims[:1], plan.QueryChains[:1]
+	plan.CrossValidationPairs, plan.CrossValidationQueries, plan.ExecutionOrder = []CrossValidationPair{}, []CrossValidationQuery{}, []string{"c1"}
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		{Contains: multihopJudgeMarker, Reply: judgeReplyJSON(t, "unverified", "Low", "Eiffel Tower completion year", nil)},
+		{Contains: multihopPlanMarker, Reply: planJSON(t, plan)},
+	}}
+	searcher := &StubSearcher{rules: []searchRule{{contains: "Eiffel", results: []pipeline.SearchResult{
+		hit("https://a.example/1", "A", "The Eiffel Tower was opened for the 1889 exposition.", nil), hit("https://b.example/2", "B", "The Eiffel Tower was finished for the 1889 world fair.", nil)}}}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: examplePlanStatement, Options: pipeline.Options{MaxHops: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(model.Sent(pipeline.StepJudge)); n != 1 || len(res.Hops) != 2 {
+		t.Errorf("judge calls %d, hops %d: want 1 and the 2 planned", n, len(res.Hops))
+	}
+}
+
+const peschkeStatement = "Květa Peschke is older than John Newcombe."
+
+var (
+	srcPeschke  = hit("https://en.wikipedia.org/wiki/Kveta_Peschke", "Wikipedia", "Květa Peschke (born 9 July 1975) is a Czech former professional tennis player.", nil)
+	srcNewcombe = hit("https://en.wikipedia.org/wiki/John_Newcombe", "Wikipedia", "John Newcombe (born 23 May 1944) is an Australian former professional tennis player.", nil)
+)
+
+// Independence decides confidence, not visibility: hop 2 seeks a different fact (Newcombe's
+// birth) and its exclusions (hop 1's domain) empty it; what the same search finds without them
+// reaches the judge marked as not independent of hop 1, and the two count as one voice.
+func TestSameDomainFactReachesTheJudge(t *testing.T) {
+	t.Parallel()
+	plan := Plan{
+		PlanID: "peschke",
+		Claims: []PlanClaim{{ClaimID: "c1", ClaimText: "Květa Peschke is older than John Newcombe", SourceSpan: "Květa Peschke is older than John Newcombe",
+			Entities: []string{"Květa Peschke", "John Newcombe"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+			SubQueries: []string{"Květa Peschke date of birth"}, SourceIndependenceScore: 1}},
+		QueryChains: []QueryChain{{ClaimID: "c1", Hops: []PlanHop{
+			{1, "Květa Peschke tennis born", "encyclopedia", "date of birth"},
+			{2, "John Newcombe tennis born", "encyclopedia", "date of birth"},
+		}}},
+		CrossValidationPairs: []CrossValidationPair{}, CrossValidationQueries: []CrossValidationQuery{}, ExecutionOrder: []string{"c1"},
+	}
+	ref := evidence.StanceRefutes
+	model := planModel(t, plan, map[string]string{
+		plan.Claims[0].ClaimText: judgeReplyJSON(t, "refuted", "High", "", nil,
+			judgeCitation{1, "born 9 July 1975", ref}, judgeCitation{2, "born 23 May 1944", ref}),
+	})
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Peschke", results: []pipeline.SearchResult{srcPeschke}},
+		{contains: "Newcombe", results: []pipeline.SearchResult{srcNewcombe}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: peschkeStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hop := findHop(res, 1, 2)
+	if hop.Status != HopNoIndependentSource || !slices.Equal(hop.ExcludedDomains, []string{"wikipedia.org"}) || !strings.Contains(hop.Note, "not independent") {
+		t.Errorf("hop 2 (its exclusions still recorded): %+v", hop)
+	}
+	judged := model.Sent(pipeline.StepJudge)
+	if len(judged) != 1 || !strings.Contains(judged[0], srcNewcombe.Snippet) || !strings.Contains(judged[0], `relation="not independent of source 1"`) {
+		t.Fatalf("the judge did not get Newcombe's page marked:\n%s", judged)
+	}
+	c := res.Claims[0]
+	if c.Verdict != pipeline.VerdictRefuted || c.Confidence != pipeline.ConfidenceMedium || !slices.Equal(c.Citations, []int{1, 2}) {
+		t.Errorf("claim: %+v (two pages of one domain are one voice: at most Medium)", c)
+	}
+	if !slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool { return f.Code == pipeline.FlagSingleSource }) ||
+		!slices.Contains(res.ReviewFlags, pipeline.Flag(pipeline.FlagNoIndependentSource)) {
+		t.Errorf("review flags: %v", res.ReviewFlags)
+	}
+	if len(res.Evidence) != 2 || res.Evidence[1].NotIndependentOfHop != 1 || res.Evidence[1].SourceNumber != 2 {
+		t.Errorf("evidence: %+v", res.Evidence)
+	}
+}
+
+// A comparison gets one claim per fact compared plus the comparison, which depends on them and
+// is judged from their findings, even when its own hop finds nothing.
+func TestComparisonJudgedFromTheFactsFindings(t *testing.T) {
+	t.Parallel()
+	plan := Plan{
+		PlanID: "peschke-newcombe",
+		Claims: []PlanClaim{
+			{ClaimID: "c1", ClaimText: "Květa Peschke was born on a known date", SourceSpan: "Květa Peschke", Entities: []string{"Květa Peschke"},
+				Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{}, SubQueries: []string{"Květa Peschke date of birth"}, SourceIndependenceScore: 1},
+			{ClaimID: "c2", ClaimText: "John Newcombe was born on a known date", SourceSpan: "John Newcombe", Entities: []string{"John Newcombe"},
+				Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{}, SubQueries: []string{"John Newcombe date of birth"}, SourceIndependenceScore: 1},
+			{ClaimID: "c3", ClaimText: "Květa Peschke is older than John Newcombe", SourceSpan: "Květa Peschke is older than John Newcombe",
+				Entities: []string{"Květa Peschke", "John Newcombe"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{"c1", "c2"},
+				SubQueries: []string{"Peschke Newcombe age difference"}, SourceIndependenceScore: 0.2},
+		},
+		QueryChains: []QueryChain{
+			{ClaimID: "c1", Hops: []PlanHop{{1, "Květa Peschke tennis player born", "encyclopedia", "date of birth"}}},
+			{ClaimID: "c2", Hops: []PlanHop{{1, "John Newcombe tennis player born", "encyclopedia", "date of birth"}}},
+			{ClaimID: "c3", Hops: []PlanHop{{1, "oldest Czech Australian doubles champions ages compared", "sports statistics", "ages"}}},
+		},
+		CrossValidationPairs:   []CrossValidationPair{{"c1", "c3", "the birth date is compared"}, {"c2", "c3", "the birth date is compared"}},
+		CrossValidationQueries: []CrossValidationQuery{{"Grand Slam doubles champions list birth years", []int{0, 1, 2}}},
+		ExecutionOrder:         []string{"c1", "c2", "c3"},
+	}
+	sup, ref := evidence.StanceSupports, evidence.StanceRefutes
+	model := planModel(t, plan, map[string]string{
+		"Květa Peschke was born on a known date": judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "born 9 July 1975", sup}),
+		"John Newcombe was born on a known date": judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "born 23 May 1944", sup}),
+		"Květa Peschke is older than John Newcombe": judgeReplyJSON(t, "refuted", "High", "", nil,
+			judgeCitation{1, "born 9 July 1975", ref}, judgeCitation{2, "born 23 May 1944", ref}),
+	})
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Peschke tennis", results: []pipeline.SearchResult{srcPeschke}},
+		{contains: "Newcombe tennis", results: []pipeline.SearchResult{srcNewcombe}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: peschkeStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c3 := res.Claims[2]
+	if c3.Verdict != pipeline.VerdictRefuted || c3.Confidence != pipeline.ConfidenceMedium ||
+		!slices.Equal(c3.Citations, []int{res.Claims[0].Citations[0], res.Claims[1].Citations[0]}) {
+		t.Errorf("the comparison: %+v (claims: %+v)", c3, res.Claims[:2])
+	}
+	var judgedC3 string
+	for _, p := range model.Sent(pipeline.StepJudge) {
+		if strings.Contains(p, "<untrusted_claim>\nKvěta Peschke is older") {
+			judgedC3 = p
+		}
+	}
+	for _, want := range []string{srcPeschke.Snippet, srcNewcombe.Snippet, relationEstablished} {
+		if !strings.Contains(judgedC3, want) {
+			t.Errorf("the comparison's judge prompt lacks %q:\n%s", want, judgedC3)
+		}
+	}
+	if strings.Contains(judgedC3, "born on a known date") {
+		t.Errorf("the comparison's judge saw another claim's text:\n%s", judgedC3)
+	}
+}
+
+// A placeholder must name a verifiable claim listed in depends_on; the wording rules read the
+// claim without it.
+func TestBridgePlaceholdersAreValidated(t *testing.T) {
+	t.Parallel()
+	if _, v := ValidatePlan(planJSON(t, slipknotPlan()), PlanContext{Statement: slipknotStatement}); len(v) != 0 {
+		t.Fatalf("the bridged plan breaks %v", v)
+	}
+	plan := slipknotPlan()
+	plan.Claims[1].DependsOn = []string{}
+	_, v := ValidatePlan(planJSON(t, plan), PlanContext{Statement: slipknotStatement})
+	if !slices.ContainsFunc(v, func(p PlanViolation) bool {
+		return p.Rule == RuleBridgeDeclared && strings.Contains(p.Message, "depends_on")
+	}) {
+		t.Errorf("violations: %v", v)
+	}
+	plan = slipknotPlan()
+	plan.Claims[1].ClaimText = "{c3} played Slipknot in Suicide Squad"
+	_, v = ValidatePlan(planJSON(t, plan), PlanContext{Statement: slipknotStatement})
+	if !slices.ContainsFunc(v, func(p PlanViolation) bool { return p.Rule == RuleBridgeDeclared && strings.Contains(p.Message, "{c3}") }) {
+		t.Errorf("violations: %v", v)
+	}
+}
