@@ -87,6 +87,10 @@ type ProbeError struct {
 func (e *ProbeError) Error() string { return e.msg }
 func (e *ProbeError) Unwrap() error { return e.Err }
 
+// ProbePrompt is the known-good request of a probe's completion: any model that answers at all
+// answers it. Fake servers in tests answer it to look healthy.
+const ProbePrompt = "Say OK."
+
 // probeStep is the step name of Probe's one-token completion, in recorded calls and limiter
 // queues.
 const probeStep = "probe"
@@ -113,7 +117,7 @@ func (c *Client) Probe(ctx context.Context) error {
 	} else if pe := c.probeError(ctx, err, false); pe != nil {
 		return pe
 	}
-	_, err = c.Complete(ctx, pipeline.ModelRequest{Step: probeStep, Prompt: "Say OK.", MaxTokens: 1})
+	_, err = c.Complete(ctx, pipeline.ModelRequest{Step: probeStep, Prompt: ProbePrompt, MaxTokens: 1})
 	if err == nil {
 		return nil
 	}
