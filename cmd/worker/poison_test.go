@@ -44,7 +44,7 @@ func TestPoisonPromptsDoNotStopTheBacklog(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := b.services(t, client)
-	s.probe = client.Probe
+	s.probe, s.answers = client.Probe, client.Answers
 
 	const firstWithin, allWithin = 15 * time.Second, 90 * time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), allWithin+30*time.Second)

@@ -127,6 +127,19 @@ func (c *Client) Probe(ctx context.Context) error {
 	return &ProbeError{Err: err, msg: oneLine(fmt.Sprintf("model %q at %s: the probe failed: %v", c.model, c.baseURL, err))}
 }
 
+// Answers asks the model the known-good request (ProbePrompt, one token) and returns nil when the
+// endpoint answered it: then a job whose calls fail is failing on something of its own (a prompt
+// the model chokes on), not on an outage. Any answer that is no outage counts, a rate limit or a
+// refusal of the request included: the endpoint is up. An outage (OutageReason) or no answer in
+// time is returned.
+func (c *Client) Answers(ctx context.Context) error {
+	_, err := c.Complete(ctx, pipeline.ModelRequest{Step: probeStep, Prompt: ProbePrompt, MaxTokens: 1})
+	if err == nil || OutageReason(err) == "" && !errors.Is(err, ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+		return nil
+	}
+	return fmt.Errorf("model %q at %s does not answer a known-good request: %w", c.model, c.baseURL, err)
+}
+
 // probeError turns the failure of a probe request into a *ProbeError, or nil when the request
 // proves nothing and the next one should be tried (a 404 or another refusal of a models
 // endpoint, which not every server has). final is true for the completion, whose 404 means that
