@@ -15,10 +15,13 @@
 // rounds: plan, verify in parallel, revise) and the peak memory at a high concurrency.
 //
 // With --storm, each number of workers also runs learned through a storm: --storm-after into the
-// run the provider refuses every request for --storm, with no headers and no Retry-After, and
+// run the provider refuses every request for --storm, with no headers and no Retry-After (or
+// --storm-retry-after), and
 // the bench reports how long after the storm's end the provider accepted 90% of the bound again
 // (over 10 s). The header-less learning table sums up what matters when the provider sends no
-// rate-limit headers (--provider-headers none): ratio to the bound, 429 share, recovery.
+// rate-limit headers (--provider-headers none): ratio to the bound, 429 share, recovery. With
+// --storm-after 0 the storm begins before the workers start, so it meets their very first request,
+// before anything is learned.
 package main
 
 import (
@@ -76,6 +79,7 @@ type Config struct {
 	Modes                []string
 	Headers              string
 	Storm, StormAfter    time.Duration
+	StormRetryAfter      time.Duration
 	Timeline             string
 	Keep                 bool
 }
@@ -96,8 +100,9 @@ func (c *Config) flags(s *envflag.Set) {
 	s.Int(&c.MemoryConcurrency, "memory-concurrency", "CORROBORATE_BENCH_MEMORY_CONCURRENCY", 64, "--concurrency of the one-worker memory run (0: none)")
 	s.Strings(&c.Modes, "modes", "CORROBORATE_BENCH_MODES", []string{modeConfigured, modeLearned}, "rate-bound modes: configured (--model-rpm/--model-tpm given), learned (none given: headers and 429s); none: only the runs without provider limits")
 	s.String(&c.Headers, "provider-headers", "CORROBORATE_BENCH_PROVIDER_HEADERS", "openai", "rate-limit headers the provider sends: openai, none (the limiter learns from 429s alone) or garbage")
-	s.Duration(&c.Storm, "storm", "CORROBORATE_BENCH_STORM", 30*time.Second, "length of the storm of 429s (no headers, no Retry-After) in a learned run of its own for each number of workers (0: no storm runs)")
-	s.Duration(&c.StormAfter, "storm-after", "CORROBORATE_BENCH_STORM_AFTER", 20*time.Second, "when the storm starts, after the workers")
+	s.Duration(&c.Storm, "storm", "CORROBORATE_BENCH_STORM", 30*time.Second, "length of the storm of 429s (no headers, no Retry-After unless --storm-retry-after) in a learned run of its own for each number of workers (0: no storm runs)")
+	s.Duration(&c.StormAfter, "storm-after", "CORROBORATE_BENCH_STORM_AFTER", 20*time.Second, "when the storm starts, after the workers (0: before they start, so that it meets their very first request)")
+	s.Duration(&c.StormRetryAfter, "storm-retry-after", "CORROBORATE_BENCH_STORM_RETRY_AFTER", 0, "the Retry-After of the storm's 429s, in whole seconds (0: none)")
 	s.String(&c.Timeline, "timeline", "CORROBORATE_BENCH_TIMELINE", "", "a folder to write each rate-bound run's provider timeline into (requests accepted and answered 429 in each tenth of a second), to see where 429s come from; empty: none")
 	s.Bool(&c.Keep, "keep", "CORROBORATE_BENCH_KEEP", false, "keep the temporary folder (worker binary, logs, throwaway PostgreSQL)")
 }
@@ -148,8 +153,8 @@ func (c *Config) validate() ([]int, error) {
 			bad("--modes %q: each must be %s or %s", m, modeConfigured, modeLearned)
 		}
 	}
-	if c.Storm < 0 || c.StormAfter < 0 {
-		bad("--storm %s and --storm-after %s must not be negative", c.Storm, c.StormAfter)
+	if c.Storm < 0 || c.StormAfter < 0 || c.StormRetryAfter < 0 {
+		bad("--storm %s, --storm-after %s and --storm-retry-after %s must not be negative", c.Storm, c.StormAfter, c.StormRetryAfter)
 	}
 	if _, ok := providerHeaders[c.Headers]; !ok {
 		bad("--provider-headers %q must be openai, none or garbage", c.Headers)
@@ -415,7 +420,7 @@ func (b *bench) run(ctx context.Context, sc scenario) (result, error) {
 	}
 
 	pcfg := ratelimittest.Config{Burst: b.cfg.ProviderBurst, Latency: sc.latency, Reply: b.reply, Seed: mrand.Uint64(),
-		Headers: providerHeaders[b.cfg.Headers]}
+		Headers: providerHeaders[b.cfg.Headers], StormRetryAfter: b.cfg.StormRetryAfter}
 	if sc.mode != modeUnbound {
 		pcfg.RPM, pcfg.TPM = b.cfg.RPM, b.cfg.TPM
 	}
@@ -453,7 +458,12 @@ func (b *bench) run(ctx context.Context, sc scenario) (result, error) {
 	begin := time.Now()
 	var stormEnd time.Time
 	stormed := make(chan struct{})
-	if sc.storm {
+	switch {
+	case sc.storm && b.cfg.StormAfter == 0:
+		// From the very first request: before any worker starts, so before anything is learned.
+		stormEnd = provider.Storm(b.cfg.Storm)
+		close(stormed)
+	case sc.storm:
 		go func() {
 			defer close(stormed)
 			select {
@@ -462,7 +472,7 @@ func (b *bench) run(ctx context.Context, sc scenario) (result, error) {
 			case <-rctx.Done():
 			}
 		}()
-	} else {
+	default:
 		close(stormed)
 	}
 	cmds := make([]*exec.Cmd, sc.workers)
@@ -693,8 +703,16 @@ func printLearning(w io.Writer, cfg Config, results []result) {
 		return
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "Learned (nothing configured) from a provider sending %s rate-limit headers; storm: %s of 429s with no headers and no Retry-After, %s into its own run; recovery: from the storm's end to the first 10 s with 90%% of the bound's calls accepted:\n",
-		cfg.Headers, cfg.Storm, cfg.StormAfter)
+	when := fmt.Sprintf("%s into its own run", cfg.StormAfter)
+	if cfg.StormAfter == 0 {
+		when = "from the first request of its own run, before anything was learned"
+	}
+	retryAfter := "no Retry-After"
+	if cfg.StormRetryAfter > 0 {
+		retryAfter = fmt.Sprintf("Retry-After %d", int(cfg.StormRetryAfter.Seconds()))
+	}
+	fmt.Fprintf(w, "Learned (nothing configured) from a provider sending %s rate-limit headers; storm: %s of 429s with no headers and %s, %s; recovery: from the storm's end to the first 10 s with 90%% of the bound's calls accepted:\n",
+		cfg.Headers, cfg.Storm, retryAfter, when)
 	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.Debug)
 	fmt.Fprintln(tw, "workers\tratio to the bound\t429 share\trecovery after the storm\t429s in the storm run outside the storm\t")
 	for _, n := range workers {

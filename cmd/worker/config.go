@@ -63,7 +63,8 @@ type Config struct {
 	Stream jobs.StreamConfig
 
 	// BreakerJobs is how many jobs in a row must fail on an outage of the model endpoint for the
-	// worker to stop taking jobs (0: never); BreakerProbeMin and BreakerProbeMax bound the wait
+	// worker to ask it a known-good request, and stop taking jobs when that fails too (0: never);
+	// BreakerProbeMin and BreakerProbeMax bound the wait
 	// between probes of the endpoint while it is down.
 	BreakerJobs     int
 	BreakerProbeMin time.Duration
@@ -130,7 +131,7 @@ func (c *Config) flags(s *envflag.Set) {
 	c.Search.DefineFlags(s)
 	s.Int(&c.SearchRPM, "search-rpm", "CORROBORATE_SEARCH_RPM", 0, "web search requests per minute (SearxNG, Brave); 0 learns the limit from 429s and rate-limit headers")
 	s.Int(&c.SearchMaxConcurrent, "search-max-concurrent", "CORROBORATE_SEARCH_MAX_CONCURRENT", 0, "web search requests in flight at once; 0 means no bound")
-	s.Int(&c.BreakerJobs, "model-breaker-jobs", "CORROBORATE_MODEL_BREAKER_JOBS", breaker.DefaultThreshold, "stop taking jobs when this many jobs in a row fail because the model endpoint is down (refused, 401/403, quota, 5xx), until a probe finds it back (0: never stop)")
+	s.Int(&c.BreakerJobs, "model-breaker-jobs", "CORROBORATE_MODEL_BREAKER_JOBS", breaker.DefaultThreshold, "stop taking jobs when this many jobs in a row fail because the model endpoint is down (refused, 401/403, quota, 5xx) and a known-good request fails too, until a probe finds it back (0: never stop)")
 	s.Duration(&c.BreakerProbeMin, "model-probe-min", "CORROBORATE_MODEL_PROBE_MIN", breaker.DefaultProbeMin, "while the model endpoint is down: first wait between probes (doubling)")
 	s.Duration(&c.BreakerProbeMax, "model-probe-max", "CORROBORATE_MODEL_PROBE_MAX", breaker.DefaultProbeMax, "while the model endpoint is down: longest wait between probes")
 	s.Duration(&c.DatabaseProbeMin, "database-probe-min", "CORROBORATE_DATABASE_PROBE_MIN", breaker.DefaultProbeMin, "while PostgreSQL is unreachable (the worker takes no jobs and holds those it runs): first wait between probes (doubling)")

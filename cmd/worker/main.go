@@ -174,7 +174,10 @@ type services struct {
 	limiter *ratelimit.Limiter
 	// probe checks the model endpoint with one cheap request (nil for the replay model): at
 	// start, and while the breaker is open.
-	probe    func(context.Context) error
+	probe func(context.Context) error
+	// answers asks the model a known-good request (nil for the replay model): the breaker opens
+	// only when that fails too, not when some jobs' prompts fail.
+	answers  func(context.Context) error
 	replay   bool
 	natsURL  string
 	closeAll []func()
@@ -320,7 +323,7 @@ func (s *services) openModel(ctx context.Context, cfg Config, log *slog.Logger) 
 	if err != nil {
 		return err
 	}
-	s.model, s.limiter, s.probe = ratelimit.Model(client, lim), lim, client.Probe
+	s.model, s.limiter, s.probe, s.answers = ratelimit.Model(client, lim), lim, client.Probe, client.Answers
 	log.Info("model", "model", client.Model(), "base_url", client.BaseURL(),
 		"rpm", cfg.ModelRPM, "tpm", cfg.ModelTPM, "max_concurrent", cfg.ModelMaxConcurrent, "shared_budget", cfg.SharedBudget)
 	return nil
@@ -484,7 +487,7 @@ func newBreaker(ctx context.Context, cfg Config, log *slog.Logger, s *services, 
 		return nil
 	}
 	br := breaker.New(breaker.Config{
-		Name: "model endpoint", Threshold: cfg.BreakerJobs, Classify: llm.OutageReason, Probe: s.probe,
+		Name: "model endpoint", Threshold: cfg.BreakerJobs, Classify: llm.OutageReason, Probe: s.probe, Confirm: s.answers,
 		ProbeMin: cfg.BreakerProbeMin, ProbeMax: cfg.BreakerProbeMax, Logger: log, OnChange: m.model.changed,
 	})
 	go br.Run(ctx)

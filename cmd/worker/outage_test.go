@@ -86,7 +86,7 @@ func TestModelOutageSpendsNoAttempts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := &services{store: b.store, nc: nc, js: js, model: client, probe: client.Probe, natsURL: b.cfg.NATSURL}
+			s := &services{store: b.store, nc: nc, js: js, model: client, probe: client.Probe, answers: client.Answers, natsURL: b.cfg.NATSURL}
 
 			ctx, cancel := context.WithTimeout(context.Background(), *modelOutage+2*time.Minute)
 			defer cancel()

@@ -7,8 +7,16 @@
 // outage opens it again at once (the probes then go on from the wait they had reached), while
 // the first that reaches the service closes it.
 //
-// It knows nothing of models or NATS: Config.Classify says which failures are outages and
-// Config.Probe how to check the service.
+// Jobs that fail the same way again and again are not an outage: something in their input makes
+// the service fail (a prompt the model chokes on answers HTTP 500 every time, while every other
+// prompt is answered). With Config.Confirm, the breaker opens only on evidence that the service
+// is down for everyone: before it counts a failure as an outage it asks the service a known-good
+// request, and when that is answered the failure is the job's own, which spends the job's
+// attempts like any other, and that job's failures are not asked about again. Without Confirm,
+// Threshold distinct jobs in a row open it.
+//
+// It knows nothing of models or NATS: Config.Classify says which failures are outages,
+// Config.Probe how to check the service and Config.Confirm how to ask it a known-good request.
 package breaker
 
 import (
@@ -50,6 +58,12 @@ type Config struct {
 	Classify func(err error) string
 	// Probe checks the service with one cheap request; nil means it answers.
 	Probe func(ctx context.Context) error
+	// Confirm, when set, asks the service a known-good request, one that no job's input can make
+	// fail: nil means it answered. Observe asks it (one request at a time, shared by every job
+	// that fails meanwhile) before it counts a failure as an outage: when Threshold distinct
+	// jobs in a row have failed, when a job fails again, and on any failure while half-open. The
+	// breaker opens only when Confirm fails too. nil: it opens on Threshold alone.
+	Confirm func(ctx context.Context) error
 	// ProbeMin and ProbeMax bound the wait between probes while open: ProbeMin, doubling up to
 	// ProbeMax, plus up to a tenth of jitter (1s, 30s).
 	ProbeMin, ProbeMax time.Duration
@@ -80,6 +94,15 @@ type Breaker struct {
 	probeWait time.Duration
 	// streak holds the jobs of the current run of outages while closed.
 	streak map[string]bool
+	// suspects are the jobs that met an outage and have not reached the service since: a second
+	// outage of one of them asks Confirm (with Confirm set).
+	suspects map[string]bool
+	// own are the jobs whose outage Confirm showed to be their own failure: the service
+	// answered a known-good request meanwhile. Their failures are not outages any more (nor
+	// asked about again) until they reach the service.
+	own map[string]bool
+	// confirming is the Confirm request in flight, nil when none is.
+	confirming *confirmation
 	// opened is closed when the breaker stops being open; a fresh one is made when it opens.
 	opened chan struct{}
 	// tripped wakes Run when the breaker opens.
@@ -91,6 +114,30 @@ type Breaker struct {
 type change struct {
 	state  State
 	reason string
+}
+
+// confirmation is one Confirm request and the jobs' failure that asked it.
+type confirmation struct {
+	// reason and err are the outage of the job that asked first: the breaker opens with them
+	// when the service does not answer.
+	reason string
+	err    error
+	jobs   map[string]bool
+	// answered is Confirm's finding, set before done is closed.
+	answered error
+	done     chan struct{}
+}
+
+// remembered bounds suspects and own: past it they start over, which costs at most one more
+// Confirm per job.
+const remembered = 4096
+
+// remember adds job to set, starting the set over when it holds remembered jobs.
+func remember(set map[string]bool, job string) {
+	if len(set) >= remembered {
+		clear(set)
+	}
+	set[job] = true
 }
 
 // New returns a closed Breaker with cfg's defaults applied. Call Run for it to probe.
@@ -109,7 +156,8 @@ func New(cfg Config) *Breaker {
 	}
 	opened := make(chan struct{})
 	close(opened)
-	return &Breaker{cfg: cfg, state: Closed, probeWait: cfg.ProbeMin, streak: map[string]bool{}, opened: opened, tripped: make(chan struct{}, 1)}
+	return &Breaker{cfg: cfg, state: Closed, probeWait: cfg.ProbeMin, streak: map[string]bool{},
+		suspects: map[string]bool{}, own: map[string]bool{}, opened: opened, tripped: make(chan struct{}, 1)}
 }
 
 // Observe records how a job's run ended: err nil when it reached the service, else its error.
@@ -126,6 +174,8 @@ func (b *Breaker) Observe(job string, err error) (outage, open bool) {
 	case err == nil:
 		// The service answered: it is up.
 		clear(b.streak)
+		delete(b.suspects, job)
+		delete(b.own, job)
 		if b.state != Closed {
 			b.setLocked(Closed, "", nil)
 		}
@@ -141,6 +191,9 @@ func (b *Breaker) Observe(job string, err error) (outage, open bool) {
 		open := b.state == Open
 		b.mu.Unlock()
 		return false, open
+	}
+	if b.cfg.Confirm != nil && b.state != Open {
+		return b.observeConfirmed(job, reason, err)
 	}
 	switch b.state {
 	case Open:
@@ -159,6 +212,76 @@ func (b *Breaker) Observe(job string, err error) (outage, open bool) {
 	b.mu.Unlock()
 	b.notify()
 	return true, true
+}
+
+// observeConfirmed is Observe for an outage while not open, with Confirm set; b.mu is held and
+// released here. The failure counts as an outage only when the service does not answer a
+// known-good request either.
+func (b *Breaker) observeConfirmed(job, reason string, err error) (outage, open bool) {
+	if b.own[job] {
+		// Its failure was shown to be its own: the job spends its attempts, the breaker stays.
+		b.mu.Unlock()
+		return false, false
+	}
+	if b.state == Closed {
+		b.streak[job] = true
+	}
+	ask := b.confirming != nil || b.state == HalfOpen || b.suspects[job] || len(b.streak) >= b.cfg.Threshold
+	if !ask {
+		// Its first failure, the streak too short to suspect the service: retried like any
+		// transient failure, as without Confirm.
+		remember(b.suspects, job)
+		b.mu.Unlock()
+		return true, false
+	}
+	c := b.confirming
+	if c == nil {
+		c = &confirmation{reason: reason, err: err, jobs: map[string]bool{}, done: make(chan struct{})}
+		b.confirming = c
+		go b.confirm(c)
+	}
+	c.jobs[job] = true
+	b.mu.Unlock()
+	<-c.done
+	if c.answered != nil {
+		// The service is down for everyone: confirm opened the breaker.
+		return true, true
+	}
+	return false, b.isOpen()
+}
+
+// confirmTimeout bounds a Confirm request: a known-good request that takes longer is not answered.
+const confirmTimeout = 10 * time.Second
+
+// confirm asks Confirm, records what it found for the jobs waiting on c, and opens the breaker
+// when the service did not answer.
+func (b *Breaker) confirm(c *confirmation) {
+	ctx, cancel := context.WithTimeout(context.Background(), confirmTimeout)
+	c.answered = b.cfg.Confirm(ctx)
+	cancel()
+	b.mu.Lock()
+	b.confirming = nil
+	if c.answered == nil {
+		// The jobs' failures are their own: they no longer make a streak.
+		for job := range c.jobs {
+			delete(b.suspects, job)
+			delete(b.streak, job)
+			remember(b.own, job)
+		}
+		b.cfg.Logger.Info(b.cfg.Name+" answers a known-good request: the failures are the jobs' own, not an outage",
+			"reason", c.reason, "jobs", len(c.jobs), "error", c.err)
+	} else if b.state != Open {
+		b.openLocked(c.reason, fmt.Errorf("%w (and a known-good request failed too: %v)", c.err, c.answered), len(c.jobs))
+	}
+	b.mu.Unlock()
+	close(c.done)
+	b.notify()
+}
+
+func (b *Breaker) isOpen() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.state == Open
 }
 
 // openLocked opens the breaker; jobs is how many jobs in a row met the outage.

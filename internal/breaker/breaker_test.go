@@ -286,3 +286,157 @@ func TestWaitEndsWithItsContext(t *testing.T) {
 		t.Fatalf("Wait on an open breaker: %v", err)
 	}
 }
+
+// confirmer is a scripted Confirm: the service answers a known-good request until down is set.
+type confirmer struct {
+	mu    sync.Mutex
+	down  bool
+	asked int
+}
+
+func (c *confirmer) run(context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.asked++
+	if c.down {
+		return errProbe
+	}
+	return nil
+}
+
+func (c *confirmer) set(down bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.down = down
+}
+
+func (c *confirmer) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.asked
+}
+
+// Issue 24: jobs whose own input makes the service fail (a prompt the model answers with HTTP 500
+// every time) are not an outage. With Confirm, a streak of such failures, or one job failing
+// again, asks the service a known-good request; it answers, so those jobs' failures are their own
+// (they spend their attempts) and are not asked about again; only when the known-good request
+// fails too does the breaker open. Before, three such jobs opened it, and the same jobs met at
+// every half-open opened it again.
+func TestFailuresOfTheSameJobsDoNotOpen(t *testing.T) {
+	t.Parallel()
+	p, ch, c := &probe{}, &changes{}, &confirmer{}
+	b := New(Config{
+		Name: "model", Threshold: 3, Classify: classify, Probe: p.run, Confirm: c.run,
+		ProbeMin: 10 * time.Millisecond, ProbeMax: 40 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), OnChange: ch.add,
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { b.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+
+	for _, step := range []struct {
+		job            string
+		err            error
+		outage, opened bool
+		asked          int // Confirm requests so far
+	}{
+		{"a", errDown, true, false, 0},  // a first failure: retried as before
+		{"b", errDown, true, false, 0},  //
+		{"c", errDown, false, false, 1}, // three in a row: the service answers, c's failure is its own
+		{"a", errDown, false, false, 2}, // a fails again: asked, its own
+		{"a", errDown, false, false, 2}, // and never asked about again
+		{"c", errDown, false, false, 2},
+		{"d", nil, false, false, 2},
+		{"b", errDown, false, false, 3}, // b again, after a success in between: still a suspect
+		{"c", nil, false, false, 3},     // c reaches the service: no longer known to fail
+		{"c", errDown, true, false, 3},  // so its next failure is a first one again
+	} {
+		outage, open := b.Observe(step.job, step.err)
+		if outage != step.outage || open != step.opened || c.count() != step.asked {
+			t.Fatalf("job %s with %v: outage %v open %v after %d known-good requests, want %v %v after %d",
+				step.job, step.err, outage, open, c.count(), step.outage, step.opened, step.asked)
+		}
+	}
+	if got := ch.list(); len(got) != 0 {
+		t.Fatalf("transitions %q while only some jobs failed, want none", got)
+	}
+
+	// Now the service is down for everyone: the known-good request fails and the breaker opens,
+	// the jobs of the failures held (outage and open).
+	c.set(true)
+	for _, step := range []struct {
+		job            string
+		outage, opened bool
+	}{
+		{"e", true, false},
+		{"f", true, true}, // the third in a row (c, e, f): asked, and it fails
+		{"a", true, true}, // open: every outage is held, a's too
+	} {
+		if outage, open := b.Observe(step.job, errDown); outage != step.outage || open != step.opened {
+			t.Fatalf("job %s while down: outage %v open %v, want %v %v", step.job, outage, open, step.outage, step.opened)
+		}
+	}
+	if got := ch.list(); !slices.Equal(got, []string{"open:connection_refused"}) {
+		t.Fatalf("transitions %q", got)
+	}
+	if err := b.Health(); err == nil || !strings.Contains(err.Error(), "known-good request failed") {
+		t.Fatalf("Health while open: %v, want it to say the known-good request failed", err)
+	}
+
+	// Half-open, a failure is asked about too: the service answers, so it was the job's own.
+	c.set(false)
+	p.setUp()
+	eventually(t, "half-open after a probe succeeds", func() bool { s, _ := b.State(); return s == HalfOpen })
+	if outage, open := b.Observe("g", errDown); outage || open {
+		t.Fatalf("a failure while half-open that the service does not share: outage %v open %v, want neither", outage, open)
+	}
+	if s, _ := b.State(); s != HalfOpen {
+		t.Fatalf("state %s, want half-open until a job reaches the service", s)
+	}
+}
+
+// Jobs that fail at the same time share one known-good request.
+func TestConcurrentFailuresShareOneConfirm(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	var asked sync.WaitGroup
+	asked.Add(1)
+	var once sync.Once
+	var n int
+	var mu sync.Mutex
+	b := New(Config{
+		Name: "model", Threshold: 1, Classify: classify,
+		Confirm: func(context.Context) error {
+			mu.Lock()
+			n++
+			mu.Unlock()
+			once.Do(asked.Done)
+			<-release
+			return errProbe
+		},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	var wg sync.WaitGroup
+	results := make([][2]bool, 8)
+	for i := range results {
+		wg.Go(func() {
+			outage, open := b.Observe(string(rune('a'+i)), errDown)
+			results[i] = [2]bool{outage, open}
+		})
+	}
+	asked.Wait()
+	time.Sleep(20 * time.Millisecond) // the others join the request in flight
+	close(release)
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if n > 2 {
+		t.Errorf("%d known-good requests for 8 jobs failing together, want 1 (2 when one came after the first ended)", n)
+	}
+	for i, r := range results {
+		if !r[0] || !r[1] {
+			t.Errorf("job %d: outage %v open %v, want both: the service is down", i, r[0], r[1])
+		}
+	}
+}

@@ -87,6 +87,10 @@ type ProbeError struct {
 func (e *ProbeError) Error() string { return e.msg }
 func (e *ProbeError) Unwrap() error { return e.Err }
 
+// ProbePrompt is the known-good request of a probe's completion: any model that answers at all
+// answers it. Fake servers in tests answer it to look healthy.
+const ProbePrompt = "Say OK."
+
 // probeStep is the step name of Probe's one-token completion, in recorded calls and limiter
 // queues.
 const probeStep = "probe"
@@ -113,7 +117,7 @@ func (c *Client) Probe(ctx context.Context) error {
 	} else if pe := c.probeError(ctx, err, false); pe != nil {
 		return pe
 	}
-	_, err = c.Complete(ctx, pipeline.ModelRequest{Step: probeStep, Prompt: "Say OK.", MaxTokens: 1})
+	_, err = c.Complete(ctx, pipeline.ModelRequest{Step: probeStep, Prompt: ProbePrompt, MaxTokens: 1})
 	if err == nil {
 		return nil
 	}
@@ -121,6 +125,19 @@ func (c *Client) Probe(ctx context.Context) error {
 		return pe
 	}
 	return &ProbeError{Err: err, msg: oneLine(fmt.Sprintf("model %q at %s: the probe failed: %v", c.model, c.baseURL, err))}
+}
+
+// Answers asks the model the known-good request (ProbePrompt, one token) and returns nil when the
+// endpoint answered it: then a job whose calls fail is failing on something of its own (a prompt
+// the model chokes on), not on an outage. Any answer that is no outage counts, a rate limit or a
+// refusal of the request included: the endpoint is up. An outage (OutageReason) or no answer in
+// time is returned.
+func (c *Client) Answers(ctx context.Context) error {
+	_, err := c.Complete(ctx, pipeline.ModelRequest{Step: probeStep, Prompt: ProbePrompt, MaxTokens: 1})
+	if err == nil || OutageReason(err) == "" && !errors.Is(err, ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+		return nil
+	}
+	return fmt.Errorf("model %q at %s does not answer a known-good request: %w", c.model, c.baseURL, err)
 }
 
 // probeError turns the failure of a probe request into a *ProbeError, or nil when the request

@@ -166,3 +166,44 @@ func TestOutageReason(t *testing.T) {
 		t.Errorf("a cancelled call is no outage: %q", got)
 	}
 }
+
+// Answers tells a model that fails some prompts (it answers the known-good one) from one that is
+// down: the worker's breaker opens only on the second (issue 24).
+func TestAnswers(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		script  func(*llmtest.Server)
+		answers bool
+	}{
+		{"answers the known-good prompt while another fails", func(s *llmtest.Server) {
+			s.Fail("chokes", 500, "")
+			s.Reply(llm.ProbePrompt, "OK")
+		}, true},
+		{"a rate limit is an answer", func(s *llmtest.Server) { s.Fail(llm.ProbePrompt, 429, "") }, true},
+		{"a refused request is an answer", func(s *llmtest.Server) { s.Fail(llm.ProbePrompt, 400, "") }, true},
+		{"server error", func(s *llmtest.Server) { s.StartOutage(llmtest.Response{Status: 503}) }, false},
+		{"key refused", func(s *llmtest.Server) { s.StartOutage(llmtest.Response{Status: 401}) }, false},
+		{"connection refused", func(s *llmtest.Server) { s.RefuseConnections() }, false},
+		{"no answer in time", func(s *llmtest.Server) { s.Reply(llm.ProbePrompt, "OK").Delay(2 * time.Second) }, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(t)
+			tt.script(srv)
+			c, err := llm.New(llm.Config{BaseURL: srv.URL(), Model: testModel, Timeout: 500 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			err = c.Answers(ctx)
+			if (err == nil) != tt.answers {
+				t.Fatalf("Answers: %v, want answered %v", err, tt.answers)
+			}
+			if err != nil && !strings.Contains(err.Error(), "does not answer a known-good request") {
+				t.Errorf("Answers' error does not say what failed: %v", err)
+			}
+		})
+	}
+}

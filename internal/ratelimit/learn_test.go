@@ -21,6 +21,8 @@ type headerlessProvider struct {
 	level  float64
 	last   time.Time
 	storms [][2]time.Time
+	// stormRetryAfter, when set, is the Retry-After a storm's 429s carry.
+	stormRetryAfter time.Duration
 	// accepted and refused record the fake time of each answer.
 	accepted, refused []time.Time
 }
@@ -42,7 +44,11 @@ func (p *headerlessProvider) call(l *Limiter) func(context.Context) (int64, erro
 		for _, s := range p.storms {
 			if !now.Before(s[0]) && now.Before(s[1]) {
 				p.refused = append(p.refused, now)
-				l.ObserveResponse(ctx, http.StatusTooManyRequests, http.Header{})
+				h := http.Header{}
+				if p.stormRetryAfter > 0 {
+					h.Set("Retry-After", strconv.Itoa(int(p.stormRetryAfter.Seconds())))
+				}
+				l.ObserveResponse(ctx, http.StatusTooManyRequests, h)
 				return 0, errRefused
 			}
 		}
@@ -207,6 +213,67 @@ func TestStormRightAfterACut(t *testing.T) {
 				t.Errorf("in the 10 s after the storm, %.0f%% of the limit accepted, want at least 90%%", 100*after)
 			}
 			t.Logf("cut at %s, storm from 2 s later for 30 s; in the 10 s after it %.0f%% of the limit", stormAt.Add(-2*time.Second).Sub(start), 100*after)
+		})
+	}
+}
+
+// TestStormFromTheFirstRequest (issue 24, item 2): a header-less provider refuses everything
+// (429, Retry-After 1, no x-ratelimit-* headers) for the first 30 s, from the very first request,
+// then accepts its limit; 40 jobs of 6 calls each must all be done within 90 s of the storm's
+// end. Before, the first 429 cut the pace from the one request sent so far (about 60 a minute),
+// a limit nothing had shown, and the pace then crept up from there: 22 of 40 jobs done within
+// 90 s of the storm (cmd/worker against a fake provider). Calls go one at a time on a fake clock,
+// so the rate is the limiters' alone.
+func TestStormFromTheFirstRequest(t *testing.T) {
+	t.Parallel()
+	for _, workers := range []int{1, 2} {
+		t.Run(fmt.Sprintf("%d workers", workers), func(t *testing.T) {
+			t.Parallel()
+			const limit, jobs, callsPerJob = 1200, 40, 6
+			clock := newFakeClock()
+			var shared *Shared
+			if workers > 1 {
+				shared, _ = openShared(t, SharedConfig{})
+			}
+			var limiters []*Limiter
+			for range workers {
+				limiters = append(limiters, newLimiter(t, Config{Clock: clock, Shared: shared}))
+			}
+			p := newHeaderlessProvider(clock, limit)
+			start := clock.Now()
+			stormEnd := start.Add(30 * time.Second)
+			p.storms, p.stormRetryAfter = [][2]time.Time{{start, stormEnd}}, time.Second
+			// Each job's calls in turn, round robin over the jobs; a call that fails (its 429s
+			// past the limiter's retries) is made again, as the job's retry would.
+			left := make([]int, jobs)
+			for i := range left {
+				left[i] = callsPerJob
+			}
+			done, doneAt := 0, time.Time{}
+			for i := 0; done < jobs && clock.Now().Before(stormEnd.Add(10*time.Minute)); i++ {
+				job := i % jobs
+				if left[job] == 0 {
+					continue
+				}
+				l := limiters[i%len(limiters)]
+				err := l.Do(WithJob(context.Background(), fmt.Sprintf("job-%d", job)), 0, p.call(l))
+				if err != nil && !errors.Is(err, errRefused) {
+					t.Fatal(err)
+				}
+				if err == nil {
+					if left[job]--; left[job] == 0 {
+						done++
+						doneAt = clock.Now()
+					}
+				}
+			}
+			after := doneAt.Sub(stormEnd)
+			share := float64(count(p.refused, stormEnd, clock.Now().Add(time.Nanosecond))) / float64(max(len(p.accepted), 1))
+			t.Logf("%d of %d jobs done %s after the storm's end; %d refused in the storm, %.2f%% of the calls after it refused",
+				done, jobs, after.Round(time.Millisecond), count(p.refused, start, stormEnd), 100*share)
+			if done < jobs || after > 90*time.Second {
+				t.Errorf("%d of %d jobs done, the last %s after the storm's end; want all within 90s", done, jobs, after.Round(time.Millisecond))
+			}
 		})
 	}
 }

@@ -44,7 +44,8 @@
 // typically accepted in a second lately, when that was more: see pace.decrease) and then probes
 // above it (see pace), so it converges on the provider's limit from 429s alone. A storm of 429s (a
 // provider refusing everything for a while, with or without Retry-After) does not ratchet that
-// estimate down: with no ceiling known a cut needs a success since the last one, and after
+// estimate down: with no ceiling known a cut needs a success since the last one (the first cut a
+// success at all: a storm from the very first request teaches nothing of the limit), and after
 // stormRow 429s in a row one call goes at a time, after each pause, until one succeeds. The call
 // that got the 429 is retried by Do itself, up to MaxRetries times after the pause, so that the
 // job does not spend a delivery attempt on it. A 429 for an exhausted quota (insufficient_quota,
@@ -280,7 +281,8 @@ type Limiter struct {
 	// okSinceCut is set by a success of a call admitted since the last cut. With no ceiling
 	// known, a 429 cuts only after one: a provider that refuses everything for a while (a storm)
 	// gets one cut, not one for each of the few calls sent between pauses, each from the trickle
-	// the pauses left (which ratcheted the pace down to nearly nothing).
+	// the pauses left (which ratcheted the pace down to nearly nothing). Before the first cut it
+	// is set by any success: a storm from the first request gets no cut at all.
 	okSinceCut bool
 	// gated counts the calls in flight that awaitProbe admitted, at most gateCap of them while no
 	// pace is known (slow start: 1, the probe, then one more for each success) and one during a
@@ -868,7 +870,10 @@ type pendingCut struct {
 // g.epoch: calls admitted before the last cut were sent at the old pace, and their 429s are the
 // same congestion. The dimensions the headers show exhausted are cut; requests when they do not
 // say, which slows the tokens sent as much. With no ceiling known, a success must have come since
-// the last cut (see okSinceCut). The cut is applied by applyCut, outside the lock, because with a
+// the last cut (see okSinceCut), the first cut included: a provider that refuses the very first
+// requests, before it accepted any, is in a storm, not at a limit the rate sent so far could
+// show (one request, about 60 a minute: cut from it, the pace crept up from there long after the
+// storm, and 40 jobs took 2m13s after a 30 s storm instead of seconds). The cut is applied by applyCut, outside the lock, because with a
 // shared budget it measures the fleet's rate there.
 func (l *Limiter) claimCutLocked(g grant, sig Signals, now time.Time) *pendingCut {
 	if g.epoch != l.epoch {
@@ -879,7 +884,7 @@ func (l *Limiter) claimCutLocked(g grant, sig Signals, now time.Time) *pendingCu
 	for d := range exhausted {
 		unknown = unknown || exhausted[d] && l.pace[d].ceiling() == 0
 	}
-	if unknown && l.epoch > 0 && !l.okSinceCut {
+	if unknown && !l.okSinceCut {
 		return nil
 	}
 	l.epoch++

@@ -77,7 +77,10 @@ type Observer interface {
 // and runs it again once the breaker lets jobs through), so that the outage spends none of its
 // attempts and no job is failed for it. Below the breaker's threshold an outage is retried like
 // a transient failure, even a refused key or an exhausted quota: it is the endpoint's failure,
-// not the job's, so it never ends the job failed (it still spends the attempt).
+// not the job's, so it never ends the job failed (it still spends the attempt). A failure the
+// endpoint does not share with other prompts (it answers a known-good request meanwhile) is no
+// outage: the job's own, it spends the job's attempts and ends it failed or dead with the
+// model's answer as the reason.
 type Outages interface {
 	Observe(job string, err error) (outage, open bool)
 }

@@ -59,6 +59,9 @@ type Config struct {
 	Headers Headers
 	// NoRetryAfter leaves Retry-After-Ms and Retry-After out of 429s.
 	NoRetryAfter bool
+	// StormRetryAfter, when set, is the Retry-After (in whole seconds) of a Storm's 429s; 0 means
+	// they carry none.
+	StormRetryAfter time.Duration
 	// Reply computes the reply to a prompt; nil means a reply of ReplyTokens tokens.
 	Reply func(prompt string) string
 	// ReplyTokens is the length of the default reply; 0 means 32.
@@ -125,7 +128,8 @@ type Provider struct {
 }
 
 // Storm makes the provider refuse every request for d from now: 429, with no rate-limit headers
-// and no Retry-After (an overloaded server knows no better). It returns when the storm ends.
+// and no Retry-After unless Config.StormRetryAfter (an overloaded server knows no better). It
+// returns when the storm ends.
 func (p *Provider) Storm(d time.Duration) time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -270,7 +274,11 @@ func (p *Provider) serveChat(w http.ResponseWriter, r *http.Request) {
 		p.stats.Stormed++
 		p.refused = append(p.refused, now)
 		p.mu.Unlock()
-		llmtest.WriteResponse(w, req, llmtest.Response{Status: http.StatusTooManyRequests, Header: http.Header{}, Body: llmtest.ErrorBody(
+		h := http.Header{}
+		if p.cfg.StormRetryAfter > 0 {
+			h.Set("Retry-After", strconv.Itoa(int(p.cfg.StormRetryAfter.Seconds())))
+		}
+		llmtest.WriteResponse(w, req, llmtest.Response{Status: http.StatusTooManyRequests, Header: h, Body: llmtest.ErrorBody(
 			"The server is overloaded. Please try again later.", "requests", "rate_limit_exceeded")})
 		return
 	}

@@ -191,6 +191,20 @@ func TestStorm(t *testing.T) {
 	}
 }
 
+// TestStormRetryAfter: with Config.StormRetryAfter a storm's 429s carry that Retry-After and
+// still no rate-limit headers (issue 24's storm from the first request).
+func TestStormRetryAfter(t *testing.T) {
+	t.Parallel()
+	p := Start(Config{RPM: 6000, Burst: time.Second, Headers: HeadersNone, StormRetryAfter: time.Second})
+	defer p.Close()
+	p.Storm(time.Hour)
+	a := post(t, p, "hi", 16)
+	if a.status != 429 || a.header.Get("Retry-After") != "1" || a.header.Get("X-Ratelimit-Limit-Requests") != "" {
+		t.Fatalf("in the storm: status %d, Retry-After %q, x-ratelimit-limit-requests %q; want 429, 1 and none",
+			a.status, a.header.Get("Retry-After"), a.header.Get("X-Ratelimit-Limit-Requests"))
+	}
+}
+
 // Timeline counts what the provider accepted and refused in each step, storms included, from the
 // time given: what cmd/bench --timeline writes.
 func TestTimeline(t *testing.T) {
