@@ -214,11 +214,13 @@ func TestHopExclusionsEndToEnd(t *testing.T) {
 		t.Errorf("searches of %q without exclusions that found the excluded page: %d, want 1; options %v", s2.Query, extra,
 			b.strings1(t, `SELECT options::text FROM search_calls WHERE run_id = $1 AND query = $2`, run.ID, s2.Query))
 	}
-	// Both claims stand on what they relied on: the depth on two independent pages, the share
-	// on one (the second was no independent source).
+	// Both claims stand on what they relied on: the depth on two independent pages (High); the
+	// share on its first page and the page the search without exclusions found, which reached
+	// the judge marked as not independent of it (issue 23: independence decides confidence, not
+	// visibility): cited, but the two count as one voice, so at most Medium.
 	claims := b.claimRows(t, job)
-	if len(claims) != 2 || claims[0].Verdict != pipeline.VerdictSupported || len(claims[0].CitationURLs) != 2 ||
-		claims[1].Verdict != pipeline.VerdictSupported || len(claims[1].CitationURLs) != 1 {
+	if len(claims) != 2 || claims[0].Verdict != pipeline.VerdictSupported || len(claims[0].CitationURLs) != 2 || claims[0].Confidence != "High" ||
+		claims[1].Verdict != pipeline.VerdictSupported || len(claims[1].CitationURLs) != 2 || claims[1].Confidence != "Medium" {
 		t.Errorf("claims: %+v", claims)
 	}
 	for _, c := range claims {
