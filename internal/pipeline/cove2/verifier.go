@@ -3,7 +3,6 @@ package cove2
 import (
 	"context"
 	"fmt"
-	"html"
 	"regexp"
 	"strconv"
 	"strings"
@@ -179,7 +178,11 @@ func RenderVerifierPrompt(query string, given []evidence.Retrieved) (string, err
 // count (any other is removed and named), quotes are matched to the sources they came from, and
 // the confidence is calibrated, never raised.
 func (v Verifier) judge(query string, given []evidence.Retrieved, reply string) Verification {
-	p := ParseVerification(reply)
+	known := make([]string, len(given))
+	for i, g := range given {
+		known[i] = g.URL
+	}
+	p := ParseVerification(reply, known)
 	out := Verification{Query: query, Retrieved: given, Quotes: p.Evidence, StatedConfidence: p.Confidence, Reply: reply}
 	if p.Unable || p.Answer == "" {
 		out.Status = VerificationUnable
@@ -267,7 +270,6 @@ const (
 var (
 	verifierLabel  = regexp.MustCompile(`(?i)^(?:[-*•+]\s*)?(?:\*\*|__)?\s*(answer|evidence|quotes?|sources?|source[\s_]urls?|urls?|confidence)\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.*)$`)
 	quotedText     = regexp.MustCompile(`"([^"]{1,500})"|“([^”]{1,500})”|«([^»]{1,500})»`)
-	urlInText      = regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'\]\[)(]+`)
 	numberRef      = regexp.MustCompile(`\[(\d{1,3})\]|(?i)\bsource\s*#?\s*(\d{1,3})\b`)
 	digitRun       = regexp.MustCompile(`\d{1,3}`)
 	markedLine     = regexp.MustCompile(`^(?:\[(\d{1,3})\]\s*[:\-–]?\s*)?(.*?)(?:\s*\[(\d{1,3})\])?$`)
@@ -281,7 +283,9 @@ var (
 // with, "unable to verify" (any case, quotes and punctuation aside) marks the reply Unable, and
 // so does a reply that is only that. A confidence line that names more than one level (the
 // template echoed: "High | Medium | Low") is unreadable and left empty, which counts as Low.
-func ParseVerification(reply string) VerifierReply {
+// known are the URLs of the sources the verifier was given: a cited URL is read as the longest
+// of them the reply names (evidence.FindURLs), whatever characters it holds.
+func ParseVerification(reply string, known []string) VerifierReply {
 	reply = strings.ToValidUTF8(pipeline.TruncateUTF8(reply, maxVerifierReplyBytes), "")
 	var out VerifierReply
 	fields := map[string][]string{}
@@ -336,12 +340,12 @@ func ParseVerification(reply string) VerifierReply {
 		}
 	}
 	for _, line := range fields["sources"] {
-		for _, u := range urlInText.FindAllString(line, -1) {
-			if len(out.Refs) < maxSourceRefs {
-				out.Refs = append(out.Refs, evidence.SourceRef{URL: html.UnescapeString(strings.TrimRight(u, ".,;:!?*_`'\""))})
+		if urls := evidence.FindURLs(line, known); len(urls) > 0 {
+			for _, u := range urls {
+				if len(out.Refs) < maxSourceRefs {
+					out.Refs = append(out.Refs, evidence.SourceRef{URL: u.URL})
+				}
 			}
-		}
-		if urlInText.MatchString(line) {
 			continue
 		}
 		line = strings.TrimSpace(pipeline.BulletMarker.ReplaceAllString(strings.TrimSpace(line), ""))

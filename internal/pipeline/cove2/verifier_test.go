@@ -166,7 +166,7 @@ func TestParseVerification(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			got := ParseVerification(c.reply)
+			got := ParseVerification(c.reply, nil)
 			if got.Answer != c.want.Answer || got.Unable != c.want.Unable || got.Confidence != c.want.Confidence ||
 				!slices.Equal(got.Evidence, c.want.Evidence) || !slices.Equal(got.Refs, c.want.Refs) {
 				t.Errorf("ParseVerification(%q)\n got %+v\nwant %+v", c.reply, got, c.want)
@@ -294,7 +294,7 @@ func FuzzParseVerification(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, reply string) {
-		got := ParseVerification(reply)
+		got := ParseVerification(reply, nil)
 		if got.Unable && got.Answer != "" {
 			t.Fatalf("an unable reply has an answer: %+v", got)
 		}
@@ -320,4 +320,33 @@ func FuzzParseVerification(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A cited URL names the retrieved source it is whatever characters its title holds: issue 22
+// saw ".../wiki/I'm_Not_a_Vampire" read as ".../wiki/I", ".../They're_Only_Chasing_Safety" as
+// ".../wiki/They" and every "..._(Fergie_song)" lose its end, and each citation removed as not
+// retrieved. A URL no search returned is still removed, whole.
+func TestVerifierCitesURLsWithApostrophesAndParentheses(t *testing.T) {
+	t.Parallel()
+	const q = "Who recorded the songs?"
+	vampire := pipelinetest.SearchResult("https://en.wikipedia.org/wiki/I'm_Not_a_Vampire", "Wikipedia", "I'm Not a Vampire is a song by Falling in Reverse.")
+	safety := pipelinetest.SearchResult("https://en.wikipedia.org/wiki/They're_Only_Chasing_Safety", "Wikipedia", "They're Only Chasing Safety is the second album by Underoath.")
+	fergie := pipelinetest.SearchResult("https://en.wikipedia.org/wiki/Big_Girls_Don't_Cry_(Fergie_song)", "Wikipedia", "Big Girls Don't Cry is a song by Fergie.")
+	search := &pipelinetest.StubEvidenceSearcher{Results: map[string][]pipeline.SearchResult{q: {vampire, safety, fergie}}}
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{{Contains: verifyMarker(q),
+		Reply: "- Answer: Falling in Reverse, Underoath and Fergie\n- Evidence:\n  - [1] \"I'm Not a Vampire is a song by Falling in Reverse\"\n" +
+			"  - [2] \"They're Only Chasing Safety is the second album by Underoath\"\n  - [3] \"Big Girls Don't Cry is a song by Fergie\"\n" +
+			"- Sources: " + vampire.URL + ", " + safety.URL + "\n  - (" + fergie.URL + ")\n  - https://en.wikipedia.org/wiki/I'm_Not_a_Vampire_(fake)\n- Confidence: Medium"}}}
+	v, _, _ := verifierFixture(model, search)
+	got := v.Verify(context.Background(), 1, q, false)
+	var urls []string
+	for _, s := range got.Sources {
+		urls = append(urls, s.URL)
+	}
+	if want := []string{vampire.URL, safety.URL, fergie.URL}; !slices.Equal(urls, want) {
+		t.Errorf("sources: %q, want %q (removed: %q)", urls, want, got.RemovedSources)
+	}
+	if want := []string{"https://en.wikipedia.org/wiki/I'm_Not_a_Vampire_(fake)"}; !slices.Equal(got.RemovedSources, want) {
+		t.Errorf("removed: %q, want %q", got.RemovedSources, want)
+	}
 }
