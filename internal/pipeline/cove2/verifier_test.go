@@ -350,3 +350,33 @@ func TestVerifierCitesURLsWithApostrophesAndParentheses(t *testing.T) {
 		t.Errorf("removed: %q, want %q", got.RemovedSources, want)
 	}
 }
+
+// A quoted passage that holds quote marks of its own is read whole when its source holds it:
+// issue 22 saw such a snippet cut at its inner quote and dropped as quote_not_in_source. A
+// passage with inner quotes that its source does not hold is still dropped, with the flag.
+func TestVerifierQuotesWithInnerQuotes(t *testing.T) {
+	t.Parallel()
+	const q = "Who wrote Run, Chris, Run?"
+	book := pipelinetest.SearchResult("https://en.wikipedia.org/wiki/Run,_Chris,_Run", "Wikipedia",
+		`"Run, Chris, Run" is a 1984 novel by Adelaide Hall, first published as "Run, Chris" in a magazine.`)
+	fake := pipelinetest.SearchResult("https://b.example/run", "B", "A page about running.")
+	search := &pipelinetest.StubEvidenceSearcher{Results: map[string][]pipeline.SearchResult{q: {book, fake}}}
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{{Contains: verifyMarker(q),
+		Reply: "- Answer: Adelaide Hall\n- Evidence:\n  - [1] \"\"Run, Chris, Run\" is a 1984 novel by Adelaide Hall, first published as \"Run, Chris\" in a magazine\"\n" +
+			"  - [2] \"the novel \"Run, Chris, Run\" was written by a robot\"\n- Sources: [1], [2]\n- Confidence: Medium"}}}
+	v, _, _ := verifierFixture(model, search)
+	got := v.Verify(context.Background(), 1, q, false)
+	if len(got.Sources) != 1 || got.Sources[0].URL != book.URL ||
+		got.Sources[0].Quote != `"Run, Chris, Run" is a 1984 novel by Adelaide Hall, first published as "Run, Chris" in a magazine` {
+		t.Fatalf("sources: %+v, flags %v", got.Sources, got.Flags)
+	}
+	var notIn []pipeline.ReviewFlag
+	for _, f := range got.Flags {
+		if f.Code == pipeline.FlagQuoteNotInSource {
+			notIn = append(notIn, f)
+		}
+	}
+	if len(notIn) != 1 || !strings.Contains(notIn[0].Detail, "from [2]") {
+		t.Errorf("the passage [2] does not hold is flagged, and only it: %v", got.Flags)
+	}
+}
