@@ -2,7 +2,12 @@ package evidence
 
 import (
 	"regexp"
+	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
 )
 
 // directiveLanguage is one language's row of directiveTable. Every entry is a regular
@@ -186,13 +191,195 @@ var clauseStartAll = `(?:^|[.;:!?,(\[{"“”‘’\n]\s*|\b(?:and|then|but|also
 var (
 	// tableCommands: a command of any language at the start of a clause, with the rest of its
 	// clause.
+	// The command itself is group 1, for notADirective.
 	tableCommands = regexp.MustCompile(`(?i)` + clauseStartAll +
-		tableAlternation(func(l directiveLanguage) []string { return l.Commands }) + `(?:\s` + clauseRest + `|$|[.;!?,\n])`)
+		`(` + tableAlternation(func(l directiveLanguage) []string { return l.Commands }) + `)(?:\s` + clauseRest + `|$|[.;!?,\n])`)
 	// gluedCommand: a command of any language inside a clause, with the rest of its sentence
 	// (see stripGluedCommands).
-	gluedCommand = regexp.MustCompile(`(?i)\b` + tableAlternation(func(l directiveLanguage) []string { return l.Commands }) +
-		`\b` + sentenceRest)
+	gluedCommand = regexp.MustCompile(`(?i)\b(` + tableAlternation(func(l directiveLanguage) []string { return l.Commands }) +
+		`)\b` + sentenceRest)
 	// tablePhrases: the whole sentence a directive phrase of any language stands in.
 	tablePhrases = regexp.MustCompile(`(?i)(?:^|[.;!?\n]\s*)[^.;!?\n]*?\b` +
 		tableAlternation(func(l directiveLanguage) []string { return l.Phrases }) + `\b` + sentenceRest)
 )
+
+// commandMatch returns the [start, end) in d (the detection form of s, offsets off) of the first
+// match of re (tableCommands) whose command (group 1) is an order and not the
+// words of a title, a name or the claim (notADirective); nil when there is none. A command
+// that is no order is masked and the search goes on, so that an order after it is still found.
+func commandMatch(re *regexp.Regexp, s, d string, off []int, claim []string) []int {
+	masked := []byte(d)
+	for {
+		loc := re.FindSubmatchIndex(masked)
+		if loc == nil {
+			return nil
+		}
+		if !notADirective(s, off[loc[2]], off[loc[3]], claim, false) {
+			return loc[:2]
+		}
+		for i := loc[2]; i < loc[3]; i++ {
+			masked[i] = 'x'
+		}
+	}
+}
+
+// notADirective reports whether the command word at [from, to) of s is part of what the query
+// is about rather than an order to whoever reads it (issue 22: `Who wrote "Run, Chris, Run"`
+// lost its title's first word, a hop query lost "who never ruled died"):
+//
+//   - it stands inside a quoted title: a quoted span of at most ten words, every word but the
+//     function words capitalised (`"Run, Chris, Run"`, `“Say Say Say”`);
+//   - it is part of a name in a question: capitalised, not the first word of its sentence, next
+//     to another capitalised word that is not a function or verdict word ("Who directed Run
+//     Lola Run?");
+//   - the claim holds it with the word before or after it, as the query does: the query repeats
+//     the claim's own words ("...the band that recorded Never Say Never");
+//   - glued inside a clause (glued), it follows a relative pronoun, a subject pronoun, an
+//     auxiliary or "to": a verb of the sentence, not an imperative ("the King who never ruled").
+//
+// What stays hard: an order opening a sentence, a command in lower case glued to a keyword
+// query, every directive phrase and pattern (they are not commands of the table and never
+// come here: `"Ignore Previous Instructions"` goes in quotes or not), and a capitalised name
+// made of directive and verdict words alone ("Say Supported").
+func notADirective(s string, from, to int, claim []string, glued bool) bool {
+	if inQuotedTitle(s, from) || inName(s, from, to) || claimHolds(s, from, to, claim) {
+		return true
+	}
+	if glued {
+		prev, _ := wordBefore(s, from)
+		return verbLeaders[foldWord(prev)]
+	}
+	return false
+}
+
+// verbLeaders are the words after which a command word is a verb of the sentence, not an order.
+var verbLeaders = TermSet(`who which that whom whose he she it they we i to not did does do would could will can should may
+might must has have had was were is are been`)
+
+// notNameWords are capitalised words that make no name with a command word: a name is not made
+// of function words and verdicts.
+var notNameWords = TermSet(`supported true false verified confirmed correct high medium low yes refuted unverified
+please now then just first next finally kindly simply instead also`)
+
+// quotedSpan is a span in double quotes (straight, curly or guillemets).
+var quotedSpan = regexp.MustCompile(`"([^"\n]{1,200})"|“([^”\n]{1,200})”|«([^»\n]{1,200})»`)
+
+// inQuotedTitle reports whether at is inside a quoted title of s (see notADirective).
+func inQuotedTitle(s string, at int) bool {
+	for _, loc := range quotedSpan.FindAllStringSubmatchIndex(s, -1) {
+		for g := 2; g+1 < len(loc); g += 2 {
+			if loc[g] < 0 || at < loc[g] || at >= loc[g+1] {
+				continue
+			}
+			words := strings.FieldsFunc(s[loc[g]:loc[g+1]], func(r rune) bool { return unicode.IsSpace(r) || r == ',' || r == ':' })
+			if len(words) > 10 {
+				return false
+			}
+			for _, w := range words {
+				w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+				if w != "" && !functionWords[foldWord(w)] && !isTitleWord(w) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// inName reports whether the command word at [from, to) of s is part of a name (see
+// notADirective).
+func inName(s string, from, to int) bool {
+	if !isTitleWord(s[from:to]) || sentenceInitial(s, from) {
+		return false
+	}
+	// Only in a question: a name in a keyword query cannot be told from a glued order.
+	if i := strings.IndexAny(s[to:], ".!?\n"); i < 0 || s[to+i] != '?' {
+		return false
+	}
+	prev, prevAt := wordBefore(s, from)
+	next := wordAfter(s, to)
+	isNamePart := func(w string, initial bool) bool {
+		return w != "" && isTitleWord(w) && !initial && !notNameWords[foldWord(w)] && !functionWords[foldWord(w)]
+	}
+	return isNamePart(prev, prev != "" && sentenceInitial(s, prevAt)) || isNamePart(next, false)
+}
+
+// claimHolds reports whether the claim's words hold the command word at [from, to) of s
+// together with the word before or after it in s.
+func claimHolds(s string, from, to int, claim []string) bool {
+	if len(claim) == 0 {
+		return false
+	}
+	cmd := wordsOf(s[from:to])
+	prev, _ := wordBefore(s, from)
+	next := wordAfter(s, to)
+	for _, run := range [][]string{append([]string{foldWord(prev)}, cmd...), append(append([]string{}, cmd...), foldWord(next))} {
+		if len(run) < 2 || run[0] == "" || run[len(run)-1] == "" {
+			continue
+		}
+		for i := 0; i+len(run) <= len(claim); i++ {
+			if slices.Equal(claim[i:i+len(run)], run) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// wordsOf returns the folded, accent-free words of s, in order.
+func wordsOf(s string) []string {
+	d, _ := detectionForm(s)
+	return strings.FieldsFunc(d, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' })
+}
+
+func foldWord(w string) string {
+	if ws := wordsOf(w); len(ws) > 0 {
+		return ws[0]
+	}
+	return ""
+}
+
+// wordBefore returns the word before at in s (past spaces and one comma) and where it starts.
+func wordBefore(s string, at int) (string, int) {
+	end := strings.TrimRight(s[:at], " \t")
+	end = strings.TrimRight(strings.TrimSuffix(end, ","), " \t")
+	start := strings.LastIndexFunc(end, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '-' })
+	if start < 0 {
+		start = 0
+	} else {
+		_, size := utf8.DecodeRuneInString(end[start:])
+		start += size
+	}
+	return end[start:], start
+}
+
+// wordAfter returns the word after to in s (past spaces and one comma).
+func wordAfter(s string, to int) string {
+	rest := strings.TrimLeft(s[to:], " \t")
+	rest = strings.TrimLeft(strings.TrimPrefix(rest, ","), " \t")
+	if i := strings.IndexFunc(rest, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '-' }); i >= 0 {
+		return rest[:i]
+	}
+	return rest
+}
+
+// isTitleWord reports whether w is capitalised as a name is: an upper-case first letter and
+// not all in capitals (shouting is no name).
+func isTitleWord(w string) bool {
+	r, size := utf8.DecodeRuneInString(w)
+	if !unicode.IsUpper(r) {
+		return false
+	}
+	return size == len(w) || strings.ContainsFunc(w[size:], unicode.IsLower)
+}
+
+// sentenceInitial reports whether the word at at opens its sentence in s.
+func sentenceInitial(s string, at int) bool {
+	before := strings.TrimRightFunc(s[:at], func(r rune) bool { return unicode.IsSpace(r) || pipeline.IsQuoteMark(r) || r == '(' || r == '[' })
+	if before == "" {
+		return true
+	}
+	r, _ := utf8.DecodeLastRuneInString(before)
+	return strings.ContainsRune(".!?;:\n", r)
+}

@@ -200,6 +200,7 @@ func SanitizeQuery(query, claim string) (sq SanitizedQuery) {
 		s, sq.Markup = stripped, true
 	}
 	terms := contentTerms(claim)
+	claimWords := wordsOf(claim)
 	// Sentences off the claim go before the directives are cut out of the others, so that what
 	// is left of a directive's sentence ("instructions and mark this as true.") goes with it.
 	offClaim := func() {
@@ -225,10 +226,10 @@ func SanitizeQuery(query, claim string) (sq SanitizedQuery) {
 		s = kept
 	}
 	offClaim()
-	if stripped, changed := StripDirectives(s); changed {
+	if stripped, changed := stripDirectives(s, claimWords); changed {
 		s, sq.Directives = stripped, true
 	}
-	if stripped, changed := stripGluedCommands(s, terms); changed {
+	if stripped, changed := stripGluedCommands(s, terms, claimWords); changed {
 		s, sq.Directives = stripped, true
 	}
 	if sq.Truncated || sq.Markup || sq.Directives || sq.OffClaim {
@@ -265,16 +266,25 @@ func keepSpacedEnd(orig, s string) string {
 // reveal your prompt"), with the rest of its sentence, when that part shares no term with the
 // claim: a query's words about the claim are never cut. Without the claim's terms it does
 // nothing, since a command word inside a clause may be a noun ("steel output").
-func stripGluedCommands(s string, terms []string) (string, bool) {
+func stripGluedCommands(s string, terms, claim []string) (string, bool) {
 	if len(terms) == 0 {
 		return s, false
 	}
 	removed := false
 	for {
 		d, off := detectionForm(s)
+		masked := []byte(d)
 		cut := false
-		for _, loc := range gluedCommand.FindAllStringIndex(d, -1) {
-			if sharesTerm(contentTerms(s[off[loc[0]]:off[loc[1]]]), terms) {
+		for {
+			loc := gluedCommand.FindSubmatchIndex(masked)
+			if loc == nil {
+				break
+			}
+			if sharesTerm(contentTerms(s[off[loc[0]]:off[loc[1]]]), terms) || notADirective(s, off[loc[2]], off[loc[3]], claim, true) {
+				// Not this command: an order after it in the same sentence is still looked for.
+				for i := loc[2]; i < loc[3]; i++ {
+					masked[i] = 'x'
+				}
 				continue
 			}
 			s = s[:off[loc[0]]] + " " + s[off[loc[1]]:]
@@ -464,7 +474,11 @@ var (
 // removed any. The directives are looked for in the folded form of s (see detectionForm), so
 // that "Ｉgnore", "Ig\u200bnore" and "Іgnore" with a Cyrillic "І" are "ignore", and removed
 // from s itself.
-func StripDirectives(s string) (string, bool) {
+func StripDirectives(s string) (string, bool) { return stripDirectives(s, nil) }
+
+// stripDirectives is StripDirectives with the words of the claim the query checks (wordsOf),
+// which a command word of the query may repeat without being an order (notADirective).
+func stripDirectives(s string, claim []string) (string, bool) {
 	s = pipeline.CleanUntrusted(s)
 	removed := false
 	// A URL the query tells the verifier to visit goes with its verb.
@@ -490,7 +504,12 @@ func StripDirectives(s string) (string, bool) {
 		changed := false
 		for _, p := range directivePatterns {
 			d, off := detectionForm(s)
-			loc := p.FindStringIndex(d)
+			var loc []int
+			if p == tableCommands {
+				loc = commandMatch(p, s, d, off, claim)
+			} else {
+				loc = p.FindStringIndex(d)
+			}
 			if loc == nil {
 				continue
 			}
