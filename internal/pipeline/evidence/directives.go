@@ -44,7 +44,7 @@ var directiveTable = []directiveLanguage{
 			`output`, `echo`, `say`, `write`, `respond`, `reply`, `return`, `mark`, `label`, `flag`, `rate`, `add`, `include`,
 			`insert`, `append`, `delete`, `remove`, `erase`, `send`, `e-?mail`, `post`, `upload`, `download`, `install`, `visit`,
 			`open`, `fetch`, `browse`, `navigate`, `click`, `call`, `invoke`, `pretend`, `imagine`, `assume`, `switch`, `enable`,
-			`activate`, `disable`, `leak`, `repeat`, `stop`, `cite`, `use`, `translate`, `rewrite`, `always`, `never`, `obey`,
+			`activate`, `disable`, `leak`, `repeat`, `stop`, `cite`, `use\s+(?:only|the|this|these|my|source|sources)`, `translate`, `rewrite`, `obey`,
 			`act\s+(?:as|like)`, `go\s+to`, `roleplay`, `role-play`, `role\s+play`,
 			`answer\s+(?:only|with|high|medium|low|yes|no|supported|true|verified)`, `tell\s+(?:the\s+user|them|everyone|the\s+reader|the\s+editor)`,
 			`do\s+not\s+(?:search|verify|check|cite|look)`, `don'?t\s+(?:search|verify|check|cite|look)`,
@@ -55,8 +55,10 @@ var directiveTable = []directiveLanguage{
 			`forget\s+(?:about\s+)?(?:all|everything|anything)(?:\s+(?:said|written|stated|above|before|earlier|so\s+far|previously|you\s+(?:read|saw|were\s+told)))*`,
 			`(?:new|updated|real)\s+(?:instructions?|task|orders)`, `(?:everything|all)\s+(?:written\s+|said\s+)?above`},
 		URLVerbs: []string{`visit`, `open`, `see`, `go\s+to`, `click\s+on`},
+		// "always" and "never" are fillers, not commands: "never reveal..." is the command
+		// "reveal", and honest statements say "...but never netted a profit" (issue 22).
 		Fillers: []string{`please`, `now`, `then`, `just`, `first`, `next`, `finally`, `kindly`, `simply`, `instead`,
-			`immediately`, `afterwards`, `also`, `and`},
+			`immediately`, `afterwards`, `also`, `and`, `always`, `never`},
 	},
 	{
 		Language:      "fr",
@@ -204,17 +206,17 @@ var (
 )
 
 // commandMatch returns the [start, end) in d (the detection form of s, offsets off) of the first
-// match of re (tableCommands) whose command (group 1) is an order and not the
-// words of a title, a name or the claim (notADirective); nil when there is none. A command
-// that is no order is masked and the search goes on, so that an order after it is still found.
-func commandMatch(re *regexp.Regexp, s, d string, off []int, claim []string) []int {
+// match of re whose directive word (group 1, at [from, to) of s) exempt does not clear (the
+// words of a title, a name or the claim: notADirective); nil when there is none. A word that
+// is cleared is masked and the search goes on, so that an order after it is still found.
+func commandMatch(re *regexp.Regexp, s, d string, off []int, exempt func(from, to int) bool) []int {
 	masked := []byte(d)
 	for {
 		loc := re.FindSubmatchIndex(masked)
 		if loc == nil {
 			return nil
 		}
-		if !notADirective(s, off[loc[2]], off[loc[3]], claim, false) {
+		if !exempt(off[loc[2]], off[loc[3]]) {
 			return loc[:2]
 		}
 		for i := loc[2]; i < loc[3]; i++ {
@@ -229,9 +231,9 @@ func commandMatch(re *regexp.Regexp, s, d string, off []int, claim []string) []i
 //
 //   - it stands inside a quoted title: a quoted span of at most ten words, every word but the
 //     function words capitalised (`"Run, Chris, Run"`, `“Say Say Say”`);
-//   - it is part of a name in a question: capitalised, not the first word of its sentence, next
-//     to another capitalised word that is not a function or verdict word ("Who directed Run
-//     Lola Run?");
+//   - it is part of a name: capitalised, before another capitalised word (or an acronym) that is
+//     no function, verdict or command word ("Mark Zuckerberg", "Imagine Dragons", "Run Lola
+//     Run"), or after one inside its sentence ("the UK Open");
 //   - the claim holds it with the word before or after it, as the query does: the query repeats
 //     the claim's own words ("...the band that recorded Never Say Never");
 //   - glued inside a clause (glued), it follows a relative pronoun, a subject pronoun, an
@@ -252,6 +254,13 @@ func notADirective(s string, from, to int, claim []string, glued bool) bool {
 	return false
 }
 
+// endsName reports whether the word at from in s follows a capitalised word of its sentence,
+// as "System" ends "the Legacy System".
+func endsName(s string, from int) bool {
+	prev, at := wordBefore(s, from)
+	return prev != "" && at+len(prev) < from && isTitleWord(prev) && !sentenceInitial(s, at) && isTitleWord(s[from:from+len(wordAfter(s[from:], 0))])
+}
+
 // verbLeaders are the words after which a command word is a verb of the sentence, not an order.
 var verbLeaders = TermSet(`who which that whom whose he she it they we i to not did does do would could will can should may
 might must has have had was were is are been`)
@@ -259,7 +268,18 @@ might must has have had was were is are been`)
 // notNameWords are capitalised words that make no name with a command word: a name is not made
 // of function words and verdicts.
 var notNameWords = TermSet(`supported true false verified confirmed correct high medium low yes refuted unverified
-please now then just first next finally kindly simply instead also`)
+please now then just first next finally kindly simply instead also everything anything nothing instructions prompt
+system rules evidence sources source claim answer`)
+
+// commandWord matches a word that is a command of directiveTable on its own.
+var commandWord = regexp.MustCompile(`^` + tableAlternation(func(l directiveLanguage) []string { return l.Commands }) + `$`)
+
+func isCommandWord(folded string) bool { return commandWord.MatchString(folded) }
+
+// isAcronym reports whether w is an acronym ("UK", "DC"): two to five capitals.
+func isAcronym(w string) bool {
+	return len(w) >= 2 && len(w) <= 5 && strings.IndexFunc(w, func(r rune) bool { return !unicode.IsUpper(r) }) < 0
+}
 
 // quotedSpan is a span in double quotes (straight, curly or guillemets).
 var quotedSpan = regexp.MustCompile(`"([^"\n]{1,200})"|“([^”\n]{1,200})”|«([^»\n]{1,200})»`)
@@ -290,19 +310,19 @@ func inQuotedTitle(s string, at int) bool {
 // inName reports whether the command word at [from, to) of s is part of a name (see
 // notADirective).
 func inName(s string, from, to int) bool {
-	if !isTitleWord(s[from:to]) || sentenceInitial(s, from) {
+	if !isTitleWord(s[from:to]) {
 		return false
 	}
-	// Only in a question: a name in a keyword query cannot be told from a glued order.
-	if i := strings.IndexAny(s[to:], ".!?\n"); i < 0 || s[to+i] != '?' {
-		return false
+	isNamePart := func(w string) bool {
+		f := foldWord(w)
+		return w != "" && (isTitleWord(w) || isAcronym(w)) && !notNameWords[f] && !functionWords[f] && !isCommandWord(f)
 	}
+	if isNamePart(wordAfter(s, to)) {
+		return true
+	}
+	// The word before counts when it is not capitalised only for opening its sentence.
 	prev, prevAt := wordBefore(s, from)
-	next := wordAfter(s, to)
-	isNamePart := func(w string, initial bool) bool {
-		return w != "" && isTitleWord(w) && !initial && !notNameWords[foldWord(w)] && !functionWords[foldWord(w)]
-	}
-	return isNamePart(prev, prev != "" && sentenceInitial(s, prevAt)) || isNamePart(next, false)
+	return !sentenceInitial(s, from) && isNamePart(prev) && !sentenceInitial(s, prevAt)
 }
 
 // claimHolds reports whether the claim's words hold the command word at [from, to) of s

@@ -440,21 +440,29 @@ const clauseRest = `(?:[^.;:!?\n,]|[.;:!?][^\s.;:!?,])*?(?:\s+(?:and\s+)?then\b|
 // clause of its own ("after searching, do X").
 const sentenceRest = `(?:[^.;!?\n]|[.;!?][^\s.;!?])*`
 
+// roleLabel is a role label of a chat transcript ("system:", "assistant:"), the label group 1:
+// after a capitalised word it ends a name instead ("the Legacy System: assessing...", issue 22),
+// which stripDirectives leaves.
+var roleLabel = regexp.MustCompile(`(?i)(?:^|[\s\[(|{])(system|assistant|user|developer|human|ai|tool|model)\s*(?::|\]|>)` + sentenceRest)
+
 var directivePatterns = []*regexp.Regexp{
 	// Role-play and persona changes, wherever they stand.
 	regexp.MustCompile(`(?i)\byou\s+are\s+(?:now|no\s+longer|actually|hereby|free|in\s+\w+\s+mode|a\s+new|an?\s+(?:unrestricted|unfiltered|jailbroken|different|evil))\b` + sentenceRest),
-	regexp.MustCompile(`(?i)\b(?:let'?s\s+|let\s+us\s+)?(?:from\s+now\s+on|role[\s-]?play(?:ing)?|jailbreak\w*|developer\s+mode|do\s+anything\s+now)\b` + sentenceRest),
+	// "role-playing game" is honest: role-play is a directive when it is proposed ("let's
+	// role-play"), introduces its part ("roleplay:", "role-play as") or is written as one word.
+	regexp.MustCompile(`(?i)\b(?:(?:let'?s|let\s+us)\s+role[\s-]?play(?:ing)?|role[\s-]?play(?:ing)?\s*(?::|\s+as\b|\s+with\s+me\b)|roleplay(?:ing)?|from\s+now\s+on|jailbreak\w*|developer\s+mode|do\s+anything\s+now)\b` + sentenceRest),
 	// "ignore previous instructions" anywhere, even mid-clause.
 	regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|the|of)\s+)*(?:(?:all|any|every|your|my|these|those|previous|prior|above|earlier|preceding|former|system|safety|original|other)\s+)+(?:(?:the|of)\s+)*(?:instructions?|prompts?|directions?|guidelines?|directives?|commands?|messages?|context|everything|constraints|restrictions)\b` + sentenceRest),
 	// Role labels of chat transcripts: "system:", "assistant:", "### Instruction".
-	regexp.MustCompile(`(?i)(?:^|[\s\[(|{])(?:system|assistant|user|developer|human|ai|tool|model)\s*(?::|\]|>)` + sentenceRest),
+	roleLabel,
 	regexp.MustCompile(`(?i)#{1,6}\s*(?:instructions?|system|response|assistant)\b` + sentenceRest),
 	// "after searching, do X": a command tied to the verifier's own steps.
 	regexp.MustCompile(`(?i)\b(?:after|before|while|when|once|whenever)\s+(?:you\s+(?:have\s+|'ve\s+)?)?(?:search(?:ing|ed|es)?|verif(?:y|ying|ied)|answer(?:ing|ed)?|read(?:ing)?|look(?:ing|ed)\s+(?:it\s+)?up|retriev(?:e|ing|ed)|respond(?:ing|ed)?|finish(?:ing|ed)?|done)\b` + sentenceRest),
 	// Asking for what a verifier must never give out.
 	regexp.MustCompile(`(?i)\b(?:(?:system|hidden|secret|initial|developer)\s+(?:prompt|instructions?)|system\s+message|your\s+(?:instructions|prompt|rules|guidelines|configuration|api[\s-]?keys?|passwords?|secrets?|credentials?|tools?|system))\b` + sentenceRest),
 	// Telling the verifier what to conclude.
-	regexp.MustCompile(`(?i)\b(?:mark|label|flag|rate|report|classify|treat|consider|count)\s+(?:this|it|the\s+claim|the\s+answer|the\s+draft|everything|all(?:\s+claims)?)\s+as\b` + sentenceRest),
+	// ("to mark it as distinct" is honest: the pattern wants a verdict after "as".)
+	regexp.MustCompile(`(?i)\b(?:mark|label|flag|rate|report|classify|treat|consider|count)\s+(?:this|it|the\s+claim|the\s+answer|the\s+draft|everything|all(?:\s+claims)?)\s+as\s+(?:an?\s+|the\s+)?(?:verified|true|supported|confirmed|correct|accurate|factual|fact|valid|high|reliable|trustworthy|settled|proven|refuted|false|done|approved)\b` + sentenceRest),
 	regexp.MustCompile(`(?i)\b(?:confidence|verdict|answer|status)\s*[:=]\s*(?:high|medium|supported|true|confirmed|verified|correct)\b` + sentenceRest),
 	// Commands at the start of a clause, in every language of directiveTable.
 	tableCommands,
@@ -505,9 +513,12 @@ func stripDirectives(s string, claim []string) (string, bool) {
 		for _, p := range directivePatterns {
 			d, off := detectionForm(s)
 			var loc []int
-			if p == tableCommands {
-				loc = commandMatch(p, s, d, off, claim)
-			} else {
+			switch p {
+			case tableCommands:
+				loc = commandMatch(p, s, d, off, func(from, to int) bool { return notADirective(s, from, to, claim, false) })
+			case roleLabel:
+				loc = commandMatch(p, s, d, off, func(from, _ int) bool { return endsName(s, from) })
+			default:
 				loc = p.FindStringIndex(d)
 			}
 			if loc == nil {
