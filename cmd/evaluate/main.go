@@ -12,6 +12,10 @@
 //	    plans (or, without a model, the claims themselves): MRR@10 of a gold page, and the Jaccard
 //	    similarity of the top-10 sets of every pair of queries within a statement, flagged > 0.7,
 //	    and chain recall per hop count against one query with the claim text.
+//	evaluate honest [--datasets DIR]
+//	    runs the query sanitizer over every claim of FEVEROUS-S, factcheck-bench and EX-FEVER
+//	    used as a query, and the citation parsers over every evidence URL of those sets written
+//	    in the reply formats the prompts ask for; lists every change and every broken URL.
 //	evaluate verdicts --dataset feverous-s|factcheck-bench|FILE [--method M] [--n 200] [--out F]
 //	    runs labelled claims through a method as the worker does and scores the verdicts
 //	    (docs/evaluation.md); --model scripted-fake runs the scripted fake, marked FAKE.
@@ -74,6 +78,9 @@ Commands:
   verdicts    run each labelled claim of a data set (FEVEROUS-S, factcheck-bench, a JSONL of
               your own) through a method as the worker does; print accuracy, macro-F1, per label
               and per hop count, cost per claim, chain retrieval and the published baselines
+  honest      run the query sanitizer and the citation parsers over the honest text of
+              FEVEROUS-S, factcheck-bench and EX-FEVER (no model, no database); list every
+              query they change and every URL they break
 
 Environment: OPENAI_API_KEY or OPENAI_API_KEY_FILE (the key), OPENAI_BASE_URL, CORROBORATE_MODEL
 as for the worker; CORROBORATE_DATASETS, the folder of the data sets. Run "evaluate COMMAND
@@ -101,6 +108,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runRetrieval(ctx, args[1:], stdout, stderr)
 	case "verdicts":
 		return runVerdicts(ctx, args[1:], stdout, stderr)
+	case "honest":
+		return runHonest(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "evaluate: unknown command %q\n\n%s", args[0], usage)
 	return exitInvalid

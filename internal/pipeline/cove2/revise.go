@@ -32,11 +32,7 @@ func (r *cove2Run) revised(text string, claims []pipeline.Claim, refused []refus
 	clean := func(text string) string {
 		text, removed := evidence.FilterCitations(strings.TrimSpace(text), r.book.Has)
 		flags := evidence.CitationFlags(removed)
-		retrieved := map[string]bool{}
-		for _, e := range r.res.Evidence {
-			retrieved[evidence.CanonicalURL(e.URL)] = true
-		}
-		text, urls := evidence.StripUnknownURLs(text, func(u string) bool { return retrieved[evidence.CanonicalURL(u)] })
+		text, urls := evidence.StripUnknownURLs(text, r.retrievedURLs())
 		for _, u := range urls {
 			flags = append(flags, pipeline.Flagf(pipeline.FlagURLRemoved, "%s", u))
 		}
@@ -71,7 +67,7 @@ func (r *cove2Run) checkRevised(text string, claims []pipeline.Claim, refused []
 				"the draft with the allowed corrections is used instead", f.position)}
 		}
 	}
-	draft, revised := factTokens(stripCitations(r.in.Text)), factTokens(stripCitations(text))
+	draft, revised := factTokens(stripCitations(r.in.Text, r.retrievedURLs())), factTokens(stripCitations(text, r.retrievedURLs()))
 	hunks, kept, ok := diffTokens(draft, revised)
 	if !ok {
 		return []pipeline.ReviewFlag{}
@@ -289,12 +285,22 @@ var citationMark = regexp.MustCompile(`\[\s*\d{1,4}(?:\s*(?:[,;]|[-–])\s*\d{1,
 
 // stripCitations removes citations and URLs, which the check of the revised text leaves to
 // FilterCitations and StripUnknownURLs.
-func stripCitations(s string) string {
+func stripCitations(s string, known []string) string {
 	s = citationMark.ReplaceAllString(s, " ")
-	for _, u := range evidence.URLsIn(s) {
+	for _, u := range evidence.URLsIn(s, known) {
 		s = strings.ReplaceAll(s, u, " ")
 	}
 	return s
+}
+
+// retrievedURLs are the URLs of every source the run's searches returned: the only URLs a
+// revised response may hold.
+func (r *cove2Run) retrievedURLs() []string {
+	urls := make([]string, len(r.res.Evidence))
+	for i, e := range r.res.Evidence {
+		urls[i] = e.URL
+	}
+	return urls
 }
 
 // hunk is one change between two token lists: out removed, in added, in place.

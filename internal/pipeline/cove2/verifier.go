@@ -3,8 +3,8 @@ package cove2
 import (
 	"context"
 	"fmt"
-	"html"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -179,7 +179,7 @@ func RenderVerifierPrompt(query string, given []evidence.Retrieved) (string, err
 // count (any other is removed and named), quotes are matched to the sources they came from, and
 // the confidence is calibrated, never raised.
 func (v Verifier) judge(query string, given []evidence.Retrieved, reply string) Verification {
-	p := ParseVerification(reply)
+	p := ParseVerification(reply, given)
 	out := Verification{Query: query, Retrieved: given, Quotes: p.Evidence, StatedConfidence: p.Confidence, Reply: reply}
 	if p.Unable || p.Answer == "" {
 		out.Status = VerificationUnable
@@ -267,7 +267,6 @@ const (
 var (
 	verifierLabel  = regexp.MustCompile(`(?i)^(?:[-*•+]\s*)?(?:\*\*|__)?\s*(answer|evidence|quotes?|sources?|source[\s_]urls?|urls?|confidence)\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.*)$`)
 	quotedText     = regexp.MustCompile(`"([^"]{1,500})"|“([^”]{1,500})”|«([^»]{1,500})»`)
-	urlInText      = regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'\]\[)(]+`)
 	numberRef      = regexp.MustCompile(`\[(\d{1,3})\]|(?i)\bsource\s*#?\s*(\d{1,3})\b`)
 	digitRun       = regexp.MustCompile(`\d{1,3}`)
 	markedLine     = regexp.MustCompile(`^(?:\[(\d{1,3})\]\s*[:\-–]?\s*)?(.*?)(?:\s*\[(\d{1,3})\])?$`)
@@ -281,7 +280,16 @@ var (
 // with, "unable to verify" (any case, quotes and punctuation aside) marks the reply Unable, and
 // so does a reply that is only that. A confidence line that names more than one level (the
 // template echoed: "High | Medium | Low") is unreadable and left empty, which counts as Low.
-func ParseVerification(reply string) VerifierReply {
+// given are the sources the verifier was given: a cited URL is read as the longest of their
+// URLs the reply names (evidence.FindURLs), whatever characters it holds, and a quoted passage
+// that holds quote marks of its own is read whole when a source holds it (quotedPassages).
+func ParseVerification(reply string, given []evidence.Retrieved) VerifierReply {
+	known := make([]string, len(given))
+	sourceTexts := make([]string, len(given))
+	for i, g := range given {
+		known[i] = g.URL
+		sourceTexts[i] = evidence.SourceText(g.SearchResult)
+	}
 	reply = strings.ToValidUTF8(pipeline.TruncateUTF8(reply, maxVerifierReplyBytes), "")
 	var out VerifierReply
 	fields := map[string][]string{}
@@ -313,10 +321,10 @@ func ParseVerification(reply string) VerifierReply {
 			break
 		}
 		line = strings.TrimSpace(pipeline.BulletMarker.ReplaceAllString(strings.TrimSpace(line), ""))
-		found := quotedText.FindAllStringSubmatch(line, -1)
+		found, outside := quotedPassages(line, sourceTexts)
 		mark := 0
 		if len(found) > 0 {
-			if m := numberRef.FindStringSubmatch(quotedText.ReplaceAllString(line, "")); m != nil {
+			if m := numberRef.FindStringSubmatch(outside); m != nil {
 				mark, _ = strconv.Atoi(m[1] + m[2])
 			}
 		} else if line != "" {
@@ -324,10 +332,10 @@ func ParseVerification(reply string) VerifierReply {
 				mark, _ = strconv.Atoi(m[1] + m[3])
 				line = strings.TrimSpace(m[2])
 			}
-			found = [][]string{{line, line}}
+			found = []string{line}
 		}
-		for _, f := range found {
-			q := strings.TrimSpace(strings.Join(f[1:], ""))
+		for _, q := range found {
+			q = strings.TrimSpace(q)
 			if q != "" && len(out.Evidence) < maxQuotes {
 				q = pipeline.TruncateUTF8(q, evidence.MaxQuoteBytes)
 				out.Evidence = append(out.Evidence, q)
@@ -336,12 +344,12 @@ func ParseVerification(reply string) VerifierReply {
 		}
 	}
 	for _, line := range fields["sources"] {
-		for _, u := range urlInText.FindAllString(line, -1) {
-			if len(out.Refs) < maxSourceRefs {
-				out.Refs = append(out.Refs, evidence.SourceRef{URL: html.UnescapeString(strings.TrimRight(u, ".,;:!?*_`'\""))})
+		if urls := evidence.FindURLs(line, known); len(urls) > 0 {
+			for _, u := range urls {
+				if len(out.Refs) < maxSourceRefs {
+					out.Refs = append(out.Refs, evidence.SourceRef{URL: u.URL})
+				}
 			}
-		}
-		if urlInText.MatchString(line) {
 			continue
 		}
 		line = strings.TrimSpace(pipeline.BulletMarker.ReplaceAllString(strings.TrimSpace(line), ""))
@@ -372,6 +380,61 @@ func ParseVerification(reply string) VerifierReply {
 		}
 	}
 	return out
+}
+
+// maxInnerQuotes bounds the quote marks of one Evidence line that quotedPassages tries as the
+// end of a passage.
+const maxInnerQuotes = 16
+
+// quotedPassages returns the quoted passages of one Evidence line, and the line without them
+// (where its [n] mark is). A passage may hold quote marks of its own ("The single "Run" was
+// released in 1999"): from each opening '"', the longest reading up to a later '"' that one of
+// sources holds is the passage; where no source holds any, the quote ends at the next quote
+// mark, as written. Reading to the first inner quote cut honest passages, which then failed the
+// source check as quote_not_in_source (issue 22); a passage no source holds is still read, and
+// still fails it.
+func quotedPassages(line string, sources []string) (passages []string, outside string) {
+	var rest strings.Builder
+	pos := 0
+	for pos < len(line) {
+		loc := quotedText.FindStringSubmatchIndex(line[pos:])
+		if loc == nil {
+			break
+		}
+		open, end := pos+loc[0], pos+loc[1]
+		var q string
+		for i := 2; i+1 < len(loc); i += 2 {
+			if loc[i] >= 0 {
+				q = line[pos+loc[i] : pos+loc[i+1]]
+			}
+		}
+		if o := strings.IndexByte(line[pos:], '"'); o >= 0 && pos+o <= open && len(sources) > 0 {
+			// The passage opens at the first '"' (a passage may open with a quoted title), and
+			// its inner quote marks come in pairs.
+			first := pos + o
+			var closes []int
+			for i := first + 2; i < len(line) && len(closes) < maxInnerQuotes; i++ {
+				if line[i] == '"' {
+					closes = append(closes, i)
+				}
+			}
+			for k := len(closes) - 1; k >= 0; k-- {
+				inner := strings.TrimSpace(line[first+1 : closes[k]])
+				if closes[k] < end || strings.Count(inner, `"`)%2 != 0 || len(inner) > evidence.MaxQuoteBytes {
+					continue
+				}
+				if slices.ContainsFunc(sources, func(text string) bool { return evidence.PassageIn(inner, text) }) {
+					open, q, end = first, inner, closes[k]+1
+					break
+				}
+			}
+		}
+		rest.WriteString(line[pos:open])
+		passages = append(passages, q)
+		pos = end
+	}
+	rest.WriteString(line[pos:])
+	return passages, rest.String()
 }
 
 func fieldOf(label string) string {

@@ -166,7 +166,7 @@ func TestParseVerification(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			got := ParseVerification(c.reply)
+			got := ParseVerification(c.reply, nil)
 			if got.Answer != c.want.Answer || got.Unable != c.want.Unable || got.Confidence != c.want.Confidence ||
 				!slices.Equal(got.Evidence, c.want.Evidence) || !slices.Equal(got.Refs, c.want.Refs) {
 				t.Errorf("ParseVerification(%q)\n got %+v\nwant %+v", c.reply, got, c.want)
@@ -294,7 +294,7 @@ func FuzzParseVerification(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, reply string) {
-		got := ParseVerification(reply)
+		got := ParseVerification(reply, nil)
 		if got.Unable && got.Answer != "" {
 			t.Fatalf("an unable reply has an answer: %+v", got)
 		}
@@ -320,4 +320,63 @@ func FuzzParseVerification(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A cited URL names the retrieved source it is whatever characters its title holds: issue 22
+// saw ".../wiki/I'm_Not_a_Vampire" read as ".../wiki/I", ".../They're_Only_Chasing_Safety" as
+// ".../wiki/They" and every "..._(Fergie_song)" lose its end, and each citation removed as not
+// retrieved. A URL no search returned is still removed, whole.
+func TestVerifierCitesURLsWithApostrophesAndParentheses(t *testing.T) {
+	t.Parallel()
+	const q = "Who recorded the songs?"
+	vampire := pipelinetest.SearchResult("https://en.wikipedia.org/wiki/I'm_Not_a_Vampire", "Wikipedia", "I'm Not a Vampire is a song by Falling in Reverse.")
+	safety := pipelinetest.SearchResult("https://en.wikipedia.org/wiki/They're_Only_Chasing_Safety", "Wikipedia", "They're Only Chasing Safety is the second album by Underoath.")
+	fergie := pipelinetest.SearchResult("https://en.wikipedia.org/wiki/Big_Girls_Don't_Cry_(Fergie_song)", "Wikipedia", "Big Girls Don't Cry is a song by Fergie.")
+	search := &pipelinetest.StubEvidenceSearcher{Results: map[string][]pipeline.SearchResult{q: {vampire, safety, fergie}}}
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{{Contains: verifyMarker(q),
+		Reply: "- Answer: Falling in Reverse, Underoath and Fergie\n- Evidence:\n  - [1] \"I'm Not a Vampire is a song by Falling in Reverse\"\n" +
+			"  - [2] \"They're Only Chasing Safety is the second album by Underoath\"\n  - [3] \"Big Girls Don't Cry is a song by Fergie\"\n" +
+			"- Sources: " + vampire.URL + ", " + safety.URL + "\n  - (" + fergie.URL + ")\n  - https://en.wikipedia.org/wiki/I'm_Not_a_Vampire_(fake)\n- Confidence: Medium"}}}
+	v, _, _ := verifierFixture(model, search)
+	got := v.Verify(context.Background(), 1, q, false)
+	var urls []string
+	for _, s := range got.Sources {
+		urls = append(urls, s.URL)
+	}
+	if want := []string{vampire.URL, safety.URL, fergie.URL}; !slices.Equal(urls, want) {
+		t.Errorf("sources: %q, want %q (removed: %q)", urls, want, got.RemovedSources)
+	}
+	if want := []string{"https://en.wikipedia.org/wiki/I'm_Not_a_Vampire_(fake)"}; !slices.Equal(got.RemovedSources, want) {
+		t.Errorf("removed: %q, want %q", got.RemovedSources, want)
+	}
+}
+
+// A quoted passage that holds quote marks of its own is read whole when its source holds it:
+// issue 22 saw such a snippet cut at its inner quote and dropped as quote_not_in_source. A
+// passage with inner quotes that its source does not hold is still dropped, with the flag.
+func TestVerifierQuotesWithInnerQuotes(t *testing.T) {
+	t.Parallel()
+	const q = "Who wrote Run, Chris, Run?"
+	book := pipelinetest.SearchResult("https://en.wikipedia.org/wiki/Run,_Chris,_Run", "Wikipedia",
+		`"Run, Chris, Run" is a 1984 novel by Adelaide Hall, first published as "Run, Chris" in a magazine.`)
+	fake := pipelinetest.SearchResult("https://b.example/run", "B", "A page about running.")
+	search := &pipelinetest.StubEvidenceSearcher{Results: map[string][]pipeline.SearchResult{q: {book, fake}}}
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{{Contains: verifyMarker(q),
+		Reply: "- Answer: Adelaide Hall\n- Evidence:\n  - [1] \"\"Run, Chris, Run\" is a 1984 novel by Adelaide Hall, first published as \"Run, Chris\" in a magazine\"\n" +
+			"  - [2] \"the novel \"Run, Chris, Run\" was written by a robot\"\n- Sources: [1], [2]\n- Confidence: Medium"}}}
+	v, _, _ := verifierFixture(model, search)
+	got := v.Verify(context.Background(), 1, q, false)
+	if len(got.Sources) != 1 || got.Sources[0].URL != book.URL ||
+		got.Sources[0].Quote != `"Run, Chris, Run" is a 1984 novel by Adelaide Hall, first published as "Run, Chris" in a magazine` {
+		t.Fatalf("sources: %+v, flags %v", got.Sources, got.Flags)
+	}
+	var notIn []pipeline.ReviewFlag
+	for _, f := range got.Flags {
+		if f.Code == pipeline.FlagQuoteNotInSource {
+			notIn = append(notIn, f)
+		}
+	}
+	if len(notIn) != 1 || !strings.Contains(notIn[0].Detail, "from [2]") {
+		t.Errorf("the passage [2] does not hold is flagged, and only it: %v", got.Flags)
+	}
 }

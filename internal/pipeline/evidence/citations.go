@@ -170,45 +170,67 @@ func citationNumbers(body string) []int {
 	return out
 }
 
-var (
-	// urlInProse matches a URL in running text.
-	urlInProse = regexp.MustCompile(`(?i)\b(?:https?://|www\.)[^\s<>"'\])]+`)
-	// markdownLink matches [text](target).
-	markdownLink = regexp.MustCompile(`\[([^\]\n]{0,300})\]\(([^)\s]{1,1000})\)`)
-)
+// markdownLinkOpen is the "[text](" of a markdown link; what follows it is its target.
+var markdownLinkOpen = regexp.MustCompile(`\[([^\]\n]{0,300})\]\(`)
 
-// StripUnknownURLs removes from text every URL that known rejects (a markdown link keeps its
-// text), and returns the text and the URLs removed: a revised response may carry the draft's own
-// URLs and the sources a search returned, never a link the reviewer made up or an injected page
-// slipped in.
-func StripUnknownURLs(text string, known func(url string) bool) (string, []string) {
+// StripUnknownURLs removes from text every URL that is not one of known (a markdown link keeps
+// its text), and returns the text and the URLs removed: a revised response may carry the
+// sources a search returned (and what else the caller knows), never a link the reviewer made
+// up or an injected page slipped in. URLs are read by FindURLs, so a known URL stays whole
+// whatever characters it holds, and an unknown one goes whole.
+func StripUnknownURLs(text string, known []string) (string, []string) {
 	var removed []string
-	text = markdownLink.ReplaceAllStringFunc(text, func(m string) string {
-		parts := markdownLink.FindStringSubmatch(m)
-		if known(trimURL(parts[2])) {
-			return m
+	var b strings.Builder
+	last := 0
+	for _, loc := range markdownLinkOpen.FindAllStringSubmatchIndex(text, -1) {
+		if loc[0] < last {
+			continue
 		}
-		removed = append(removed, trimURL(parts[2]))
-		return parts[1]
-	})
-	text = urlInProse.ReplaceAllStringFunc(text, func(u string) string {
-		if known(trimURL(u)) {
-			return u
+		target := loc[1]
+		end := -1
+		var m URLMatch
+		if u := urlStart.FindStringIndex(text[target:]); u != nil && u[0] == 0 {
+			m = urlAt(text, target, known)
+			end = m.End
+		} else if i := strings.IndexAny(text[target:], ") \t\n"); i > 0 && i <= 1000 {
+			// A target that is no absolute URL ("/page", "javascript:..."): never a source.
+			m = URLMatch{Start: target, End: target + i, URL: text[target : target+i]}
+			end = m.End
 		}
-		removed = append(removed, trimURL(u))
-		return strings.TrimPrefix(u, trimURL(u))
-	})
-	return text, removed
+		if end < 0 || end >= len(text) || text[end] != ')' || m.Known {
+			continue
+		}
+		b.WriteString(text[last:loc[0]])
+		b.WriteString(text[loc[2]:loc[3]])
+		removed = append(removed, trimURL(m.URL))
+		last = end + 1
+	}
+	b.WriteString(text[last:])
+	text = b.String()
+
+	b.Reset()
+	last = 0
+	for _, m := range FindURLs(text, known) {
+		if m.Known {
+			continue
+		}
+		b.WriteString(text[last:m.Start])
+		removed = append(removed, m.URL)
+		last = m.End
+	}
+	b.WriteString(text[last:])
+	return b.String(), removed
 }
 
 // trimURL drops the punctuation that ends a sentence after a URL.
 func trimURL(u string) string { return strings.TrimRight(u, ".,;:!?*_`'\"") }
 
-// URLsIn returns the URLs in text, as StripUnknownURLs finds them.
-func URLsIn(text string) []string {
+// URLsIn returns the URLs in text as they are written there, read as StripUnknownURLs reads
+// them with the same known URLs.
+func URLsIn(text string, known []string) []string {
 	var out []string
-	for _, u := range urlInProse.FindAllString(text, -1) {
-		out = append(out, trimURL(u))
+	for _, m := range FindURLs(text, known) {
+		out = append(out, text[m.Start:m.End])
 	}
 	return out
 }

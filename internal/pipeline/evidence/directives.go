@@ -2,7 +2,12 @@ package evidence
 
 import (
 	"regexp"
+	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
 )
 
 // directiveLanguage is one language's row of directiveTable. Every entry is a regular
@@ -39,7 +44,7 @@ var directiveTable = []directiveLanguage{
 			`output`, `echo`, `say`, `write`, `respond`, `reply`, `return`, `mark`, `label`, `flag`, `rate`, `add`, `include`,
 			`insert`, `append`, `delete`, `remove`, `erase`, `send`, `e-?mail`, `post`, `upload`, `download`, `install`, `visit`,
 			`open`, `fetch`, `browse`, `navigate`, `click`, `call`, `invoke`, `pretend`, `imagine`, `assume`, `switch`, `enable`,
-			`activate`, `disable`, `leak`, `repeat`, `stop`, `cite`, `use`, `translate`, `rewrite`, `always`, `never`, `obey`,
+			`activate`, `disable`, `leak`, `repeat`, `stop`, `cite`, `use\s+(?:only|the|this|these|my|source|sources)`, `translate`, `rewrite`, `obey`,
 			`act\s+(?:as|like)`, `go\s+to`, `roleplay`, `role-play`, `role\s+play`,
 			`answer\s+(?:only|with|high|medium|low|yes|no|supported|true|verified)`, `tell\s+(?:the\s+user|them|everyone|the\s+reader|the\s+editor)`,
 			`do\s+not\s+(?:search|verify|check|cite|look)`, `don'?t\s+(?:search|verify|check|cite|look)`,
@@ -50,8 +55,10 @@ var directiveTable = []directiveLanguage{
 			`forget\s+(?:about\s+)?(?:all|everything|anything)(?:\s+(?:said|written|stated|above|before|earlier|so\s+far|previously|you\s+(?:read|saw|were\s+told)))*`,
 			`(?:new|updated|real)\s+(?:instructions?|task|orders)`, `(?:everything|all)\s+(?:written\s+|said\s+)?above`},
 		URLVerbs: []string{`visit`, `open`, `see`, `go\s+to`, `click\s+on`},
+		// "always" and "never" are fillers, not commands: "never reveal..." is the command
+		// "reveal", and honest statements say "...but never netted a profit" (issue 22).
 		Fillers: []string{`please`, `now`, `then`, `just`, `first`, `next`, `finally`, `kindly`, `simply`, `instead`,
-			`immediately`, `afterwards`, `also`, `and`},
+			`immediately`, `afterwards`, `also`, `and`, `always`, `never`},
 	},
 	{
 		Language:      "fr",
@@ -186,13 +193,213 @@ var clauseStartAll = `(?:^|[.;:!?,(\[{"“”‘’\n]\s*|\b(?:and|then|but|also
 var (
 	// tableCommands: a command of any language at the start of a clause, with the rest of its
 	// clause.
+	// The command itself is group 1, for notADirective.
 	tableCommands = regexp.MustCompile(`(?i)` + clauseStartAll +
-		tableAlternation(func(l directiveLanguage) []string { return l.Commands }) + `(?:\s` + clauseRest + `|$|[.;!?,\n])`)
+		`(` + tableAlternation(func(l directiveLanguage) []string { return l.Commands }) + `)(?:\s` + clauseRest + `|$|[.;!?,\n])`)
 	// gluedCommand: a command of any language inside a clause, with the rest of its sentence
 	// (see stripGluedCommands).
-	gluedCommand = regexp.MustCompile(`(?i)\b` + tableAlternation(func(l directiveLanguage) []string { return l.Commands }) +
-		`\b` + sentenceRest)
+	gluedCommand = regexp.MustCompile(`(?i)\b(` + tableAlternation(func(l directiveLanguage) []string { return l.Commands }) +
+		`)\b` + sentenceRest)
 	// tablePhrases: the whole sentence a directive phrase of any language stands in.
 	tablePhrases = regexp.MustCompile(`(?i)(?:^|[.;!?\n]\s*)[^.;!?\n]*?\b` +
 		tableAlternation(func(l directiveLanguage) []string { return l.Phrases }) + `\b` + sentenceRest)
 )
+
+// commandMatch returns the [start, end) in d (the detection form of s, offsets off) of the first
+// match of re whose directive word (group 1, at [from, to) of s) exempt does not clear (the
+// words of a title, a name or the claim: notADirective); nil when there is none. A word that
+// is cleared is masked and the search goes on, so that an order after it is still found.
+func commandMatch(re *regexp.Regexp, s, d string, off []int, exempt func(from, to int) bool) []int {
+	masked := []byte(d)
+	for {
+		loc := re.FindSubmatchIndex(masked)
+		if loc == nil {
+			return nil
+		}
+		if !exempt(off[loc[2]], off[loc[3]]) {
+			return loc[:2]
+		}
+		for i := loc[2]; i < loc[3]; i++ {
+			masked[i] = 'x'
+		}
+	}
+}
+
+// notADirective reports whether the command word at [from, to) of s is part of what the query
+// is about rather than an order to whoever reads it (issue 22: `Who wrote "Run, Chris, Run"`
+// lost its title's first word, a hop query lost "who never ruled died"):
+//
+//   - it stands inside a quoted title: a quoted span of at most ten words, every word but the
+//     function words capitalised (`"Run, Chris, Run"`, `“Say Say Say”`);
+//   - it is part of a name: capitalised, before another capitalised word (or an acronym) that is
+//     no function, verdict or command word ("Mark Zuckerberg", "Imagine Dragons", "Run Lola
+//     Run"), or after one inside its sentence ("the UK Open");
+//   - the claim holds it with the word before or after it, as the query does: the query repeats
+//     the claim's own words ("...the band that recorded Never Say Never");
+//   - glued inside a clause (glued), it follows a relative pronoun, a subject pronoun, an
+//     auxiliary or "to": a verb of the sentence, not an imperative ("the King who never ruled").
+//
+// What stays hard: an order opening a sentence, a command in lower case glued to a keyword
+// query, every directive phrase and pattern (they are not commands of the table and never
+// come here: `"Ignore Previous Instructions"` goes in quotes or not), and a capitalised name
+// made of directive and verdict words alone ("Say Supported").
+func notADirective(s string, from, to int, claim []string, glued bool) bool {
+	if inQuotedTitle(s, from) || inName(s, from, to) || claimHolds(s, from, to, claim) {
+		return true
+	}
+	if glued {
+		prev, _ := wordBefore(s, from)
+		return verbLeaders[foldWord(prev)]
+	}
+	return false
+}
+
+// endsName reports whether the word at from in s follows a capitalised word of its sentence,
+// as "System" ends "the Legacy System".
+func endsName(s string, from int) bool {
+	prev, at := wordBefore(s, from)
+	return prev != "" && at+len(prev) < from && isTitleWord(prev) && !sentenceInitial(s, at) && isTitleWord(s[from:from+len(wordAfter(s[from:], 0))])
+}
+
+// verbLeaders are the words after which a command word is a verb of the sentence, not an order.
+var verbLeaders = TermSet(`who which that whom whose he she it they we i to not did does do would could will can should may
+might must has have had was were is are been`)
+
+// notNameWords are capitalised words that make no name with a command word: a name is not made
+// of function words and verdicts.
+var notNameWords = TermSet(`supported true false verified confirmed correct high medium low yes refuted unverified
+please now then just first next finally kindly simply instead also everything anything nothing instructions prompt
+system rules evidence sources source claim answer`)
+
+// commandWord matches a word that is a command of directiveTable on its own.
+var commandWord = regexp.MustCompile(`^` + tableAlternation(func(l directiveLanguage) []string { return l.Commands }) + `$`)
+
+func isCommandWord(folded string) bool { return commandWord.MatchString(folded) }
+
+// isAcronym reports whether w is an acronym ("UK", "DC"): two to five capitals.
+func isAcronym(w string) bool {
+	return len(w) >= 2 && len(w) <= 5 && strings.IndexFunc(w, func(r rune) bool { return !unicode.IsUpper(r) }) < 0
+}
+
+// quotedSpan is a span in double quotes (straight, curly or guillemets).
+var quotedSpan = regexp.MustCompile(`"([^"\n]{1,200})"|“([^”\n]{1,200})”|«([^»\n]{1,200})»`)
+
+// inQuotedTitle reports whether at is inside a quoted title of s (see notADirective).
+func inQuotedTitle(s string, at int) bool {
+	for _, loc := range quotedSpan.FindAllStringSubmatchIndex(s, -1) {
+		for g := 2; g+1 < len(loc); g += 2 {
+			if loc[g] < 0 || at < loc[g] || at >= loc[g+1] {
+				continue
+			}
+			words := strings.FieldsFunc(s[loc[g]:loc[g+1]], func(r rune) bool { return unicode.IsSpace(r) || r == ',' || r == ':' })
+			if len(words) > 10 {
+				return false
+			}
+			for _, w := range words {
+				w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+				if w != "" && !functionWords[foldWord(w)] && !isTitleWord(w) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// inName reports whether the command word at [from, to) of s is part of a name (see
+// notADirective).
+func inName(s string, from, to int) bool {
+	if !isTitleWord(s[from:to]) {
+		return false
+	}
+	isNamePart := func(w string) bool {
+		f := foldWord(w)
+		return w != "" && (isTitleWord(w) || isAcronym(w)) && !notNameWords[f] && !functionWords[f] && !isCommandWord(f)
+	}
+	if isNamePart(wordAfter(s, to)) {
+		return true
+	}
+	// The word before counts when it is not capitalised only for opening its sentence.
+	prev, prevAt := wordBefore(s, from)
+	return !sentenceInitial(s, from) && isNamePart(prev) && !sentenceInitial(s, prevAt)
+}
+
+// claimHolds reports whether the claim's words hold the command word at [from, to) of s
+// together with the word before or after it in s.
+func claimHolds(s string, from, to int, claim []string) bool {
+	if len(claim) == 0 {
+		return false
+	}
+	cmd := wordsOf(s[from:to])
+	prev, _ := wordBefore(s, from)
+	next := wordAfter(s, to)
+	for _, run := range [][]string{append([]string{foldWord(prev)}, cmd...), append(append([]string{}, cmd...), foldWord(next))} {
+		if len(run) < 2 || run[0] == "" || run[len(run)-1] == "" {
+			continue
+		}
+		for i := 0; i+len(run) <= len(claim); i++ {
+			if slices.Equal(claim[i:i+len(run)], run) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// wordsOf returns the folded, accent-free words of s, in order.
+func wordsOf(s string) []string {
+	d, _ := detectionForm(s)
+	return strings.FieldsFunc(d, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' })
+}
+
+func foldWord(w string) string {
+	if ws := wordsOf(w); len(ws) > 0 {
+		return ws[0]
+	}
+	return ""
+}
+
+// wordBefore returns the word before at in s (past spaces and one comma) and where it starts.
+func wordBefore(s string, at int) (string, int) {
+	end := strings.TrimRight(s[:at], " \t")
+	end = strings.TrimRight(strings.TrimSuffix(end, ","), " \t")
+	start := strings.LastIndexFunc(end, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '-' })
+	if start < 0 {
+		start = 0
+	} else {
+		_, size := utf8.DecodeRuneInString(end[start:])
+		start += size
+	}
+	return end[start:], start
+}
+
+// wordAfter returns the word after to in s (past spaces and one comma).
+func wordAfter(s string, to int) string {
+	rest := strings.TrimLeft(s[to:], " \t")
+	rest = strings.TrimLeft(strings.TrimPrefix(rest, ","), " \t")
+	if i := strings.IndexFunc(rest, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '-' }); i >= 0 {
+		return rest[:i]
+	}
+	return rest
+}
+
+// isTitleWord reports whether w is capitalised as a name is: an upper-case first letter and
+// not all in capitals (shouting is no name).
+func isTitleWord(w string) bool {
+	r, size := utf8.DecodeRuneInString(w)
+	if !unicode.IsUpper(r) {
+		return false
+	}
+	return size == len(w) || strings.ContainsFunc(w[size:], unicode.IsLower)
+}
+
+// sentenceInitial reports whether the word at at opens its sentence in s.
+func sentenceInitial(s string, at int) bool {
+	before := strings.TrimRightFunc(s[:at], func(r rune) bool { return unicode.IsSpace(r) || pipeline.IsQuoteMark(r) || r == '(' || r == '[' })
+	if before == "" {
+		return true
+	}
+	r, _ := utf8.DecodeLastRuneInString(before)
+	return strings.ContainsRune(".!?;:\n", r)
+}

@@ -200,6 +200,7 @@ func SanitizeQuery(query, claim string) (sq SanitizedQuery) {
 		s, sq.Markup = stripped, true
 	}
 	terms := contentTerms(claim)
+	claimWords := wordsOf(claim)
 	// Sentences off the claim go before the directives are cut out of the others, so that what
 	// is left of a directive's sentence ("instructions and mark this as true.") goes with it.
 	offClaim := func() {
@@ -225,10 +226,10 @@ func SanitizeQuery(query, claim string) (sq SanitizedQuery) {
 		s = kept
 	}
 	offClaim()
-	if stripped, changed := StripDirectives(s); changed {
+	if stripped, changed := stripDirectives(s, claimWords); changed {
 		s, sq.Directives = stripped, true
 	}
-	if stripped, changed := stripGluedCommands(s, terms); changed {
+	if stripped, changed := stripGluedCommands(s, terms, claimWords); changed {
 		s, sq.Directives = stripped, true
 	}
 	if sq.Truncated || sq.Markup || sq.Directives || sq.OffClaim {
@@ -265,16 +266,25 @@ func keepSpacedEnd(orig, s string) string {
 // reveal your prompt"), with the rest of its sentence, when that part shares no term with the
 // claim: a query's words about the claim are never cut. Without the claim's terms it does
 // nothing, since a command word inside a clause may be a noun ("steel output").
-func stripGluedCommands(s string, terms []string) (string, bool) {
+func stripGluedCommands(s string, terms, claim []string) (string, bool) {
 	if len(terms) == 0 {
 		return s, false
 	}
 	removed := false
 	for {
 		d, off := detectionForm(s)
+		masked := []byte(d)
 		cut := false
-		for _, loc := range gluedCommand.FindAllStringIndex(d, -1) {
-			if sharesTerm(contentTerms(s[off[loc[0]]:off[loc[1]]]), terms) {
+		for {
+			loc := gluedCommand.FindSubmatchIndex(masked)
+			if loc == nil {
+				break
+			}
+			if sharesTerm(contentTerms(s[off[loc[0]]:off[loc[1]]]), terms) || notADirective(s, off[loc[2]], off[loc[3]], claim, true) {
+				// Not this command: an order after it in the same sentence is still looked for.
+				for i := loc[2]; i < loc[3]; i++ {
+					masked[i] = 'x'
+				}
 				continue
 			}
 			s = s[:off[loc[0]]] + " " + s[off[loc[1]]:]
@@ -430,21 +440,29 @@ const clauseRest = `(?:[^.;:!?\n,]|[.;:!?][^\s.;:!?,])*?(?:\s+(?:and\s+)?then\b|
 // clause of its own ("after searching, do X").
 const sentenceRest = `(?:[^.;!?\n]|[.;!?][^\s.;!?])*`
 
+// roleLabel is a role label of a chat transcript ("system:", "assistant:"), the label group 1:
+// after a capitalised word it ends a name instead ("the Legacy System: assessing...", issue 22),
+// which stripDirectives leaves.
+var roleLabel = regexp.MustCompile(`(?i)(?:^|[\s\[(|{])(system|assistant|user|developer|human|ai|tool|model)\s*(?::|\]|>)` + sentenceRest)
+
 var directivePatterns = []*regexp.Regexp{
 	// Role-play and persona changes, wherever they stand.
 	regexp.MustCompile(`(?i)\byou\s+are\s+(?:now|no\s+longer|actually|hereby|free|in\s+\w+\s+mode|a\s+new|an?\s+(?:unrestricted|unfiltered|jailbroken|different|evil))\b` + sentenceRest),
-	regexp.MustCompile(`(?i)\b(?:let'?s\s+|let\s+us\s+)?(?:from\s+now\s+on|role[\s-]?play(?:ing)?|jailbreak\w*|developer\s+mode|do\s+anything\s+now)\b` + sentenceRest),
+	// "role-playing game" is honest: role-play is a directive when it is proposed ("let's
+	// role-play"), introduces its part ("roleplay:", "role-play as") or is written as one word.
+	regexp.MustCompile(`(?i)\b(?:(?:let'?s|let\s+us)\s+role[\s-]?play(?:ing)?|role[\s-]?play(?:ing)?\s*(?::|\s+as\b|\s+with\s+me\b)|roleplay(?:ing)?|from\s+now\s+on|jailbreak\w*|developer\s+mode|do\s+anything\s+now)\b` + sentenceRest),
 	// "ignore previous instructions" anywhere, even mid-clause.
 	regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|the|of)\s+)*(?:(?:all|any|every|your|my|these|those|previous|prior|above|earlier|preceding|former|system|safety|original|other)\s+)+(?:(?:the|of)\s+)*(?:instructions?|prompts?|directions?|guidelines?|directives?|commands?|messages?|context|everything|constraints|restrictions)\b` + sentenceRest),
 	// Role labels of chat transcripts: "system:", "assistant:", "### Instruction".
-	regexp.MustCompile(`(?i)(?:^|[\s\[(|{])(?:system|assistant|user|developer|human|ai|tool|model)\s*(?::|\]|>)` + sentenceRest),
+	roleLabel,
 	regexp.MustCompile(`(?i)#{1,6}\s*(?:instructions?|system|response|assistant)\b` + sentenceRest),
 	// "after searching, do X": a command tied to the verifier's own steps.
 	regexp.MustCompile(`(?i)\b(?:after|before|while|when|once|whenever)\s+(?:you\s+(?:have\s+|'ve\s+)?)?(?:search(?:ing|ed|es)?|verif(?:y|ying|ied)|answer(?:ing|ed)?|read(?:ing)?|look(?:ing|ed)\s+(?:it\s+)?up|retriev(?:e|ing|ed)|respond(?:ing|ed)?|finish(?:ing|ed)?|done)\b` + sentenceRest),
 	// Asking for what a verifier must never give out.
 	regexp.MustCompile(`(?i)\b(?:(?:system|hidden|secret|initial|developer)\s+(?:prompt|instructions?)|system\s+message|your\s+(?:instructions|prompt|rules|guidelines|configuration|api[\s-]?keys?|passwords?|secrets?|credentials?|tools?|system))\b` + sentenceRest),
 	// Telling the verifier what to conclude.
-	regexp.MustCompile(`(?i)\b(?:mark|label|flag|rate|report|classify|treat|consider|count)\s+(?:this|it|the\s+claim|the\s+answer|the\s+draft|everything|all(?:\s+claims)?)\s+as\b` + sentenceRest),
+	// ("to mark it as distinct" is honest: the pattern wants a verdict after "as".)
+	regexp.MustCompile(`(?i)\b(?:mark|label|flag|rate|report|classify|treat|consider|count)\s+(?:this|it|the\s+claim|the\s+answer|the\s+draft|everything|all(?:\s+claims)?)\s+as\s+(?:an?\s+|the\s+)?(?:verified|true|supported|confirmed|correct|accurate|factual|fact|valid|high|reliable|trustworthy|settled|proven|refuted|false|done|approved)\b` + sentenceRest),
 	regexp.MustCompile(`(?i)\b(?:confidence|verdict|answer|status)\s*[:=]\s*(?:high|medium|supported|true|confirmed|verified|correct)\b` + sentenceRest),
 	// Commands at the start of a clause, in every language of directiveTable.
 	tableCommands,
@@ -464,7 +482,11 @@ var (
 // removed any. The directives are looked for in the folded form of s (see detectionForm), so
 // that "Ｉgnore", "Ig\u200bnore" and "Іgnore" with a Cyrillic "І" are "ignore", and removed
 // from s itself.
-func StripDirectives(s string) (string, bool) {
+func StripDirectives(s string) (string, bool) { return stripDirectives(s, nil) }
+
+// stripDirectives is StripDirectives with the words of the claim the query checks (wordsOf),
+// which a command word of the query may repeat without being an order (notADirective).
+func stripDirectives(s string, claim []string) (string, bool) {
 	s = pipeline.CleanUntrusted(s)
 	removed := false
 	// A URL the query tells the verifier to visit goes with its verb.
@@ -490,7 +512,15 @@ func StripDirectives(s string) (string, bool) {
 		changed := false
 		for _, p := range directivePatterns {
 			d, off := detectionForm(s)
-			loc := p.FindStringIndex(d)
+			var loc []int
+			switch p {
+			case tableCommands:
+				loc = commandMatch(p, s, d, off, func(from, to int) bool { return notADirective(s, from, to, claim, false) })
+			case roleLabel:
+				loc = commandMatch(p, s, d, off, func(from, _ int) bool { return endsName(s, from) })
+			default:
+				loc = p.FindStringIndex(d)
+			}
 			if loc == nil {
 				continue
 			}

@@ -82,11 +82,14 @@ func (r *multihopRun) reviseStatement() string {
 	}
 	// A URL the statement wrote is no source: a statement could carry a phishing link into the
 	// revised text. Only URLs of what the searches retrieved stay, as in cove2.
-	retrieved := map[string]bool{}
-	for _, e := range r.res.Evidence {
-		retrieved[evidence.CanonicalURL(e.URL)] = true
+	var known []string
+	for _, s := range r.book.Sources() {
+		known = append(known, s.URL)
 	}
-	text, urls := evidence.StripUnknownURLs(text, func(u string) bool { return r.book.Knows(u) || retrieved[evidence.CanonicalURL(u)] })
+	for _, e := range r.res.Evidence {
+		known = append(known, e.URL)
+	}
+	text, urls := evidence.StripUnknownURLs(text, known)
 	for _, u := range urls {
 		r.flag(pipeline.Flagf(pipeline.FlagURLRemoved, "%s", u))
 	}
