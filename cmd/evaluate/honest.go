@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -19,9 +18,6 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
 	"github.com/corroborate/corroborate/internal/search/searcheval"
 )
-
-// exFeverFile is EX-FEVER's path inside the data sets directory.
-const exFeverFile = "ex-fever/test.csv"
 
 // honestSet is one data set's honest text: its claims and the URLs of its evidence.
 type honestSet struct {
@@ -133,9 +129,6 @@ func readHonestSets(dir string) ([]honestSet, error) {
 	return append(sets, ex), nil
 }
 
-// pythonString is one string of a Python list literal, as EX-FEVER writes its entity lists.
-var pythonString = regexp.MustCompile(`'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"`)
-
 // readExFever reads EX-FEVER's claims, and the Wikipedia URLs of its gold entities.
 func readExFever(path string) (honestSet, error) {
 	set := honestSet{Name: "EX-FEVER"}
@@ -153,8 +146,8 @@ func readExFever(path string) (honestSet, error) {
 	}
 	for _, r := range rows[1:] {
 		set.Claims = append(set.Claims, strings.TrimSpace(r[0]))
-		for _, m := range pythonString.FindAllStringSubmatch(r[3], -1) {
-			title := strings.NewReplacer(`\'`, `'`, `\"`, `"`, `\\`, `\`).Replace(m[1] + m[2])
+		for _, title := range pythonStrings(r[3]) {
+			// As a model writes it, not in the corpus's canonical form: the parsers must read it.
 			u := "https://en.wikipedia.org/wiki/" + strings.ReplaceAll(title, " ", "_")
 			if !slices.Contains(set.URLs, u) {
 				set.URLs = append(set.URLs, u)
