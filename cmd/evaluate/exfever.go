@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -15,19 +14,10 @@ import (
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/search"
-	"github.com/corroborate/corroborate/internal/search/searcheval"
 )
 
 // exFeverFile is EX-FEVER's test set inside $CORROBORATE_DATASETS.
 const exFeverFile = "ex-fever/test.csv"
-
-// exFeverPath is the EX-FEVER test set in $CORROBORATE_DATASETS, "" when that is unset.
-func exFeverPath() string {
-	if dir := os.Getenv(searcheval.DatasetsEnv); dir != "" {
-		return filepath.Join(dir, exFeverFile)
-	}
-	return ""
-}
 
 // exFeverMapping is EX-FEVER's labels in the pipeline's vocabulary. Its NOT ENOUGH INFO claims
 // are left out: their explanations hold no evidence ("No information shows ..."), so they

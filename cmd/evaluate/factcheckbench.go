@@ -21,9 +21,12 @@ const factcheckBenchFile = "factcheck-bench/factcheck-GPT-benchmark.jsonl"
 // factcheckBenchPath returns the default path of factcheck-bench: factcheckBenchFile in
 // $CORROBORATE_DATASETS, or "" when that is not set (readFactcheckBench then says what to set).
 // The --dataset flag takes CORROBORATE_FACTCHECK_BENCH, or a path, before it.
-func factcheckBenchPath() string {
+func factcheckBenchPath() string { return datasetsFile(factcheckBenchFile) }
+
+// datasetsFile is rel in $CORROBORATE_DATASETS, or "" when that is not set.
+func datasetsFile(rel string) string {
 	if dir := os.Getenv(searcheval.DatasetsEnv); dir != "" {
-		return filepath.Join(dir, factcheckBenchFile)
+		return filepath.Join(dir, rel)
 	}
 	return ""
 }

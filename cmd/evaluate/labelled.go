@@ -106,7 +106,7 @@ func datasetPath(name string) (path string, err error) {
 	case datasetFactcheckBench:
 		path = factcheckBenchPath()
 	case datasetExFever:
-		path = exFeverPath()
+		path = datasetsFile(exFeverFile)
 	default:
 		return name, nil
 	}
