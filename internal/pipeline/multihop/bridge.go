@@ -37,9 +37,12 @@ func bridgesIn(s string) []string {
 }
 
 // claimBridges are the claim ids a plan claim refers to by placeholder: in its text, its
-// sub-queries or the hops of its chain.
+// sub-queries, its readings' queries or the hops of its chain.
 func claimBridges(c PlanClaim, chain *QueryChain) []string {
 	texts := append([]string{c.ClaimText}, c.SubQueries...)
+	for _, in := range c.Interpretations {
+		texts = append(texts, in.Query)
+	}
 	if chain != nil {
 		for _, h := range chain.Hops {
 			texts = append(texts, h.Query)
@@ -88,6 +91,11 @@ func withoutPlaceholders(p Plan) Plan {
 		for k := range c.SubQueries {
 			c.SubQueries[k] = strip(c.SubQueries[k])
 		}
+		// A reading's query is compared with the chain's hops, stripped the same way.
+		c.Interpretations = slices.Clone(c.Interpretations)
+		for k := range c.Interpretations {
+			c.Interpretations[k].Query = strip(c.Interpretations[k].Query)
+		}
 		p.Claims[i] = c
 	}
 	p.QueryChains = slices.Clone(p.QueryChains)
@@ -104,7 +112,7 @@ func withoutPlaceholders(p Plan) Plan {
 // RuleBridgeDeclared: a placeholder "{cN}" names a verifiable claim the claim depends on.
 const RuleBridgeDeclared = "bridge_names_a_dependency"
 
-// checkBridgePlaceholders: every placeholder of a claim (text, sub-queries, hops) names a
+// checkBridgePlaceholders: every placeholder of a claim (text, sub-queries, readings, hops) names a
 // verifiable claim of the plan listed in its depends_on, so that the claim runs after the
 // finding it needs, and no claim bridges to itself.
 func checkBridgePlaceholders(p Plan) []PlanViolation {

@@ -444,3 +444,30 @@ func TestBridgePlaceholdersAreValidated(t *testing.T) {
 		t.Errorf("violations: %v", v)
 	}
 }
+
+// A reading's query may carry the bridge too (seen with a real model: the plan was refused
+// because the interpretation's "{c1}" query did not match its hop, whose placeholder the
+// wording rules had stripped); and a reading's placeholder must name a dependency like any other.
+func TestBridgeInAnInterpretationQuery(t *testing.T) {
+	t.Parallel()
+	plan := slipknotPlan()
+	c2 := &plan.Claims[1]
+	c2.AmbiguityNote = "Suicide Squad names a 2016 film and a 2021 film"
+	c2.Interpretations = []Interpretation{
+		{Reading: "the 2016 film", Query: "{c1} Slipknot Suicide Squad 2016 cast"},
+		{Reading: "the 2021 film", Query: "{c1} Slipknot The Suicide Squad 2021 cast"},
+	}
+	plan.QueryChains[1].Hops = []PlanHop{
+		{1, "{c1} Slipknot Suicide Squad 2016 cast", "film database", "cast member"},
+		{2, "{c1} Slipknot The Suicide Squad 2021 cast", "encyclopedia", "cast member"},
+	}
+	if _, v := ValidatePlan(planJSON(t, plan), PlanContext{Statement: slipknotStatement}); len(v) != 0 {
+		t.Fatalf("the bridged readings break %v", v)
+	}
+	plan.Claims[1].Interpretations[1].Query = "{c3} Slipknot The Suicide Squad 2021 cast"
+	plan.QueryChains[1].Hops[1].Query = "{c3} Slipknot The Suicide Squad 2021 cast"
+	_, v := ValidatePlan(planJSON(t, plan), PlanContext{Statement: slipknotStatement})
+	if !slices.ContainsFunc(v, func(p PlanViolation) bool { return p.Rule == RuleBridgeDeclared && strings.Contains(p.Message, "{c3}") }) {
+		t.Errorf("an undeclared placeholder in a reading passed: %v", v)
+	}
+}
