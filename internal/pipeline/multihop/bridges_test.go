@@ -144,11 +144,13 @@ func TestBridgeResolvedFromTheCitedFinding(t *testing.T) {
 
 // A dishonest judge cannot smuggle a name into a later claim: the bridge value must be in the
 // passage, the passage in the source, and the source one that grounds the verdict. A refused
-// bridge leaves the dependent claim unverified, with no search run for it.
+// name reaches no search and no prompt: the dependent claim is stated with the statement's own
+// words for the entity, as when no name was given.
 func TestBridgeRefusedWhenNotInTheCitedPassage(t *testing.T) {
 	t.Parallel()
 	sup := evidence.StanceSupports
 	cite := judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}
+	const described = "The actor who played Detective Chester Lake played Slipknot in Suicide Squad"
 	tests := []struct {
 		name   string
 		answer judgeAnswer
@@ -165,6 +167,7 @@ func TestBridgeRefusedWhenNotInTheCitedPassage(t *testing.T) {
 			answer := tt.answer
 			model := planModel(t, slipknotPlan(), map[string]string{
 				"An actor played Detective Chester Lake": judgeReplyJSON(t, "supported", "Medium", "", &answer, cite),
+				described:                                judgeReplyJSON(t, "unverified", "Low", "", nil),
 			})
 			searcher := slipknotSearcher()
 			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: slipknotStatement})
@@ -172,18 +175,20 @@ func TestBridgeRefusedWhenNotInTheCitedPassage(t *testing.T) {
 				t.Fatal(err)
 			}
 			c2 := res.Claims[1]
-			if c2.Verdict != pipeline.VerdictUnverified || !strings.Contains(c2.Reason, tt.reason) || strings.Contains(c2.Text, tt.answer.Value) {
-				t.Errorf("claim 2: %+v, want unverified because %q", c2, tt.reason)
-			}
-			if n := len(model.Sent(pipeline.StepJudge)); n != 1 {
-				t.Errorf("judge calls: %d, want c1's only", n)
+			if c2.Text != described || strings.Contains(c2.Text, tt.answer.Value) {
+				t.Errorf("claim 2: %+v", c2)
 			}
 			for _, q := range searcher.sent() {
-				if strings.Contains(q.Query, tt.answer.Value) || strings.Contains(q.Query, "{c1}") || strings.Contains(q.Query, "Slipknot Suicide Squad") {
-					t.Errorf("a search ran for the refused bridge: %q", q.Query)
+				if strings.Contains(q.Query, tt.answer.Value) || strings.Contains(q.Query, "{c1}") {
+					t.Errorf("a search ran with the refused bridge: %q", q.Query)
 				}
 			}
-			if h := findHop(res, 2, 1); h.Status != HopRejected || !strings.HasPrefix(h.Note, "not run: ") {
+			for _, p := range model.Sent(pipeline.StepJudge) {
+				if strings.Contains(p, "<untrusted_claim>\n"+described) && strings.Contains(p, tt.answer.Value) && tt.answer.Value != "Adam Beach" {
+					t.Errorf("c2's judge prompt holds the refused name %q", tt.answer.Value)
+				}
+			}
+			if h := findHop(res, 2, 1); h.Query != "Slipknot Suicide Squad cast" || !strings.Contains(h.Note, "{c1} was not established") || !strings.Contains(h.Note, tt.reason) {
 				t.Errorf("hop 1 of c2: %+v", h)
 			}
 			if !slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool {
@@ -192,6 +197,33 @@ func TestBridgeRefusedWhenNotInTheCitedPassage(t *testing.T) {
 				t.Errorf("review flags: %v", res.ReviewFlags)
 			}
 		})
+	}
+}
+
+// When the statement has no words of its own for the entity (the claim a bridge stands on
+// spans the dependent claim's words), an unestablished bridge leaves the claim unverified, with
+// no search run for it.
+func TestUnestablishedBridgeWithoutWordsOfItsOwn(t *testing.T) {
+	t.Parallel()
+	plan := slipknotPlan()
+	plan.Claims[0].SourceSpan = slipknotStatement
+	model := planModel(t, plan, map[string]string{
+		"An actor played Detective Chester Lake": judgeReplyJSON(t, "unverified", "Low", "", nil),
+	})
+	searcher := slipknotSearcher()
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: slipknotStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := res.Claims[1]
+	if c2.Verdict != pipeline.VerdictUnverified || !strings.Contains(c2.Reason, "no words of its own") {
+		t.Errorf("claim 2: %+v", c2)
+	}
+	if h := findHop(res, 2, 1); h.Status != HopRejected || !strings.HasPrefix(h.Note, "not run: ") {
+		t.Errorf("hop 1 of c2: %+v", h)
+	}
+	if n := len(model.Sent(pipeline.StepJudge)); n != 1 {
+		t.Errorf("judge calls: %d, want c1's only", n)
 	}
 }
 
@@ -469,5 +501,38 @@ func TestBridgeInAnInterpretationQuery(t *testing.T) {
 	_, v := ValidatePlan(planJSON(t, plan), PlanContext{Statement: slipknotStatement})
 	if !slices.ContainsFunc(v, func(p PlanViolation) bool { return p.Rule == RuleBridgeDeclared && strings.Contains(p.Message, "{c3}") }) {
 		t.Errorf("an undeclared placeholder in a reading passed: %v", v)
+	}
+}
+
+// When a judge confirms the claim a bridge stands on but names no entity (seen with a real
+// model on EX-FEVER: no source names the album in so many words), the dependent claim is
+// stated with the statement's own words for the entity, the span of the claim it builds on,
+// and searched without the placeholder; its judge gets that claim's cited sources, so it can
+// join the two facts itself. No name of the model's enters the claim.
+func TestUnnamedBridgeStatesTheClaimWithTheStatementsWords(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	const described = "The actor who played Detective Chester Lake played Slipknot in Suicide Squad"
+	model := planModel(t, slipknotPlan(), map[string]string{
+		"An actor played Detective Chester Lake": judgeReplyJSON(t, "supported", "Medium", "",
+			&judgeAnswer{Value: "", Source: 0, Passage: ""},
+			judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}),
+		described: judgeReplyJSON(t, "supported", "High", "", nil,
+			judgeCitation{1, "Adam Beach plays Slipknot", sup},
+			judgeCitation{2, "Adam Beach played Detective Chester Lake", sup}),
+	})
+	searcher := slipknotSearcher()
+	searcher.rules = append(searcher.rules, searchRule{contains: "Slipknot Suicide Squad cast", results: []pipeline.SearchResult{srcSlipknot}})
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: slipknotStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hop := findHop(res, 2, 1)
+	if hop.Query != "Slipknot Suicide Squad cast" || hop.Status != HopFound || !strings.Contains(hop.Note, "{c1} was not established") {
+		t.Errorf("hop 1 of c2: %+v", hop)
+	}
+	c2 := res.Claims[1]
+	if c2.Text != described || c2.Verdict != pipeline.VerdictSupported || !slices.Equal(c2.Citations, []int{2, 1}) {
+		t.Errorf("claim 2: %+v", c2)
 	}
 }

@@ -106,37 +106,85 @@ func (r *multihopRun) addDependencySources(st *chainState) {
 }
 
 // resolveBridges puts into st's text and hop queries the names its bridges stand for, read from
-// the judgements of the claims it depends on (resolveBridge); when one was not established, st
-// is unresolved and says why. Each hop whose query took a name says where it came from.
+// the judgements of the claims it depends on (resolveBridge). When one was not established (its
+// judge named no entity, or the name was refused), st is stated with the statement's own words
+// for the entity, the span of the claim it builds on, and its hops search without the
+// placeholder: its judge, given that claim's cited sources, can still join the two facts, and no
+// name of the model's enters the claim. Only when the statement has no words of its own for it
+// (the spans overlap) is st unresolved, and says why. Each hop says where its names came from.
 func (r *multihopRun) resolveBridges(st *chainState) {
 	ids := claimBridges(st.claim, r.chainOf(st.claim.ClaimID))
 	if len(ids) == 0 {
 		return
 	}
 	values := map[string]string{}
-	var from []string
+	var described, from []string
 	for _, id := range ids {
 		d := r.stateOf(id)
-		switch {
-		case d == nil || !d.checked:
-			st.unresolved = fmt.Sprintf("it builds on the answer of %s, which was not checked", id)
-			return
-		case d.bridge.value == "":
-			st.unresolved = fmt.Sprintf("it builds on the answer of %s, which its sources did not establish (%s)", id, d.bridge.reason)
+		if d != nil && d.checked && d.bridge.value != "" {
+			values[id] = d.bridge.value
+			from = append(from, fmt.Sprintf("{%s} is %q, the answer of %s read from its cited source %s", id, d.bridge.value, id, d.evidence[d.bridge.source].URL))
+			continue
+		}
+		why := "it was not checked"
+		if d != nil && d.checked {
+			why = d.bridge.reason
+		}
+		words, ok := r.statementWordsFor(d, st)
+		if !ok {
+			st.unresolved = fmt.Sprintf("it builds on the answer of %s, which was not established (%s), and the statement has no words of its own for it", id, why)
 			return
 		}
-		values[id] = d.bridge.value
-		from = append(from, fmt.Sprintf("{%s} is %q, the answer of %s read from its cited source %s", id, d.bridge.value, id, d.evidence[d.bridge.source].URL))
+		values[id] = words
+		described = append(described, id)
+		from = append(from, fmt.Sprintf("{%s} was not established (%s): the claim is stated with the statement's words for it, %q, and searched without it", id, why, words))
 	}
 	text, _ := substituteBridges(st.claim.ClaimText, values)
 	st.claim.ClaimText = text
 	r.res.Claims[st.index].Text = text
 	hops := slices.Clone(st.hops)
 	for i := range hops {
-		hops[i].Query, _ = substituteBridges(hops[i].Query, values)
+		hops[i].Query, _ = substituteBridges(withoutBridges(hops[i].Query, described), values)
 	}
 	st.hops = hops
 	st.bridgeNote = strings.Join(from, "; ")
+}
+
+// statementWordsFor is how the statement itself names the entity claim d describes: d's span,
+// with its first letter in the case its place in st's text wants. ok is false when the statement
+// has no such words apart from st's own (no d, no span, or spans that overlap).
+func (r *multihopRun) statementWordsFor(d, st *chainState) (string, bool) {
+	if d == nil {
+		return "", false
+	}
+	dc, sc := r.res.Claims[d.index], r.res.Claims[st.index]
+	words := strings.TrimSpace(dc.SpanText)
+	if words == "" || (dc.SpanStart < sc.SpanEnd && sc.SpanStart < dc.SpanEnd) {
+		return "", false
+	}
+	placeholder := "{" + d.claim.ClaimID + "}"
+	if !strings.HasPrefix(strings.TrimSpace(st.claim.ClaimText), placeholder) {
+		for _, article := range []string{"The ", "A ", "An "} {
+			if strings.HasPrefix(words, article) {
+				words = strings.ToLower(article[:1]) + words[1:]
+			}
+		}
+	}
+	return words, true
+}
+
+// withoutBridges removes the placeholders of the given claim ids from a query.
+func withoutBridges(query string, ids []string) string {
+	if len(ids) == 0 {
+		return query
+	}
+	out := bridgePattern.ReplaceAllStringFunc(query, func(m string) string {
+		if slices.Contains(ids, bridgePattern.FindStringSubmatch(m)[1]) {
+			return " "
+		}
+		return m
+	})
+	return strings.Join(strings.Fields(out), " ")
 }
 
 // followUp runs one follow-up hop for st (FIRE and SAFE's next search) when its judge found the
