@@ -536,3 +536,20 @@ func TestUnnamedBridgeStatesTheClaimWithTheStatementsWords(t *testing.T) {
 		t.Errorf("claim 2: %+v", c2)
 	}
 }
+
+// A placeholder stands for a name the query will hold, so the near-duplicate rule counts it as
+// a term (seen with a real model: "Kristen Bell Broadway credits revival cast" and "{c2}
+// Broadway revival cast Kristen Bell" were refused at 83% overlap, counted without "{c2}").
+func TestPlaceholderCountsAsAQueryTerm(t *testing.T) {
+	t.Parallel()
+	plan := slipknotPlan()
+	plan.Claims[1].SubQueries = []string{"Slipknot Suicide Squad film cast credits", "{c1} Slipknot Suicide Squad film cast"}
+	if _, v := ValidatePlan(planJSON(t, plan), PlanContext{Statement: slipknotStatement}); len(v) != 0 {
+		t.Fatalf("violations: %v", v)
+	}
+	plan.Claims[1].SubQueries = []string{"{c1} Slipknot Suicide Squad film cast", "{c1} Suicide Squad Slipknot film cast"}
+	_, v := ValidatePlan(planJSON(t, plan), PlanContext{Statement: slipknotStatement})
+	if !slices.ContainsFunc(v, func(p PlanViolation) bool { return p.Rule == RuleQueriesDistinct }) {
+		t.Errorf("two queries alike but for their order passed: %v", v)
+	}
+}
