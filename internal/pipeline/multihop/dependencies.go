@@ -85,12 +85,13 @@ func givenOf(st *chainState) []evidence.Retrieved {
 	return given
 }
 
-// addDependencySources gives st the sources its dependencies' verdicts cited (a verdict that
-// established nothing, unverified, gives none), each once, after its own evidence.
+// addDependencySources gives st the sources its dependencies' verdicts cited, each once, after
+// its own evidence: passages checked to be in their sources, whatever the verdict made of them
+// (a claim confirmed only in part is unverified and still cites what it confirmed).
 func (r *multihopRun) addDependencySources(st *chainState) {
 	for _, id := range st.claim.DependsOn {
 		d := r.stateOf(id)
-		if d == nil || !d.checked || d.reused != nil || d.verdict.Verdict == "" || d.verdict.Verdict == pipeline.VerdictUnverified {
+		if d == nil || !d.checked || d.reused != nil {
 			continue
 		}
 		for _, i := range d.verdict.cited {

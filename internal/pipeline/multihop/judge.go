@@ -277,6 +277,20 @@ func (j judge) groundVerdict(reply string, given []evidence.Retrieved) judgement
 	if verdict == pipeline.VerdictSupported {
 		out.SupportedPart, out.Correction = "", ""
 	}
+	if out.Verdict == pipeline.VerdictPartlySupported && out.Correction == "" &&
+		!slices.ContainsFunc(out.cited, func(k int) bool { return out.stances[k] == evidence.StanceRefutes }) {
+		// Partly supported says part of the claim is false; the judge's definition also lets it
+		// say only that part is confirmed and the rest not covered, which is no finding against
+		// the claim (a real model said it of "Tom Hardy is an American actor" from a source that
+		// names him an actor). Without a contradiction the claim is unverified, its confirmed
+		// part kept; the judge's own verdict stays in VariantVerdict.
+		out.Verdict, out.Confidence = pipeline.VerdictUnverified, pipeline.ConfidenceLow
+		part := ""
+		if out.SupportedPart != "" {
+			part = " (" + out.SupportedPart + ")"
+		}
+		out.Reason = strings.TrimSpace("the sources confirm part of the claim" + part + " and say nothing on the rest, which is no finding that it is false. " + out.Reason)
+	}
 	if pipeline.ConfidenceRank(out.Confidence) < pipeline.ConfidenceRank(pipeline.ConfidenceMedium) {
 		// CoVe 2.0's confidence gate: a Low-confidence contradiction is no ground for a
 		// correction.
