@@ -36,13 +36,13 @@ func (r *multihopRun) judgeOne(ctx context.Context, st *chainState) {
 	j := judge{rec: r.rec, grounding: r.in.grounding, calibration: r.calibration}
 	if st.unresolved != "" {
 		st.verdict = judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow, Reason: "the claim cannot be stated: " + st.unresolved}
-		st.bridge = bridge{reason: "it was not judged: " + st.unresolved}
+		st.bridge = evidence.Bridge{Reason: "it was not judged: " + st.unresolved}
 		return
 	}
 	r.addDependencySources(st)
 	if len(st.evidence) == 0 {
 		st.verdict = judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow, Reason: r.noEvidenceReason(st)}
-		st.bridge = bridge{reason: "its hops found no evidence"}
+		st.bridge = evidence.Bridge{Reason: "its hops found no evidence"}
 		return
 	}
 	given := givenOf(st)
@@ -54,9 +54,9 @@ func (r *multihopRun) judgeOne(ctx context.Context, st *chainState) {
 	st.verdict = v
 	if st.bridged {
 		st.bridge = resolveBridge(v, given)
-		if st.bridge.value == "" && v.answer.Value != "" {
+		if st.bridge.Value == "" && v.answer.Value != "" {
 			r.flag(pipeline.Flagf(pipeline.FlagQuoteNotInSource, "claim %d: the answer %q was refused as a bridge: %s",
-				st.index+1, pipeline.TruncateUTF8(v.answer.Value, 60), st.bridge.reason))
+				st.index+1, pipeline.TruncateUTF8(v.answer.Value, 60), st.bridge.Reason))
 		}
 	}
 }
@@ -121,19 +121,19 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 		case d == nil || !d.checked:
 			st.unresolved = fmt.Sprintf("it builds on the answer of %s, which was not checked", id)
 			return
-		case d.bridge.value == "":
-			st.unresolved = fmt.Sprintf("it builds on the answer of %s, which its sources did not establish (%s)", id, d.bridge.reason)
+		case d.bridge.Value == "":
+			st.unresolved = fmt.Sprintf("it builds on the answer of %s, which its sources did not establish (%s)", id, d.bridge.Reason)
 			return
 		}
-		values[id] = d.bridge.value
-		from = append(from, fmt.Sprintf("{%s} is %q, the answer of %s read from its cited source %s", id, d.bridge.value, id, d.evidence[d.bridge.source].URL))
+		values[id] = d.bridge.Value
+		from = append(from, fmt.Sprintf("{%s} is %q, the answer of %s read from its cited source %s", id, d.bridge.Value, id, d.evidence[d.bridge.Source].URL))
 	}
-	text, _ := substituteBridges(st.claim.ClaimText, values)
+	text, _ := evidence.SubstituteBridges(st.claim.ClaimText, values)
 	st.claim.ClaimText = text
 	r.res.Claims[st.index].Text = text
 	hops := slices.Clone(st.hops)
 	for i := range hops {
-		hops[i].Query, _ = substituteBridges(hops[i].Query, values)
+		hops[i].Query, _ = evidence.SubstituteBridges(hops[i].Query, values)
 	}
 	st.hops = hops
 	st.bridgeNote = strings.Join(from, "; ")
