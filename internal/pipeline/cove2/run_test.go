@@ -575,7 +575,7 @@ func TestCove2FinalizePromptAllowedStatuses(t *testing.T) {
 	p := s.model.Sent(pipeline.StepFinalize)[0]
 	for _, want := range []string{
 		`<claim id="1" tier="deep" allowed="confirmed|corrected|uncertain">` + eiffelH + `</claim>`,
-		`<claim id="2" tier="deep" allowed="uncertain">` + eiffelC + `</claim>`,
+		`<claim id="2" tier="deep" allowed="uncertain" settle_from="1">` + eiffelC + `</claim>`,
 		`<claim id="3" tier="shallow" allowed="confirmed|uncertain">` + eiffelS + `</claim>`,
 		`<result claim="1" confidence="High">`, "Sources: [1] " + tourEiffel.URL + "; [2] " + britannica.URL,
 		`<untrusted_draft language="fr">`, "in the draft's language (fr)",

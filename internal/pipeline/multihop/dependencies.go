@@ -36,13 +36,13 @@ func (r *multihopRun) judgeOne(ctx context.Context, st *chainState) {
 	j := judge{rec: r.rec, grounding: r.in.grounding, calibration: r.calibration}
 	if st.unresolved != "" {
 		st.verdict = judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow, Reason: "the claim cannot be stated: " + st.unresolved}
-		st.bridge = bridge{reason: "it was not judged: " + st.unresolved}
+		st.bridge = evidence.Bridge{Reason: "it was not judged: " + st.unresolved}
 		return
 	}
 	r.addDependencySources(st)
 	if len(st.evidence) == 0 {
 		st.verdict = judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow, Reason: r.noEvidenceReason(st)}
-		st.bridge = bridge{reason: "its hops found no evidence"}
+		st.bridge = evidence.Bridge{Reason: "its hops found no evidence"}
 		return
 	}
 	given := givenOf(st)
@@ -54,9 +54,9 @@ func (r *multihopRun) judgeOne(ctx context.Context, st *chainState) {
 	st.verdict = v
 	if st.bridged {
 		st.bridge = resolveBridge(v, given)
-		if st.bridge.value == "" && v.answer.Value != "" {
+		if st.bridge.Value == "" && v.answer.Value != "" {
 			r.flag(pipeline.Flagf(pipeline.FlagQuoteNotInSource, "claim %d: the answer %q was refused as a bridge: %s",
-				st.index+1, pipeline.TruncateUTF8(v.answer.Value, 60), st.bridge.reason))
+				st.index+1, pipeline.TruncateUTF8(v.answer.Value, 60), st.bridge.Reason))
 		}
 	}
 }
@@ -122,14 +122,14 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 	var described, from []string
 	for _, id := range ids {
 		d := r.stateOf(id)
-		if d != nil && d.checked && d.bridge.value != "" {
-			values[id] = d.bridge.value
-			from = append(from, fmt.Sprintf("{%s} is %q, the answer of %s read from its cited source %s", id, d.bridge.value, id, d.evidence[d.bridge.source].URL))
+		if d != nil && d.checked && d.bridge.Value != "" {
+			values[id] = d.bridge.Value
+			from = append(from, fmt.Sprintf("{%s} is %q, the answer of %s read from its cited source %s", id, d.bridge.Value, id, d.evidence[d.bridge.Source].URL))
 			continue
 		}
 		why := "it was not checked"
 		if d != nil && d.checked {
-			why = d.bridge.reason
+			why = d.bridge.Reason
 		}
 		words, ok := r.statementWordsFor(d, st)
 		if !ok {
@@ -140,12 +140,12 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 		described = append(described, id)
 		from = append(from, fmt.Sprintf("{%s} was not established (%s): the claim is stated with the statement's words for it, %q, and searched without it", id, why, words))
 	}
-	text, _ := substituteBridges(st.claim.ClaimText, values)
+	text, _ := evidence.SubstituteBridges(st.claim.ClaimText, values)
 	st.claim.ClaimText = text
 	r.res.Claims[st.index].Text = text
 	hops := slices.Clone(st.hops)
 	for i := range hops {
-		hops[i].Query, _ = substituteBridges(withoutBridges(hops[i].Query, described), values)
+		hops[i].Query, _ = evidence.SubstituteBridges(withoutBridges(hops[i].Query, described), values)
 	}
 	st.hops = hops
 	st.bridgeNote = strings.Join(from, "; ")
@@ -179,13 +179,10 @@ func withoutBridges(query string, ids []string) string {
 	if len(ids) == 0 {
 		return query
 	}
-	out := bridgePattern.ReplaceAllStringFunc(query, func(m string) string {
-		if slices.Contains(ids, bridgePattern.FindStringSubmatch(m)[1]) {
-			return " "
-		}
-		return m
-	})
-	return strings.Join(strings.Fields(out), " ")
+	for _, id := range ids {
+		query = strings.ReplaceAll(query, "{"+id+"}", " ")
+	}
+	return strings.Join(strings.Fields(query), " ")
 }
 
 // followUp runs one follow-up hop for st (FIRE and SAFE's next search) when its judge found the

@@ -84,7 +84,7 @@ func judgeSchema(bridge bool) *pipeline.OutputSchema {
 		schema.Schema["properties"].(map[string]any)["answer"] = map[string]any{
 			"type": "object", "additionalProperties": false, "required": []string{"value", "source", "passage"},
 			"properties": map[string]any{
-				"value":   str(maxBridgeBytes),
+				"value":   str(evidence.MaxBridgeBytes),
 				"source":  map[string]any{"type": "integer", "minimum": 0, "maximum": 100},
 				"passage": str(300),
 			},
@@ -210,7 +210,7 @@ func (j judge) groundVerdict(reply string, given []evidence.Retrieved) judgement
 	out := judgement{VariantVerdict: pipeline.TruncateUTF8(strings.TrimSpace(p.Verdict), 60), quotes: map[int]string{}, stances: map[int]string{}}
 	out.missing = evidence.OneLineText(pipeline.TruncateUTF8(p.Missing, 200))
 	if p.Answer != nil {
-		out.answer = judgeAnswer{Value: pipeline.TruncateUTF8(p.Answer.Value, 4*maxBridgeBytes), Source: p.Answer.Source,
+		out.answer = judgeAnswer{Value: pipeline.TruncateUTF8(p.Answer.Value, 4*evidence.MaxBridgeBytes), Source: p.Answer.Source,
 			Passage: pipeline.TruncateUTF8(p.Answer.Passage, evidence.MaxQuoteBytes)}
 	}
 	out.Reason = evidence.OneLineText(pipeline.TruncateUTF8(p.Reason, 600))
