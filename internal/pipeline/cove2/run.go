@@ -20,8 +20,6 @@ var (
 	// ErrNoDraft: a cove2 job carries no text. CoVe 2.0 verifies a draft; it does not write one.
 	// It is a RejectedError (bad input, never retried); Run returns it wrapped by Permanent.
 	ErrNoDraft = pipeline.Rejected("text", `is empty, and cove2 verifies a draft: send the statement to check in "text"`)
-	// ErrNoSearcher: cove2 was built without a Searcher; it is open-book and cannot run without one.
-	ErrNoSearcher = errors.New("cove2 needs a search provider (a Searcher): configure one")
 )
 
 // Cove2 is Agentic Chain-of-Verification, CoVe 2.0 (spec 000), on a job's text as the draft:
@@ -73,7 +71,7 @@ func (c Cove2) Run(ctx context.Context, in pipeline.Input) (*pipeline.Result, er
 		return res, pipeline.Permanent(errors.New("cove2 needs a model"))
 	}
 	if c.Searcher == nil {
-		return res, pipeline.Permanent(ErrNoSearcher)
+		return res, pipeline.Permanent(fmt.Errorf("cove2 %w", pipeline.ErrNoSearcher))
 	}
 	rec := pipeline.NewRecorder(c.Model)
 	search := pipeline.NewSearchRecorder(c.Searcher)

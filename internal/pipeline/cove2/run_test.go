@@ -264,7 +264,7 @@ func TestCove2RequiresText(t *testing.T) {
 	if s.model.Calls() != 0 || res.Method != pipeline.MethodCove2 {
 		t.Errorf("no call is made: %d", s.model.Calls())
 	}
-	if _, err := (Cove2{Model: s.model}).Run(context.Background(), pipeline.Input{Text: "x"}); !errors.Is(err, ErrNoSearcher) || !pipeline.IsPermanent(err) {
+	if _, err := (Cove2{Model: s.model}).Run(context.Background(), pipeline.Input{Text: "x"}); !errors.Is(err, pipeline.ErrNoSearcher) || !pipeline.IsPermanent(err) {
 		t.Errorf("without a Searcher: %v", err)
 	}
 }
