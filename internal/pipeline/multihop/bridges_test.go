@@ -201,12 +201,23 @@ func TestBridgeRefusedWhenNotInTheCitedPassage(t *testing.T) {
 }
 
 // When the statement has no words of its own for the entity (the claim a bridge stands on
-// spans the dependent claim's words), an unestablished bridge leaves the claim unverified, with
-// no search run for it.
+// spans the dependent claim's words, or its span is no noun phrase: a real model's plan spanned
+// "released an album on June 29, 2015, ..." for "An artist released an album ...", and the
+// dependent claim read "See.SZA.Run was compared to the work of released an album ..."), an
+// unestablished bridge leaves the claim unverified, with no search run for it.
 func TestUnestablishedBridgeWithoutWordsOfItsOwn(t *testing.T) {
 	t.Parallel()
+	for _, span := range []string{slipknotStatement, "played Detective Chester Lake"} {
+		t.Run(span, func(t *testing.T) {
+			t.Parallel()
+			testUnestablishedBridgeWithoutWordsOfItsOwn(t, span)
+		})
+	}
+}
+
+func testUnestablishedBridgeWithoutWordsOfItsOwn(t *testing.T, span string) {
 	plan := slipknotPlan()
-	plan.Claims[0].SourceSpan = slipknotStatement
+	plan.Claims[0].SourceSpan = span
 	model := planModel(t, plan, map[string]string{
 		"An actor played Detective Chester Lake": judgeReplyJSON(t, "unverified", "Low", "", nil),
 	})

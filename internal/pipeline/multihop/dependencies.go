@@ -8,6 +8,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // A claim that depends on others is verified with what they established (issue 23): it runs
@@ -140,9 +141,9 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 		described = append(described, id)
 		from = append(from, fmt.Sprintf("{%s} was not established (%s): the claim is stated with the statement's words for it, %q, and searched without it", id, why, words))
 	}
-	text, _ := evidence.SubstituteBridges(st.claim.ClaimText, values)
-	st.claim.ClaimText = text
-	r.res.Claims[st.index].Text = text
+	claimText, _ := evidence.SubstituteBridges(st.claim.ClaimText, values)
+	st.claim.ClaimText = claimText
+	r.res.Claims[st.index].Text = claimText
 	hops := slices.Clone(st.hops)
 	for i := range hops {
 		hops[i].Query, _ = evidence.SubstituteBridges(withoutBridges(hops[i].Query, described), values)
@@ -163,6 +164,13 @@ func (r *multihopRun) statementWordsFor(d, st *chainState) (string, bool) {
 	if words == "" || (dc.SpanStart < sc.SpanEnd && sc.SpanStart < dc.SpanEnd) {
 		return "", false
 	}
+	// Only a noun phrase names the entity where the placeholder stands: a span that does not
+	// open with a determiner ("released an album on June 29, 2015" for "An artist released an
+	// album ...") would make the claim unreadable.
+	first, _, _ := strings.Cut(words, " ")
+	if !nounPhraseOpeners[strings.ToLower(first)] {
+		return "", false
+	}
 	placeholder := "{" + d.claim.ClaimID + "}"
 	if !strings.HasPrefix(strings.TrimSpace(st.claim.ClaimText), placeholder) {
 		for _, article := range []string{"The ", "A ", "An "} {
@@ -173,6 +181,11 @@ func (r *multihopRun) statementWordsFor(d, st *chainState) (string, bool) {
 	}
 	return words, true
 }
+
+// nounPhraseOpeners are the English determiners a description of an entity opens with ("the
+// actor who played ...", "an American singer"). Other languages' spans are not used: their
+// claims stay unresolved.
+var nounPhraseOpeners = text.WordSet("the a an this that these those its his her their our")
 
 // withoutBridges removes the placeholders of the given claim ids from a query.
 func withoutBridges(query string, ids []string) string {
