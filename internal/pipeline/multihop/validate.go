@@ -289,6 +289,28 @@ var planRules = []planRule{
 	{RuleExecutionOrder, checkExecutionOrder},
 }
 
+// ClaimRules are the rules of planRules that read only the claims, their spans and the
+// statement: the decomposition itself, apart from the queries that verify it.
+var ClaimRules = []string{RuleClaimTextUnique, RuleClaimHasSpan, RuleNoAddedQuantification, RuleClaimNotAtomic, RuleClaimAddsToSpan}
+
+// ClaimViolations validates a decomposition, claims with their source spans, against the
+// statement with the rules of ValidatePlan that read claims alone (ClaimRules). It is how
+// `evaluate honest` measures those rules' false positives on human-written decompositions,
+// which come without queries.
+func ClaimViolations(claims []PlanClaim, pc PlanContext) []PlanViolation {
+	pv := &planValidation{plan: Plan{Claims: claims}, ctx: pc, spans: make([][2]int, len(claims))}
+	var out []PlanViolation
+	for _, r := range planRules {
+		if !slices.Contains(ClaimRules, r.name) {
+			continue
+		}
+		for _, msg := range r.check(pv) {
+			out = append(out, PlanViolation{r.name, msg})
+		}
+	}
+	return out
+}
+
 // ClaimID returns the id of the claim at position i (from 0): c1, c2, ... That is the whole
 // rule for ids: unique and sequential means exactly this sequence, in array order.
 func ClaimID(i int) string { return "c" + strconv.Itoa(i+1) }
