@@ -400,8 +400,8 @@ var (
 )
 
 // quantities returns the numbers and quantifier words in s: digits as written without
-// thousands separators ("1,000" is "1000"), English number words as digits, quantifier words
-// as themselves.
+// thousands separators ("1,000" is "1000"), English number words as digits (but "one of"),
+// quantifier words as themselves.
 func quantities(s, language string) map[string]bool {
 	out := map[string]bool{}
 	for _, n := range quantityNumber.FindAllString(s, -1) {
@@ -411,7 +411,11 @@ func quantities(s, language string) map[string]bool {
 		out[n] = true
 	}
 	if language == "" || language == "en" {
-		for _, w := range ruleWords(strings.ToLower(s)) {
+		words := ruleWords(strings.ToLower(s))
+		for i, w := range words {
+			if w == "one" && i+1 < len(words) && words[i+1] == "of" {
+				continue // "one of the products" picks one out, it counts nothing
+			}
 			if d, ok := quantityNumberWords[w]; ok {
 				out[d] = true
 			}
