@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/corroborate/corroborate/internal/pipeline/evidence"
 	"github.com/corroborate/corroborate/internal/pipeline/multihop"
 )
 
@@ -22,13 +21,14 @@ type goldPlan struct {
 	Claims    []multihop.PlanClaim
 }
 
-// readGoldPlans builds one plan per factcheck-bench sentence with a factual gold claim (the
-// sentences readFactcheckBench reads). The statement is the whole answer the sentence is part
-// of, the text multihop would be given; each claim's source span is the shortest run of the
+// readGoldPlans builds one plan per factcheck-bench sentence with a factual gold claim. The
+// statement is the whole answer the sentence is part of, the text multihop would be given, as
+// the annotators split it into sentences (their sentences mend the answer's typos, so the
+// record's response would not hold them); each claim's source span is the shortest run of the
 // sentence's own words, as written (pronouns and all), that holds every content word of the
 // claim the sentence holds (goldSpan). The annotators' claims are decontextualised ("He was
 // born..." is "Justice William O. Douglas was born..."): the names in place of pronouns that
-// the plan prompt asks for. A sentence not found in its answer is its own statement.
+// the plan prompt asks for.
 func readGoldPlans(dir string) ([]goldPlan, error) {
 	path := filepath.Join(dir, factcheckBenchFile)
 	f, err := os.Open(path)
@@ -39,22 +39,25 @@ func readGoldPlans(dir string) ([]goldPlan, error) {
 	var out []goldPlan
 	err = eachJSONLine(f, path, func(line int, raw []byte) error {
 		var rec struct {
-			Response  string                       `json:"response"`
 			Sentences map[string]factcheckSentence `json:"sentences"`
 		}
 		if err := json.Unmarshal(raw, &rec); err != nil {
 			return fmt.Errorf("%s:%d: not a factcheck-bench record: %w", path, line, err)
 		}
-		for _, k := range sortedSentenceKeys(rec.Sentences) {
+		keys := sortedSentenceKeys(rec.Sentences)
+		var answer []string
+		for _, k := range keys {
+			if t := strings.TrimSpace(rec.Sentences[k].Text); t != "" {
+				answer = append(answer, t)
+			}
+		}
+		for _, k := range keys {
 			s := rec.Sentences[k]
 			sentence := strings.TrimSpace(s.Text)
 			if sentence == "" {
 				continue
 			}
-			p := goldPlan{ID: fmt.Sprintf("%d/%s", line, k), Statement: rec.Response}
-			if _, _, ok := evidence.LocateSpan(rec.Response, sentence); !ok {
-				p.Statement = sentence
-			}
+			p := goldPlan{ID: fmt.Sprintf("%d/%s", line, k), Statement: strings.Join(answer, " ")}
 			for i, c := range s.Claims {
 				c = strings.TrimSpace(c)
 				if c == "" || i >= len(s.ClaimCheckworthiness) || s.ClaimCheckworthiness[i] != "factual" {
