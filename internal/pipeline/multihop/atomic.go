@@ -191,7 +191,7 @@ func joinKind(left, right []token, lang, foldedStatement string, conj []string) 
 			at = i
 		}
 	}
-	if at >= 0 && !ranged(left, at) && !consecutiveDecades(left, at, right) && slices.ContainsFunc(right, func(t token) bool { return t.number }) {
+	if at >= 0 && slices.ContainsFunc(right, func(t token) bool { return t.number }) && !ranged(left, at) && !consecutiveDecades(left, at, right) {
 		return "two numbers or dates"
 	}
 	a, b := left[len(left)-1], right[0]
@@ -222,7 +222,7 @@ func ranged(left []token, at int) bool {
 // row, one period: "the 1980s and 1990s" (not "the 1960s and 1990s").
 func consecutiveDecades(left []token, at int, right []token) bool {
 	decade := func(ts []token, i int) (int, bool) {
-		if i+1 >= len(ts) || ts[i+1].key != "s" || ts[i+1].at != ts[i].at+len(ts[i].text) {
+		if i < 0 || i+1 >= len(ts) || ts[i+1].key != "s" || ts[i+1].at != ts[i].at+len(ts[i].text) {
 			return 0, false
 		}
 		n, err := strconv.Atoi(ts[i].key)
