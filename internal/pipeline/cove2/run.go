@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -229,9 +230,13 @@ func replyTokens(draft string) int { return min(32768, 2048+len(draft)/2) }
 // unverified with the reason and is not searched.
 func (r *cove2Run) planClaims(plan Plan) []pipeline.Claim {
 	claims := make([]pipeline.Claim, 0, len(plan.Claims))
+	texts := make([]string, len(plan.Claims))
 	for i, pc := range plan.Claims {
-		c := pipeline.Claim{Position: i + 1, Text: strings.TrimSpace(pc.Text)}
-		tier, raisedBy := claimTier(pc.Tier, c.Text)
+		texts[i] = strings.TrimSpace(pc.Text)
+	}
+	for i, pc := range plan.Claims {
+		c := pipeline.Claim{Position: i + 1, Text: texts[i]}
+		tier, raisedBy := claimTier(pc.Tier, c.Text, slices.Delete(slices.Clone(texts), i, i+1))
 		c.Tier = tier
 		if raisedBy != nil {
 			c.QueryFlags = append(c.QueryFlags, "tier_raised_by:"+strings.Join(raisedBy, ","))

@@ -292,6 +292,28 @@ var planRules = []planRule{
 	{RuleExecutionOrder, checkExecutionOrder},
 }
 
+// ClaimRules are the rules of planRules that read only the claims, their spans and the
+// statement: the decomposition itself, apart from the queries that verify it.
+var ClaimRules = []string{RuleClaimTextUnique, RuleClaimHasSpan, RuleNoAddedQuantification, RuleClaimNotAtomic, RuleClaimAddsToSpan}
+
+// ClaimViolations validates a decomposition, claims with their source spans, against the
+// statement with the rules of ValidatePlan that read claims alone (ClaimRules). It is how
+// `evaluate honest` measures those rules' false positives on human-written decompositions,
+// which come without queries.
+func ClaimViolations(claims []PlanClaim, pc PlanContext) []PlanViolation {
+	pv := &planValidation{plan: Plan{Claims: claims}, ctx: pc, spans: make([][2]int, len(claims))}
+	var out []PlanViolation
+	for _, r := range planRules {
+		if !slices.Contains(ClaimRules, r.name) {
+			continue
+		}
+		for _, msg := range r.check(pv) {
+			out = append(out, PlanViolation{r.name, msg})
+		}
+	}
+	return out
+}
+
 // ClaimID returns the id of the claim at position i (from 0): c1, c2, ... That is the whole
 // rule for ids: unique and sequential means exactly this sequence, in array order.
 func ClaimID(i int) string { return "c" + strconv.Itoa(i+1) }
@@ -381,8 +403,8 @@ var (
 )
 
 // quantities returns the numbers and quantifier words in s: digits as written without
-// thousands separators ("1,000" is "1000"), English number words as digits, quantifier words
-// as themselves.
+// thousands separators ("1,000" is "1000"), English number words as digits (but "one of"),
+// quantifier words as themselves.
 func quantities(s, language string) map[string]bool {
 	out := map[string]bool{}
 	for _, n := range quantityNumber.FindAllString(s, -1) {
@@ -392,7 +414,11 @@ func quantities(s, language string) map[string]bool {
 		out[n] = true
 	}
 	if language == "" || language == "en" {
-		for _, w := range ruleWords(strings.ToLower(s)) {
+		words := ruleWords(strings.ToLower(s))
+		for i, w := range words {
+			if w == "one" && i+1 < len(words) && words[i+1] == "of" {
+				continue // "one of the products" picks one out, it counts nothing
+			}
 			if d, ok := quantityNumberWords[w]; ok {
 				out[d] = true
 			}
