@@ -564,3 +564,47 @@ func TestPlaceholderCountsAsAQueryTerm(t *testing.T) {
 		t.Errorf("two queries alike but for their order passed: %v", v)
 	}
 }
+
+// Two claims that differ only in their placeholders are about two entities (seen with a real
+// model: "{c4} is American" for the actress and "{c8} is American" for the director were refused
+// as the same claim_text "is American").
+func TestClaimsDifferingInTheirBridgesAreDistinct(t *testing.T) {
+	t.Parallel()
+	const statement = "The actor who played Detective Chester Lake and the director of Suicide Squad are Canadian."
+	plan := Plan{
+		PlanID: "two-bridges",
+		Claims: []PlanClaim{
+			{ClaimID: "c1", ClaimText: "An actor played Detective Chester Lake", SourceSpan: "The actor who played Detective Chester Lake",
+				Entities: []string{"Detective Chester Lake"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries: []string{"Detective Chester Lake actor"}, SourceIndependenceScore: 0.8},
+			{ClaimID: "c2", ClaimText: "A director directed Suicide Squad", SourceSpan: "the director of Suicide Squad",
+				Entities: []string{"Suicide Squad"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries: []string{"Suicide Squad director"}, SourceIndependenceScore: 0.8},
+			{ClaimID: "c3", ClaimText: "{c1} is Canadian", SourceSpan: "are Canadian", Entities: []string{}, Verifiable: true,
+				Interpretations: []Interpretation{}, DependsOn: []string{"c1"}, SubQueries: []string{"{c1} nationality"}, SourceIndependenceScore: 0.5},
+			{ClaimID: "c4", ClaimText: "{c2} is Canadian", SourceSpan: "are Canadian", Entities: []string{}, Verifiable: true,
+				Interpretations: []Interpretation{}, DependsOn: []string{"c2"}, SubQueries: []string{"{c2} birthplace"}, SourceIndependenceScore: 0.5},
+		},
+		QueryChains: []QueryChain{
+			{ClaimID: "c1", Hops: []PlanHop{{1, "Detective Chester Lake Law Order actor", "encyclopedia", "cast member"}}},
+			{ClaimID: "c2", Hops: []PlanHop{{1, "Suicide Squad 2016 film director", "encyclopedia", "director"}}},
+			{ClaimID: "c3", Hops: []PlanHop{{1, "{c1} nationality born", "encyclopedia", "biography"}}},
+			{ClaimID: "c4", Hops: []PlanHop{{1, "{c2} birthplace early life", "news report", "biography"}}},
+		},
+		CrossValidationPairs:   []CrossValidationPair{},
+		CrossValidationQueries: []CrossValidationQuery{},
+		ExecutionOrder:         []string{"c1", "c2", "c3", "c4"},
+	}
+	_, v := ValidatePlan(planJSON(t, plan), PlanContext{Statement: statement})
+	if slices.ContainsFunc(v, func(p PlanViolation) bool { return p.Rule == RuleClaimTextUnique }) {
+		t.Errorf("violations: %v", v)
+	}
+	plan.Claims[3].ClaimText = "{c1} is Canadian"
+	plan.Claims[3].DependsOn = []string{"c1"}
+	plan.Claims[3].SubQueries = []string{"{c1} birthplace"}
+	plan.QueryChains[3].Hops[0].Query = "{c1} birthplace early life"
+	_, v = ValidatePlan(planJSON(t, plan), PlanContext{Statement: statement})
+	if !slices.ContainsFunc(v, func(p PlanViolation) bool { return p.Rule == RuleClaimTextUnique }) {
+		t.Errorf("the same claim twice passed: %v", v)
+	}
+}

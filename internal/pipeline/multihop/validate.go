@@ -301,7 +301,7 @@ var ClaimRules = []string{RuleClaimTextUnique, RuleClaimHasSpan, RuleNoAddedQuan
 // `evaluate honest` measures those rules' false positives on human-written decompositions,
 // which come without queries.
 func ClaimViolations(claims []PlanClaim, pc PlanContext) []PlanViolation {
-	pv := &planValidation{plan: Plan{Claims: claims}, ctx: pc, spans: make([][2]int, len(claims))}
+	pv := &planValidation{plan: Plan{Claims: claims}, written: Plan{Claims: claims}, ctx: pc, spans: make([][2]int, len(claims))}
 	var out []PlanViolation
 	for _, r := range planRules {
 		if !slices.Contains(ClaimRules, r.name) {
@@ -357,14 +357,16 @@ func checkClaimIDs(pv *planValidation) []string {
 	return out
 }
 
+// checkClaimTextUnique reads the claims as written: "{c4} is American" and "{c8} is American"
+// are two propositions about two entities.
 func checkClaimTextUnique(pv *planValidation) []string {
 	var out []string
 	first := map[string]int{}
-	for i, c := range pv.plan.Claims {
+	for i, c := range pv.written.Claims {
 		key := normalizedQuery(c.ClaimText)
 		if j, seen := first[key]; seen {
 			out = append(out, fmt.Sprintf("claims %s and %s have the same claim_text %q: each claim must be a distinct proposition",
-				pv.plan.Claims[j].ClaimID, c.ClaimID, pipeline.TruncateUTF8(c.ClaimText, 120)))
+				pv.written.Claims[j].ClaimID, c.ClaimID, pipeline.TruncateUTF8(c.ClaimText, 120)))
 			continue
 		}
 		first[key] = i
