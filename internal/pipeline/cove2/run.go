@@ -78,12 +78,14 @@ func (c Cove2) Run(ctx context.Context, in pipeline.Input) (*pipeline.Result, er
 	rec := pipeline.NewRecorder(c.Model)
 	search := pipeline.NewSearchRecorder(c.Searcher)
 	run := &cove2Run{
-		in:       in,
-		opts:     in.Options.WithDefaults(),
-		rec:      rec,
-		verifier: newVerifier(rec, search, evidence.Calibration{Authoritative: c.Authoritative}),
-		res:      res,
-		verified: map[int]Verification{},
+		in:          in,
+		opts:        in.Options.WithDefaults(),
+		rec:         rec,
+		verifier:    newVerifier(rec, search, evidence.Calibration{Authoritative: c.Authoritative}),
+		res:         res,
+		verified:    map[int]Verification{},
+		bridged:     map[int]string{},
+		bridgeNotes: map[int]string{},
 	}
 	run.verifier.Limit = c.SearchLimit
 	err := run.run(ctx)
@@ -106,6 +108,10 @@ type cove2Run struct {
 	// verified are the verifications by claim position.
 	verified map[int]Verification
 	book     evidence.SourceBook
+	// bridged are the verification queries that wait for their bridges ({c1}), by claim
+	// position; bridgeNotes say where a resolved query's names came from (bridges.go).
+	bridged     map[int]string
+	bridgeNotes map[int]string
 	// settledFrom are, by claim position, the claims whose results settled it in the last
 	// review (settle.go).
 	settledFrom map[int][]int
@@ -145,11 +151,14 @@ func (r *cove2Run) run(ctx context.Context) error {
 
 	var targets []int
 	for i, c := range r.planned {
-		if c.Tier == pipeline.TierDeep && c.Verdict == "" {
+		if _, waits := r.bridged[c.Position]; c.Tier == pipeline.TierDeep && c.Verdict == "" && !waits {
 			targets = append(targets, i)
 		}
 	}
 	if err := r.verify(ctx, targets, r.verifier, false); err != nil {
+		return err
+	}
+	if err := r.verifyBridged(ctx); err != nil { // bridges.go
 		return err
 	}
 	claims, revised, err := r.finalize(ctx)
@@ -242,6 +251,12 @@ func (r *cove2Run) planClaims(plan Plan) []pipeline.Claim {
 			query := ""
 			if pc.VerificationQuery != nil {
 				query = *pc.VerificationQuery
+			}
+			if len(evidence.BridgesIn(query)) > 0 {
+				// Checked once its bridges are resolved, as the query the verifier will get.
+				r.bridged[c.Position] = query
+				claims = append(claims, c)
+				continue
 			}
 			qc := evidence.CheckVerificationQuery(query, c.Text, r.today)
 			c.QueryFlags = append(c.QueryFlags, qc.Flags...)
@@ -454,6 +469,9 @@ func (r *cove2Run) finalizePrompt() (string, error) {
 		var body []string
 		if c.VerificationQuery != "" {
 			body = append(body, "Question: "+c.VerificationQuery)
+		}
+		if note := r.bridgeNotes[c.Position]; note != "" {
+			body = append(body, "Bridge: "+note)
 		}
 		confidence := pipeline.ConfidenceLow
 		v, verified := r.verified[c.Position]
