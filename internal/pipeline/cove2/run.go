@@ -552,6 +552,7 @@ func (r *cove2Run) applyReview(review Review) ([]pipeline.Claim, string) {
 		}
 		v := r.verified[c.Position]
 		c.Confidence = v.Confidence
+		unsettled := "" // why the review's settlement from other claims was refused
 		if reviewed && (d.Status == ReviewConfirmed || d.Status == ReviewCorrected) && r.settleable(*c) {
 			// Its own result does not allow the status: only other claims' results can (settle.go).
 			s := r.settle(*c, d)
@@ -562,9 +563,12 @@ func (r *cove2Run) applyReview(review Review) ([]pipeline.Claim, string) {
 			if len(d.SettledBy) > 0 || !v.Grounded() {
 				r.notGrounded(c, d.Status, s.refused)
 			}
+			if len(d.SettledBy) > 0 {
+				unsettled = "; the reviewer said " + d.Status + ", but " + s.refused
+			}
 		}
 		if !v.Grounded() {
-			c.Verdict, c.VariantVerdict, c.Reason = pipeline.VerdictUnverified, ReviewUncertain, v.Reason
+			c.Verdict, c.VariantVerdict, c.Reason = pipeline.VerdictUnverified, ReviewUncertain, v.Reason+unsettled
 			refuse("no evidence grounds it")
 			continue
 		}
@@ -604,6 +608,7 @@ func (r *cove2Run) applyReview(review Review) ([]pipeline.Claim, string) {
 			c.Verdict, c.VariantVerdict = pipeline.VerdictUnverified, ReviewUncertain
 			c.Reason = "the reviewer found that the evidence does not settle it" + caveat
 		}
+		c.Reason += unsettled
 		if len(v.RemovedSources) > 0 {
 			c.Reason += "; removed the verifier's citations of sources no search returned: " + strings.Join(v.RemovedSources, ", ")
 		}
