@@ -48,8 +48,9 @@ func bridgeViolations(plan Plan) []string {
 // left. A query whose bridge cannot be resolved is not asked.
 func (r *cove2Run) verifyBridged(ctx context.Context) error {
 	for len(r.bridged) > 0 {
-		var wave []int
-		progress := false
+		// A query decided in this pass leaves r.bridged only after the pass, so that a query
+		// that needs its answer waits for the wave that verifies it.
+		var wave, decided []int
 		for idx := range r.planned {
 			c := &r.planned[idx]
 			raw, pending := r.bridged[c.Position]
@@ -57,16 +58,14 @@ func (r *cove2Run) verifyBridged(ctx context.Context) error {
 				continue
 			}
 			if c.Verdict != "" { // skipped by the claim cap: listed as such
-				delete(r.bridged, c.Position)
-				progress = true
+				decided = append(decided, c.Position)
 				continue
 			}
 			values, notes, why, ready := r.bridgeValues(c.Position, raw)
 			if !ready {
 				continue
 			}
-			delete(r.bridged, c.Position)
-			progress = true
+			decided = append(decided, c.Position)
 			if why != "" {
 				r.bridgeUnresolved(c, why)
 				continue
@@ -83,7 +82,10 @@ func (r *cove2Run) verifyBridged(ctx context.Context) error {
 			r.bridgeNotes[c.Position] = strings.Join(notes, "; ")
 			wave = append(wave, idx)
 		}
-		if !progress {
+		for _, p := range decided {
+			delete(r.bridged, p)
+		}
+		if len(decided) == 0 {
 			// What is left waits on itself: claims whose queries need each other's answers.
 			for idx := range r.planned {
 				c := &r.planned[idx]

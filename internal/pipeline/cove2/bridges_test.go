@@ -183,3 +183,61 @@ const (
 	flagBridgeUnresolved = "bridge_unresolved"
 	queryBridgeResolved  = "bridge_resolved"
 )
+
+// A bridge waits for the claim it names, through a chain of them, and is never filled when that
+// claim has no searched answer (here a claim the plan gave no query) or when claims wait on one
+// another.
+func TestCove2BridgeChainsAndDeadEnds(t *testing.T) {
+	t.Parallel()
+	// A chain: claim 3's question needs claim 2's answer, whose question needs claim 1's.
+	const (
+		slip3   = "Slipknot was written by David Ayer"
+		qSlip3  = "Who wrote the film in which {c2} appears?"
+		q2Chain = "Which character did Adam Beach play in Suicide Squad?"
+		q3Chain = "Who wrote the film in which Slipknot appears?"
+	)
+	script := slipScript("Adam Beach")
+	script.plan = cove2PlanReply(true, deepClaim(slip1, qSlip1), deepClaim(slip2, qSlip2), deepClaim(slip3, qSlip3))
+	script.verify[q2Chain] = verifierReply("Slipknot", "Adam Beach plays Slipknot", "High", squadPage.URL)
+	script.verify[q3Chain] = verifierReply("David Ayer", "written and directed by David Ayer", "High", squadPage.URL)
+	script.results[q3Chain] = []pipeline.SearchResult{squadPage}
+	script.finalize = cove2ReviewReply(slipDraft)
+	s := setupCove2(script)
+	res := mustRun(t, s, pipeline.Input{Text: slipDraft})
+	var queries []string
+	for _, q := range s.search.Sent() {
+		queries = append(queries, q.Query)
+	}
+	if !slices.Equal(queries, []string{qSlip1, q2Chain, q3Chain}) {
+		t.Errorf("searches %q, want each after the answer it needs", queries)
+	}
+	if c3 := claimAt(t, res, 3); c3.VerificationQuery != q3Chain {
+		t.Errorf("claim 3: %+v", c3)
+	}
+
+	for _, tt := range []struct {
+		name    string
+		plan    string
+		because map[int]string
+	}{
+		{"a claim with no searched answer", cove2PlanReply(true, shallowClaim(slip1), deepClaim(slip2, qSlip2)),
+			map[int]string{2: "which was not verified"}},
+		{"claims that wait on one another", cove2PlanReply(true, deepClaim(slip1, "Who played Detective Chester Lake besides {c2}?"), deepClaim(slip2, qSlip2)),
+			map[int]string{1: "in a cycle", 2: "in a cycle"}},
+	} {
+		script := slipScript("Adam Beach")
+		script.plan = tt.plan
+		script.finalize = cove2ReviewReply(slipDraft)
+		s := setupCove2(script)
+		res := mustRun(t, s, pipeline.Input{Text: slipDraft})
+		for position, because := range tt.because {
+			c := claimAt(t, res, position)
+			if c.Verdict != pipeline.VerdictUnverified || !strings.Contains(c.Reason, because) || !slices.Contains(c.QueryFlags, flagBridgeUnresolved) {
+				t.Errorf("%s: claim %d: %+v, want unverified because %q", tt.name, position, c, because)
+			}
+		}
+		if sent := s.search.Sent(); len(sent) != 0 {
+			t.Errorf("%s: searches %+v", tt.name, sent)
+		}
+	}
+}
