@@ -11,6 +11,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -392,14 +393,6 @@ var (
 	quantityNumber = regexp.MustCompile(`\d+(?:[.,]\d+)*`)
 	// thousands matches a number written with thousands separators: "1,000".
 	thousandsNumber = regexp.MustCompile(`^\d{1,3}(,\d{3})+$`)
-	// quantityNumberWords are English number words, read as the numbers they name.
-	quantityNumberWords = map[string]string{
-		"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
-		"eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "thirteen": "13", "fourteen": "14",
-		"fifteen": "15", "sixteen": "16", "seventeen": "17", "eighteen": "18", "nineteen": "19", "twenty": "20",
-		"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
-		"hundred": "100", "thousand": "1000", "million": "1000000", "billion": "1000000000", "dozen": "12",
-	}
 	// quantityWords are English words that quantify a claim.
 	quantityWords = pipeline.WordSet("all every most majority minority always never none half twice double doubled triple tripled many few several dozens hundreds thousands millions billions")
 )
@@ -421,7 +414,7 @@ func quantities(s, language string) map[string]bool {
 			if w == "one" && i+1 < len(words) && words[i+1] == "of" {
 				continue // "one of the products" picks one out, it counts nothing
 			}
-			if d, ok := quantityNumberWords[w]; ok {
+			if d, ok := text.NumberWord(w); ok {
 				out[d] = true
 			}
 			if quantityWords[w] {
