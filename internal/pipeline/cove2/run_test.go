@@ -264,7 +264,7 @@ func TestCove2RequiresText(t *testing.T) {
 	if s.model.Calls() != 0 || res.Method != pipeline.MethodCove2 {
 		t.Errorf("no call is made: %d", s.model.Calls())
 	}
-	if _, err := (Cove2{Model: s.model}).Run(context.Background(), pipeline.Input{Text: "x"}); !errors.Is(err, ErrNoSearcher) || !pipeline.IsPermanent(err) {
+	if _, err := (Cove2{Model: s.model}).Run(context.Background(), pipeline.Input{Text: "x"}); !errors.Is(err, pipeline.ErrNoSearcher) || !pipeline.IsPermanent(err) {
 		t.Errorf("without a Searcher: %v", err)
 	}
 }
@@ -603,7 +603,7 @@ func TestCove2FinalizePromptAllowedStatuses(t *testing.T) {
 	p := s.model.Sent(pipeline.StepFinalize)[0]
 	for _, want := range []string{
 		`<claim id="1" tier="deep" allowed="confirmed|corrected|uncertain">` + eiffelH + `</claim>`,
-		`<claim id="2" tier="deep" allowed="uncertain">` + eiffelC + `</claim>`,
+		`<claim id="2" tier="deep" allowed="uncertain" settle_from="1">` + eiffelC + `</claim>`,
 		`<claim id="3" tier="shallow" allowed="confirmed|uncertain">` + eiffelS + `</claim>`,
 		`<result claim="1" confidence="High">`, "Sources: [1] " + tourEiffel.URL + "; [2] " + britannica.URL,
 		`<untrusted_draft language="fr">`, "in the draft's language (fr)",

@@ -197,7 +197,7 @@ func ValidatePlan(reply string, pc PlanContext) (*ValidatedPlan, []PlanViolation
 		}
 		return nil, violations
 	}
-	pv := &planValidation{plan: withoutPlaceholders(plan), ctx: pc, spans: make([][2]int, len(plan.Claims))}
+	pv := &planValidation{plan: withoutPlaceholders(plan), written: plan, ctx: pc, spans: make([][2]int, len(plan.Claims))}
 	for _, r := range planRules {
 		for _, msg := range r.check(pv) {
 			violations = append(violations, PlanViolation{r.name, msg})
@@ -252,9 +252,12 @@ func (p Plan) withinBounds() bool {
 
 // planValidation is one plan under validation.
 type planValidation struct {
-	plan  Plan
-	ctx   PlanContext
-	spans [][2]int
+	// plan is the plan as the wording rules read it (withoutPlaceholders); written is the plan
+	// as the model wrote it, placeholders included.
+	plan    Plan
+	written Plan
+	ctx     PlanContext
+	spans   [][2]int
 }
 
 // planRule is one named rule of spec 004, checked in code. check returns one message per
@@ -298,7 +301,7 @@ var ClaimRules = []string{RuleClaimTextUnique, RuleClaimHasSpan, RuleNoAddedQuan
 // `evaluate honest` measures those rules' false positives on human-written decompositions,
 // which come without queries.
 func ClaimViolations(claims []PlanClaim, pc PlanContext) []PlanViolation {
-	pv := &planValidation{plan: Plan{Claims: claims}, ctx: pc, spans: make([][2]int, len(claims))}
+	pv := &planValidation{plan: Plan{Claims: claims}, written: Plan{Claims: claims}, ctx: pc, spans: make([][2]int, len(claims))}
 	var out []PlanViolation
 	for _, r := range planRules {
 		if !slices.Contains(ClaimRules, r.name) {
@@ -354,14 +357,16 @@ func checkClaimIDs(pv *planValidation) []string {
 	return out
 }
 
+// checkClaimTextUnique reads the claims as written: "{c4} is American" and "{c8} is American"
+// are two propositions about two entities.
 func checkClaimTextUnique(pv *planValidation) []string {
 	var out []string
 	first := map[string]int{}
-	for i, c := range pv.plan.Claims {
+	for i, c := range pv.written.Claims {
 		key := normalizedQuery(c.ClaimText)
 		if j, seen := first[key]; seen {
 			out = append(out, fmt.Sprintf("claims %s and %s have the same claim_text %q: each claim must be a distinct proposition",
-				pv.plan.Claims[j].ClaimID, c.ClaimID, pipeline.TruncateUTF8(c.ClaimText, 120)))
+				pv.written.Claims[j].ClaimID, c.ClaimID, pipeline.TruncateUTF8(c.ClaimText, 120)))
 			continue
 		}
 		first[key] = i
@@ -711,20 +716,21 @@ func sameSet(a, b map[string]bool) bool {
 
 // checkNearDuplicates: no two queries that run (hop queries of every chain and cross-validation
 // queries), and no two sub-queries of one claim, share more than NearDuplicateOverlap of their
-// tokens (TokenOverlap).
+// tokens (TokenOverlap). A placeholder counts as a term ("{c2}" as "c2"): it stands for a name
+// the query will hold, which other queries may not.
 func checkNearDuplicates(pv *planValidation) []string {
 	type query struct{ text, where string }
 	var run []query
-	for _, ch := range pv.plan.QueryChains {
+	for _, ch := range pv.written.QueryChains {
 		for _, h := range ch.Hops {
 			run = append(run, query{h.Query, fmt.Sprintf("hop %d of claim %s", h.HopNumber, ch.ClaimID)})
 		}
 	}
-	for i, q := range pv.plan.CrossValidationQueries {
+	for i, q := range pv.written.CrossValidationQueries {
 		run = append(run, query{q.QueryText, fmt.Sprintf("cross-validation query %d", i+1)})
 	}
 	groups := [][]query{run}
-	for _, c := range pv.plan.Claims {
+	for _, c := range pv.written.Claims {
 		var subs []query
 		for i, q := range c.SubQueries {
 			subs = append(subs, query{q, fmt.Sprintf("sub_query %d of claim %s", i+1, c.ClaimID)})
