@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"sync"
@@ -13,7 +12,6 @@ import (
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/multihop"
-	"github.com/corroborate/corroborate/internal/search"
 	"github.com/corroborate/corroborate/internal/store"
 )
 
@@ -51,19 +49,7 @@ var (
 func (b *bundle) lakeBook(t testing.TB) {
 	t.Helper()
 	b.openBook(t)
-	lakeCorpusOnce.Do(func() {
-		var lines []string
-		for _, d := range lakeCorpus {
-			raw, err := json.Marshal(d)
-			if err != nil {
-				lakeCorpusErr = err
-				return
-			}
-			lines = append(lines, string(raw))
-		}
-		_, lakeCorpusErr = search.NewCorpus(b.store.Pool(), search.CorpusOpts{}).
-			Load(context.Background(), strings.NewReader(strings.Join(lines, "\n")), search.LoadOpts{})
-	})
+	lakeCorpusOnce.Do(func() { lakeCorpusErr = loadCorpus(b.store.Pool(), lakeCorpus) })
 	if lakeCorpusErr != nil {
 		t.Fatalf("loading the lake corpus: %v", lakeCorpusErr)
 	}

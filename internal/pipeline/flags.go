@@ -92,4 +92,8 @@ const (
 	// not grounded, do not exist, or are none: the status was capped at uncertain. The claim
 	// carries it too (claims.query_flags).
 	FlagReviewNotGrounded = "review_not_grounded"
+	// FlagBridgeUnresolved: a cove2 verification query writes {cN} for claim N's answer, and
+	// claim N's verification established none that a cited passage holds: the question was not
+	// asked and the claim is unverified. The claim carries it too (claims.query_flags).
+	FlagBridgeUnresolved = "bridge_unresolved"
 )

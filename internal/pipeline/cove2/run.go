@@ -77,12 +77,14 @@ func (c Cove2) Run(ctx context.Context, in pipeline.Input) (*pipeline.Result, er
 	rec := pipeline.NewRecorder(c.Model)
 	search := pipeline.NewSearchRecorder(c.Searcher)
 	run := &cove2Run{
-		in:       in,
-		opts:     in.Options.WithDefaults(),
-		rec:      rec,
-		verifier: newVerifier(rec, search, evidence.Calibration{Authoritative: c.Authoritative}),
-		res:      res,
-		verified: map[int]Verification{},
+		in:          in,
+		opts:        in.Options.WithDefaults(),
+		rec:         rec,
+		verifier:    newVerifier(rec, search, evidence.Calibration{Authoritative: c.Authoritative}),
+		res:         res,
+		verified:    map[int]Verification{},
+		bridged:     map[int]string{},
+		bridgeNotes: map[int]string{},
 	}
 	run.verifier.Limit = c.SearchLimit
 	err := run.run(ctx)
@@ -105,6 +107,10 @@ type cove2Run struct {
 	// verified are the verifications by claim position.
 	verified map[int]Verification
 	book     evidence.SourceBook
+	// bridged are the verification queries that wait for their bridges ({c1}), by claim
+	// position; bridgeNotes say where a resolved query's names came from (bridges.go).
+	bridged     map[int]string
+	bridgeNotes map[int]string
 	// settledFrom are, by claim position, the claims whose results settled it in the last
 	// review (settle.go).
 	settledFrom map[int][]int
@@ -144,11 +150,14 @@ func (r *cove2Run) run(ctx context.Context) error {
 
 	var targets []int
 	for i, c := range r.planned {
-		if c.Tier == pipeline.TierDeep && c.Verdict == "" {
+		if _, waits := r.bridged[c.Position]; c.Tier == pipeline.TierDeep && c.Verdict == "" && !waits {
 			targets = append(targets, i)
 		}
 	}
 	if err := r.verify(ctx, targets, r.verifier, false); err != nil {
+		return err
+	}
+	if err := r.verifyBridged(ctx); err != nil { // bridges.go
 		return err
 	}
 	claims, revised, err := r.finalize(ctx)
@@ -245,6 +254,12 @@ func (r *cove2Run) planClaims(plan Plan) []pipeline.Claim {
 			query := ""
 			if pc.VerificationQuery != nil {
 				query = *pc.VerificationQuery
+			}
+			if len(evidence.BridgesIn(query)) > 0 {
+				// Checked once its bridges are resolved, as the query the verifier will get.
+				r.bridged[c.Position] = query
+				claims = append(claims, c)
+				continue
 			}
 			qc := evidence.CheckVerificationQuery(query, c.Text, r.today)
 			c.QueryFlags = append(c.QueryFlags, qc.Flags...)
@@ -458,6 +473,9 @@ func (r *cove2Run) finalizePrompt() (string, error) {
 		if c.VerificationQuery != "" {
 			body = append(body, "Question: "+c.VerificationQuery)
 		}
+		if note := r.bridgeNotes[c.Position]; note != "" {
+			body = append(body, "Bridge: "+note)
+		}
 		confidence := pipeline.ConfidenceLow
 		v, verified := r.verified[c.Position]
 		switch {
@@ -537,6 +555,7 @@ func (r *cove2Run) applyReview(review Review) ([]pipeline.Claim, string) {
 		}
 		v := r.verified[c.Position]
 		c.Confidence = v.Confidence
+		unsettled := "" // why the review's settlement from other claims was refused
 		if reviewed && (d.Status == ReviewConfirmed || d.Status == ReviewCorrected) && r.settleable(*c) {
 			// Its own result does not allow the status: only other claims' results can (settle.go).
 			s := r.settle(*c, d)
@@ -547,9 +566,12 @@ func (r *cove2Run) applyReview(review Review) ([]pipeline.Claim, string) {
 			if len(d.SettledBy) > 0 || !v.Grounded() {
 				r.notGrounded(c, d.Status, s.refused)
 			}
+			if len(d.SettledBy) > 0 {
+				unsettled = "; the reviewer said " + d.Status + ", but " + s.refused
+			}
 		}
 		if !v.Grounded() {
-			c.Verdict, c.VariantVerdict, c.Reason = pipeline.VerdictUnverified, ReviewUncertain, v.Reason
+			c.Verdict, c.VariantVerdict, c.Reason = pipeline.VerdictUnverified, ReviewUncertain, v.Reason+unsettled
 			refuse("no evidence grounds it")
 			continue
 		}
@@ -589,6 +611,7 @@ func (r *cove2Run) applyReview(review Review) ([]pipeline.Claim, string) {
 			c.Verdict, c.VariantVerdict = pipeline.VerdictUnverified, ReviewUncertain
 			c.Reason = "the reviewer found that the evidence does not settle it" + caveat
 		}
+		c.Reason += unsettled
 		if len(v.RemovedSources) > 0 {
 			c.Reason += "; removed the verifier's citations of sources no search returned: " + strings.Join(v.RemovedSources, ", ")
 		}

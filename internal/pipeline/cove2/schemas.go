@@ -97,7 +97,7 @@ func ParsePlan(reply string) (Plan, []byte, []string) {
 				seen[key] = i
 			}
 		}
-		return v
+		return append(v, bridgeViolations(plan)...)
 	})
 	if violations != nil {
 		return Plan{}, nil, violations

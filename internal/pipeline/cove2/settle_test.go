@@ -148,6 +148,9 @@ func TestCove2ReviewCannotSettleFromUngroundedResults(t *testing.T) {
 			if c3.Verdict != pipeline.VerdictUnverified || c3.VariantVerdict != ReviewUncertain || len(c3.Citations) != 0 || c3.CorrectedText != "" {
 				t.Errorf("claim 3 got past the cap: %+v", c3)
 			}
+			if _, cites := tt.settle["settled_by"]; cites && !strings.Contains(c3.Reason, tt.because) {
+				t.Errorf("claim 3's reason does not say why its settlement was refused: %q", c3.Reason)
+			}
 			if !slices.Contains(c3.QueryFlags, flagReviewNotGrounded) {
 				t.Errorf("claim 3 does not carry %s: %v", flagReviewNotGrounded, c3.QueryFlags)
 			}

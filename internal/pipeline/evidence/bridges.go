@@ -21,6 +21,10 @@ import (
 // bridgePattern matches a placeholder for the answer of a claim: "{c1}".
 var bridgePattern = regexp.MustCompile(`\{(c[0-9]{1,2})\}`)
 
+// QueryBridgeResolved is recorded in Claim.QueryFlags when a verification query's placeholders
+// were resolved from other claims' findings before its checks ran.
+const QueryBridgeResolved = "bridge_resolved"
+
 // MaxBridgeBytes bounds a bridge value: a name, not a paragraph.
 const MaxBridgeBytes = 120
 

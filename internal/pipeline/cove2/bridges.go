@@ -1,0 +1,179 @@
+package cove2
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+)
+
+// A verification query can carry a resolved bridge (issue 23). A claim may name an entity only by
+// what another claim establishes ("The actor who played Detective Chester Lake played Slipknot in
+// Suicide Squad"): its verification query then writes {c1} for claim 1's answer ("Which
+// character did {c1} play in Suicide Squad?"), claims numbered from 1 in the plan's order. Such
+// a query waits for claim 1's verification; code then puts in the answer claim 1's verifier gave,
+// only when that verification is grounded at High or Medium confidence and the answer is in the
+// passage of a source it cited (evidence.ResolveBridge, the check multihop's bridges use), and
+// runs the query checks of any other query on the result. Otherwise the question is not asked:
+// the claim is unverified with the reason and the flag bridge_unresolved, and nothing is ever
+// filled in from a model's memory. The verifier gets the question with the name, as any other
+// question: never the draft, the placeholder or another claim.
+
+// bridgeViolations are the plan's placeholders that name no other claim of the plan.
+func bridgeViolations(plan Plan) []string {
+	var v []string
+	for i, c := range plan.Claims {
+		if c.VerificationQuery == nil {
+			continue
+		}
+		for _, id := range evidence.BridgesIn(*c.VerificationQuery) {
+			n, _ := strconv.Atoi(id[1:])
+			switch {
+			case n < 1 || n > len(plan.Claims):
+				v = append(v, fmt.Sprintf("claims[%d].verification_query writes {%s}, but the plan has no claim %d (claims are numbered from 1 in the order listed)", i, id, n))
+			case n == i+1:
+				v = append(v, fmt.Sprintf("claims[%d].verification_query writes {%s}, its own answer: a placeholder stands for the answer of another claim", i, id))
+			}
+		}
+	}
+	return v
+}
+
+// verifyBridged resolves the bridges of the queries that wait for them, in waves: each wave
+// verifies the claims whose bridges are all resolved from claims already verified, until none is
+// left. A query whose bridge cannot be resolved is not asked.
+func (r *cove2Run) verifyBridged(ctx context.Context) error {
+	for len(r.bridged) > 0 {
+		// A query decided in this pass leaves r.bridged only after the pass, so that a query
+		// that needs its answer waits for the wave that verifies it.
+		var wave, decided []int
+		for idx := range r.planned {
+			c := &r.planned[idx]
+			raw, pending := r.bridged[c.Position]
+			if !pending {
+				continue
+			}
+			if c.Verdict != "" { // skipped by the claim cap: listed as such
+				decided = append(decided, c.Position)
+				continue
+			}
+			values, notes, why, ready := r.bridgeValues(c.Position, raw)
+			if !ready {
+				continue
+			}
+			decided = append(decided, c.Position)
+			if why != "" {
+				r.bridgeUnresolved(c, why)
+				continue
+			}
+			query, _ := evidence.SubstituteBridges(raw, values)
+			qc := evidence.CheckVerificationQuery(query, c.Text, r.today)
+			c.QueryFlags = append(c.QueryFlags, evidence.QueryBridgeResolved)
+			c.QueryFlags = append(c.QueryFlags, qc.Flags...)
+			if qc.Rejected {
+				c.Verdict, c.VariantVerdict, c.Reason = pipeline.VerdictUnverified, ReviewUncertain, "not verified: "+qc.Reason
+				continue
+			}
+			c.VerificationQuery = qc.Query
+			r.bridgeNotes[c.Position] = strings.Join(notes, "; ")
+			wave = append(wave, idx)
+		}
+		for _, p := range decided {
+			delete(r.bridged, p)
+		}
+		if len(decided) == 0 {
+			// What is left waits on itself: claims whose queries need each other's answers.
+			for idx := range r.planned {
+				c := &r.planned[idx]
+				if _, pending := r.bridged[c.Position]; pending {
+					r.bridgeUnresolved(c, "its question builds on answers that wait on its own, in a cycle")
+				}
+			}
+			r.bridged = nil
+			break
+		}
+		if err := r.verify(ctx, wave, r.verifier, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bridgeValues reads the values of raw's placeholders from the verifications of the claims they
+// name. ready is false while one of them still waits for its own bridges; why says why a value
+// is refused ("" when all are resolved); notes say where each value came from.
+func (r *cove2Run) bridgeValues(position int, raw string) (values map[string]string, notes []string, why string, ready bool) {
+	values = map[string]string{}
+	for _, id := range evidence.BridgesIn(raw) {
+		n, _ := strconv.Atoi(id[1:])
+		if _, pending := r.bridged[n]; pending && n != position {
+			return nil, nil, "", false
+		}
+	}
+	for _, id := range evidence.BridgesIn(raw) {
+		n, _ := strconv.Atoi(id[1:])
+		because := func(format string, args ...any) string {
+			return fmt.Sprintf("its question builds on the answer of claim %d ({%s}), ", n, id) + fmt.Sprintf(format, args...)
+		}
+		if n < 1 || n > len(r.planned) || n == position {
+			return nil, nil, because("which is no other claim of the plan"), true
+		}
+		dep := r.planned[n-1]
+		v, verified := r.verified[n]
+		switch {
+		case dep.Tier != pipeline.TierDeep:
+			return nil, nil, because("a shallow claim, reviewed closed-book: it has no searched answer"), true
+		case dep.Verdict == pipeline.VerdictNotChecked:
+			return nil, nil, because("which was skipped by the claim cap"), true
+		case dep.Verdict != "" || !verified:
+			return nil, nil, because("which was not verified (%s)", notVerifiedWhy(dep)), true
+		case !v.Grounded():
+			return nil, nil, because("whose verification grounded no answer (%s)", v.Reason), true
+		case !strongEnough(v):
+			return nil, nil, because("whose answer is Low-confidence (%s)", v.CalibrationNote), true
+		}
+		b := verifiedBridge(v)
+		if b.Value == "" {
+			return nil, nil, because("which is refused as a bridge: %s", b.Reason), true
+		}
+		values[id] = b.Value
+		url := v.Retrieved[b.Source].URL
+		notes = append(notes, fmt.Sprintf("{%s} is %q, claim %d's answer read from its cited source [%d] %s", id, b.Value, n, r.book.Number(url), url))
+	}
+	return values, notes, "", true
+}
+
+// verifiedBridge reads a verification's answer as a bridge value: the answer must be in the
+// passage of one of the sources the verifier cited (evidence.ResolveBridge). The reason of a
+// refusal is the first cited source's.
+func verifiedBridge(v Verification) evidence.Bridge {
+	answer := strings.TrimRight(evidence.OneLineText(v.Answer), " .;:")
+	var grounding []int
+	for _, s := range v.Sources {
+		key := evidence.CanonicalURL(s.URL)
+		grounding = append(grounding, slices.IndexFunc(v.Retrieved, func(g evidence.Retrieved) bool { return evidence.CanonicalURL(g.URL) == key }))
+	}
+	refused := evidence.Bridge{Reason: "its verifier cited no source"}
+	for k, s := range v.Sources {
+		b := evidence.ResolveBridge(evidence.BridgeAnswer{Value: answer, Source: grounding[k] + 1, Passage: s.Quote}, v.Retrieved, grounding, "verifier")
+		if b.Value != "" {
+			return b
+		}
+		if k == 0 {
+			refused = b
+		}
+	}
+	return refused
+}
+
+// bridgeUnresolved leaves c unverified, unasked, and flags it on the claim and on the run.
+func (r *cove2Run) bridgeUnresolved(c *pipeline.Claim, why string) {
+	c.Verdict, c.VariantVerdict = pipeline.VerdictUnverified, ReviewUncertain
+	c.Reason = "not verified: " + why + "; its question was not asked"
+	c.QueryFlags = append(c.QueryFlags, pipeline.FlagBridgeUnresolved)
+	r.flag(pipeline.Flagf(pipeline.FlagBridgeUnresolved, "claim %d: %s; its question was not asked", c.Position, why))
+}

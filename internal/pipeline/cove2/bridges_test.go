@@ -1,0 +1,243 @@
+package cove2
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/pipelinetest"
+)
+
+// A verifier question can carry a resolved bridge (issue 23): claim 2's verification query
+// writes {c1} for claim 1's answer, and code puts in the name claim 1's verifier read from a
+// passage of a source it cited, before claim 2's verifier runs. The verifier of claim 2 gets the
+// question with the name, and nothing else: no placeholder, no draft, no other claim.
+const (
+	slipDraft    = "The actor who played Detective Chester Lake played Slipknot in Suicide Squad."
+	slip1        = "An actor played Detective Chester Lake"
+	slip2        = "The actor who played Detective Chester Lake played Slipknot in Suicide Squad"
+	qSlip1       = "Who played Detective Chester Lake?"
+	qSlip2       = "Which character did {c1} play in Suicide Squad?"
+	qSlip2Bridge = "Which character did Adam Beach play in Suicide Squad?"
+)
+
+var (
+	beachPage = pipelinetest.SearchResult("https://en.wikipedia.org/wiki/Adam_Beach", "Wikipedia",
+		"Adam Beach played Detective Chester Lake in Law & Order: Special Victims Unit.")
+	squadPage = pipelinetest.SearchResult("https://www.imdb.com/title/suicide-squad", "IMDb",
+		"Suicide Squad (2016), written and directed by David Ayer. Adam Beach plays Slipknot.")
+)
+
+func slipScript(answer1 string) cove2Script {
+	return cove2Script{
+		plan: cove2PlanReply(true, deepClaim(slip1, qSlip1), deepClaim(slip2, qSlip2)),
+		verify: map[string]string{
+			qSlip1:       verifierReply(answer1, "Adam Beach played Detective Chester Lake", "High", beachPage.URL),
+			qSlip2Bridge: verifierReply("Slipknot", "Adam Beach plays Slipknot", "High", squadPage.URL),
+		},
+		results: map[string][]pipeline.SearchResult{qSlip1: {beachPage}, qSlip2Bridge: {squadPage}},
+		finalize: cove2ReviewReply(slipDraft,
+			ClaimReview{ID: 1, Status: ReviewConfirmed, Basis: []int{1}},
+			ClaimReview{ID: 2, Status: ReviewConfirmed, Basis: []int{2}}),
+	}
+}
+
+func TestCove2BridgeSubstitutedFromAGroundedFinding(t *testing.T) {
+	t.Parallel()
+	s := setupCove2(slipScript("Adam Beach"))
+	res := mustRun(t, s, pipeline.Input{Text: slipDraft})
+
+	c2 := claimAt(t, res, 2)
+	if c2.VerificationQuery != qSlip2Bridge || !slices.Contains(c2.QueryFlags, queryBridgeResolved) {
+		t.Errorf("claim 2's query: %q %v, want %q with %s", c2.VerificationQuery, c2.QueryFlags, qSlip2Bridge, queryBridgeResolved)
+	}
+	if c2.Verdict != pipeline.VerdictSupported || !slices.Equal(c2.Citations, []int{2}) {
+		t.Errorf("claim 2: %+v", c2)
+	}
+	// Claim 2 was searched after claim 1, with the name; no search or prompt holds the placeholder.
+	sent := s.search.Sent()
+	if len(sent) != 2 || sent[0].Query != qSlip1 || sent[1].Query != qSlip2Bridge {
+		t.Errorf("searches: %+v", sent)
+	}
+	verify := s.model.Sent(pipeline.StepVerify)
+	if len(verify) != 2 {
+		t.Fatalf("verify calls: %d", len(verify))
+	}
+	// The exact prompt claim 2's verifier got: the spec's template with the resolved question and
+	// its own search's evidence, nothing else.
+	want, err := RenderVerifierPrompt(qSlip2Bridge, []evidence.Retrieved{{SearchResult: withRank(squadPage, 1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if verify[1] != want {
+		t.Errorf("claim 2's verifier prompt:\n%s\nwant\n%s", verify[1], want)
+	}
+	for _, p := range verify {
+		for _, leak := range []string{"{c1}", slipDraft, slip1, slip2} {
+			if strings.Contains(p, leak) {
+				t.Errorf("a verifier prompt holds %q:\n%s", leak, p)
+			}
+		}
+	}
+	// The reviewer is told where the name came from.
+	if f := s.model.Sent(pipeline.StepFinalize); len(f) != 1 || !strings.Contains(f[0], `Bridge: {c1} is "Adam Beach", claim 1's answer read from its cited source [1] `+beachPage.URL) {
+		t.Errorf("finalize prompt:\n%s", f)
+	}
+	if hasFlag(res, flagBridgeUnresolved) {
+		t.Errorf("flags: %v", res.ReviewFlags)
+	}
+}
+
+// The test's spelling of the flags is the vocabulary's.
+func TestCove2BridgeFlagsAreTheVocabulary(t *testing.T) {
+	if flagBridgeUnresolved != pipeline.FlagBridgeUnresolved || queryBridgeResolved != evidence.QueryBridgeResolved || flagReviewNotGrounded != pipeline.FlagReviewNotGrounded {
+		t.Errorf("flags: %q %q %q", pipeline.FlagBridgeUnresolved, evidence.QueryBridgeResolved, pipeline.FlagReviewNotGrounded)
+	}
+}
+
+func withRank(r pipeline.SearchResult, rank int) pipeline.SearchResult {
+	r.Rank, r.Provider = rank, "stub"
+	return r
+}
+
+// A dishonest verifier cannot put a name of its own into another claim's question: claim 1's
+// verifier answers "Jason Momoa" from a passage that says Adam Beach, or quotes a passage its
+// source does not hold, or finds nothing. Claim 2's question is then not asked (no search, no
+// verify call), and claim 2 is unverified with the reason and the flag bridge_unresolved, on
+// the claim and on the run, whatever the reviewer says of it.
+func TestCove2BridgeNotInTheCitedPassageIsRefused(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		verify1 string
+		because string
+	}{
+		{"a name the cited passage does not hold", verifierReply("Jason Momoa", "Adam Beach played Detective Chester Lake", "High", beachPage.URL),
+			"not in the passage"},
+		{"a passage the source does not hold", verifierReply("Jason Momoa", "Jason Momoa played Detective Chester Lake", "High", beachPage.URL),
+			"grounded no answer"},
+		{"no answer", "- Answer: unable to verify\n- Evidence:\n- Sources:\n- Confidence: Low", "grounded no answer"},
+		{"a Low-confidence answer", verifierReply("Adam Beach", "Adam Beach played Detective Chester Lake", "Low", beachPage.URL), "Low-confidence"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			script := slipScript("")
+			script.verify[qSlip1] = tt.verify1
+			script.verify["Which character did Jason Momoa play in Suicide Squad?"] = verifierReply("Slipknot", "Adam Beach plays Slipknot", "High", squadPage.URL)
+			s := setupCove2(script)
+			res := mustRun(t, s, pipeline.Input{Text: slipDraft})
+
+			c2 := claimAt(t, res, 2)
+			if c2.Verdict != pipeline.VerdictUnverified || c2.VerificationQuery != "" || len(c2.Citations) != 0 || !strings.Contains(c2.Reason, tt.because) {
+				t.Errorf("claim 2: %+v, want unverified because %q", c2, tt.because)
+			}
+			if !slices.Contains(c2.QueryFlags, flagBridgeUnresolved) {
+				t.Errorf("claim 2's flags: %v", c2.QueryFlags)
+			}
+			if !slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool {
+				return f.Code == flagBridgeUnresolved && strings.HasPrefix(f.Detail, "claim 2: ") && strings.Contains(f.Detail, tt.because)
+			}) {
+				t.Errorf("no %s flag for claim 2: %v", flagBridgeUnresolved, res.ReviewFlags)
+			}
+			if sent := s.search.Sent(); len(sent) != 1 || sent[0].Query != qSlip1 {
+				t.Errorf("searches: %+v, want claim 1's only", sent)
+			}
+			if n := len(s.model.Sent(pipeline.StepVerify)); n != 1 {
+				t.Errorf("verify calls: %d, want claim 1's only", n)
+			}
+			for _, p := range s.model.Sent(pipeline.StepVerify) {
+				if strings.Contains(p, "Suicide Squad") {
+					t.Errorf("claim 2's question was asked:\n%s", p)
+				}
+			}
+			if len(res.Checks) != 1 {
+				t.Errorf("checks: %+v", res.Checks)
+			}
+		})
+	}
+}
+
+// A placeholder names another claim of the plan, or the plan is repaired.
+func TestCove2PlanBridgeNamesAnotherClaim(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		query, violation string
+	}{
+		{"Which character did {c9} play in Suicide Squad?", "claims[1].verification_query writes {c9}, but the plan has no claim 9"},
+		{"Which character did {c2} play in Suicide Squad?", "claims[1].verification_query writes {c2}, its own answer"},
+	} {
+		_, _, violations := ParsePlan(cove2PlanReply(true, deepClaim(slip1, qSlip1), deepClaim(slip2, tt.query)))
+		if !slices.ContainsFunc(violations, func(v string) bool { return strings.HasPrefix(v, tt.violation) }) {
+			t.Errorf("%q: violations %v, want %q", tt.query, violations, tt.violation)
+		}
+	}
+	if _, _, violations := ParsePlan(cove2PlanReply(true, deepClaim(slip1, qSlip1), deepClaim(slip2, qSlip2))); violations != nil {
+		t.Errorf("an honest bridge: %v", violations)
+	}
+}
+
+// The flags of a bridge, as reports and SQL select on them.
+const (
+	flagBridgeUnresolved = "bridge_unresolved"
+	queryBridgeResolved  = "bridge_resolved"
+)
+
+// A bridge waits for the claim it names, through a chain of them, and is never filled when that
+// claim has no searched answer (here a claim the plan gave no query) or when claims wait on one
+// another.
+func TestCove2BridgeChainsAndDeadEnds(t *testing.T) {
+	t.Parallel()
+	// A chain: claim 3's question needs claim 2's answer, whose question needs claim 1's.
+	const (
+		slip3   = "Slipknot was written by David Ayer"
+		qSlip3  = "Who wrote the film in which {c2} appears?"
+		q2Chain = "Which character did Adam Beach play in Suicide Squad?"
+		q3Chain = "Who wrote the film in which Slipknot appears?"
+	)
+	script := slipScript("Adam Beach")
+	script.plan = cove2PlanReply(true, deepClaim(slip1, qSlip1), deepClaim(slip2, qSlip2), deepClaim(slip3, qSlip3))
+	script.verify[q2Chain] = verifierReply("Slipknot", "Adam Beach plays Slipknot", "High", squadPage.URL)
+	script.verify[q3Chain] = verifierReply("David Ayer", "written and directed by David Ayer", "High", squadPage.URL)
+	script.results[q3Chain] = []pipeline.SearchResult{squadPage}
+	script.finalize = cove2ReviewReply(slipDraft)
+	s := setupCove2(script)
+	res := mustRun(t, s, pipeline.Input{Text: slipDraft})
+	var queries []string
+	for _, q := range s.search.Sent() {
+		queries = append(queries, q.Query)
+	}
+	if !slices.Equal(queries, []string{qSlip1, q2Chain, q3Chain}) {
+		t.Errorf("searches %q, want each after the answer it needs", queries)
+	}
+	if c3 := claimAt(t, res, 3); c3.VerificationQuery != q3Chain {
+		t.Errorf("claim 3: %+v", c3)
+	}
+
+	for _, tt := range []struct {
+		name    string
+		plan    string
+		because map[int]string
+	}{
+		{"a claim with no searched answer", cove2PlanReply(true, shallowClaim(slip1), deepClaim(slip2, qSlip2)),
+			map[int]string{2: "which was not verified"}},
+		{"claims that wait on one another", cove2PlanReply(true, deepClaim(slip1, "Who played Detective Chester Lake besides {c2}?"), deepClaim(slip2, qSlip2)),
+			map[int]string{1: "in a cycle", 2: "in a cycle"}},
+	} {
+		script := slipScript("Adam Beach")
+		script.plan = tt.plan
+		script.finalize = cove2ReviewReply(slipDraft)
+		s := setupCove2(script)
+		res := mustRun(t, s, pipeline.Input{Text: slipDraft})
+		for position, because := range tt.because {
+			c := claimAt(t, res, position)
+			if c.Verdict != pipeline.VerdictUnverified || !strings.Contains(c.Reason, because) || !slices.Contains(c.QueryFlags, flagBridgeUnresolved) {
+				t.Errorf("%s: claim %d: %+v, want unverified because %q", tt.name, position, c, because)
+			}
+		}
+		if sent := s.search.Sent(); len(sent) != 0 {
+			t.Errorf("%s: searches %+v", tt.name, sent)
+		}
+	}
+}
