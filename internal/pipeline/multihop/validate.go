@@ -298,11 +298,13 @@ var planRules = []planRule{
 var ClaimRules = []string{RuleClaimTextUnique, RuleClaimHasSpan, RuleNoAddedQuantification, RuleClaimNotAtomic, RuleClaimAddsToSpan}
 
 // ClaimViolations validates a decomposition, claims with their source spans, against the
-// statement with the rules of ValidatePlan that read claims alone (ClaimRules). It is how
+// statement with the rules of ValidatePlan that read claims alone (ClaimRules), as ValidatePlan
+// reads them (the wording rules without {cN} bridge placeholders). It is how
 // `evaluate honest` measures those rules' false positives on human-written decompositions,
 // which come without queries.
 func ClaimViolations(claims []PlanClaim, pc PlanContext) []PlanViolation {
-	pv := &planValidation{plan: Plan{Claims: claims}, written: Plan{Claims: claims}, ctx: pc, spans: make([][2]int, len(claims))}
+	written := Plan{Claims: claims}
+	pv := &planValidation{plan: withoutPlaceholders(written), written: written, ctx: pc, spans: make([][2]int, len(claims))}
 	var out []PlanViolation
 	for _, r := range planRules {
 		if !slices.Contains(ClaimRules, r.name) {
