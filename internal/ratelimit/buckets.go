@@ -17,10 +17,10 @@ const burstWindow = time.Second
 // (read before another goroutine's later one took the lock), count the refill in between twice.
 func (l *Limiter) tickLocked() time.Time {
 	now := l.clock().Now()
-	if now.Before(l.lastTick) {
-		now = l.lastTick
+	if now.Before(l.buckets.lastTick) {
+		now = l.buckets.lastTick
 	}
-	l.lastTick = now
+	l.buckets.lastTick = now
 	return now
 }
 
@@ -33,24 +33,24 @@ func (l *Limiter) reserve(est int64) (time.Duration, func()) {
 	l.applyPaceLocked(now)
 	// Credit left by calls that used less than estimated pays first; a debt adds to the take.
 	take, creditUsed := int64(0), int64(0)
-	if !math.IsInf(l.applied[tokens], 1) {
-		if l.credit >= est {
+	if !math.IsInf(l.buckets.applied[tokens], 1) {
+		if l.buckets.credit >= est {
 			creditUsed, take = est, 0
 		} else {
-			creditUsed, take = l.credit, est-l.credit
+			creditUsed, take = l.buckets.credit, est-l.buckets.credit
 		}
-		l.credit -= creditUsed
-		if take > l.maxTake {
-			l.maxTake = take
-			l.limiters[tokens].SetBurstAt(now, max(l.limiters[tokens].Burst(), int(take)))
+		l.buckets.credit -= creditUsed
+		if take > l.buckets.maxTake {
+			l.buckets.maxTake = take
+			l.buckets.limiters[tokens].SetBurstAt(now, max(l.buckets.limiters[tokens].Burst(), int(take)))
 		}
 	}
 	var reservations []*rate.Reservation
-	if !math.IsInf(l.applied[requests], 1) {
-		reservations = append(reservations, l.limiters[requests].ReserveN(now, 1))
+	if !math.IsInf(l.buckets.applied[requests], 1) {
+		reservations = append(reservations, l.buckets.limiters[requests].ReserveN(now, 1))
 	}
 	if take > 0 {
-		reservations = append(reservations, l.limiters[tokens].ReserveN(now, int(take)))
+		reservations = append(reservations, l.buckets.limiters[tokens].ReserveN(now, int(take)))
 	}
 	var delay time.Duration
 	for _, r := range reservations {
@@ -65,7 +65,7 @@ func (l *Limiter) reserve(est int64) (time.Duration, func()) {
 		for _, r := range reservations {
 			r.CancelAt(at)
 		}
-		l.credit += creditUsed
+		l.buckets.credit += creditUsed
 	}
 	return delay, undo
 }
@@ -75,10 +75,10 @@ func (l *Limiter) reserve(est int64) (time.Duration, func()) {
 func (l *Limiter) applyPaceLocked(now time.Time) {
 	for d := range l.pace {
 		r := l.pace[d].rate(now, l.params[d])
-		if r == l.applied[d] {
+		if r == l.buckets.applied[d] {
 			continue
 		}
-		l.applied[d] = r
+		l.buckets.applied[d] = r
 		if math.IsInf(r, 1) {
 			continue
 		}
@@ -87,24 +87,24 @@ func (l *Limiter) applyPaceLocked(now time.Time) {
 		// something left when the requests of a full local burst arrive unevenly.
 		burst := max(1, int(perSecond*burstWindow.Seconds()))
 		if d == tokens {
-			burst = max(burst, int(l.maxTake))
+			burst = max(burst, int(l.buckets.maxTake))
 		}
-		if l.limiters[d] == nil {
-			l.limiters[d] = rate.NewLimiter(rate.Limit(perSecond), burst) // full, like the provider's
+		if l.buckets.limiters[d] == nil {
+			l.buckets.limiters[d] = rate.NewLimiter(rate.Limit(perSecond), burst) // full, like the provider's
 			continue
 		}
-		l.limiters[d].SetLimitAt(now, rate.Limit(perSecond))
-		l.limiters[d].SetBurstAt(now, burst)
+		l.buckets.limiters[d].SetLimitAt(now, rate.Limit(perSecond))
+		l.buckets.limiters[d].SetBurstAt(now, burst)
 	}
 }
 
 // drainLocked takes from dimension d's local limiter what it holds beyond left: the provider
 // said it has no more than that, and a full local bucket would send it a burst it refuses.
 func (l *Limiter) drainLocked(d int, now time.Time, left int64) {
-	if math.IsInf(l.applied[d], 1) {
+	if math.IsInf(l.buckets.applied[d], 1) {
 		return
 	}
-	lim := l.limiters[d]
+	lim := l.buckets.limiters[d]
 	if excess := lim.TokensAt(now) - float64(left); excess >= 1 {
 		lim.ReserveN(now, int(excess))
 	}
@@ -114,10 +114,10 @@ func (l *Limiter) drainLocked(d int, now time.Time, left int64) {
 // 0: it used less): as local credit, capped at one burst, and on the shared lease.
 func (l *Limiter) correctLocked(now time.Time, delta int64) {
 	l.meter[tokens].add(now, float64(-delta))
-	if !math.IsInf(l.applied[tokens], 1) {
-		l.credit = min(l.credit+delta, int64(l.limiters[tokens].Burst()))
+	if !math.IsInf(l.buckets.applied[tokens], 1) {
+		l.buckets.credit = min(l.buckets.credit+delta, int64(l.buckets.limiters[tokens].Burst()))
 	}
 	if l.cfg.Shared != nil {
-		l.lease.have[tokens] += delta
+		l.fleet.lease.have[tokens] += delta
 	}
 }

@@ -14,7 +14,7 @@ func (l *Limiter) waitAfter429(sig Signals, est int64) time.Duration {
 		return sig.RetryAfter
 	}
 	backoff := l.cfg.Pause
-	for i := 1; i < l.in429Row && backoff < l.cfg.MaxPause; i++ {
+	for i := 1; i < l.row429.n && backoff < l.cfg.MaxPause; i++ {
 		backoff *= 2
 	}
 	backoff = min(backoff, l.cfg.MaxPause)
@@ -27,7 +27,7 @@ func (l *Limiter) waitAfter429(sig Signals, est int64) time.Duration {
 	default:
 		return backoff
 	}
-	if l.in429Row > 1 {
+	if l.row429.n > 1 {
 		return max(refill, backoff)
 	}
 	return refill
@@ -111,7 +111,7 @@ func (l *Limiter) measure(ctx context.Context, now time.Time) [2]traffic {
 		{sent: l.meter[requests].peak(now), accepted: l.accepted.typical(now)},
 		{sent: l.meter[tokens].peak(now)},
 	}
-	useShared := l.cfg.Shared != nil && !now.Before(l.kvDown)
+	useShared := l.cfg.Shared != nil && !now.Before(l.fleet.kvDown)
 	l.mu.Unlock()
 	if !useShared {
 		return local

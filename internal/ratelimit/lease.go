@@ -20,7 +20,7 @@ func (l *Limiter) takeShared(ctx context.Context, est int64, waited *bool) error
 		now := l.clock().Now()
 		idx := s.windowIndex(now)
 		l.mu.Lock()
-		if now.Before(l.kvDown) {
+		if now.Before(l.fleet.kvDown) {
 			l.mu.Unlock()
 			return nil
 		}
@@ -31,7 +31,7 @@ func (l *Limiter) takeShared(ctx context.Context, est int64, waited *bool) error
 		budget := budgetOf(idx)
 		l.rolloverLocked(idx, budget)
 		if budget == [2]int64{unlimited, unlimited} {
-			flush := l.counted.add(idx, est)
+			flush := l.fleet.counted.add(idx, est)
 			l.mu.Unlock()
 			for _, f := range flush {
 				l.flushCount(ctx, f, budgetOf)
@@ -42,13 +42,13 @@ func (l *Limiter) takeShared(ctx context.Context, est int64, waited *bool) error
 		var need [2]int64
 		for d := range need {
 			if budget[d] != unlimited {
-				need[d] = max(costs[d]-l.lease.have[d], 0)
+				need[d] = max(costs[d]-l.fleet.lease.have[d], 0)
 			}
 		}
 		if need == [2]int64{} {
 			for d := range costs {
 				if budget[d] != unlimited {
-					l.lease.have[d] -= costs[d]
+					l.fleet.lease.have[d] -= costs[d]
 				}
 			}
 			l.mu.Unlock()
@@ -61,7 +61,7 @@ func (l *Limiter) takeShared(ctx context.Context, est int64, waited *bool) error
 				want[d] = max(need[d], int64(float64(budget[d])*share))
 			}
 		}
-		known := l.lease.state
+		known := l.fleet.lease.state
 		l.mu.Unlock()
 
 		elapsed := float64(now.Sub(s.windowStart(idx))) / float64(s.cfg.Window)
@@ -86,17 +86,17 @@ func (l *Limiter) takeShared(ctx context.Context, est int64, waited *bool) error
 				return ctx.Err()
 			}
 			l.stats.LeaseErrors++
-			l.kvDown = now.Add(kvRetryAfter(s.cfg.Window))
+			l.fleet.kvDown = now.Add(kvRetryAfter(s.cfg.Window))
 			l.mu.Unlock()
 			l.cfg.Logger.Warn("shared rate-limit budget unavailable: going on with local limits for a while",
 				"provider", l.cfg.Name, "retry_in", kvRetryAfter(s.cfg.Window), "error", err)
 			return nil
 		}
-		if l.lease.window == idx {
-			l.lease.state = st
+		if l.fleet.lease.window == idx {
+			l.fleet.lease.state = st
 			if changed {
-				l.lease.have[requests] += got[requests]
-				l.lease.have[tokens] += got[tokens]
+				l.fleet.lease.have[requests] += got[requests]
+				l.fleet.lease.have[tokens] += got[tokens]
 			}
 		}
 		if changed {
@@ -132,10 +132,10 @@ func (l *Limiter) takeShared(ctx context.Context, est int64, waited *bool) error
 // rolloverLocked starts the lease of window idx when the clock has moved past the lease's
 // window: the requests left lapse; tokens carry over as a debt, or as credit up to one lease.
 func (l *Limiter) rolloverLocked(idx int64, budget [2]int64) {
-	if l.lease.window == idx {
+	if l.fleet.lease.window == idx {
 		return
 	}
-	carry := l.lease.have[tokens]
+	carry := l.fleet.lease.have[tokens]
 	if carry > 0 {
 		limit := int64(0)
 		if budget[tokens] != unlimited {
@@ -143,7 +143,7 @@ func (l *Limiter) rolloverLocked(idx int64, budget [2]int64) {
 		}
 		carry = min(carry, limit)
 	}
-	l.lease = leaseState{window: idx, have: [2]int64{0, carry}}
+	l.fleet.lease = leaseState{window: idx, have: [2]int64{0, carry}}
 }
 
 // countBatch is how many sends a worker counts locally, while nothing is leased, before it adds
@@ -221,8 +221,8 @@ func (l *Limiter) share(ctx context.Context, until time.Time, cuts *[2]paceCut) 
 	l.mu.Lock()
 	paces := [2]float64{l.pace[requests].rate(now, l.params[requests]), l.pace[tokens].rate(now, l.params[tokens])}
 	var known windowState
-	if l.lease.window == idx {
-		known = l.lease.state
+	if l.fleet.lease.window == idx {
+		known = l.fleet.lease.state
 	}
 	l.mu.Unlock()
 	budgetOf := func(i int64) [2]int64 {
@@ -250,8 +250,8 @@ func (l *Limiter) share(ctx context.Context, until time.Time, cuts *[2]paceCut) 
 	})
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.countKVLocked(conflicts, err) && l.lease.window == idx {
-		l.lease.state = st
+	if l.countKVLocked(conflicts, err) && l.fleet.lease.window == idx {
+		l.fleet.lease.state = st
 	}
 }
 

@@ -22,7 +22,7 @@ func (l *Limiter) finish(ctx context.Context, g grant, obs *observation, used in
 	sig := ParseSignals(header, now)
 	l.stats.InFlight--
 	if callErr == nil {
-		l.gateCap++ // slow start: see awaitProbe
+		l.gate.cap++ // slow start: see awaitProbe
 	}
 	if g.probe {
 		l.ungateLocked()
@@ -37,7 +37,7 @@ func (l *Limiter) finish(ctx context.Context, g grant, obs *observation, used in
 	switch {
 	case callErr == nil:
 		l.stats.Succeeded++
-		l.in429Row = 0
+		l.row429.n = 0
 		if l.epoch > 0 {
 			l.accepted.add(now, 1)
 		}
@@ -55,10 +55,10 @@ func (l *Limiter) finish(ctx context.Context, g grant, obs *observation, used in
 		l.stats.QuotaExhausted++
 	case ctx.Err() == nil:
 		l.stats.RateLimited++
-		if l.in429Row == 0 {
-			l.rowStart = now
+		if l.row429.n == 0 {
+			l.row429.start = now
 		}
-		l.in429Row++
+		l.row429.n++
 		l.pauseLocked(now, l.waitAfter429(sig, g.tokens))
 		if cut == nil {
 			cut = l.claimCutLocked(g, sig, now)

@@ -119,13 +119,16 @@ const (
 
 // Limiter keeps the calls to one provider within its limits; see the package comment. It is
 // safe for concurrent use. A nil *Limiter limits nothing.
+//
+// Everything below mu is guarded by it, one mutex for all, because one response changes several
+// concepts at once (a 429 ends the slow start, counts a row, pauses, cuts the pace and drains the
+// buckets); what belongs to one concept alone is grouped in a struct named for it.
 type Limiter struct {
 	cfg    Config
 	params [2]paceParams
 	slots  chan struct{} // a slot per concurrent call; nil when unbounded
 
 	mu       sync.Mutex
-	limiters [2]*rate.Limiter // nil until the dimension first has a pace
 	queue    queue
 	headBusy bool // a call is the head: it waits for budget while the queue waits for it
 	pace     [2]pace
@@ -133,31 +136,51 @@ type Limiter struct {
 	// accepted meters the requests the provider accepted, once a cut was made: before, a
 	// provider's full bucket takes a burst that says nothing of its steady rate.
 	accepted meter
-	applied  [2]float64 // the pace last given to limiters, per minute; +Inf: not limiting
-	maxTake  int64      // the largest token reservation so far, for the token burst
-	credit   int64      // tokens: + left by calls that used less than estimated, - owed
+	buckets  localBuckets
 	lastEst  int64
 	paused   time.Time // every caller waits until then
 	epoch    uint64    // counts cuts, this Limiter's and those adopted from the shared budget
-	in429Row int
-	rowStart time.Time // when the first of the 429s in a row came
+	row429   row429
 	// okSinceCut is set by a success of a call admitted since the last cut. With no ceiling
 	// known, a 429 cuts only after one: a provider that refuses everything for a while (a storm)
 	// gets one cut, not one for each of the few calls sent between pauses, each from the trickle
 	// the pauses left (which ratcheted the pace down to nearly nothing). Before the first cut it
 	// is set by any success: a storm from the first request gets no cut at all.
 	okSinceCut bool
-	// gated counts the calls in flight that awaitProbe admitted, at most gateCap of them while no
-	// pace is known (slow start: 1, the probe, then one more for each success) and one during a
-	// storm. gateWake, when set, is closed when one of them returns.
-	gated    int
-	gateCap  int
-	gateWake chan struct{}
-	lease    leaseState
-	counted  sendCount // sends not yet counted in the shared budget, while nothing is leased
-	kvDown   time.Time // the shared budget is skipped until then
-	lastTick time.Time // see tickLocked
-	stats    Stats
+	gate       gate
+	fleet      fleetState
+	stats      Stats
+}
+
+// localBuckets are the local limiters that hold calls to the pace (see buckets.go).
+type localBuckets struct {
+	limiters [2]*rate.Limiter // nil until the dimension first has a pace
+	applied  [2]float64       // the pace last given to limiters, per minute; +Inf: not limiting
+	maxTake  int64            // the largest token reservation so far, for the token burst
+	credit   int64            // tokens: + left by calls that used less than estimated, - owed
+	lastTick time.Time        // see tickLocked
+}
+
+// row429 is the 429s that came in a row, with no success between (see storm.go).
+type row429 struct {
+	n     int
+	start time.Time // when the first of them came
+}
+
+// gate counts the calls in flight that awaitProbe admitted, at most cap of them while no pace is
+// known (slow start: 1, the probe, then one more for each success) and one during a storm. wake,
+// when set, is closed when one of them returns.
+type gate struct {
+	inFlight int
+	cap      int
+	wake     chan struct{}
+}
+
+// fleetState is what a Limiter holds of the budget it shares with other workers (see lease.go).
+type fleetState struct {
+	lease   leaseState
+	counted sendCount // sends not yet counted in the shared budget, while nothing is leased
+	kvDown  time.Time // the shared budget is skipped until then
 }
 
 // New returns a Limiter for cfg, after applying defaults and checking the result.
@@ -169,7 +192,7 @@ func New(cfg Config) (*Limiter, error) {
 	l := &Limiter{cfg: cfg}
 	for d := range l.params {
 		l.params[d] = paceParams{decrease: cfg.Decrease, recovery: cfg.Recovery, headroom: cfg.Headroom, floor: 1}
-		l.applied[d] = math.Inf(1)
+		l.buckets.applied[d] = math.Inf(1)
 	}
 	// A token pace is never cut below what one ordinary call needs per minute.
 	l.params[tokens].floor = float64(cfg.DefaultMaxTokens)
@@ -179,7 +202,7 @@ func New(cfg Config) (*Limiter, error) {
 		l.slots = make(chan struct{}, cfg.MaxConcurrent)
 	}
 	l.stats.Name = cfg.Name
-	l.gateCap = 1
+	l.gate.cap = 1
 	return l, nil
 }
 

@@ -4,7 +4,7 @@ import "context"
 
 // awaitProbe holds calls back while nothing is known of the provider's limits (none configured,
 // none learned, no cut yet) and during a storm, and reports whether this call is one of those
-// it lets through (counted in gated until it returns). The first call goes alone (the probe):
+// it lets through (counted in gate.inFlight until it returns). The first call goes alone (the probe):
 // its response usually announces the limits (x-ratelimit-limit-*), so the calls behind it are
 // paced from the start. Sent together before any response, they would be counted by no pace
 // and, with a shared budget, by no window, and many workers starting at once could overrun a
@@ -20,24 +20,24 @@ func (l *Limiter) awaitProbe(ctx context.Context, waited *bool) (bool, error) {
 		l.mu.Lock()
 		limit := 0 // no gate
 		switch {
-		case l.in429Row >= stormRow:
+		case l.row429.n >= stormRow:
 			limit = 1
 		case l.paceUnknownLocked():
-			limit = l.gateCap
+			limit = l.gate.cap
 		}
 		if limit == 0 {
 			l.mu.Unlock()
 			return false, nil
 		}
-		if l.gated < limit {
-			l.gated++
+		if l.gate.inFlight < limit {
+			l.gate.inFlight++
 			l.mu.Unlock()
 			return true, nil
 		}
-		if l.gateWake == nil {
-			l.gateWake = make(chan struct{})
+		if l.gate.wake == nil {
+			l.gate.wake = make(chan struct{})
 		}
-		wake := l.gateWake
+		wake := l.gate.wake
 		l.mu.Unlock()
 		*waited = true
 		select {
@@ -61,9 +61,9 @@ func (l *Limiter) paceUnknownLocked() bool {
 
 // ungateLocked ends a call awaitProbe let through and lets the calls it holds look again.
 func (l *Limiter) ungateLocked() {
-	l.gated--
-	if l.gateWake != nil {
-		close(l.gateWake)
-		l.gateWake = nil
+	l.gate.inFlight--
+	if l.gate.wake != nil {
+		close(l.gate.wake)
+		l.gate.wake = nil
 	}
 }

@@ -26,5 +26,5 @@ func (l *Limiter) weatheringStorm() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	unknown := l.pace[requests].ceiling() == 0 && l.pace[tokens].ceiling() == 0
-	return unknown && l.in429Row >= stormRow && now.Sub(l.rowStart) < stormPatience
+	return unknown && l.row429.n >= stormRow && now.Sub(l.row429.start) < stormPatience
 }
