@@ -9,8 +9,8 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline/cove2"
 )
 
-// searcherFor returns the job's searcher: in a re-verification (options.reverify), searches for
-// freshness-sensitive claims ask for fresh results (SearchQuery.NoCache), so that what the night
+// searcherFor returns the job's searcher: in a re-verification (options.reverify), a query whose
+// answer drifts with time asks for fresh results (SearchQuery.NoCache), so that what the night
 // re-checks is the world now, not a cached answer.
 func searcherFor(s pipeline.Searcher, o jobs.MessageOptions) pipeline.Searcher {
 	if s == nil || o.Reverify == nil || !*o.Reverify {
@@ -19,8 +19,9 @@ func searcherFor(s pipeline.Searcher, o jobs.MessageOptions) pipeline.Searcher {
 	return freshSearcher{s}
 }
 
-// freshSearcher sets NoCache on the queries whose answer drifts with time (pipeline's freshness
-// signal: latest, current, now, prices, rankings, ...).
+// freshSearcher sets NoCache on the queries whose answer drifts with time: those cove2's claim
+// signals read as freshness-sensitive (evidence.FreshnessWords: latest, current, now, prices,
+// rankings, ...), read from the query's own words.
 type freshSearcher struct{ pipeline.Searcher }
 
 func (s freshSearcher) Search(ctx context.Context, q pipeline.SearchQuery) (pipeline.SearchResponse, error) {
