@@ -166,7 +166,7 @@ func resolveBridge(v judgement, given []evidence.Retrieved) bridge {
 		return bridge{reason: fmt.Sprintf("its judge's answer %q is no name", pipeline.TruncateUTF8(value, 60))}
 	case a.Source < 1 || a.Source > len(given) || !slices.Contains(v.cited, a.Source-1):
 		return bridge{reason: fmt.Sprintf("its judge read the answer %q from [%d], which is not a source grounding its verdict", value, a.Source)}
-	case !evidence.PassageIn(a.Passage, evidence.SourceText(given[a.Source-1].SearchResult)):
+	case !evidence.PassageIn(a.Passage, evidence.SourceText(given[a.Source-1])):
 		return bridge{reason: fmt.Sprintf("the passage its judge gave for the answer %q is not in source [%d]", value, a.Source)}
 	case !strings.Contains(pipeline.FoldForMatch(a.Passage), pipeline.FoldForMatch(value)):
 		return bridge{reason: fmt.Sprintf("the answer %q is not in the passage its judge cited from source [%d]", value, a.Source)}
