@@ -16,7 +16,7 @@ type PageReader interface {
 	ReadPage(ctx context.Context, url string) Page
 }
 
-// Why a page was not read (Page.Failure). The words are stored in evidence_pages.failure.
+// Why a page was not read (Page.Failure). The words are stored in evidence.page_failure.
 const (
 	// PageAddressRefused: the URL's host is, or resolved to, a loopback, private, link-local,
 	// metadata, multicast or otherwise non-public address (checked at connect time, redirects

@@ -319,7 +319,7 @@ func searchCallRow(runID int64, c pipeline.SearchCall) row {
 
 // evidenceRow is the i-th evidence of a run; evidence without an id is numbered by its place.
 func evidenceRow(runID int64, i int, e pipeline.Evidence) row {
-	return row{
+	return append(row{
 		{"run_id", runID},
 		{"id", cmp.Or(e.ID, i+1)},
 		{"source_number", nullInt(e.SourceNumber)},
@@ -338,6 +338,34 @@ func evidenceRow(runID int64, i int, e pipeline.Evidence) row {
 		{"rank", nullInt(e.Rank)},
 		{"from_claim_position", nullInt(e.FromClaimPosition)},
 		{"not_independent_of_hop", nullInt(e.NotIndependentOfHop)},
+	}, pageColumns(e)...)
+}
+
+// pageColumns are the evidence columns of the attempt to read the source's page (migration
+// 00024), all NULL when none was made.
+func pageColumns(e pipeline.Evidence) row {
+	p := e.Page
+	if p == nil {
+		p = &pipeline.Page{}
+	}
+	var fetchedAt *time.Time
+	var cached *bool
+	if e.Page != nil {
+		fetchedAt, cached = &p.FetchedAt, &p.Cached
+		if p.FetchedAt.IsZero() {
+			fetchedAt = nil
+		}
+	}
+	return row{
+		{"page_fetched_at", fetchedAt},
+		{"page_cached", cached},
+		{"page_status", nullInt(p.Status)},
+		{"page_final_url", nullString(p.FinalURL)},
+		{"page_content_type", nullString(p.ContentType)},
+		{"page_text_sha256", nullString(p.TextSHA256)},
+		{"page_passages", jsonOrNil(e.Passages)},
+		{"page_failure", nullString(p.Failure)},
+		{"page_error", nullString(p.Error)},
 	}
 }
 
