@@ -339,4 +339,3 @@ func hostKey(u *url.URL) string {
 	}
 	return u.Scheme + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
-

@@ -73,7 +73,7 @@ func (m Multihop) Run(ctx context.Context, in pipeline.Input) (*pipeline.Result,
 	search := pipeline.NewSearchRecorder(m.Searcher)
 	run := &multihopRun{rec: rec, search: search, res: res, opts: in.Options.WithDefaults(),
 		calibration: evidence.Calibration{Authoritative: m.Authoritative}, pages: m.Pages,
-		verified:    in.Verified, reuseContext: evidence.ReuseContext(pipeline.MethodMultihop, in)}
+		verified: in.Verified, reuseContext: evidence.ReuseContext(pipeline.MethodMultihop, in)}
 	err := run.run(ctx, in)
 	res.Calls = rec.Trace()
 	res.Searches = search.Calls()
