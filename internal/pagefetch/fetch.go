@@ -209,6 +209,21 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 // ReadPage fetches rawURL and extracts its main text; see the package comment for the rules.
 // A page that cannot be read comes back with its Failure and Error set.
 func (f *Fetcher) ReadPage(ctx context.Context, rawURL string) pipeline.Page {
+	return f.read(ctx, rawURL, false)
+}
+
+// Fresh returns a reader over f that never answers from the page cache (but refreshes it): a
+// re-verification checks the world now, not a page read yesterday.
+func (f *Fetcher) Fresh() pipeline.PageReader { return freshReader{f} }
+
+type freshReader struct{ f *Fetcher }
+
+func (r freshReader) ReadPage(ctx context.Context, rawURL string) pipeline.Page {
+	return r.f.read(ctx, rawURL, true)
+}
+
+// read is ReadPage, with the cache skipped when fresh is set.
+func (f *Fetcher) read(ctx context.Context, rawURL string, fresh bool) pipeline.Page {
 	page := pipeline.Page{URL: rawURL}
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	switch {
@@ -220,7 +235,7 @@ func (f *Fetcher) ReadPage(ctx context.Context, rawURL string) pipeline.Page {
 	u.Fragment, u.RawFragment = "", ""
 	key := u.String()
 	now := f.cfg.Now()
-	if cached, ok := f.cache.get(key, now); ok {
+	if cached, ok := f.cache.get(key, now); ok && !fresh {
 		cached.URL, cached.Cached = rawURL, true
 		return cached
 	}

@@ -354,6 +354,22 @@ func TestReadPageCachesForTheFreshnessWindow(t *testing.T) {
 	}
 }
 
+func TestFreshSkipsTheCacheAndRefreshesIt(t *testing.T) {
+	t.Parallel()
+	var version atomic.Int64
+	s := newSite(t, "", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintf(w, "Version %d of the page.", version.Add(1))
+	})
+	f := newFetcher(t, Config{Policy: allowing(s.addr(t))})
+	first := f.ReadPage(context.Background(), s.URL+"/p")
+	fresh := f.Fresh().ReadPage(context.Background(), s.URL+"/p")
+	after := f.ReadPage(context.Background(), s.URL+"/p")
+	if first.Text != "Version 1 of the page." || fresh.Cached || fresh.Text != "Version 2 of the page." || !after.Cached || after.Text != fresh.Text {
+		t.Errorf("first %q, fresh %q (cached %v), then %q (cached %v)", first.Text, fresh.Text, fresh.Cached, after.Text, after.Cached)
+	}
+}
+
 func TestReadPageGoesThroughTheHostsLimiter(t *testing.T) {
 	t.Parallel()
 	s := newSite(t, "", func(w http.ResponseWriter, r *http.Request) {

@@ -220,7 +220,7 @@ func (e *Executor) handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 		log.Info("running another method than the job asked for", "ran", methodName, "reason", methodReason)
 		attrs = append(attrs, slog.String("ran", methodName))
 	}
-	method, err := e.cfg.NewMethod(methodName, methods.Deps{Model: e.cfg.Model, Searcher: searcherFor(e.cfg.Searcher, msg.Options), Pages: e.cfg.Pages})
+	method, err := e.cfg.NewMethod(methodName, methods.Deps{Model: e.cfg.Model, Searcher: searcherFor(e.cfg.Searcher, msg.Options), Pages: pagesFor(e.cfg.Pages, msg.Options)})
 	if err != nil {
 		return e.finish(ctx, log, sd, jobs.OutcomeRejected, fmt.Errorf("method %q is not available in this worker: %w", msg.Method, err), attrs)
 	}
