@@ -3,10 +3,13 @@ package store_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
 )
 
 // A source's page attempt is stored with its evidence: what was read (hash, time, status, final
@@ -65,5 +68,40 @@ func TestSaveRunStoresWhatEachPageRead(t *testing.T) {
 	read3 := read(3)
 	if read3.fetchedAt != nil || read3.cached != nil || read3.failure != nil || read3.passages != nil {
 		t.Errorf("evidence with no page attempt has page columns: %+v", read3)
+	}
+}
+
+// A reused claim's evidence says what its pages held when they were read: the page attempt and
+// passages come back with it.
+func TestClaimReuseKeepsThePageRead(t *testing.T) {
+	t.Parallel()
+	s := setup(t)
+	ctx := context.Background()
+	ctxKey := fmt.Sprintf("multihop/en/pages/%d", time.Now().UnixNano())
+	claim := "The Brennock Footbridge opened in 1937"
+	rec := reusableRecord(newJobID(t), claim, ctxKey, pipeline.VerdictSupported)
+	fetched := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	rec.Result.Evidence[0].Page = &pipeline.Page{URL: rec.Result.Evidence[0].URL, FinalURL: "https://a.example/x/", Status: 200,
+		ContentType: "text/html", FetchedAt: fetched, TextSHA256: strings.Repeat("ab", 32)}
+	rec.Result.Evidence[0].Passages = []pipeline.Passage{{Start: 10, End: 24, Text: "opened in 1937"}}
+	rec.Result.Evidence[1].Page = &pipeline.Page{URL: rec.Result.Evidence[1].URL, FetchedAt: fetched, Failure: pipeline.PageRobotsDisallowed, Error: "disallowed"}
+	if _, err := s.SaveRun(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	lookup := s.ClaimReuse(newJobID(t), time.Hour)
+	defer func() { _ = lookup.Release(ctx) }()
+	vc, err := lookup.Verified(ctx, pipeline.ClaimQuery{Text: claim, Key: evidence.ReuseKeyOf(claim), Context: ctxKey})
+	if err != nil || vc == nil || len(vc.Evidence) != 2 {
+		t.Fatalf("the stored claim: %+v, %v", vc, err)
+	}
+	read, refused := vc.Evidence[0], vc.Evidence[1]
+	if read.Page != nil && read.Page.FetchedAt.Equal(fetched) {
+		read.Page.FetchedAt = fetched // PostgreSQL gives it back in the session's time zone
+	}
+	if read.Page == nil || *read.Page != *rec.Result.Evidence[0].Page || len(read.Passages) != 1 || read.Passages[0] != rec.Result.Evidence[0].Passages[0] {
+		t.Errorf("the page read came back as %+v, %+v", read.Page, read.Passages)
+	}
+	if refused.Page == nil || refused.Page.Failure != pipeline.PageRobotsDisallowed || refused.Page.Error != "disallowed" || refused.Passages != nil {
+		t.Errorf("the refused page came back as %+v", refused.Page)
 	}
 }

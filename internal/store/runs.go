@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -341,6 +342,49 @@ func evidenceRow(runID int64, i int, e pipeline.Evidence) row {
 	}, pageColumns(e)...)
 }
 
+// pageColumnList are the page columns of evidence, as pageColumns writes them and storedPage
+// reads them (targets is in the same order).
+var pageColumnList = strings.Join(pageColumns(pipeline.Evidence{}).columns(), ", ")
+
+// storedPage is a page attempt as an evidence row holds it (pageColumns wrote it).
+type storedPage struct {
+	fetchedAt                                        *time.Time
+	cached                                           *bool
+	status                                           *int
+	finalURL, contentType, sha, failure, errorString *string
+	passages                                         []byte
+}
+
+// targets are the Scan destinations of pageColumnList.
+func (p *storedPage) targets() []any {
+	return []any{&p.fetchedAt, &p.cached, &p.status, &p.finalURL, &p.contentType, &p.sha, &p.passages, &p.failure, &p.errorString}
+}
+
+// page is the attempt back in pipeline's types; nil when the row records none.
+func (p *storedPage) page(url string) (*pipeline.Page, []pipeline.Passage, error) {
+	if p.fetchedAt == nil && p.failure == nil && p.sha == nil {
+		return nil, nil, nil
+	}
+	page := &pipeline.Page{URL: url, FinalURL: stringOf(p.finalURL), ContentType: stringOf(p.contentType), TextSHA256: stringOf(p.sha),
+		Failure: stringOf(p.failure), Error: stringOf(p.errorString)}
+	if p.fetchedAt != nil {
+		page.FetchedAt = *p.fetchedAt
+	}
+	if p.cached != nil {
+		page.Cached = *p.cached
+	}
+	if p.status != nil {
+		page.Status = *p.status
+	}
+	var passages []pipeline.Passage
+	if len(p.passages) > 0 {
+		if err := json.Unmarshal(p.passages, &passages); err != nil {
+			return nil, nil, fmt.Errorf("the page passages of %s: %w", url, err)
+		}
+	}
+	return page, passages, nil
+}
+
 // pageColumns are the evidence columns of the attempt to read the source's page (migration
 // 00024), all NULL when none was made.
 func pageColumns(e pipeline.Evidence) row {
@@ -583,6 +627,14 @@ func intsOrEmpty(v []int) []int32 {
 		out[i] = int32(n)
 	}
 	return out
+}
+
+// stringOf is nullString's inverse: a NULL text column read back as "".
+func stringOf(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 func nullString(s string) *string {
