@@ -12,6 +12,7 @@ import (
 
 	readability "codeberg.org/readeck/go-readability/v2"
 	"github.com/ledongthuc/pdf"
+	"golang.org/x/net/html/charset"
 )
 
 // errUnsupportedType: the body is of a type whose text is not extracted.
@@ -27,10 +28,13 @@ func extractText(body []byte, contentType string, pageURL *url.URL) (text, media
 	}
 	switch mediaType {
 	case "text/html", "application/xhtml+xml":
-		text, err = htmlText(body, pageURL)
+		if body, err = toUTF8(body, contentType); err == nil {
+			text, err = htmlText(body, pageURL)
+		}
 	case "application/pdf":
 		text, err = pdfText(body)
 	case "text/plain":
+		body, err = toUTF8(body, contentType)
 		text = string(body)
 	default:
 		return "", mediaType, fmt.Errorf("%w %q: only HTML, PDF and plain text are read", errUnsupportedType, mediaType)
@@ -43,6 +47,21 @@ func extractText(body []byte, contentType string, pageURL *url.URL) (text, media
 		return "", mediaType, errors.New("no text in the page")
 	}
 	return text, mediaType, nil
+}
+
+// toUTF8 decodes body from the charset its Content-Type or (for HTML) its <meta> declares, or
+// that its bytes suggest, so that a Latin-1 page's "é" is read as "é", not as a replacement
+// character.
+func toUTF8(body []byte, contentType string) ([]byte, error) {
+	r, err := charset.NewReader(bytes.NewReader(body), contentType)
+	if err != nil {
+		return nil, fmt.Errorf("decoding the text: %w", err)
+	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("decoding the text: %w", err)
+	}
+	return out, nil
 }
 
 func htmlText(body []byte, pageURL *url.URL) (string, error) {

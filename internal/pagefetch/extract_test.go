@@ -58,3 +58,18 @@ func TestTidyTextKeepsParagraphs(t *testing.T) {
 		t.Errorf("tidyText = %q, want %q", got, want)
 	}
 }
+
+func TestExtractTextDecodesTheDeclaredCharset(t *testing.T) {
+	t.Parallel()
+	latin1 := []byte("Le pont a \xe9t\xe9 achev\xe9 en 1937.")
+	text, _, err := extractText(latin1, "text/plain; charset=iso-8859-1", nil)
+	if err != nil || text != "Le pont a été achevé en 1937." {
+		t.Errorf("a Latin-1 page read as %q (%v)", text, err)
+	}
+	page := []byte("<html><head><meta charset=\"windows-1252\"><title>Pont</title></head><body><article><p>" +
+		strings.Repeat("Le pont a \xe9t\xe9 achev\xe9 en 1937 apr\xe8s quatre ann\xe9es de travaux. ", 5) + "</p></article></body></html>")
+	text, _, err = extractText(page, "text/html", nil)
+	if err != nil || !strings.Contains(text, "achevé en 1937 après quatre années") {
+		t.Errorf("a windows-1252 HTML page read as %q (%v)", text, err)
+	}
+}

@@ -311,8 +311,8 @@ type Evidence struct {
 	// with that hop. 0 otherwise.
 	NotIndependentOfHop int
 	// Page is the attempt to read the source's page (its text's hash, fetch time, status, final
-	// URL, or why it was refused), nil when none was made; Passages are the parts of its text the
-	// judge was given, with their byte offsets in that text.
+	// URL, or why it was refused; not the text itself), nil when none was made; Passages are the
+	// parts of its text the judge was given, with their byte offsets in that text.
 	Page     *Page
 	Passages []Passage
 }

@@ -36,8 +36,8 @@ type PageReading struct {
 
 // Read reads, concurrently, the pages of the first PerHop of kept and gives each read page its
 // passages that best match claim (MatchingPassages). Every attempt is kept on its result
-// (Retrieved.Page), read or refused, so that the run stores what it tried; a page that could not
-// be read leaves the result with its snippet alone.
+// (Retrieved.Page, without its text), read or refused, so that the run stores what it tried; a
+// page that could not be read leaves the result with its snippet alone.
 func (p PageReading) Read(ctx context.Context, kept []Retrieved, claim string) {
 	if p.Reader == nil || len(kept) == 0 {
 		return
@@ -50,10 +50,13 @@ func (p PageReading) Read(ctx context.Context, kept []Retrieved, claim string) {
 		}
 		wg.Go(func() {
 			page := p.Reader.ReadPage(ctx, kept[i].URL)
-			kept[i].Page = &page
 			if page.Read() {
 				kept[i].Passages = MatchingPassages(page.Text, claim, PassagesPerPage)
 			}
+			// The whole text is not kept with the run (its hash says which text it was): a
+			// job reading dozens of pages would otherwise hold them all until it is stored.
+			page.Text = ""
+			kept[i].Page = &page
 		})
 	}
 	wg.Wait()

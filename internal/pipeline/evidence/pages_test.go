@@ -79,6 +79,9 @@ func TestPageReadingReadsTheTopKAndFencesThePassages(t *testing.T) {
 	if n := pages.n.Load(); n != 2 || kept[2].Page != nil || kept[0].Page == nil || len(kept[1].Passages) != 1 {
 		t.Fatalf("read %d pages; want the top 2: %+v", n, kept)
 	}
+	if kept[0].Page.Text != "" || kept[0].Page.Status != 200 {
+		t.Errorf("the page attempt keeps its record but not its whole text: %+v", kept[0].Page)
+	}
 	rendered := RenderEvidence(kept)
 	if !strings.Contains(rendered, pageMarker) || !strings.Contains(rendered, "&lt;b&gt;for the fair&lt;/b&gt;") {
 		t.Errorf("the passages are not rendered, fenced and escaped:\n%s", rendered)
