@@ -13,6 +13,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/envflag"
 	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 	"github.com/corroborate/corroborate/internal/retry"
 	"github.com/corroborate/corroborate/internal/store"
 )
@@ -133,7 +134,7 @@ func runRetry(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if cfg.DryRun {
 		for _, j := range todo {
 			fmt.Fprintf(stdout, "would queue job %s  as %s  method %s  (%s: %s)\n",
-				j.Candidate.JobID, j.ID, j.Message.Message.Method, j.Candidate.Status, oneLine(j.Candidate.Reason, 120))
+				j.Candidate.JobID, j.ID, j.Message.Message.Method, j.Candidate.Status, text.OneLineCut(j.Candidate.Reason, 120))
 		}
 		fmt.Fprintf(stdout, "dry run: %d would be queued, %d skipped; nothing was published\n", len(todo), len(skipped))
 		return exitOK

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 	"github.com/corroborate/corroborate/internal/progress"
 	"github.com/corroborate/corroborate/internal/store"
 )
@@ -152,7 +152,7 @@ func (h *holdNotice) say(now time.Time, held int, why string) {
 	case held == 0:
 	case why != h.why || now.Sub(h.said) >= heldRepeat:
 		fmt.Fprintf(h.w, "enqueue: %d of %d jobs are held by the workers, waiting for a service, not failed: %s. They run again when it is back and spend no attempt on it; still waiting (--wait-timeout to bound it; the jobs stay queued when you stop)\n",
-			held, h.jobs, oneLine(why, 400))
+			held, h.jobs, text.OneLineCut(why, 400))
 		h.why, h.said = why, now
 	}
 }
@@ -177,7 +177,7 @@ func printResults(w io.Writer, published []publishedJob, results map[string]stor
 		if r.Checked != nil {
 			checks = fmt.Sprint(*r.Checked)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Source, r.Status, deref(r.Method), checks, oneLine(result, 100))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Source, r.Status, deref(r.Method), checks, text.OneLineCut(result, 100))
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "%d done, %d rejected, %d failed, %d dead\n", counts[jobs.OutcomeDone], counts[jobs.OutcomeRejected], counts[jobs.OutcomeFailed], counts[jobs.OutcomeDead])
@@ -189,14 +189,6 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 // workerWatch tells whether any worker is consuming the stream, from what the server knows of

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -93,12 +94,7 @@ func eachFactcheckSentence(r io.Reader, path string, fn func(line int, key strin
 		if err := json.Unmarshal(raw, &rec); err != nil {
 			return fmt.Errorf("%s:%d: not a factcheck-bench record: %w", path, line, err)
 		}
-		keys := make([]string, 0, len(rec.Sentences))
-		for k := range rec.Sentences {
-			keys = append(keys, k)
-		}
-		slices.SortFunc(keys, func(a, b string) int { return sentenceNumber(a) - sentenceNumber(b) })
-		for _, k := range keys {
+		for _, k := range sortedSentenceKeys(rec.Sentences) {
 			if err := fn(line, k, rec.Sentences[k]); err != nil {
 				return err
 			}
@@ -154,6 +150,13 @@ func readFactcheckBench(path string, n int) ([]goldStatement, error) {
 		return nil, fmt.Errorf("%s holds no sentence with a factual gold claim (is it empty, or the wrong file?): %s", path, factcheckBenchHint)
 	}
 	return out, nil
+}
+
+// sortedSentenceKeys returns a record's sentence keys in sentence order.
+func sortedSentenceKeys(sentences map[string]factcheckSentence) []string {
+	keys := slices.Collect(maps.Keys(sentences))
+	slices.SortFunc(keys, func(a, b string) int { return sentenceNumber(a) - sentenceNumber(b) })
+	return keys
 }
 
 // sentenceNumber is N of "sentenceN", for sorting sentence keys in order.

@@ -28,15 +28,16 @@ type honestSet struct {
 
 // runHonest measures the false positives of the integrity rules on honest text (issue 22): the
 // query sanitizer over every claim of FEVEROUS-S, factcheck-bench and EX-FEVER used as a query,
-// and the citation parsers over every evidence URL of those sets written in the reply formats
-// the prompts ask for. It needs no model and no database.
+// the citation parsers over every evidence URL of those sets written in the reply formats the
+// prompts ask for, and the plan validator's claim rules over plans built from factcheck-bench's
+// gold claims. It needs no model and no database.
 func runHonest(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("evaluate honest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("datasets", os.Getenv(searcheval.DatasetsEnv), "the folder of the data sets (feverous-s/, factcheck-bench/, ex-fever/); env "+searcheval.DatasetsEnv)
 	every := fs.Int("every", 1, "measure every Nth claim and URL of each set (1: all; a quick run, e.g. under the race detector)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: evaluate honest [--datasets DIR]\n\nRuns the query sanitizer and the citation parsers over the honest text of the data sets\nand lists every query they change and every URL they break.\n\n")
+		fmt.Fprint(stderr, "Usage: evaluate honest [--datasets DIR]\n\nRuns the query sanitizer, the citation parsers and the plan rules over the honest text of\nthe data sets and lists every query they change, every URL they break and every plan they refuse.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -65,8 +66,14 @@ func runHonest(args []string, stdout, stderr io.Writer) int {
 	if *every > 1 {
 		fmt.Fprintf(stdout, "(every %dth claim and URL only)\n", *every)
 	}
+	plans, err := readGoldPlans(*dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "evaluate honest: %v\n", err)
+		return exitInvalid
+	}
 	reportSanitizer(stdout, sets)
 	reportCitations(stdout, sets)
+	reportPlanRules(stdout, plans)
 	return exitOK
 }
 

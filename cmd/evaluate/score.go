@@ -9,8 +9,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/multihop"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // ratio is a count over a total: "3/7 = 0.429".
@@ -123,13 +123,6 @@ type claimFacts struct {
 	words    map[string]bool
 }
 
-// negations are English words that turn a claim into its opposite.
-var negations = pipeline.WordSet("not no never none nobody nothing neither nor cannot without n't isn't wasn't aren't weren't doesn't didn't don't hasn't haven't hadn't won't")
-
-// numberWords read English number words as the digits a claim may use instead.
-var numberWords = map[string]string{"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
-	"eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "twenty": "20", "hundred": "100", "thousand": "1000", "million": "1000000"}
-
 var factWord = regexp.MustCompile(`\d+(?:[.,]\d+)*|[\p{L}\p{N}]+(?:'[\p{L}]+)?`)
 
 func factsOf(s, language string) claimFacts {
@@ -146,14 +139,15 @@ func factsOf(s, language string) claimFacts {
 		base, _, _ := strings.Cut(lower, "'") // "Obama's" is Obama
 		f.words[base] = true
 		r, _ := utf8.DecodeRuneInString(w)
+		digits, isNumberWord := text.NumberWord(lower)
 		switch {
 		case unicode.IsDigit(r):
 			f.numbers[strings.ReplaceAll(w, ",", "")] = true
 			flush()
-		case numberWords[lower] != "":
-			f.numbers[numberWords[lower]] = true
+		case isNumberWord:
+			f.numbers[digits] = true
 			flush()
-		case negations[lower] || strings.HasSuffix(lower, "n't"):
+		case text.IsNegation(lower):
 			f.negated = !f.negated
 			flush()
 		case unicode.IsUpper(r) && len(multihop.ContentTokens(base, language)) > 0:

@@ -213,6 +213,11 @@ func TestMatchClaimsExactParts(t *testing.T) {
 		{"a shortened name recalls", "Barack Obama's mother was from Kansas.", "Obama's mother came from Kansas", 0.6, true},
 		{"a sentence-initial common word recalls", "Four rooms and a patio were added in 1840.", "In 1840 four rooms and a patio were added", 1, true},
 		{"number words read as numbers", "The band released two albums in 1999.", "The band released 2 albums in 1999", 4.0 / 6, true},
+		// The scorer's own list lacked the teens and the tens (issue 25): "fifteen" was no number.
+		{"a teen as a word", "The band released 15 albums by 1999.", "The band released fifteen albums by 1999", 4.0 / 6, true},
+		{"a tens word as a word", "The tower is 30 storeys tall.", "The tower is thirty storeys tall", 3.0 / 5, true},
+		{"a teen against another number", "The band released 15 albums by 1999.", "The band released sixteen albums by 1999", 4.0 / 6, false},
+		{"a contraction negates", "The bridge was closed in 1989.", "The bridge wasn't closed in 1989", 3.0 / 4, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -7,12 +7,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"syscall"
 
 	"github.com/openai/openai-go/v3"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // Outage reasons: how an endpoint can fail every job alike, whatever the job. OutageReason
@@ -124,7 +124,7 @@ func (c *Client) Probe(ctx context.Context) error {
 	if pe := c.probeError(ctx, err, true); pe != nil {
 		return pe
 	}
-	return &ProbeError{Err: err, msg: oneLine(fmt.Sprintf("model %q at %s: the probe failed: %v", c.model, c.baseURL, err))}
+	return &ProbeError{Err: err, msg: text.OneLine(fmt.Sprintf("model %q at %s: the probe failed: %v", c.model, c.baseURL, err))}
 }
 
 // Answers asks the model the known-good request (ProbePrompt, one token) and returns nil when the
@@ -189,9 +189,8 @@ func (c *Client) probeError(ctx context.Context, err error, final bool) *ProbeEr
 	default:
 		return nil
 	}
-	pe.msg = oneLine(pe.msg)
+	pe.msg = text.OneLine(pe.msg)
 	return pe
 }
 
 // oneLine collapses every run of white space, newlines included, into one space.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

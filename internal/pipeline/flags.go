@@ -87,4 +87,9 @@ const (
 	// FlagRevisedResponseRefused: the reviewer's revised text dropped most of the draft; it was
 	// refused, and the draft with the accepted corrections kept.
 	FlagRevisedResponseRefused = "revised_response_refused"
+	// FlagReviewNotGrounded: cove2's reviewer confirmed or corrected a claim whose own
+	// verification does not allow it, and the other claims' results it cited (settled_by) are
+	// not grounded, do not exist, or are none: the status was capped at uncertain. The claim
+	// carries it too (claims.query_flags).
+	FlagReviewNotGrounded = "review_not_grounded"
 )

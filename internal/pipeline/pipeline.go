@@ -369,6 +369,9 @@ type ModelCall struct {
 var (
 	// ErrEmptyReply: the model returned no text where the step needs some.
 	ErrEmptyReply = errors.New("the model returned an empty reply")
+	// ErrNoSearcher: an open-book method (cove2, multihop) was built without a Searcher; it
+	// cannot run without one. The method wraps it with its name.
+	ErrNoSearcher = errors.New("needs a search provider (a Searcher): configure one")
 )
 
 // StepError wraps err with the step that failed.

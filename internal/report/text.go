@@ -8,8 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
 
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 	"github.com/corroborate/corroborate/internal/store"
 )
 
@@ -32,7 +32,7 @@ func WriteSummary(w io.Writer, f store.ReportFilter, sum store.Summary) {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  METHOD\tSTATEMENTS\tDONE\tFAILED")
 		for _, m := range sum.ByMethod {
-			fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\n", oneLine(m.Method), m.Statements, m.Done, m.Failed)
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\n", text.OneLine(m.Method), m.Statements, m.Done, m.Failed)
 		}
 		tw.Flush()
 	}
@@ -82,7 +82,7 @@ func WriteSummary(w io.Writer, f store.ReportFilter, sum store.Summary) {
 		} else {
 			unpriced = append(unpriced, u.Model)
 		}
-		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%d\t%d\t%s\n", oneLine(u.Model), u.Runs, u.ModelCalls, u.PromptTokens, u.CompletionTokens, u.Searches, cost)
+		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%d\t%d\t%s\n", text.OneLine(u.Model), u.Runs, u.ModelCalls, u.PromptTokens, u.CompletionTokens, u.Searches, cost)
 	}
 	tw.Flush()
 	var totals []string
@@ -112,14 +112,14 @@ func WriteChanges(w io.Writer, since time.Time, changes []store.VerdictChange) {
 			kind = "re-verification"
 		}
 		fmt.Fprintf(w, "\n%s  %s -> %s  (%s, run %d -> %d)\n", FormatTime(c.ChangedAt), c.OldVerdict, c.NewVerdict, kind, c.OldRunID, c.NewRunID)
-		fmt.Fprintf(w, "  statement %d%s\n", c.StatementID, optional(" (", oneLine(c.ExternalID), ")"))
-		fmt.Fprintf(w, "  claim:    %s\n", oneLine(c.ClaimText))
-		fmt.Fprintf(w, "  why now:  %s\n", oneLine(cmp.Or(c.NewReason, cmp.Or(c.NewCheckA, "(no reason recorded)"))))
+		fmt.Fprintf(w, "  statement %d%s\n", c.StatementID, optional(" (", text.OneLine(c.ExternalID), ")"))
+		fmt.Fprintf(w, "  claim:    %s\n", text.OneLine(c.ClaimText))
+		fmt.Fprintf(w, "  why now:  %s\n", text.OneLine(cmp.Or(c.NewReason, cmp.Or(c.NewCheckA, "(no reason recorded)"))))
 		if c.OldReason != "" {
-			fmt.Fprintf(w, "  before:   %s (%s)\n", oneLine(c.OldReason), FormatTime(c.OldFinishedAt))
+			fmt.Fprintf(w, "  before:   %s (%s)\n", text.OneLine(c.OldReason), FormatTime(c.OldFinishedAt))
 		}
 		if len(c.NewCitationURLs) > 0 {
-			fmt.Fprintf(w, "  sources:  %s\n", oneLine(strings.Join(c.NewCitationURLs, " ")))
+			fmt.Fprintf(w, "  sources:  %s\n", text.OneLine(strings.Join(c.NewCitationURLs, " ")))
 		}
 	}
 }
@@ -129,16 +129,4 @@ func optional(before, s, after string) string {
 		return ""
 	}
 	return before + s + after
-}
-
-// oneLine puts stored text on one line for a terminal. Control characters become spaces: a
-// model's reply could carry escape sequences that a terminal would obey.
-func oneLine(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 	"github.com/corroborate/corroborate/internal/store"
 )
 
@@ -33,7 +34,7 @@ func TestFlattenMakesOneCellPerField(t *testing.T) {
 // sequences that clear the screen or retitle the window.
 func TestOneLineDropsControlCharacters(t *testing.T) {
 	t.Parallel()
-	if got := oneLine("refuted\x1b]0;owned\x07 by\n\tthe \x1b[2Jarchive\u0085"); got != "refuted ]0;owned by the [2Jarchive" {
+	if got := text.OneLine("refuted\x1b]0;owned\x07 by\n\tthe \x1b[2Jarchive\u0085"); got != "refuted ]0;owned by the [2Jarchive" {
 		t.Fatalf("oneLine: %q", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // Brave Search API settings.
@@ -181,8 +182,8 @@ func braveQuery(text string, excludeDomains []string) string {
 }
 
 // braveQueryText cuts text to maxWords words and the characters the API takes.
-func braveQueryText(text string, maxWords int) string {
-	words := strings.Fields(text)
+func braveQueryText(query string, maxWords int) string {
+	words := strings.Fields(query)
 	if len(words) > maxWords {
 		words = words[:maxWords]
 	}
@@ -192,20 +193,9 @@ func braveQueryText(text string, maxWords int) string {
 		out = strings.Join(words, " ")
 	}
 	if len(out) > braveMaxQuery {
-		out = truncateBytes(out, braveMaxQuery)
+		out = text.Truncate(out, braveMaxQuery)
 	}
 	return out
-}
-
-// truncateBytes cuts s to at most n bytes at a character boundary.
-func truncateBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }
 
 // braveLanguage is Brave's search_lang for an ISO 639-1 code, "" for none it knows.

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
@@ -67,14 +68,19 @@ func ClaimSignals(text string) []string {
 // does not count, or an academic "et al.". A single capitalised word ("Paris") is not enough: the
 // specification's named references are papers, people, URLs and packages, not every place.
 func hasName(text string) bool {
-	if etAl.MatchString(text) {
-		return true
-	}
+	return etAl.MatchString(text) || len(namesIn(text)) > 0
+}
+
+// namesIn returns the names of text as hasName reads them: each run of capitalised words, as
+// its words.
+func namesIn(text string) [][]string {
 	starts := map[int]bool{}
 	for _, m := range sentenceStart.FindAllStringSubmatchIndex(text, -1) {
 		starts[m[2]] = true
 	}
 	words := capitalWord.FindAllStringIndex(text, -1)
+	var out [][]string
+	last := -1 // the index in words of the last word of the last name
 	for i := 0; i+1 < len(words); i++ {
 		w, next := words[i], words[i+1]
 		word := text[w[0]:w[1]]
@@ -84,11 +90,17 @@ func hasName(text string) bool {
 		if starts[w[0]] && evidence.SentenceStarters[strings.ToLower(word)] {
 			continue
 		}
-		if strings.TrimSpace(text[w[1]:next[0]]) == "" {
-			return true
+		if strings.TrimSpace(text[w[1]:next[0]]) != "" {
+			continue
 		}
+		if last == i {
+			out[len(out)-1] = append(out[len(out)-1], text[next[0]:next[1]])
+		} else {
+			out = append(out, []string{word, text[next[0]:next[1]]})
+		}
+		last = i + 1
 	}
-	return false
+	return out
 }
 
 var etAl = regexp.MustCompile(`\bet\s+al\.`)
@@ -101,15 +113,56 @@ var calendarWords = evidence.TermSet("january february march april may june july
 // claimTier decides a claim's tier: the model's tier is advice that the code's signals can
 // only raise. A claim the model called deep stays deep; a shallow (or untiered) claim with any
 // deep signal in its text becomes deep. It returns the tier and, for a raised one, the signals
-// that raised it.
-func claimTier(modelTier, text string) (tier string, raisedBy []string) {
+// that raised it. others are the texts of the plan's other claims.
+//
+// One signal gives way (issue 22, case 6). Spec 000 makes named references deep ("papers,
+// people, URLs, packages: frequently fabricated") and logic/causal relationships shallow; a
+// claim the model tiered shallow that reasons ("therefore", "because", "the same", "than")
+// about someone the plan's other claims name is both. The logic rule wins there: the name's
+// risk, that it is made up, is checked where the name is stated as a fact, by the other claims
+// that hold it, and searching the reasoning would verify the person again, not the reasoning.
+// A shallow claim has no verification query either, so raising it only turned sound reasoning
+// into "unverified". A name no other claim holds is a reference only the reasoning makes, and
+// still raises it; so does every other signal (a number or a date in reasoning is a fact of
+// its own), and a claim with no logic word is a fact however the model tiered it.
+func claimTier(modelTier, text string, others []string) (tier string, raisedBy []string) {
 	if modelTier == pipeline.TierDeep {
 		return pipeline.TierDeep, nil
 	}
-	if signals := ClaimSignals(text); len(signals) > 0 {
+	signals := ClaimSignals(text)
+	if modelTier == pipeline.TierShallow && logicWords.MatchString(text) && namedElsewhere(text, others) {
+		signals = slices.DeleteFunc(signals, func(s string) bool { return s == SignalNamedReference })
+	}
+	if len(signals) > 0 {
 		return pipeline.TierDeep, signals
 	}
 	return pipeline.TierShallow, nil
+}
+
+// logicWords mark a claim that states a logic or causal relationship, or a comparison between
+// facts (spec 000's shallow class).
+var logicWords = regexp.MustCompile(`(?i)\b(?:therefore|thus|hence|so|because|since|consequently|accordingly|as a result|which means|this means|implies|implied|follows that|led to|leads to|caused|causes|due to|in turn|same|different|differ|both|neither|unlike|than)\b`)
+
+// namedElsewhere reports whether text names anyone (namesIn), without an "et al." citation, and
+// every word of each of its names is a word of one of the other claims (but a logic word that
+// opens the sentence before the name: "Therefore Marie Curie").
+func namedElsewhere(text string, others []string) bool {
+	names := namesIn(text)
+	if len(names) == 0 || etAl.MatchString(text) {
+		return false
+	}
+	for _, name := range names {
+		held := slices.ContainsFunc(others, func(o string) bool {
+			words := strings.FieldsFunc(o, func(r rune) bool {
+				return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’' && r != '-'
+			})
+			return !slices.ContainsFunc(name, func(w string) bool { return !slices.Contains(words, w) && logicWords.FindString(w) != w })
+		})
+		if !held {
+			return false
+		}
+	}
+	return true
 }
 
 // riskWeights rank the signals for the claim cap: irreversible errors first, then the

@@ -51,9 +51,36 @@ func TestClaimTier(t *testing.T) {
 		{pipeline.TierShallow, "Ibuprofen is a safe medication for children.", pipeline.TierDeep, true},
 		{"", "Gustave Eiffel designed it.", pipeline.TierDeep, true},
 	} {
-		tier, raisedBy := claimTier(c.model, c.text)
+		tier, raisedBy := claimTier(c.model, c.text, nil)
 		if tier != c.want || (raisedBy != nil) != c.raised {
 			t.Errorf("claimTier(%q, %q) = %s %v", c.model, c.text, tier, raisedBy)
+		}
+	}
+}
+
+// Issue 22, case 6: a shallow logic claim that names a person was forced deep by "signals
+// (named_reference)", against spec 000's "use shallow for logic/causal relationships". A
+// logic claim stays shallow when the names it holds are named by the plan's other claims (the
+// facts that are verified); a name only the logic claim holds, any other signal, or a claim
+// with no logic in it is still raised.
+func TestClaimTierLogicNamingAPerson(t *testing.T) {
+	t.Parallel()
+	facts := []string{"Marie Curie discovered polonium.", "Polonium is a radioactive element."}
+	for _, c := range []struct {
+		model, text string
+		want        string
+		raisedBy    []string
+	}{
+		{pipeline.TierShallow, "Therefore Marie Curie discovered a radioactive element.", pipeline.TierShallow, nil},
+		{pipeline.TierShallow, "Marie Curie discovered a radioactive element because polonium is radioactive.", pipeline.TierShallow, nil},
+		{pipeline.TierShallow, "Therefore Pierre Curie discovered a radioactive element.", pipeline.TierDeep, []string{SignalNamedReference}},
+		{pipeline.TierShallow, "Marie Curie discovered a radioactive element.", pipeline.TierDeep, []string{SignalNamedReference}},
+		{pipeline.TierShallow, "Therefore Marie Curie discovered a radioactive element in 1898.", pipeline.TierDeep, []string{SignalNumber, SignalDate}},
+		{"", "Therefore Marie Curie discovered a radioactive element.", pipeline.TierDeep, []string{SignalNamedReference}},
+	} {
+		tier, raisedBy := claimTier(c.model, c.text, facts)
+		if tier != c.want || !slices.Equal(raisedBy, c.raisedBy) {
+			t.Errorf("claimTier(%q, %q) = %s %v, want %s %v", c.model, c.text, tier, raisedBy, c.want, c.raisedBy)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,8 +21,6 @@ var (
 	// ErrNoDraft: a cove2 job carries no text. CoVe 2.0 verifies a draft; it does not write one.
 	// It is a RejectedError (bad input, never retried); Run returns it wrapped by Permanent.
 	ErrNoDraft = pipeline.Rejected("text", `is empty, and cove2 verifies a draft: send the statement to check in "text"`)
-	// ErrNoSearcher: cove2 was built without a Searcher; it is open-book and cannot run without one.
-	ErrNoSearcher = errors.New("cove2 needs a search provider (a Searcher): configure one")
 )
 
 // Cove2 is Agentic Chain-of-Verification, CoVe 2.0 (spec 000), on a job's text as the draft:
@@ -40,7 +39,8 @@ var (
 //  3. Finalize: one call sees the draft, the claims and the verification results, all fenced as
 //     untrusted data, and returns per claim confirmed, corrected or uncertain, with the revised
 //     response. The rules are then enforced in code: a correction needs a High- or
-//     Medium-confidence verification (else the claim is kept, caveated and Uncertain); a shallow
+//     Medium-confidence verification (else the claim is kept, caveated and Uncertain), its own or,
+//     when its own is weak, other claims' grounded results that the review cites (settle.go); a shallow
 //     claim is never corrected, and its closed-book "confirmed" is never stored as supported; a
 //     correction that adds a fact neither the draft nor its evidence holds is refused; the
 //     revised response changes the draft only by the accepted corrections (revise.go); a
@@ -75,7 +75,7 @@ func (c Cove2) Run(ctx context.Context, in pipeline.Input) (*pipeline.Result, er
 		return res, pipeline.Permanent(errors.New("cove2 needs a model"))
 	}
 	if c.Searcher == nil {
-		return res, pipeline.Permanent(ErrNoSearcher)
+		return res, pipeline.Permanent(fmt.Errorf("cove2 %w", pipeline.ErrNoSearcher))
 	}
 	rec := pipeline.NewRecorder(c.Model)
 	search := pipeline.NewSearchRecorder(c.Searcher)
@@ -109,6 +109,9 @@ type cove2Run struct {
 	// verified are the verifications by claim position.
 	verified map[int]Verification
 	book     evidence.SourceBook
+	// settledFrom are, by claim position, the claims whose results settled it in the last
+	// review (settle.go).
+	settledFrom map[int][]int
 }
 
 func (r *cove2Run) run(ctx context.Context) error {
@@ -181,6 +184,7 @@ func (r *cove2Run) run(ctx context.Context) error {
 		}
 	}
 
+	r.addSettledEvidence(claims)
 	r.res.Claims = claims
 	r.res.Checks = r.checks()
 	r.res.RevisedText = revised
@@ -230,9 +234,13 @@ func replyTokens(draft string) int { return min(32768, 2048+len(draft)/2) }
 // unverified with the reason and is not searched.
 func (r *cove2Run) planClaims(plan Plan) []pipeline.Claim {
 	claims := make([]pipeline.Claim, 0, len(plan.Claims))
+	texts := make([]string, len(plan.Claims))
 	for i, pc := range plan.Claims {
-		c := pipeline.Claim{Position: i + 1, Text: strings.TrimSpace(pc.Text)}
-		tier, raisedBy := claimTier(pc.Tier, c.Text)
+		texts[i] = strings.TrimSpace(pc.Text)
+	}
+	for i, pc := range plan.Claims {
+		c := pipeline.Claim{Position: i + 1, Text: texts[i]}
+		tier, raisedBy := claimTier(pc.Tier, c.Text, slices.Delete(slices.Clone(texts), i, i+1))
 		c.Tier = tier
 		if raisedBy != nil {
 			c.QueryFlags = append(c.QueryFlags, "tier_raised_by:"+strings.Join(raisedBy, ","))
@@ -438,8 +446,15 @@ func (r *cove2Run) finalize(ctx context.Context) ([]pipeline.Claim, string, erro
 func (r *cove2Run) finalizePrompt() (string, error) {
 	var claims, results []string
 	for _, c := range r.planned {
-		claims = append(claims, pipeline.InlineFence("claim", c.Text,
-			"id", strconv.Itoa(c.Position), "tier", c.Tier, "allowed", strings.Join(r.allowedStatuses(c), "|")))
+		attrs := []string{"id", strconv.Itoa(c.Position), "tier", c.Tier, "allowed", strings.Join(r.allowedStatuses(c), "|")}
+		if from := r.settlers(c); len(from) > 0 {
+			ids := make([]string, len(from))
+			for i, p := range from {
+				ids[i] = strconv.Itoa(p)
+			}
+			attrs = append(attrs, "settle_from", strings.Join(ids, " "))
+		}
+		claims = append(claims, pipeline.InlineFence("claim", c.Text, attrs...))
 		if c.Tier != pipeline.TierDeep {
 			continue
 		}
@@ -498,6 +513,7 @@ func (r *cove2Run) applyReview(review Review) ([]pipeline.Claim, string) {
 	}
 	claims := make([]pipeline.Claim, len(r.planned))
 	copy(claims, r.planned)
+	r.settledFrom = map[int][]int{}
 	var refused []refusedCorrection
 	for i := range claims {
 		c := &claims[i]
@@ -525,6 +541,17 @@ func (r *cove2Run) applyReview(review Review) ([]pipeline.Claim, string) {
 		}
 		v := r.verified[c.Position]
 		c.Confidence = v.Confidence
+		if reviewed && (d.Status == ReviewConfirmed || d.Status == ReviewCorrected) && r.settleable(*c) {
+			// Its own result does not allow the status: only other claims' results can (settle.go).
+			s := r.settle(*c, d)
+			if s.refused == "" {
+				r.applySettled(c, d, s, v, caveat, &refused)
+				continue
+			}
+			if len(d.SettledBy) > 0 || !v.Grounded() {
+				r.notGrounded(c, d.Status, s.refused)
+			}
+		}
 		if !v.Grounded() {
 			c.Verdict, c.VariantVerdict, c.Reason = pipeline.VerdictUnverified, ReviewUncertain, v.Reason
 			refuse("no evidence grounds it")

@@ -264,7 +264,7 @@ func TestCove2RequiresText(t *testing.T) {
 	if s.model.Calls() != 0 || res.Method != pipeline.MethodCove2 {
 		t.Errorf("no call is made: %d", s.model.Calls())
 	}
-	if _, err := (Cove2{Model: s.model}).Run(context.Background(), pipeline.Input{Text: "x"}); !errors.Is(err, ErrNoSearcher) || !pipeline.IsPermanent(err) {
+	if _, err := (Cove2{Model: s.model}).Run(context.Background(), pipeline.Input{Text: "x"}); !errors.Is(err, pipeline.ErrNoSearcher) || !pipeline.IsPermanent(err) {
 		t.Errorf("without a Searcher: %v", err)
 	}
 }
@@ -490,6 +490,34 @@ func TestCove2TiersRaisedByCode(t *testing.T) {
 	}
 }
 
+// Issue 22, case 6, in a run: a shallow logic claim that names what a deep claim of the plan
+// names stays shallow (reviewed closed-book, no search, no "signals (named_reference)"
+// reason), while a shallow fact naming the same is still raised.
+func TestCove2LogicClaimNamingAFactStaysShallow(t *testing.T) {
+	t.Parallel()
+	q := qCompleted
+	s := setupCove2(cove2Script{
+		plan: cove2PlanReply(true,
+			PlanClaim{Text: eiffelC, Tier: pipeline.TierDeep, VerificationQuery: &q},
+			shallowClaim("Because it is in Paris, the Eiffel Tower draws many visitors"),
+			shallowClaim("The Eiffel Tower draws many visitors")),
+		verify:   map[string]string{q: verifierReply("1889", "completed in March 1889", "High", tourHistory.URL)},
+		results:  map[string][]pipeline.SearchResult{q: {tourHistory}},
+		finalize: cove2ReviewReply("revised [1]", ClaimReview{ID: 1, Status: ReviewConfirmed}, ClaimReview{ID: 2, Status: ReviewUncertain}),
+	})
+	res := mustRun(t, s, pipeline.Input{Text: eiffelDraft})
+	logic, fact := claimAt(t, res, 2), claimAt(t, res, 3)
+	if logic.Tier != pipeline.TierShallow || strings.Contains(logic.Reason, "named_reference") || slices.ContainsFunc(logic.QueryFlags, func(f string) bool { return strings.HasPrefix(f, "tier_raised_by:") }) {
+		t.Errorf("logic claim: %+v", logic)
+	}
+	if fact.Tier != pipeline.TierDeep || !strings.Contains(fact.Reason, "signals (named_reference)") {
+		t.Errorf("fact claim: %+v", fact)
+	}
+	if len(s.search.Sent()) != 1 {
+		t.Errorf("searches: %d", len(s.search.Sent()))
+	}
+}
+
 // A search error leaves the claim unverified with the reason, never supported, whatever the
 // reviewer says.
 func TestCove2SearchErrorIsNeverSupported(t *testing.T) {
@@ -575,7 +603,7 @@ func TestCove2FinalizePromptAllowedStatuses(t *testing.T) {
 	p := s.model.Sent(pipeline.StepFinalize)[0]
 	for _, want := range []string{
 		`<claim id="1" tier="deep" allowed="confirmed|corrected|uncertain">` + eiffelH + `</claim>`,
-		`<claim id="2" tier="deep" allowed="uncertain">` + eiffelC + `</claim>`,
+		`<claim id="2" tier="deep" allowed="uncertain" settle_from="1">` + eiffelC + `</claim>`,
 		`<claim id="3" tier="shallow" allowed="confirmed|uncertain">` + eiffelS + `</claim>`,
 		`<result claim="1" confidence="High">`, "Sources: [1] " + tourEiffel.URL + "; [2] " + britannica.URL,
 		`<untrusted_draft language="fr">`, "in the draft's language (fr)",

@@ -125,7 +125,7 @@ const (
 func cove2ReviewSchema(strict bool) map[string]any {
 	claimRequired := []any{"id", "status"}
 	if strict {
-		claimRequired = append(claimRequired, "corrected", "caveat", "basis")
+		claimRequired = append(claimRequired, "corrected", "caveat", "basis", "settled_by")
 	}
 	return map[string]any{
 		"type":                 "object",
@@ -146,6 +146,8 @@ func cove2ReviewSchema(strict bool) map[string]any {
 						"caveat":    map[string]any{"type": []any{"string", "null"}, "maxLength": cove2MaxCaveatChars},
 						"basis": map[string]any{"type": []any{"array", "null"}, "maxItems": cove2MaxBasis,
 							"items": map[string]any{"type": "integer", "minimum": 1, "maximum": cove2MaxSourceNumbers}},
+						"settled_by": map[string]any{"type": []any{"array", "null"}, "maxItems": cove2MaxBasis,
+							"items": map[string]any{"type": "integer", "minimum": 1, "maximum": cove2MaxReviewClaims}},
 					},
 				},
 			},
@@ -166,13 +168,16 @@ type Review struct {
 	RevisedResponse string        `json:"revised_response"`
 }
 
-// ClaimReview is the reviewer's word on one claim, by the id the prompt gave it.
+// ClaimReview is the reviewer's word on one claim, by the id the prompt gave it. SettledBy are
+// the ids of the other claims whose verification results settle it, when its own does not
+// (settle.go); code checks that each is a grounded result.
 type ClaimReview struct {
 	ID        int    `json:"id"`
 	Status    string `json:"status"`
 	Corrected string `json:"corrected"`
 	Caveat    string `json:"caveat"`
 	Basis     []int  `json:"basis"`
+	SettledBy []int  `json:"settled_by,omitempty"`
 }
 
 // ParseReview reads a Phase 3 reply as ParsePlan reads a plan; the rule in code is

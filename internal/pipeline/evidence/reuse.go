@@ -7,12 +7,12 @@ import (
 	"maps"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // A claim checked once (issue 16, item 4): the rules that decide when a claim of a new job is
@@ -43,13 +43,13 @@ func ReuseKeyOf(text string) string {
 
 // claimWords are a claim's folded words, English number words as digits ("two" is "2": one
 // number, however it is written).
-func claimWords(text string) []string {
-	words := strings.FieldsFunc(pipeline.FoldForMatch(possessive.ReplaceAllString(text, "$1")), func(r rune) bool {
+func claimWords(claim string) []string {
+	words := strings.FieldsFunc(pipeline.FoldForMatch(possessive.ReplaceAllString(claim, "$1")), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
 	out := words[:0]
 	for i, w := range words {
-		if d, ok := claimNumberWords[w]; ok {
+		if d, ok := text.NumberWord(w); ok {
 			w = d
 		}
 		if w == "cent" && i > 0 && words[i-1] == "per" { // "per cent" is "percent"
@@ -86,15 +86,6 @@ func contentWords(text string) map[string]bool {
 	return out
 }
 
-var claimNumberWords = func() map[string]string {
-	m := map[string]string{}
-	for i, w := range strings.Fields(`zero one two three four five six seven eight nine ten eleven twelve
-		thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty`) {
-		m[w] = strconv.Itoa(i)
-	}
-	return m
-}()
-
 // LeaseKeyOf is the key under which concurrent jobs wait for one verification of a claim: its
 // content words (contentWords), sorted. Claims that SameClaim takes for one have the same content
 // words, so a claim and its rewording in two jobs at once wait for each other too, not only two
@@ -125,25 +116,12 @@ func ClaimFingerprintOf(text string) Fingerprint {
 	return fp
 }
 
-// negations are the words that turn a claim into its opposite: two claims that differ in them are
-// never one claim, however alike their other words.
-var negations = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`not no never none nobody nothing neither nor without cannot
-		isnt wasnt arent werent dont doesnt didnt hasnt havent hadnt wont cant couldnt shouldnt wouldnt
-		isn wasn aren weren doesn didn hasn haven hadn couldn shouldn wouldn
-		pas ne nicht kein keine nie nunca jamais nada nadie mai non`) {
-		m[w] = true
-	}
-	return m
-}()
-
 // markers are a claim's numbers (every word with a digit) and negation words, sorted: what must
 // be the same in two claims for them to be one.
-func markers(text string) []string {
+func markers(claim string) []string {
 	var out []string
-	for _, w := range claimWords(text) {
-		if negations[w] || strings.ContainsFunc(w, unicode.IsDigit) {
+	for _, w := range claimWords(claim) {
+		if text.IsNegation(w) || strings.ContainsFunc(w, unicode.IsDigit) {
 			out = append(out, w)
 		}
 	}

@@ -66,6 +66,17 @@ var sameClaimTestSet = []struct {
 		missed: []string{"Marie Curie was awarded two Nobel Prizes."},
 	},
 	{
+		// The tens read as digits too (the claim rules had their own list without them).
+		claim: "The Empire State Building took thirty months to plan.",
+		rewording: []string{
+			"The Empire State Building took 30 months to plan.",
+		},
+		different: []string{
+			"The Empire State Building took thirteen months to plan.",
+			"The Empire State Building took 3 months to plan.",
+		},
+	},
+	{
 		claim: "The Amazon river is longer than the Nile.",
 		rewording: []string{
 			"The Amazon River is longer than the Nile river.",

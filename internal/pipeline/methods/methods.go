@@ -40,13 +40,13 @@ var builders = map[string]func(Deps) (pipeline.Method, error){
 	pipeline.MethodFactorRevise: func(d Deps) (pipeline.Method, error) { return cove.FactorRevise{Model: d.Model}, nil },
 	pipeline.MethodCove2: func(d Deps) (pipeline.Method, error) {
 		if d.Searcher == nil {
-			return nil, fmt.Errorf("method %q: %w", pipeline.MethodCove2, cove2.ErrNoSearcher)
+			return nil, fmt.Errorf("method %q: %w", pipeline.MethodCove2, pipeline.ErrNoSearcher)
 		}
 		return cove2.Cove2{Model: d.Model, Searcher: d.Searcher, Authoritative: d.AuthoritativeDomains, Pages: d.Pages}, nil
 	},
 	pipeline.MethodMultihop: func(d Deps) (pipeline.Method, error) {
 		if d.Searcher == nil {
-			return nil, fmt.Errorf("method %q: %w", pipeline.MethodMultihop, multihop.ErrNoSearcher)
+			return nil, fmt.Errorf("method %q: %w", pipeline.MethodMultihop, pipeline.ErrNoSearcher)
 		}
 		return multihop.Multihop{Model: d.Model, Searcher: d.Searcher, Authoritative: d.AuthoritativeDomains, Pages: d.Pages}, nil
 	},

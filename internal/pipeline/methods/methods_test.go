@@ -22,7 +22,7 @@ func TestNewCove2(t *testing.T) {
 	if c, ok := m.(cove2.Cove2); !ok || c.Name() != pipeline.MethodCove2 || !slices.Equal(c.Authoritative, []string{"who.int"}) {
 		t.Errorf("New(cove2) = %#v", m)
 	}
-	if _, err := New(pipeline.MethodCove2, Deps{Model: model}); !errors.Is(err, cove2.ErrNoSearcher) {
+	if _, err := New(pipeline.MethodCove2, Deps{Model: model}); !errors.Is(err, pipeline.ErrNoSearcher) {
 		t.Errorf("cove2 without a Searcher: %v", err)
 	}
 	if m, err := New(pipeline.MethodFactored, Deps{Model: model}); err != nil || m.Name() != pipeline.MethodFactored {
@@ -69,7 +69,7 @@ func TestNewMultihop(t *testing.T) {
 	if mh, ok := m.(multihop.Multihop); !ok || mh.Name() != pipeline.MethodMultihop || !slices.Equal(mh.Authoritative, []string{"example.org"}) {
 		t.Errorf("New(multihop) = %#v", m)
 	}
-	if _, err := New(pipeline.MethodMultihop, Deps{Model: &pipelinetest.StubModel{}}); !errors.Is(err, multihop.ErrNoSearcher) {
+	if _, err := New(pipeline.MethodMultihop, Deps{Model: &pipelinetest.StubModel{}}); !errors.Is(err, pipeline.ErrNoSearcher) {
 		t.Errorf("without a Searcher: %v", err)
 	}
 	if !slices.Contains(Names(), pipeline.MethodMultihop) {

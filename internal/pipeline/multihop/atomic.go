@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -27,12 +28,15 @@ type token struct {
 	text, key string
 	capital   bool
 	number    bool
+	// at is the word's byte offset in its text, i its position among the text's words.
+	at, i int
 }
 
 func tokensOf(s string) []token {
 	var out []token
-	for _, w := range claimWord.FindAllString(s, -1) {
-		t := token{text: w, key: strings.ToLower(w)}
+	for i, loc := range claimWord.FindAllStringIndex(s, -1) {
+		w := s[loc[0]:loc[1]]
+		t := token{text: w, key: strings.ToLower(w), at: loc[0], i: i}
 		r, _ := utf8.DecodeRuneInString(w)
 		t.number = unicode.IsDigit(r)
 		t.capital = unicode.IsUpper(r)
@@ -63,21 +67,58 @@ var finiteVerbs = pipeline.WordSet(`is are was were am has have had does do did 
 	appears seems remains contains includes reduces becomes lies weighs employs owns produces reaches exceeds sells lives
 	wins loses opens rises grows gives takes gets goes comes holds says makes knows means needs wants`)
 
-// notVerbsInEd end in -ed but are no verbs.
-var notVerbsInEd = pipeline.WordSet("hundred indeed speed seed bed red shed need breed greed creed naked sacred wicked kindred")
+// notVerbsInEd end in -ed but are no verbs, or are participles that follow a noun as an
+// adjective does ("topics related to sustainability", "a paper titled ...").
+var notVerbsInEd = pipeline.WordSet(`hundred indeed speed seed bed red shed need breed greed creed naked sacred wicked kindred
+	related based titled entitled`)
+
+// subordinators open a clause that belongs to a word before it ("viscous when it is disturbed",
+// "the way that the DNA is packaged"): its verb is not the verb of the conjunct it stands in.
+var subordinators = pipeline.WordSet("when whenever where wherever which who whom whose that because although though if unless until")
+
+// subjectPronouns after a noun open a relative clause without "that" ("the energy it has").
+var subjectPronouns = pipeline.WordSet("i you he she it we they")
+
+// notNouns are lower-case words that a subject pronoun can follow without a relative clause.
+var notNouns = pipeline.WordSet("then so thus now later also yet still therefore hence and or but when where because")
+
+// attributiveLeaders are the words after which an "-ed" word is an adjective before its noun
+// ("from unstructured text", "the accuracy of migrated data"), never a verb: a past tense
+// follows its subject or an auxiliary.
+var attributiveLeaders = pipeline.WordSet("a an the of from with in on at by for to into onto over under about as this these those its their his her our your my")
 
 // isPredicate reports whether the words hold a finite verb (English): a clause that can be
 // verified on its own.
 func isPredicate(words []token) bool {
-	for _, w := range words {
+	for i, w := range words {
 		if w.number {
 			continue
 		}
-		if finiteVerbs[w.key] || len(w.key) >= 4 && strings.HasSuffix(w.key, "ed") && !notVerbsInEd[w.key] {
+		if finiteVerbs[w.key] {
+			return true
+		}
+		if len(w.key) >= 4 && strings.HasSuffix(w.key, "ed") && !notVerbsInEd[w.key] && (i == 0 || !attributiveLeaders[words[i-1].key]) {
 			return true
 		}
 	}
 	return false
+}
+
+// clauseOpeners join two clauses from the front of a claim: "While X, Y".
+var clauseOpeners = pipeline.WordSet("while whereas tandis während mientras mentre enquanto terwijl")
+
+// openedClauses splits a claim that opens with a clause conjunction at the comma that ends the
+// clause ("While love is broad, affection is mild"): the two clauses, or "" and "".
+func openedClauses(claim string) (left, right string) {
+	words := tokensOf(claim)
+	if len(words) == 0 || !clauseOpeners[words[0].key] {
+		return "", ""
+	}
+	comma := strings.Index(claim, ",")
+	if comma < 0 {
+		return "", ""
+	}
+	return strings.TrimSpace(claim[words[0].at+len(words[0].text) : comma]), strings.TrimSpace(claim[comma+1:])
 }
 
 // checkClaimAtomic: a claim may not join two independently verifiable facts with "and",
@@ -85,25 +126,46 @@ func isPredicate(words []token) bool {
 // dates ("repainted in 1990 and 2005"; "between 1990 and 2000" is one range), or two named
 // subjects the statement states separately ("Paris and London have a metro" from "Paris has a
 // metro. London has one too."; "Procter and Gamble" as the statement writes it is one name).
-// The plan must split such a claim into one claim per fact.
+// A claim that opens with "while" or "whereas" joins the clause it opens to the one after its
+// comma. The plan must split such a claim into one claim per fact.
+//
+// What only looks like a join is left alone (issue 22): an "and" inside a title (a work's name
+// in quotes or italics in the claim or the statement, or an entity of the claim that reads as
+// a title: "the musical *A Soldier and a Maker*"), a period ("between the years 1914 and
+// 1944", "the 1980s and 1990s"), two words sharing one complement ("is packaged and
+// regulated", "a disillusioned and bored priest"), a verb that belongs to a clause inside the
+// right-hand side ("viscous when it is disturbed", "mass and energy it has").
 func checkClaimAtomic(pv *planValidation) []string {
 	lang := cmpLang(pv.ctx.Language)
 	conj := conjunctionsOf[lang]
 	statement := pipeline.FoldForMatch(pv.ctx.Statement)
+	statementTitles := titleTexts(pv.ctx.Statement)
 	var out []string
 	for _, c := range pv.plan.Claims {
 		words := tokensOf(c.ClaimText)
+		titles := titleRanges(c.ClaimText, append(slices.Clone(statementTitles), c.Entities...))
 		for i, w := range words {
 			if !slices.Contains(conj, w.key) {
 				continue
 			}
-			if kind := joinKind(words[:i], words[i+1:], lang, statement); kind != "" {
+			if slices.ContainsFunc(titles, func(r [2]int) bool { return r[0] <= w.at && w.at < r[1] }) {
+				continue
+			}
+			if kind := joinKind(words[:i], words[i+1:], lang, statement, conj); kind != "" {
 				out = append(out, fmt.Sprintf("claim %s joins two facts (%s): %q and %q; split it into one claim per fact, each with its own source_span",
 					c.ClaimID, kind, joinText(words[:i]), joinText(words[i+1:])))
 				break
 			}
 		}
-		if semi := strings.Index(c.ClaimText, ";"); semi > 0 && !slices.ContainsFunc(out, func(m string) bool { return strings.HasPrefix(m, "claim "+c.ClaimID+" ") }) {
+		reported := func() bool {
+			return slices.ContainsFunc(out, func(m string) bool { return strings.HasPrefix(m, "claim "+c.ClaimID+" ") })
+		}
+		if left, right := openedClauses(c.ClaimText); left != "" && right != "" && !reported() &&
+			(lang != "en" || isPredicate(tokensOf(left)) && isPredicate(mainClause(tokensOf(right)))) {
+			out = append(out, fmt.Sprintf("claim %s joins two facts (two predicates): %q and %q; split it into one claim per fact, each with its own source_span",
+				c.ClaimID, left, right))
+		}
+		if semi := strings.Index(c.ClaimText, ";"); semi > 0 && !reported() {
 			left, right := tokensOf(c.ClaimText[:semi]), tokensOf(c.ClaimText[semi+1:])
 			if len(left) > 0 && len(right) > 0 && (lang != "en" || isPredicate(left) && isPredicate(right)) {
 				out = append(out, fmt.Sprintf("claim %s joins two facts (two clauses with \";\"): %q and %q; split it into one claim per fact, each with its own source_span",
@@ -116,11 +178,11 @@ func checkClaimAtomic(pv *planValidation) []string {
 
 // joinKind says why left and right, joined by a conjunction, are two facts, or "" when they
 // are one.
-func joinKind(left, right []token, lang, foldedStatement string) string {
+func joinKind(left, right []token, lang, foldedStatement string, conj []string) string {
 	if len(left) == 0 || len(right) == 0 {
 		return ""
 	}
-	if lang == "en" && isPredicate(left) && isPredicate(right) {
+	if lang == "en" && isPredicate(left) && isPredicate(mainClause(right)) && !sharedComplement(left[len(left)-1], right[0]) {
 		return "two predicates"
 	}
 	at := -1
@@ -129,28 +191,127 @@ func joinKind(left, right []token, lang, foldedStatement string) string {
 			at = i
 		}
 	}
-	if at >= 0 {
-		ranged := at > 0 && rangeWords[left[at-1].key]
-		if !ranged && slices.ContainsFunc(right, func(t token) bool { return t.number }) {
-			return "two numbers or dates"
-		}
+	if at >= 0 && slices.ContainsFunc(right, func(t token) bool { return t.number }) && !ranged(left, at) && !consecutiveDecades(left, at, right) {
+		return "two numbers or dates"
 	}
 	a, b := left[len(left)-1], right[0]
 	if lang != "de" && a.capital && b.capital && !a.number && !b.number && (lang != "en" || !isPredicate(left)) &&
 		!strings.Contains(foldedStatement, pipeline.FoldForMatch(a.text+" and "+b.text)) &&
-		!containsJoined(foldedStatement, a.text, b.text) {
+		!containsJoined(foldedStatement, a.text, b.text, conj) {
 		return "two named subjects"
 	}
 	return ""
 }
 
-// containsJoined reports whether the folded statement writes a and b joined by any word (the
-// statement's own "and" in its language): then the statement names them together.
-func containsJoined(foldedStatement, a, b string) bool {
-	re, err := regexp.Compile(`\b` + regexp.QuoteMeta(pipeline.FoldForMatch(a)) + `\s+\S+\s+` + regexp.QuoteMeta(pipeline.FoldForMatch(b)) + `\b`)
+// ranged reports whether the number left[at] opens a range: a range word stands before it,
+// with at most three words and no number between ("between 1990", "between the years 1914",
+// "between the ages of 5").
+func ranged(left []token, at int) bool {
+	for j := at - 1; j >= 0 && j >= at-4; j-- {
+		if left[j].number {
+			return false
+		}
+		if rangeWords[left[j].key] {
+			return true
+		}
+	}
+	return false
+}
+
+// consecutiveDecades reports whether left[at] and right's first number are two decades in a
+// row, one period: "the 1980s and 1990s" (not "the 1960s and 1990s").
+func consecutiveDecades(left []token, at int, right []token) bool {
+	decade := func(ts []token, i int) (int, bool) {
+		if i < 0 || i+1 >= len(ts) || ts[i+1].key != "s" || ts[i+1].at != ts[i].at+len(ts[i].text) {
+			return 0, false
+		}
+		n, err := strconv.Atoi(ts[i].key)
+		return n, err == nil && n%10 == 0
+	}
+	first, ok := decade(left, at)
+	if !ok {
+		return false
+	}
+	j := slices.IndexFunc(right, func(t token) bool { return t.number })
+	second, ok := decade(right, j)
+	return ok && second-first == 10
+}
+
+// mainClause is the words of a conjunct before any clause inside it: up to a subordinator
+// ("viscous when it is disturbed"), or a noun alone when a subject pronoun follows it ("energy
+// it has": the energy that it has).
+func mainClause(words []token) []token {
+	if i := slices.IndexFunc(words, func(t token) bool { return subordinators[t.key] }); i >= 0 {
+		words = words[:i]
+	}
+	if len(words) >= 2 && subjectPronouns[words[1].key] && !words[0].capital && !words[0].number &&
+		!subjectPronouns[words[0].key] && !finiteVerbs[words[0].key] && !notNouns[words[0].key] {
+		return words[:1]
+	}
+	return words
+}
+
+// sharedComplement reports whether the words either side of a conjunction are two modifiers
+// of one complement, participles or adjectives side by side ("packaged and regulated",
+// "disillusioned and bored", "liquefied and viscous", "extracting and classifying"): one
+// description, not two clauses. A finite verb of the list after the conjunction ("renamed and
+// sold") is a second clause still.
+func sharedComplement(a, b token) bool {
+	return !a.capital && !b.capital && !a.number && !b.number && !finiteVerbs[b.key] && !finiteVerbs[a.key] &&
+		modifierForm(a.key) && modifierForm(b.key)
+}
+
+// modifierSuffixes end English participles and adjectives.
+var modifierSuffixes = []string{"ed", "ing", "er", "est", "al", "ous", "ive", "ic", "ful", "less", "ble", "ant", "ent", "ary"}
+
+func modifierForm(w string) bool {
+	return len(w) > 3 && slices.ContainsFunc(modifierSuffixes, func(s string) bool { return strings.HasSuffix(w, s) })
+}
+
+// containsJoined reports whether the folded statement writes a and b joined: a, a conjunction
+// of the language right after it, then b within the same sentence a few words on ("Eisinga and
+// his wife, Rinske Jans"), or a and b with any one word between (the statement's own "and").
+// Then the statement names them together.
+func containsJoined(foldedStatement, a, b string, conj []string) bool {
+	fa, fb := regexp.QuoteMeta(pipeline.FoldForMatch(a)), regexp.QuoteMeta(pipeline.FoldForMatch(b))
+	words := make([]string, len(conj))
+	for i, c := range conj {
+		words[i] = regexp.QuoteMeta(c)
+	}
+	re, err := regexp.Compile(`\b` + fa + `\s+\S+\s+` + fb + `\b|\b` + fa + `\s+(?:` + strings.Join(words, "|") + `)\s+[^.;!?]{0,40}?\b` + fb + `\b`)
 	return err == nil && re.MatchString(foldedStatement)
 }
 
+// titleTexts are the titles a text sets apart with quotes or italics, without their marks.
+func titleTexts(s string) []string {
+	var out []string
+	for _, r := range evidence.TitleSpans(s) {
+		out = append(out, strings.TrimFunc(s[r[0]:r[1]], func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+	}
+	return out
+}
+
+// titleRanges are the byte ranges of claim that are titles: those it sets apart itself, and
+// where it writes (in any case, marked or not) one of titles that reads as a title and has
+// more than one word.
+func titleRanges(claim string, titles []string) [][2]int {
+	out := evidence.TitleSpans(claim)
+	for _, t := range titles {
+		if !strings.Contains(strings.TrimSpace(t), " ") || !evidence.IsTitleText(t) {
+			continue
+		}
+		re, err := regexp.Compile(`(?i)\b` + strings.Join(strings.Fields(regexp.QuoteMeta(t)), `\s+`) + `\b`)
+		if err != nil {
+			continue
+		}
+		for _, loc := range re.FindAllStringIndex(claim, -1) {
+			out = append(out, [2]int{loc[0], loc[1]})
+		}
+	}
+	return out
+}
+
+// joinText writes words as a text, one space between.
 func joinText(words []token) string {
 	parts := make([]string, len(words))
 	for i, w := range words {
@@ -168,17 +329,23 @@ func cmpLang(lang string) string {
 
 // checkClaimAddsToSpan: a claim may not carry a name (an entity, a place, a month) or a number
 // (a date, a quantity) that its source span does not hold. A decontextualised claim may take
-// what it needs from the rest of the statement, as spec 004 asks of a self-contained claim:
-// the subject a pronoun or an omitted subject refers to ("its main span" is "the Golden Gate
-// Bridge's main span"), a date the sentence opens with ("In 2020, exports rose and imports
-// fell" gives "Imports fell in 2020"). It may not take it in place of one its span holds ("Jones
-// lost the race in 2021" is no span of "Jones lost the race in 2019", nor of "Smith lost the
-// race in 2021"), and may not take what the statement does not hold at all. A number the
-// statement does not hold is RuleNoAddedQuantification's.
+// what it needs from the rest of the statement, as spec 004 asks of a self-contained claim
+// (the plan prompt: "names in place of pronouns"): the subject a pronoun or an omitted subject
+// refers to ("its main span" is "the Golden Gate Bridge's main span"), a date the sentence
+// opens with ("In 2020, exports rose and imports fell" gives "Imports fell in 2020"). It may not
+// take it in place of one its span holds, written where the span wrote that one: between the
+// same words ("Jones lost the race in 2021" is no span of "Jones lost the race in 2019", nor of
+// "Smith lost the race in 2021"). A name the span holds but the claim leaves out elsewhere is
+// another conjunct of the span ("holds a degree from Stanford and a doctorate from Berkeley"
+// gives "Gary Smith holds a doctorate from Berkeley"), and the words of an acronym written out
+// ("BPE" as "Byte Pair Encoding") replace nothing. It may not take what the statement does not
+// hold at all. A number the statement does not hold is RuleNoAddedQuantification's.
 //
 // Names are capitalised words after the claim's first word (a capital that opens the claim is
 // a name when the plan's entities list it), and identifiers with digits or in capitals; German
-// capitalises every noun, so there only identifiers and entities are names.
+// capitalises every noun, so there only identifiers and entities are names. A name matches the
+// same name as a plural ("FA Cups") or as the adjective of a country or people ("Indian" names
+// India: sameName).
 func checkClaimAddsToSpan(pv *planValidation) []string {
 	lang := cmpLang(pv.ctx.Language)
 	statement := tokensOf(pv.ctx.Statement)
@@ -212,34 +379,43 @@ func checkClaimAddsToSpan(pv *planValidation) []string {
 		spanNumbers := filterTokens(span, func(_ int, t token) bool { return t.number })
 		for _, kind := range []struct {
 			claim, spanOwn []token
-			checkStatement bool
+			names          bool
 		}{{names, spanNames, true}, {numbers, spanNumbers, false}} {
-			var missing, replaced []string
+			holds := func(ts []token, t token) bool {
+				return slices.ContainsFunc(ts, func(u token) bool { return u.key == t.key || kind.names && !u.number && sameName(u.key, t.key) })
+			}
+			var missing []string
+			var fromStatement, dropped []token
 			for _, t := range kind.claim {
-				if hasKey(span, t.key) || slices.Contains(missing, t.text) || slices.Contains(replaced, t.text) {
-					continue
-				}
-				if !hasKey(statement, t.key) {
-					if kind.checkStatement {
+				switch {
+				case holds(span, t):
+				case !holds(statement, t):
+					if kind.names && !slices.Contains(missing, t.text) {
 						missing = append(missing, t.text)
 					}
-					continue
+				default:
+					fromStatement = append(fromStatement, t)
 				}
-				replaced = append(replaced, t.text)
+			}
+			for _, t := range kind.spanOwn {
+				if !holds(claim, t) {
+					dropped = append(dropped, t)
+				}
 			}
 			if len(missing) > 0 {
 				added = append(added, fmt.Sprintf("adds %s, which neither its source_span nor the statement holds", strings.Join(missing, ", ")))
 			}
-			if len(replaced) > 0 {
-				var dropped []string
-				for _, t := range kind.spanOwn {
-					if !hasKey(claim, t.key) && !slices.Contains(dropped, t.text) {
-						dropped = append(dropped, t.text)
+			var replaced, replacedSpan []string
+			for _, a := range runs(fromStatement) {
+				for _, d := range runs(dropped) {
+					if sameSurroundings(claim, a, span, d) && !abbreviates(a, d) && !abbreviates(d, a) {
+						replaced = appendNew(replaced, joinText(a))
+						replacedSpan = appendNew(replacedSpan, joinText(d))
 					}
 				}
-				if len(dropped) > 0 {
-					added = append(added, fmt.Sprintf("adds %s in place of %s of its source_span", strings.Join(replaced, ", "), strings.Join(dropped, ", ")))
-				}
+			}
+			if len(replaced) > 0 {
+				added = append(added, fmt.Sprintf("adds %s in place of %s of its source_span", strings.Join(replaced, ", "), strings.Join(replacedSpan, ", ")))
 			}
 		}
 		for _, a := range added {
@@ -247,6 +423,58 @@ func checkClaimAddsToSpan(pv *planValidation) []string {
 		}
 	}
 	return out
+}
+
+// runs splits tokens, in text order, into runs of neighbours in their text ("Abong Mbang").
+func runs(ts []token) [][]token {
+	var out [][]token
+	for i, t := range ts {
+		if i > 0 && t.i == ts[i-1].i+1 {
+			out[len(out)-1] = append(out[len(out)-1], t)
+			continue
+		}
+		out = append(out, []token{t})
+	}
+	return out
+}
+
+func appendNew(xs []string, x string) []string {
+	if slices.Contains(xs, x) {
+		return xs
+	}
+	return append(xs, x)
+}
+
+// sameSurroundings reports whether the run a of claim stands between the same two words as
+// the run d of span ("" at either end of a text): the claim wrote a where the span wrote d.
+func sameSurroundings(claim, a, span, d []token) bool {
+	around := func(text, run []token) (string, string) {
+		before, after := "", ""
+		if first := run[0].i; first > 0 {
+			before = text[first-1].key
+		}
+		if last := run[len(run)-1].i; last+1 < len(text) {
+			after = text[last+1].key
+		}
+		return before, after
+	}
+	ab, aa := around(claim, a)
+	db, da := around(span, d)
+	return ab == db && aa == da
+}
+
+// abbreviates reports whether the run short is one word in capitals made of the initials of
+// the run long ("BPE" of "Byte Pair Encoding").
+func abbreviates(short, long []token) bool {
+	if len(short) != 1 || len(long) < 2 || strings.ToUpper(short[0].text) != short[0].text {
+		return false
+	}
+	var initials strings.Builder
+	for _, t := range long {
+		r, _ := utf8.DecodeRuneInString(t.text)
+		initials.WriteRune(unicode.ToUpper(r))
+	}
+	return initials.String() == short[0].text
 }
 
 // isName reports whether the i-th word of a text is a name (see checkClaimAddsToSpan).

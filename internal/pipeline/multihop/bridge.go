@@ -2,9 +2,7 @@ package multihop
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
-	"strings"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
@@ -19,27 +17,22 @@ import (
 // the name, and code substitutes the name only when that passage is in that source, the source
 // grounds c1's verdict and the name is in the passage (resolveBridge).
 
-// bridgePattern matches a placeholder for the answer of a claim: "{c1}".
-var bridgePattern = regexp.MustCompile(`\{(c[0-9]{1,2})\}`)
-
-// maxBridgeBytes bounds a bridge value: a name, not a paragraph.
-const maxBridgeBytes = 120
-
-// bridgesIn returns the claim ids a text refers to by placeholder, each once, in order.
-func bridgesIn(s string) []string {
-	var ids []string
-	for _, m := range bridgePattern.FindAllStringSubmatch(s, -1) {
-		if !slices.Contains(ids, m[1]) {
-			ids = append(ids, m[1])
-		}
-	}
-	return ids
+// judgeAnswer is the entity a judge names for a claim that later claims bridge to: the name as
+// the source writes it, the source's number and the passage of it that holds the name. It is
+// evidence.BridgeAnswer in the judge's reply, which is what evidence.ResolveBridge checks.
+type judgeAnswer struct {
+	Value   string `json:"value"`
+	Source  int    `json:"source"`
+	Passage string `json:"passage"`
 }
 
 // claimBridges are the claim ids a plan claim refers to by placeholder: in its text, its
-// sub-queries or the hops of its chain.
+// sub-queries, its readings' queries or the hops of its chain.
 func claimBridges(c PlanClaim, chain *QueryChain) []string {
 	texts := append([]string{c.ClaimText}, c.SubQueries...)
+	for _, in := range c.Interpretations {
+		texts = append(texts, in.Query)
+	}
 	if chain != nil {
 		for _, h := range chain.Hops {
 			texts = append(texts, h.Query)
@@ -47,7 +40,7 @@ func claimBridges(c PlanClaim, chain *QueryChain) []string {
 	}
 	var ids []string
 	for _, t := range texts {
-		for _, id := range bridgesIn(t) {
+		for _, id := range evidence.BridgesIn(t) {
 			if !slices.Contains(ids, id) {
 				ids = append(ids, id)
 			}
@@ -56,37 +49,22 @@ func claimBridges(c PlanClaim, chain *QueryChain) []string {
 	return ids
 }
 
-// substituteBridges replaces each placeholder of s with its value; ok is false (and s is
-// returned unchanged) when one has none.
-func substituteBridges(s string, values map[string]string) (string, bool) {
-	ok := true
-	out := bridgePattern.ReplaceAllStringFunc(s, func(m string) string {
-		v, found := values[bridgePattern.FindStringSubmatch(m)[1]]
-		if !found || v == "" {
-			ok = false
-			return m
-		}
-		return v
-	})
-	if !ok {
-		return s, false
-	}
-	return out, true
-}
-
 // withoutPlaceholders is the plan as the wording rules read it: a placeholder stands for a name
 // the statement holds through the claim it refers to, so no rule counts "{c1}" as an added
 // number or name, nor its words as a query's.
 func withoutPlaceholders(p Plan) Plan {
-	strip := func(s string) string {
-		return strings.Join(strings.Fields(bridgePattern.ReplaceAllString(s, " ")), " ")
-	}
+	strip := evidence.WithoutBridges
 	p.Claims = slices.Clone(p.Claims)
 	for i, c := range p.Claims {
 		c.ClaimText = strip(c.ClaimText)
 		c.SubQueries = slices.Clone(c.SubQueries)
 		for k := range c.SubQueries {
 			c.SubQueries[k] = strip(c.SubQueries[k])
+		}
+		// A reading's query is compared with the chain's hops, stripped the same way.
+		c.Interpretations = slices.Clone(c.Interpretations)
+		for k := range c.Interpretations {
+			c.Interpretations[k].Query = strip(c.Interpretations[k].Query)
 		}
 		p.Claims[i] = c
 	}
@@ -104,7 +82,7 @@ func withoutPlaceholders(p Plan) Plan {
 // RuleBridgeDeclared: a placeholder "{cN}" names a verifiable claim the claim depends on.
 const RuleBridgeDeclared = "bridge_names_a_dependency"
 
-// checkBridgePlaceholders: every placeholder of a claim (text, sub-queries, hops) names a
+// checkBridgePlaceholders: every placeholder of a claim (text, sub-queries, readings, hops) names a
 // verifiable claim of the plan listed in its depends_on, so that the claim runs after the
 // finding it needs, and no claim bridges to itself.
 func checkBridgePlaceholders(p Plan) []PlanViolation {
@@ -131,45 +109,14 @@ func checkBridgePlaceholders(p Plan) []PlanViolation {
 	return out
 }
 
-// judgeAnswer is the entity a judge names for a claim that later claims bridge to: the name as
-// the source writes it, the source's number and the passage of it that holds the name.
-type judgeAnswer struct {
-	Value   string `json:"value"`
-	Source  int    `json:"source"`
-	Passage string `json:"passage"`
-}
-
-// bridge is a resolved (or refused) bridge value of one claim.
-type bridge struct {
-	// value is the name; "" when the bridge was not established.
-	value string
-	// source is the given-source index the value was read from.
-	source int
-	// reason says why there is no value.
-	reason string
-}
-
 // resolveBridge reads the bridge value of a judged claim, under the grounding rules, in code:
-// the verdict must confirm the claim (supported or partly supported), the answer must cite one
-// of the sources that ground the verdict, its passage must be in THAT source's text, and the
-// value must be in the passage. Anything else is no bridge, with the reason: a model cannot put
-// a name of its own into a later claim.
-func resolveBridge(v judgement, given []evidence.Retrieved) bridge {
-	a := v.answer
-	value := evidence.OneLineText(a.Value)
-	switch {
-	case v.Verdict != pipeline.VerdictSupported && v.Verdict != pipeline.VerdictPartlySupported:
-		return bridge{reason: fmt.Sprintf("its verdict is %s, so its sources establish no answer", v.Verdict)}
-	case value == "":
-		return bridge{reason: "its judge named no answer"}
-	case len(value) > maxBridgeBytes || strings.ContainsAny(value, "{}<>"):
-		return bridge{reason: fmt.Sprintf("its judge's answer %q is no name", pipeline.TruncateUTF8(value, 60))}
-	case a.Source < 1 || a.Source > len(given) || !slices.Contains(v.cited, a.Source-1):
-		return bridge{reason: fmt.Sprintf("its judge read the answer %q from [%d], which is not a source grounding its verdict", value, a.Source)}
-	case !evidence.PassageIn(a.Passage, evidence.SourceText(given[a.Source-1])):
-		return bridge{reason: fmt.Sprintf("the passage its judge gave for the answer %q is not in source [%d]", value, a.Source)}
-	case !strings.Contains(pipeline.FoldForMatch(a.Passage), pipeline.FoldForMatch(value)):
-		return bridge{reason: fmt.Sprintf("the answer %q is not in the passage its judge cited from source [%d]", value, a.Source)}
+// the verdict must confirm the claim (supported or partly supported), and the answer must pass
+// evidence.ResolveBridge: it cites one of the sources that ground the verdict, its passage is in
+// THAT source's text, and the value is in the passage. Anything else is no bridge, with the
+// reason: a model cannot put a name of its own into a later claim.
+func resolveBridge(v judgement, given []evidence.Retrieved) evidence.Bridge {
+	if v.Verdict != pipeline.VerdictSupported && v.Verdict != pipeline.VerdictPartlySupported {
+		return evidence.Bridge{Reason: fmt.Sprintf("its verdict is %s, so its sources establish no answer", v.Verdict)}
 	}
-	return bridge{value: value, source: a.Source - 1}
+	return evidence.ResolveBridge(evidence.BridgeAnswer(v.answer), given, v.cited, "judge")
 }

@@ -144,11 +144,13 @@ func TestBridgeResolvedFromTheCitedFinding(t *testing.T) {
 
 // A dishonest judge cannot smuggle a name into a later claim: the bridge value must be in the
 // passage, the passage in the source, and the source one that grounds the verdict. A refused
-// bridge leaves the dependent claim unverified, with no search run for it.
+// name reaches no search and no prompt: the dependent claim is stated with the statement's own
+// words for the entity, as when no name was given.
 func TestBridgeRefusedWhenNotInTheCitedPassage(t *testing.T) {
 	t.Parallel()
 	sup := evidence.StanceSupports
 	cite := judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}
+	const described = "The actor who played Detective Chester Lake played Slipknot in Suicide Squad"
 	tests := []struct {
 		name   string
 		answer judgeAnswer
@@ -165,6 +167,7 @@ func TestBridgeRefusedWhenNotInTheCitedPassage(t *testing.T) {
 			answer := tt.answer
 			model := planModel(t, slipknotPlan(), map[string]string{
 				"An actor played Detective Chester Lake": judgeReplyJSON(t, "supported", "Medium", "", &answer, cite),
+				described:                                judgeReplyJSON(t, "unverified", "Low", "", nil),
 			})
 			searcher := slipknotSearcher()
 			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: slipknotStatement})
@@ -172,18 +175,20 @@ func TestBridgeRefusedWhenNotInTheCitedPassage(t *testing.T) {
 				t.Fatal(err)
 			}
 			c2 := res.Claims[1]
-			if c2.Verdict != pipeline.VerdictUnverified || !strings.Contains(c2.Reason, tt.reason) || strings.Contains(c2.Text, tt.answer.Value) {
-				t.Errorf("claim 2: %+v, want unverified because %q", c2, tt.reason)
-			}
-			if n := len(model.Sent(pipeline.StepJudge)); n != 1 {
-				t.Errorf("judge calls: %d, want c1's only", n)
+			if c2.Text != described || strings.Contains(c2.Text, tt.answer.Value) {
+				t.Errorf("claim 2: %+v", c2)
 			}
 			for _, q := range searcher.sent() {
-				if strings.Contains(q.Query, tt.answer.Value) || strings.Contains(q.Query, "{c1}") || strings.Contains(q.Query, "Slipknot Suicide Squad") {
-					t.Errorf("a search ran for the refused bridge: %q", q.Query)
+				if strings.Contains(q.Query, tt.answer.Value) || strings.Contains(q.Query, "{c1}") {
+					t.Errorf("a search ran with the refused bridge: %q", q.Query)
 				}
 			}
-			if h := findHop(res, 2, 1); h.Status != HopRejected || !strings.HasPrefix(h.Note, "not run: ") {
+			for _, p := range model.Sent(pipeline.StepJudge) {
+				if strings.Contains(p, "<untrusted_claim>\n"+described) && strings.Contains(p, tt.answer.Value) && tt.answer.Value != "Adam Beach" {
+					t.Errorf("c2's judge prompt holds the refused name %q", tt.answer.Value)
+				}
+			}
+			if h := findHop(res, 2, 1); h.Query != "Slipknot Suicide Squad cast" || !strings.Contains(h.Note, "{c1} was not established") || !strings.Contains(h.Note, tt.reason) {
 				t.Errorf("hop 1 of c2: %+v", h)
 			}
 			if !slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool {
@@ -192,6 +197,44 @@ func TestBridgeRefusedWhenNotInTheCitedPassage(t *testing.T) {
 				t.Errorf("review flags: %v", res.ReviewFlags)
 			}
 		})
+	}
+}
+
+// When the statement has no words of its own for the entity (the claim a bridge stands on
+// spans the dependent claim's words, or its span is no noun phrase: a real model's plan spanned
+// "released an album on June 29, 2015, ..." for "An artist released an album ...", and the
+// dependent claim read "See.SZA.Run was compared to the work of released an album ..."), an
+// unestablished bridge leaves the claim unverified, with no search run for it.
+func TestUnestablishedBridgeWithoutWordsOfItsOwn(t *testing.T) {
+	t.Parallel()
+	for _, span := range []string{slipknotStatement, "played Detective Chester Lake"} {
+		t.Run(span, func(t *testing.T) {
+			t.Parallel()
+			testUnestablishedBridgeWithoutWordsOfItsOwn(t, span)
+		})
+	}
+}
+
+func testUnestablishedBridgeWithoutWordsOfItsOwn(t *testing.T, span string) {
+	plan := slipknotPlan()
+	plan.Claims[0].SourceSpan = span
+	model := planModel(t, plan, map[string]string{
+		"An actor played Detective Chester Lake": judgeReplyJSON(t, "unverified", "Low", "", nil),
+	})
+	searcher := slipknotSearcher()
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: slipknotStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := res.Claims[1]
+	if c2.Verdict != pipeline.VerdictUnverified || !strings.Contains(c2.Reason, "no words of its own") {
+		t.Errorf("claim 2: %+v", c2)
+	}
+	if h := findHop(res, 2, 1); h.Status != HopRejected || !strings.HasPrefix(h.Note, "not run: ") {
+		t.Errorf("hop 1 of c2: %+v", h)
+	}
+	if n := len(model.Sent(pipeline.StepJudge)); n != 1 {
+		t.Errorf("judge calls: %d, want c1's only", n)
 	}
 }
 
@@ -442,5 +485,126 @@ func TestBridgePlaceholdersAreValidated(t *testing.T) {
 	_, v = ValidatePlan(planJSON(t, plan), PlanContext{Statement: slipknotStatement})
 	if !slices.ContainsFunc(v, func(p PlanViolation) bool { return p.Rule == RuleBridgeDeclared && strings.Contains(p.Message, "{c3}") }) {
 		t.Errorf("violations: %v", v)
+	}
+}
+
+// A reading's query may carry the bridge too (seen with a real model: the plan was refused
+// because the interpretation's "{c1}" query did not match its hop, whose placeholder the
+// wording rules had stripped); and a reading's placeholder must name a dependency like any other.
+func TestBridgeInAnInterpretationQuery(t *testing.T) {
+	t.Parallel()
+	plan := slipknotPlan()
+	c2 := &plan.Claims[1]
+	c2.AmbiguityNote = "Suicide Squad names a 2016 film and a 2021 film"
+	c2.Interpretations = []Interpretation{
+		{Reading: "the 2016 film", Query: "{c1} Slipknot Suicide Squad 2016 cast"},
+		{Reading: "the 2021 film", Query: "{c1} Slipknot The Suicide Squad 2021 cast"},
+	}
+	plan.QueryChains[1].Hops = []PlanHop{
+		{1, "{c1} Slipknot Suicide Squad 2016 cast", "film database", "cast member"},
+		{2, "{c1} Slipknot The Suicide Squad 2021 cast", "encyclopedia", "cast member"},
+	}
+	if _, v := ValidatePlan(planJSON(t, plan), PlanContext{Statement: slipknotStatement}); len(v) != 0 {
+		t.Fatalf("the bridged readings break %v", v)
+	}
+	plan.Claims[1].Interpretations[1].Query = "{c3} Slipknot The Suicide Squad 2021 cast"
+	plan.QueryChains[1].Hops[1].Query = "{c3} Slipknot The Suicide Squad 2021 cast"
+	_, v := ValidatePlan(planJSON(t, plan), PlanContext{Statement: slipknotStatement})
+	if !slices.ContainsFunc(v, func(p PlanViolation) bool { return p.Rule == RuleBridgeDeclared && strings.Contains(p.Message, "{c3}") }) {
+		t.Errorf("an undeclared placeholder in a reading passed: %v", v)
+	}
+}
+
+// When a judge confirms the claim a bridge stands on but names no entity (seen with a real
+// model on EX-FEVER: no source names the album in so many words), the dependent claim is
+// stated with the statement's own words for the entity, the span of the claim it builds on,
+// and searched without the placeholder; its judge gets that claim's cited sources, so it can
+// join the two facts itself. No name of the model's enters the claim.
+func TestUnnamedBridgeStatesTheClaimWithTheStatementsWords(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	const described = "The actor who played Detective Chester Lake played Slipknot in Suicide Squad"
+	model := planModel(t, slipknotPlan(), map[string]string{
+		"An actor played Detective Chester Lake": judgeReplyJSON(t, "supported", "Medium", "",
+			&judgeAnswer{Value: "", Source: 0, Passage: ""},
+			judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}),
+		described: judgeReplyJSON(t, "supported", "High", "", nil,
+			judgeCitation{1, "Adam Beach plays Slipknot", sup},
+			judgeCitation{2, "Adam Beach played Detective Chester Lake", sup}),
+	})
+	searcher := slipknotSearcher()
+	searcher.rules = append(searcher.rules, searchRule{contains: "Slipknot Suicide Squad cast", results: []pipeline.SearchResult{srcSlipknot}})
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: slipknotStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hop := findHop(res, 2, 1)
+	if hop.Query != "Slipknot Suicide Squad cast" || hop.Status != HopFound || !strings.Contains(hop.Note, "{c1} was not established") {
+		t.Errorf("hop 1 of c2: %+v", hop)
+	}
+	c2 := res.Claims[1]
+	if c2.Text != described || c2.Verdict != pipeline.VerdictSupported || !slices.Equal(c2.Citations, []int{2, 1}) {
+		t.Errorf("claim 2: %+v", c2)
+	}
+}
+
+// A placeholder stands for a name the query will hold, so the near-duplicate rule counts it as
+// a term (seen with a real model: "Kristen Bell Broadway credits revival cast" and "{c2}
+// Broadway revival cast Kristen Bell" were refused at 83% overlap, counted without "{c2}").
+func TestPlaceholderCountsAsAQueryTerm(t *testing.T) {
+	t.Parallel()
+	plan := slipknotPlan()
+	plan.Claims[1].SubQueries = []string{"Slipknot Suicide Squad film cast credits", "{c1} Slipknot Suicide Squad film cast"}
+	if _, v := ValidatePlan(planJSON(t, plan), PlanContext{Statement: slipknotStatement}); len(v) != 0 {
+		t.Fatalf("violations: %v", v)
+	}
+	plan.Claims[1].SubQueries = []string{"{c1} Slipknot Suicide Squad film cast", "{c1} Suicide Squad Slipknot film cast"}
+	_, v := ValidatePlan(planJSON(t, plan), PlanContext{Statement: slipknotStatement})
+	if !slices.ContainsFunc(v, func(p PlanViolation) bool { return p.Rule == RuleQueriesDistinct }) {
+		t.Errorf("two queries alike but for their order passed: %v", v)
+	}
+}
+
+// Two claims that differ only in their placeholders are about two entities (seen with a real
+// model: "{c4} is American" for the actress and "{c8} is American" for the director were refused
+// as the same claim_text "is American").
+func TestClaimsDifferingInTheirBridgesAreDistinct(t *testing.T) {
+	t.Parallel()
+	const statement = "The actor who played Detective Chester Lake and the director of Suicide Squad are Canadian."
+	plan := Plan{
+		PlanID: "two-bridges",
+		Claims: []PlanClaim{
+			{ClaimID: "c1", ClaimText: "An actor played Detective Chester Lake", SourceSpan: "The actor who played Detective Chester Lake",
+				Entities: []string{"Detective Chester Lake"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries: []string{"Detective Chester Lake actor"}, SourceIndependenceScore: 0.8},
+			{ClaimID: "c2", ClaimText: "A director directed Suicide Squad", SourceSpan: "the director of Suicide Squad",
+				Entities: []string{"Suicide Squad"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries: []string{"Suicide Squad director"}, SourceIndependenceScore: 0.8},
+			{ClaimID: "c3", ClaimText: "{c1} is Canadian", SourceSpan: "are Canadian", Entities: []string{}, Verifiable: true,
+				Interpretations: []Interpretation{}, DependsOn: []string{"c1"}, SubQueries: []string{"{c1} nationality"}, SourceIndependenceScore: 0.5},
+			{ClaimID: "c4", ClaimText: "{c2} is Canadian", SourceSpan: "are Canadian", Entities: []string{}, Verifiable: true,
+				Interpretations: []Interpretation{}, DependsOn: []string{"c2"}, SubQueries: []string{"{c2} birthplace"}, SourceIndependenceScore: 0.5},
+		},
+		QueryChains: []QueryChain{
+			{ClaimID: "c1", Hops: []PlanHop{{1, "Detective Chester Lake Law Order actor", "encyclopedia", "cast member"}}},
+			{ClaimID: "c2", Hops: []PlanHop{{1, "Suicide Squad 2016 film director", "encyclopedia", "director"}}},
+			{ClaimID: "c3", Hops: []PlanHop{{1, "{c1} nationality born", "encyclopedia", "biography"}}},
+			{ClaimID: "c4", Hops: []PlanHop{{1, "{c2} birthplace early life", "news report", "biography"}}},
+		},
+		CrossValidationPairs:   []CrossValidationPair{},
+		CrossValidationQueries: []CrossValidationQuery{},
+		ExecutionOrder:         []string{"c1", "c2", "c3", "c4"},
+	}
+	_, v := ValidatePlan(planJSON(t, plan), PlanContext{Statement: statement})
+	if slices.ContainsFunc(v, func(p PlanViolation) bool { return p.Rule == RuleClaimTextUnique }) {
+		t.Errorf("violations: %v", v)
+	}
+	plan.Claims[3].ClaimText = "{c1} is Canadian"
+	plan.Claims[3].DependsOn = []string{"c1"}
+	plan.Claims[3].SubQueries = []string{"{c1} birthplace"}
+	plan.QueryChains[3].Hops[0].Query = "{c1} birthplace early life"
+	_, v = ValidatePlan(planJSON(t, plan), PlanContext{Statement: statement})
+	if !slices.ContainsFunc(v, func(p PlanViolation) bool { return p.Rule == RuleClaimTextUnique }) {
+		t.Errorf("the same claim twice passed: %v", v)
 	}
 }

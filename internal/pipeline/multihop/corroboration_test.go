@@ -1,6 +1,7 @@
 package multihop
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -89,5 +90,47 @@ func TestJudgeSupportedAtLowIsNotConfirmed(t *testing.T) {
 	got := j.groundVerdict(judgeJSON("supported", []int{1, 2}, "Low", "Weak.", "", "strongest genetic risk factor", "increases the risk of Alzheimer"), given)
 	if got.Verdict == pipeline.VerdictSupported {
 		t.Errorf("supported at %s kept: %+v", got.Confidence, got)
+	}
+}
+
+// "Partly supported" is a finding that part of a claim is false: a judge that confirms part of
+// the claim and finds nothing on the rest (seen with a real model: "Tom Hardy is an American
+// actor", the sources saying he is an actor and nothing of his nationality) has not shown the
+// claim partly false, so the claim is unverified, the confirmed part kept. A contradicted rest
+// (a correction, or a source cited as refuting) keeps the verdict.
+func TestPartlySupportedNeedsAContradiction(t *testing.T) {
+	t.Parallel()
+	given := []evidence.Retrieved{{SearchResult: srcNature}, {SearchResult: srcBMJ}}
+	const (
+		naturePassage = "the strongest genetic risk factor for late-onset Alzheimer's"
+		bmjPassage    = "APOE4 carriers had a lower incidence of several cancers"
+	)
+	sup, ref := evidence.StanceSupports, evidence.StanceRefutes
+	partly := func(correction string, cites ...judgeCitation) string {
+		raw := []json.RawMessage{}
+		for _, c := range cites {
+			b, _ := json.Marshal(c)
+			raw = append(raw, b)
+		}
+		b, _ := json.Marshal(judgeReply{Verdict: "partly_supported", Citations: raw, Reason: "Half.", SupportedPart: "APOE4 is a risk factor",
+			Correction: correction, Confidence: "Medium", Missing: "APOE4 cancer incidence"})
+		return string(b)
+	}
+	tests := []struct {
+		name, reply, verdict string
+	}{
+		{"the rest not covered", partly("", judgeCitation{1, naturePassage, sup}), pipeline.VerdictUnverified},
+		{"the rest corrected", partly("APOE4 lowers cancer incidence.", judgeCitation{1, naturePassage, sup}), pipeline.VerdictPartlySupported},
+		{"a refuting source", partly("", judgeCitation{1, naturePassage, sup}, judgeCitation{2, bmjPassage, ref}), pipeline.VerdictPartlySupported},
+	}
+	j := judge{grounding: DefaultGrounding}
+	for _, tt := range tests {
+		got := j.groundVerdict(tt.reply, given)
+		if got.Verdict != tt.verdict || got.SupportedPart != "APOE4 is a risk factor" || got.VariantVerdict != "partly_supported" {
+			t.Errorf("%s: got %s (%s), supported part %q, the judge's verdict %q; want %s", tt.name, got.Verdict, got.Reason, got.SupportedPart, got.VariantVerdict, tt.verdict)
+		}
+		if tt.verdict == pipeline.VerdictUnverified && (!strings.Contains(got.Reason, "nothing on the rest") || got.Confidence != pipeline.ConfidenceLow || got.missing == "") {
+			t.Errorf("%s: reason %q, confidence %s, missing %q", tt.name, got.Reason, got.Confidence, got.missing)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // A claim that depends on others is verified with what they established (issue 23): it runs
@@ -36,13 +37,13 @@ func (r *multihopRun) judgeOne(ctx context.Context, st *chainState) {
 	j := judge{rec: r.rec, grounding: r.in.grounding, calibration: r.calibration}
 	if st.unresolved != "" {
 		st.verdict = judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow, Reason: "the claim cannot be stated: " + st.unresolved}
-		st.bridge = bridge{reason: "it was not judged: " + st.unresolved}
+		st.bridge = evidence.Bridge{Reason: "it was not judged: " + st.unresolved}
 		return
 	}
 	r.addDependencySources(st)
 	if len(st.evidence) == 0 {
 		st.verdict = judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow, Reason: r.noEvidenceReason(st)}
-		st.bridge = bridge{reason: "its hops found no evidence"}
+		st.bridge = evidence.Bridge{Reason: "its hops found no evidence"}
 		return
 	}
 	given := givenOf(st)
@@ -54,9 +55,9 @@ func (r *multihopRun) judgeOne(ctx context.Context, st *chainState) {
 	st.verdict = v
 	if st.bridged {
 		st.bridge = resolveBridge(v, given)
-		if st.bridge.value == "" && v.answer.Value != "" {
+		if st.bridge.Value == "" && v.answer.Value != "" {
 			r.flag(pipeline.Flagf(pipeline.FlagQuoteNotInSource, "claim %d: the answer %q was refused as a bridge: %s",
-				st.index+1, pipeline.TruncateUTF8(v.answer.Value, 60), st.bridge.reason))
+				st.index+1, pipeline.TruncateUTF8(v.answer.Value, 60), st.bridge.Reason))
 		}
 	}
 }
@@ -85,12 +86,13 @@ func givenOf(st *chainState) []evidence.Retrieved {
 	return given
 }
 
-// addDependencySources gives st the sources its dependencies' verdicts cited (a verdict that
-// established nothing, unverified, gives none), each once, after its own evidence.
+// addDependencySources gives st the sources its dependencies' verdicts cited, each once, after
+// its own evidence: passages checked to be in their sources, whatever the verdict made of them
+// (a claim confirmed only in part is unverified and still cites what it confirmed).
 func (r *multihopRun) addDependencySources(st *chainState) {
 	for _, id := range st.claim.DependsOn {
 		d := r.stateOf(id)
-		if d == nil || !d.checked || d.reused != nil || d.verdict.Verdict == "" || d.verdict.Verdict == pipeline.VerdictUnverified {
+		if d == nil || !d.checked || d.reused != nil {
 			continue
 		}
 		for _, i := range d.verdict.cited {
@@ -106,37 +108,94 @@ func (r *multihopRun) addDependencySources(st *chainState) {
 }
 
 // resolveBridges puts into st's text and hop queries the names its bridges stand for, read from
-// the judgements of the claims it depends on (resolveBridge); when one was not established, st
-// is unresolved and says why. Each hop whose query took a name says where it came from.
+// the judgements of the claims it depends on (resolveBridge). When one was not established (its
+// judge named no entity, or the name was refused), st is stated with the statement's own words
+// for the entity, the span of the claim it builds on, and its hops search without the
+// placeholder: its judge, given that claim's cited sources, can still join the two facts, and no
+// name of the model's enters the claim. Only when the statement has no words of its own for it
+// (the spans overlap) is st unresolved, and says why. Each hop says where its names came from.
 func (r *multihopRun) resolveBridges(st *chainState) {
 	ids := claimBridges(st.claim, r.chainOf(st.claim.ClaimID))
 	if len(ids) == 0 {
 		return
 	}
 	values := map[string]string{}
-	var from []string
+	var described, from []string
 	for _, id := range ids {
 		d := r.stateOf(id)
-		switch {
-		case d == nil || !d.checked:
-			st.unresolved = fmt.Sprintf("it builds on the answer of %s, which was not checked", id)
-			return
-		case d.bridge.value == "":
-			st.unresolved = fmt.Sprintf("it builds on the answer of %s, which its sources did not establish (%s)", id, d.bridge.reason)
+		if d != nil && d.checked && d.bridge.Value != "" {
+			values[id] = d.bridge.Value
+			from = append(from, fmt.Sprintf("{%s} is %q, the answer of %s read from its cited source %s", id, d.bridge.Value, id, d.evidence[d.bridge.Source].URL))
+			continue
+		}
+		why := "it was not checked"
+		if d != nil && d.checked {
+			why = d.bridge.Reason
+		}
+		words, ok := r.statementWordsFor(d, st)
+		if !ok {
+			st.unresolved = fmt.Sprintf("it builds on the answer of %s, which was not established (%s), and the statement has no words of its own for it", id, why)
 			return
 		}
-		values[id] = d.bridge.value
-		from = append(from, fmt.Sprintf("{%s} is %q, the answer of %s read from its cited source %s", id, d.bridge.value, id, d.evidence[d.bridge.source].URL))
+		values[id] = words
+		described = append(described, id)
+		from = append(from, fmt.Sprintf("{%s} was not established (%s): the claim is stated with the statement's words for it, %q, and searched without it", id, why, words))
 	}
-	text, _ := substituteBridges(st.claim.ClaimText, values)
-	st.claim.ClaimText = text
-	r.res.Claims[st.index].Text = text
+	claimText, _ := evidence.SubstituteBridges(st.claim.ClaimText, values)
+	st.claim.ClaimText = claimText
+	r.res.Claims[st.index].Text = claimText
 	hops := slices.Clone(st.hops)
 	for i := range hops {
-		hops[i].Query, _ = substituteBridges(hops[i].Query, values)
+		hops[i].Query, _ = evidence.SubstituteBridges(withoutBridges(hops[i].Query, described), values)
 	}
 	st.hops = hops
 	st.bridgeNote = strings.Join(from, "; ")
+}
+
+// statementWordsFor is how the statement itself names the entity claim d describes: d's span,
+// with its first letter in the case its place in st's text wants. ok is false when the statement
+// has no such words apart from st's own (no d, no span, or spans that overlap).
+func (r *multihopRun) statementWordsFor(d, st *chainState) (string, bool) {
+	if d == nil {
+		return "", false
+	}
+	dc, sc := r.res.Claims[d.index], r.res.Claims[st.index]
+	words := strings.TrimSpace(dc.SpanText)
+	if words == "" || (dc.SpanStart < sc.SpanEnd && sc.SpanStart < dc.SpanEnd) {
+		return "", false
+	}
+	// Only a noun phrase names the entity where the placeholder stands: a span that does not
+	// open with a determiner ("released an album on June 29, 2015" for "An artist released an
+	// album ...") would make the claim unreadable.
+	first, _, _ := strings.Cut(words, " ")
+	if !nounPhraseOpeners[strings.ToLower(first)] {
+		return "", false
+	}
+	placeholder := "{" + d.claim.ClaimID + "}"
+	if !strings.HasPrefix(strings.TrimSpace(st.claim.ClaimText), placeholder) {
+		for _, article := range []string{"The ", "A ", "An "} {
+			if strings.HasPrefix(words, article) {
+				words = strings.ToLower(article[:1]) + words[1:]
+			}
+		}
+	}
+	return words, true
+}
+
+// nounPhraseOpeners are the English determiners a description of an entity opens with ("the
+// actor who played ...", "an American singer"). Other languages' spans are not used: their
+// claims stay unresolved.
+var nounPhraseOpeners = text.WordSet("the a an this that these those its his her their our")
+
+// withoutBridges removes the placeholders of the given claim ids from a query.
+func withoutBridges(query string, ids []string) string {
+	if len(ids) == 0 {
+		return query
+	}
+	for _, id := range ids {
+		query = strings.ReplaceAll(query, "{"+id+"}", " ")
+	}
+	return strings.Join(strings.Fields(query), " ")
 }
 
 // followUp runs one follow-up hop for st (FIRE and SAFE's next search) when its judge found the

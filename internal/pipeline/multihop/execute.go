@@ -65,7 +65,7 @@ type chainState struct {
 	// bridged: a later claim writes "{id}" for the entity this claim describes, so its judge is
 	// asked to name it, and bridge holds what code made of that answer (resolveBridge).
 	bridged bool
-	bridge  bridge
+	bridge  evidence.Bridge
 	// unresolved says why a bridge this claim builds on was not established: its hops do not
 	// run and it is unverified, for it cannot be stated.
 	unresolved string

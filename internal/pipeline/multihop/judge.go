@@ -84,7 +84,7 @@ func judgeSchema(bridge bool) *pipeline.OutputSchema {
 		schema.Schema["properties"].(map[string]any)["answer"] = map[string]any{
 			"type": "object", "additionalProperties": false, "required": []string{"value", "source", "passage"},
 			"properties": map[string]any{
-				"value":   str(maxBridgeBytes),
+				"value":   str(evidence.MaxBridgeBytes),
 				"source":  map[string]any{"type": "integer", "minimum": 0, "maximum": 100},
 				"passage": str(300),
 			},
@@ -210,7 +210,7 @@ func (j judge) groundVerdict(reply string, given []evidence.Retrieved) judgement
 	out := judgement{VariantVerdict: pipeline.TruncateUTF8(strings.TrimSpace(p.Verdict), 60), quotes: map[int]string{}, stances: map[int]string{}}
 	out.missing = evidence.OneLineText(pipeline.TruncateUTF8(p.Missing, 200))
 	if p.Answer != nil {
-		out.answer = judgeAnswer{Value: pipeline.TruncateUTF8(p.Answer.Value, 4*maxBridgeBytes), Source: p.Answer.Source,
+		out.answer = judgeAnswer{Value: pipeline.TruncateUTF8(p.Answer.Value, 4*evidence.MaxBridgeBytes), Source: p.Answer.Source,
 			Passage: pipeline.TruncateUTF8(p.Answer.Passage, evidence.MaxQuoteBytes)}
 	}
 	out.Reason = evidence.OneLineText(pipeline.TruncateUTF8(p.Reason, 600))
@@ -276,6 +276,20 @@ func (j judge) groundVerdict(reply string, given []evidence.Retrieved) judgement
 	out.Correction = evidence.OneLineText(pipeline.TruncateUTF8(p.Correction, 500))
 	if verdict == pipeline.VerdictSupported {
 		out.SupportedPart, out.Correction = "", ""
+	}
+	if out.Verdict == pipeline.VerdictPartlySupported && out.Correction == "" &&
+		!slices.ContainsFunc(out.cited, func(k int) bool { return out.stances[k] == evidence.StanceRefutes }) {
+		// Partly supported says part of the claim is false; the judge's definition also lets it
+		// say only that part is confirmed and the rest not covered, which is no finding against
+		// the claim (a real model said it of "Tom Hardy is an American actor" from a source that
+		// names him an actor). Without a contradiction the claim is unverified, its confirmed
+		// part kept; the judge's own verdict stays in VariantVerdict.
+		out.Verdict, out.Confidence = pipeline.VerdictUnverified, pipeline.ConfidenceLow
+		part := ""
+		if out.SupportedPart != "" {
+			part = " (" + out.SupportedPart + ")"
+		}
+		out.Reason = strings.TrimSpace("the sources confirm part of the claim" + part + " and say nothing on the rest, which is no finding that it is false. " + out.Reason)
 	}
 	if pipeline.ConfidenceRank(out.Confidence) < pipeline.ConfidenceRank(pipeline.ConfidenceMedium) {
 		// CoVe 2.0's confidence gate: a Low-confidence contradiction is no ground for a

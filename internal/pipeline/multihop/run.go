@@ -13,9 +13,6 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
 )
 
-// ErrNoSearcher: multihop was built without a Searcher; its hops cannot run.
-var ErrNoSearcher = errors.New("multihop needs a search provider (a Searcher): configure one")
-
 // Multihop verifies a statement by multi-hop query chains under source-independence rules
 // (spec 004):
 //
@@ -67,7 +64,7 @@ func (m Multihop) Run(ctx context.Context, in pipeline.Input) (*pipeline.Result,
 		return res, pipeline.Permanent(errors.New("multihop needs a model"))
 	}
 	if m.Searcher == nil {
-		return res, pipeline.Permanent(ErrNoSearcher)
+		return res, pipeline.Permanent(fmt.Errorf("multihop %w", pipeline.ErrNoSearcher))
 	}
 	rec := pipeline.NewRecorder(m.Model)
 	search := pipeline.NewSearchRecorder(m.Searcher)

@@ -489,7 +489,7 @@ func TestMultihopRejects(t *testing.T) {
 			t.Errorf("opinion only: rule %q", r.Rule)
 		}
 	}
-	if _, err := (Multihop{Model: &pipelinetest.StubModel{}}).Run(context.Background(), pipeline.Input{Text: "two words"}); !errors.Is(err, ErrNoSearcher) || !pipeline.IsPermanent(err) {
+	if _, err := (Multihop{Model: &pipelinetest.StubModel{}}).Run(context.Background(), pipeline.Input{Text: "two words"}); !errors.Is(err, pipeline.ErrNoSearcher) || !pipeline.IsPermanent(err) {
 		t.Errorf("without a Searcher: %v", err)
 	}
 }

@@ -197,7 +197,7 @@ func ValidatePlan(reply string, pc PlanContext) (*ValidatedPlan, []PlanViolation
 		}
 		return nil, violations
 	}
-	pv := &planValidation{plan: withoutPlaceholders(plan), ctx: pc, spans: make([][2]int, len(plan.Claims))}
+	pv := &planValidation{plan: withoutPlaceholders(plan), written: plan, ctx: pc, spans: make([][2]int, len(plan.Claims))}
 	for _, r := range planRules {
 		for _, msg := range r.check(pv) {
 			violations = append(violations, PlanViolation{r.name, msg})
@@ -252,9 +252,12 @@ func (p Plan) withinBounds() bool {
 
 // planValidation is one plan under validation.
 type planValidation struct {
-	plan  Plan
-	ctx   PlanContext
-	spans [][2]int
+	// plan is the plan as the wording rules read it (withoutPlaceholders); written is the plan
+	// as the model wrote it, placeholders included.
+	plan    Plan
+	written Plan
+	ctx     PlanContext
+	spans   [][2]int
 }
 
 // planRule is one named rule of spec 004, checked in code. check returns one message per
@@ -287,6 +290,28 @@ var planRules = []planRule{
 	{RuleCrossValidationNotConcat, checkCrossValidationConcat},
 	{RuleQueriesDistinct, checkNearDuplicates},
 	{RuleExecutionOrder, checkExecutionOrder},
+}
+
+// ClaimRules are the rules of planRules that read only the claims, their spans and the
+// statement: the decomposition itself, apart from the queries that verify it.
+var ClaimRules = []string{RuleClaimTextUnique, RuleClaimHasSpan, RuleNoAddedQuantification, RuleClaimNotAtomic, RuleClaimAddsToSpan}
+
+// ClaimViolations validates a decomposition, claims with their source spans, against the
+// statement with the rules of ValidatePlan that read claims alone (ClaimRules). It is how
+// `evaluate honest` measures those rules' false positives on human-written decompositions,
+// which come without queries.
+func ClaimViolations(claims []PlanClaim, pc PlanContext) []PlanViolation {
+	pv := &planValidation{plan: Plan{Claims: claims}, written: Plan{Claims: claims}, ctx: pc, spans: make([][2]int, len(claims))}
+	var out []PlanViolation
+	for _, r := range planRules {
+		if !slices.Contains(ClaimRules, r.name) {
+			continue
+		}
+		for _, msg := range r.check(pv) {
+			out = append(out, PlanViolation{r.name, msg})
+		}
+	}
+	return out
 }
 
 // ClaimID returns the id of the claim at position i (from 0): c1, c2, ... That is the whole
@@ -332,14 +357,16 @@ func checkClaimIDs(pv *planValidation) []string {
 	return out
 }
 
+// checkClaimTextUnique reads the claims as written: "{c4} is American" and "{c8} is American"
+// are two propositions about two entities.
 func checkClaimTextUnique(pv *planValidation) []string {
 	var out []string
 	first := map[string]int{}
-	for i, c := range pv.plan.Claims {
+	for i, c := range pv.written.Claims {
 		key := normalizedQuery(c.ClaimText)
 		if j, seen := first[key]; seen {
 			out = append(out, fmt.Sprintf("claims %s and %s have the same claim_text %q: each claim must be a distinct proposition",
-				pv.plan.Claims[j].ClaimID, c.ClaimID, pipeline.TruncateUTF8(c.ClaimText, 120)))
+				pv.written.Claims[j].ClaimID, c.ClaimID, pipeline.TruncateUTF8(c.ClaimText, 120)))
 			continue
 		}
 		first[key] = i
@@ -378,8 +405,8 @@ var (
 )
 
 // quantities returns the numbers and quantifier words in s: digits as written without
-// thousands separators ("1,000" is "1000"), English number words as digits, quantifier words
-// as themselves.
+// thousands separators ("1,000" is "1000"), English number words as digits (but "one of"),
+// quantifier words as themselves.
 func quantities(s, language string) map[string]bool {
 	out := map[string]bool{}
 	for _, n := range quantityNumber.FindAllString(s, -1) {
@@ -389,7 +416,11 @@ func quantities(s, language string) map[string]bool {
 		out[n] = true
 	}
 	if language == "" || language == "en" {
-		for _, w := range ruleWords(strings.ToLower(s)) {
+		words := ruleWords(strings.ToLower(s))
+		for i, w := range words {
+			if w == "one" && i+1 < len(words) && words[i+1] == "of" {
+				continue // "one of the products" picks one out, it counts nothing
+			}
 			if d, ok := quantityNumberWords[w]; ok {
 				out[d] = true
 			}
@@ -685,20 +716,21 @@ func sameSet(a, b map[string]bool) bool {
 
 // checkNearDuplicates: no two queries that run (hop queries of every chain and cross-validation
 // queries), and no two sub-queries of one claim, share more than NearDuplicateOverlap of their
-// tokens (TokenOverlap).
+// tokens (TokenOverlap). A placeholder counts as a term ("{c2}" as "c2"): it stands for a name
+// the query will hold, which other queries may not.
 func checkNearDuplicates(pv *planValidation) []string {
 	type query struct{ text, where string }
 	var run []query
-	for _, ch := range pv.plan.QueryChains {
+	for _, ch := range pv.written.QueryChains {
 		for _, h := range ch.Hops {
 			run = append(run, query{h.Query, fmt.Sprintf("hop %d of claim %s", h.HopNumber, ch.ClaimID)})
 		}
 	}
-	for i, q := range pv.plan.CrossValidationQueries {
+	for i, q := range pv.written.CrossValidationQueries {
 		run = append(run, query{q.QueryText, fmt.Sprintf("cross-validation query %d", i+1)})
 	}
 	groups := [][]query{run}
-	for _, c := range pv.plan.Claims {
+	for _, c := range pv.written.Claims {
 		var subs []query
 		for i, q := range c.SubQueries {
 			subs = append(subs, query{q, fmt.Sprintf("sub_query %d of claim %s", i+1, c.ClaimID)})

@@ -2,6 +2,7 @@ package multihop
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -368,6 +369,64 @@ func TestClaimAtomicAndFaithfulToSpan(t *testing.T) {
 			"Smith lost the race in 2021", "Jones lost the race in 2021", []string{"Smith"}, RuleClaimAddsToSpan, "adds Smith in place of Jones"},
 		{"an added entity", "The tower opened in 1889.", "The tower opened in 1889 with Gustave Eiffel present", "The tower opened in 1889", nil,
 			RuleClaimAddsToSpan, "adds Gustave"},
+		// Issue 22, case 4: honest claims a real model wrote, refused before.
+		{"an and inside an italic title", "The poet who was the subject of the musical *A Soldier and a Maker* was born in Gloucester.",
+			"The poet who was the subject of the musical *A Soldier and a Maker* was born in Gloucester",
+			"The poet who was the subject of the musical *A Soldier and a Maker* was born in Gloucester", nil, "", ""},
+		{"an and inside a quoted title the claim writes bare", `The poet who was the subject of the musical "A Soldier and a Maker" was born in Gloucester.`,
+			"The poet who was the subject of the musical A Soldier and a Maker was born in Gloucester",
+			`The poet who was the subject of the musical "A Soldier and a Maker" was born in Gloucester`, nil, "", ""},
+		{"an and inside a title the entities name", "The poet who was the subject of the musical A Soldier and a Maker was born in Gloucester.",
+			"The poet who was the subject of the musical A Soldier and a Maker was born in Gloucester",
+			"The poet who was the subject of the musical A Soldier and a Maker was born in Gloucester", []string{"A Soldier and a Maker", "Gloucester"}, "", ""},
+		{"a period between the years", "The Ink Spots were an American vocal group. They were active between the years 1914 and 1944.",
+			"The Ink Spots were active between the years 1914 and 1944", "They were active between the years 1914 and 1944", []string{"The Ink Spots"}, "", ""},
+		{"a demonym in the span", "The Danish colony was at the Indian town Tharangambadi.",
+			"Tharangambadi is in India", "the Indian town Tharangambadi", []string{"Tharangambadi", "India"}, "", ""},
+		{"a pronoun's referent beside a name the claim leaves out", "Abong Mbang lies on the N2 road, which connects it to Yaounde and Douala.",
+			"The N2 road connects Abong Mbang to Douala", "which connects it to Yaounde and Douala", []string{"N2 road", "Abong Mbang", "Douala"}, "", ""},
+		// Found by evaluate honest on factcheck-bench's gold claims.
+		{"an omitted subject beside a name the claim leaves out", "Gary Smith is an economist. He holds a bachelor's degree in economics from Stanford University and a doctorate in economics from the University of California at Berkeley.",
+			"Gary Smith holds a doctorate in economics from the University of California at Berkeley",
+			"holds a bachelor's degree in economics from Stanford University and a doctorate in economics from the University of California at Berkeley", nil, "", ""},
+		{"an acronym written out", "Byte Pair Encoding (BPE) merges frequent pairs. The mapping changes with each iteration of the BPE algorithm.",
+			"The mapping changes with each iteration of the Byte Pair Encoding algorithm", "The mapping changes with each iteration of the BPE algorithm", nil, "", ""},
+		{"a singular of the span's plural", "Arsenal won six FA Cups: 1993, 1998 and 2002.", "Arsenal won the FA Cup in 1998", "Arsenal won six FA Cups: 1993, 1998", nil, "", ""},
+		{"coordinated participles", "Epigenetic traits are encoded in the way that the DNA is packaged and regulated.",
+			"Epigenetic traits are encoded in the way that the DNA is packaged and regulated", "Epigenetic traits are encoded in the way that the DNA is packaged and regulated", nil, "", ""},
+		{"coordinated adjectives", "The story follows a disillusioned and bored priest.", "The story follows a disillusioned and bored priest", "The story follows a disillusioned and bored priest", nil, "", ""},
+		{"a noun with its relative clause", "A star's size is determined by the amount of mass and energy it has.",
+			"A star's size is determined by the amount of mass and energy it has", "A star's size is determined by the amount of mass and energy it has", nil, "", ""},
+		{"a participle after a noun", "Dr. Marloes Arts has published several papers and articles on topics related to sustainability.",
+			"Dr. Marloes Arts has published several papers and articles on topics related to sustainability",
+			"Dr. Marloes Arts has published several papers and articles on topics related to sustainability", []string{"Marloes Arts"}, "", ""},
+		{"a subordinate clause", "Sinking sand becomes liquefied and viscous when it is disturbed.", "Sinking sand becomes liquefied and viscous when it is disturbed",
+			"Sinking sand becomes liquefied and viscous when it is disturbed", nil, "", ""},
+		{"a joint subject the statement names together", "Eise Eisinga built a planetarium. Eisinga and his wife, Rinske Jans, had five sons in total.",
+			"Eise Eisinga and Rinske Jans had five sons in total", "Eisinga and his wife, Rinske Jans, had five sons in total", []string{"Eise Eisinga", "Rinske Jans"}, "", ""},
+		{"consecutive decades", "China started gaining prominence in the 1980s and 1990s.", "China started gaining prominence in the 1980s and 1990s",
+			"China started gaining prominence in the 1980s and 1990s", []string{"China"}, "", ""},
+		{"a participle before its noun", "Intellicontext is a tool for extracting and classifying entities and concepts from unstructured text.",
+			"Intellicontext is a tool for extracting and classifying entities and concepts from unstructured text",
+			"Intellicontext is a tool for extracting and classifying entities and concepts from unstructured text", []string{"Intellicontext"}, "", ""},
+		// What the rules were built for, beside what they now allow.
+		{"a clause opened by while", "While love is a broader and deeper emotional connection, affection is usually a milder expression of fondness.",
+			"While love is a broader and deeper emotional connection, affection is usually a milder expression of fondness",
+			"While love is a broader and deeper emotional connection, affection is usually a milder expression of fondness", nil, RuleClaimNotAtomic, "two predicates"},
+		{"two past tenses after their subjects", "The company was founded in 1990 and renamed in 2005.", "The company was founded in 1990 and renamed in 2005",
+			"The company was founded in 1990 and renamed in 2005", nil, RuleClaimNotAtomic, "two predicates"},
+		{"two years without a range", "They were active in 1914. They were active again in 1944.", "They were active in 1914 and 1944",
+			"They were active in 1914. They were active again in 1944", nil, RuleClaimNotAtomic, "two numbers or dates"},
+		{"two decades apart", "Sales grew in the 1960s. They grew again in the 1990s.", "Sales grew in the 1960s and 1990s",
+			"Sales grew in the 1960s. They grew again in the 1990s", nil, RuleClaimNotAtomic, "two numbers or dates"},
+		{"a title beside a second predicate", "Ivor Gurney wrote *Severn and Somme*. He died in 1937.", "Ivor Gurney wrote *Severn and Somme* and died in 1937",
+			"Ivor Gurney wrote *Severn and Somme*. He died in 1937", []string{"Ivor Gurney"}, RuleClaimNotAtomic, "two predicates"},
+		{"a country the demonym does not name", "The Danish colony was at the Indian town Tharangambadi.",
+			"Tharangambadi is in Indonesia", "the Indian town Tharangambadi", []string{"Tharangambadi", "Indonesia"}, RuleClaimAddsToSpan, "adds Indonesia"},
+		{"a name swapped beside a pronoun", "Smith won the award in 2019. He said Jones lost the race in 2021.",
+			"Smith said Smith lost the race in 2021", "He said Jones lost the race in 2021", []string{"Smith"}, RuleClaimAddsToSpan, "adds Smith in place of Jones"},
+		{"two subjects in two sentences", "Eisinga built a planetarium. Rinske Jans had five sons.", "Eisinga and Rinske Jans had five sons",
+			"Eisinga built a planetarium. Rinske Jans had five sons", []string{"Eisinga", "Rinske Jans"}, RuleClaimNotAtomic, "two named subjects"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -386,5 +445,24 @@ func TestClaimAtomicAndFaithfulToSpan(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// "One of" picks one thing out of several: it counts nothing (issue 22, a factcheck-bench gold
+// claim), while a count the statement does not make is still added quantification.
+func TestQuantitiesOneOf(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		claim string
+		want  []string
+	}{
+		{"One of the resulting products is copper sulfate", nil},
+		{"The reaction gives one product", []string{"1"}},
+		{"One product of the reaction is iron", []string{"1"}},
+	} {
+		got := slices.Sorted(maps.Keys(quantities(c.claim, "en")))
+		if !slices.Equal(got, c.want) {
+			t.Errorf("quantities(%q) = %v, want %v", c.claim, got, c.want)
+		}
 	}
 }

@@ -1,0 +1,56 @@
+package evidence
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+)
+
+// A bridge value is taken only from a passage of a source that grounds the finding, and only
+// when the passage holds it; multihop's judges and cove2's verifiers are held to this one check.
+func TestResolveBridge(t *testing.T) {
+	t.Parallel()
+	given := []Retrieved{
+		{SearchResult: pipeline.SearchResult{URL: "https://en.wikipedia.org/wiki/Adam_Beach", Snippet: "Adam Beach played Detective Chester Lake in Law & Order: SVU."}},
+		{SearchResult: pipeline.SearchResult{URL: "https://fandom.example/wiki/Chester_Lake", Snippet: "Chester Lake was played by a Canadian actor."}},
+	}
+	grounding := []int{0}
+	for _, tt := range []struct {
+		name   string
+		answer BridgeAnswer
+		value  string
+		reason string
+	}{
+		{"from the cited passage", BridgeAnswer{"Adam Beach", 1, "Adam Beach played Detective Chester Lake"}, "Adam Beach", ""},
+		{"a name the passage does not hold", BridgeAnswer{"Jason Momoa", 1, "Adam Beach played Detective Chester Lake"}, "", "not in the passage"},
+		{"a passage the source does not hold", BridgeAnswer{"Jason Momoa", 1, "Jason Momoa played Detective Chester Lake"}, "", "is not in source [1]"},
+		{"a source that grounds nothing", BridgeAnswer{"Canadian actor", 2, "played by a Canadian actor"}, "", "not a source grounding its answer"},
+		{"a source it was not given", BridgeAnswer{"Adam Beach", 7, "Adam Beach played Detective Chester Lake"}, "", "not a source grounding its answer"},
+		{"no answer", BridgeAnswer{"", 1, "Adam Beach played Detective Chester Lake"}, "", "named no answer"},
+		{"a paragraph, not a name", BridgeAnswer{strings.Repeat("Adam Beach ", 20), 1, "Adam Beach played Detective Chester Lake"}, "", "is no name"},
+		{"a placeholder", BridgeAnswer{"{c2}", 1, "Adam Beach played Detective Chester Lake"}, "", "is no name"},
+	} {
+		got := ResolveBridge(tt.answer, given, grounding, "verifier")
+		if got.Value != tt.value || !strings.Contains(got.Reason, tt.reason) || (tt.value != "" && got.Source != 0) {
+			t.Errorf("%s: %+v, want %q (%q)", tt.name, got, tt.value, tt.reason)
+		}
+	}
+}
+
+func TestSubstituteBridges(t *testing.T) {
+	t.Parallel()
+	if ids := BridgesIn("Which film did {c1} play Slipknot in, and did {c1} meet {c12}?"); strings.Join(ids, ",") != "c1,c12" {
+		t.Errorf("BridgesIn: %v", ids)
+	}
+	got, ok := SubstituteBridges("Which film did {c1} play Slipknot in?", map[string]string{"c1": "Adam Beach"})
+	if !ok || got != "Which film did Adam Beach play Slipknot in?" {
+		t.Errorf("substituted: %q %v", got, ok)
+	}
+	if got, ok := SubstituteBridges("{c1} and {c2}", map[string]string{"c1": "Adam Beach"}); ok || got != "{c1} and {c2}" {
+		t.Errorf("a missing value leaves the text as it was: %q %v", got, ok)
+	}
+	if got := WithoutBridges("Which film did {c1} play  Slipknot in?"); got != "Which film did play Slipknot in?" {
+		t.Errorf("WithoutBridges: %q", got)
+	}
+}

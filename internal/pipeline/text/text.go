@@ -1,0 +1,154 @@
+// Package text is the one home of the word-level text rules every other package shares: how a
+// text splits into words, which words carry content (per language), how number words read as
+// digits, which words negate, and how text is cut, quoted and put on one line. A rule defined
+// twice drifts (issue 25 found four lists of number words with different coverage, so a gold
+// "15" against "fifteen" scored as a miss in one place and matched in another); here each is
+// defined once and table-tested.
+//
+// It is pure and imports nothing of the project.
+package text
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// WordSet returns the set of the space-separated words.
+func WordSet(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+// Words splits s into its runs of letters and digits, lower-cased: "Alzheimer's 2nd-stage" is
+// "alzheimer", "s", "2nd", "stage". Every other character separates words.
+func Words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
+
+// ContentWords are s's words (Words) without single letters and without the language's stop
+// words (StopWords): what a query or a claim asks about. A single digit stays ("3 tenors").
+func ContentWords(s, language string) []string {
+	words := Words(s)
+	stop := StopWords(language)
+	out := words[:0]
+	for _, w := range words {
+		if r, size := utf8.DecodeRuneInString(w); size == len(w) && !unicode.IsDigit(r) {
+			continue
+		}
+		if stop[w] {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// StopWords are the function words of a language that carry no content of their own; English
+// for "" (the default language). A language without a list has none: every word counts.
+func StopWords(language string) map[string]bool {
+	switch strings.ToLower(language) {
+	case "", "en":
+		return englishStopWords
+	}
+	return nil
+}
+
+var englishStopWords = WordSet(`a an the and or nor but of in on at to for from by with without about as into onto
+	over under than then that this these those there here is are was were be been being am do does did done has have
+	had having it its it's they them their he him his she her we us our you your i me my what which who whom whose
+	when where why how whether if so such not no yes also any some all each both either neither very can could will
+	would shall should may might must just only more most other same own`)
+
+// numberWords are the English number words, read as the digits a text may use instead.
+var numberWords = map[string]string{
+	"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+	"eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "thirteen": "13", "fourteen": "14",
+	"fifteen": "15", "sixteen": "16", "seventeen": "17", "eighteen": "18", "nineteen": "19", "twenty": "20",
+	"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
+	"hundred": "100", "thousand": "1000", "million": "1000000", "billion": "1000000000", "trillion": "1000000000000",
+	"dozen": "12",
+}
+
+// NumberWord returns the digits an English number word names ("fifteen" is "15"), ok false for
+// any other word. The word is matched in lower case.
+func NumberWord(word string) (digits string, ok bool) {
+	digits, ok = numberWords[strings.ToLower(word)]
+	return digits, ok
+}
+
+// NumberWordPattern is a regular-expression alternation of the number words, longest first,
+// for rules that look for numbers in running text.
+func NumberWordPattern() string {
+	words := make([]string, 0, len(numberWords))
+	for w := range numberWords {
+		words = append(words, w)
+	}
+	// Longest first, so that "seventeen" is not read as "seven".
+	for i := range words {
+		for j := i + 1; j < len(words); j++ {
+			if len(words[j]) > len(words[i]) || (len(words[j]) == len(words[i]) && words[j] < words[i]) {
+				words[i], words[j] = words[j], words[i]
+			}
+		}
+	}
+	return strings.Join(words, "|")
+}
+
+// negations are the words that turn a statement into its opposite, in the languages of the
+// language table that have one short word for it, and English contractions with and without
+// their apostrophe (Words splits "isn't" into "isn" and "t").
+var negations = WordSet(`not no never none nobody nothing neither nor without cannot
+	isnt wasnt arent werent dont doesnt didnt hasnt havent hadnt wont cant couldnt shouldnt wouldnt
+	isn wasn aren weren doesn didn hasn haven hadn couldn shouldn wouldn
+	isn't wasn't aren't weren't don't doesn't didn't hasn't haven't hadn't won't can't couldn't shouldn't wouldn't
+	pas ne nicht kein keine nie nunca jamais nada nadie mai non`)
+
+// IsNegation reports whether a word negates: "not", "never", "isn't", "nicht", ... and any
+// English word ending in "n't". The word is matched in lower case.
+func IsNegation(word string) bool {
+	w := strings.ToLower(strings.ReplaceAll(word, "’", "'"))
+	return negations[w] || strings.HasSuffix(w, "n't")
+}
+
+// Truncate cuts s to at most n bytes without splitting a character.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// Quote quotes a text (a query, a rule's subject) for a message, cut to a readable length.
+func Quote(s string) string { return fmt.Sprintf("%q", Truncate(s, 200)) }
+
+// OneLine puts text on one line for a log, a message or a terminal: control characters become
+// spaces (a model's reply could carry escape sequences a terminal would obey) and every run of
+// white space one space.
+func OneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// OneLineCut is OneLine cut to at most n characters, the last of a cut line "…".
+func OneLineCut(s string, n int) string {
+	s = OneLine(s)
+	if r := []rune(s); n > 0 && len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,94 @@
+package text
+
+import (
+	"regexp"
+	"slices"
+	"testing"
+)
+
+func TestWords(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		in   string
+		want []string
+	}{
+		{"Alzheimer's 2nd-stage", []string{"alzheimer", "s", "2nd", "stage"}},
+		{"  Květa Peschke, born 1975!", []string{"květa", "peschke", "born", "1975"}},
+		{"", nil},
+	} {
+		if got := Words(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("Words(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestContentWords(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		in, language string
+		want         []string
+	}{
+		{"Who wrote the play in 1953?", "en", []string{"wrote", "play", "1953"}},
+		{"the 3 tenors of a city", "", []string{"3", "tenors", "city"}},
+		{"die Stadt der Liebe", "de", []string{"die", "stadt", "der", "liebe"}},
+	} {
+		if got := ContentWords(tt.in, tt.language); !slices.Equal(got, tt.want) {
+			t.Errorf("ContentWords(%q, %q) = %q, want %q", tt.in, tt.language, got, tt.want)
+		}
+	}
+}
+
+// Every English number word up to the billions reads as its digits, the teens and tens
+// included (one of the four old lists lacked 13-19 and 30-90).
+func TestNumberWord(t *testing.T) {
+	t.Parallel()
+	for word, want := range map[string]string{"zero": "0", "seven": "7", "Fifteen": "15", "nineteen": "19",
+		"thirty": "30", "ninety": "90", "hundred": "100", "million": "1000000", "dozen": "12"} {
+		if got, ok := NumberWord(word); !ok || got != want {
+			t.Errorf("NumberWord(%q) = %q, %v; want %q", word, got, ok, want)
+		}
+	}
+	if got, ok := NumberWord("seventh"); ok {
+		t.Errorf("NumberWord(seventh) = %q", got)
+	}
+	re := regexp.MustCompile(`\b(?:` + NumberWordPattern() + `)\b`)
+	if got := re.FindAllString("seventeen of the seventy-seven", -1); !slices.Equal(got, []string{"seventeen", "seventy", "seven"}) {
+		t.Errorf("NumberWordPattern found %q", got)
+	}
+}
+
+func TestIsNegation(t *testing.T) {
+	t.Parallel()
+	for _, w := range []string{"not", "Never", "isn't", "doesn’t", "isnt", "nicht", "jamais", "mustn't"} {
+		if !IsNegation(w) {
+			t.Errorf("IsNegation(%q) = false", w)
+		}
+	}
+	for _, w := range []string{"note", "nothingness", "known", "nation"} {
+		if IsNegation(w) {
+			t.Errorf("IsNegation(%q) = true", w)
+		}
+	}
+}
+
+func TestTruncateQuoteOneLine(t *testing.T) {
+	t.Parallel()
+	if got := Truncate("Květa", 3); got != "Kv" {
+		t.Errorf("Truncate split a character: %q", got)
+	}
+	if got := Truncate("abc", 5); got != "abc" {
+		t.Errorf("Truncate = %q", got)
+	}
+	if got := Quote(`say "hi"`); got != `"say \"hi\""` {
+		t.Errorf("Quote = %s", got)
+	}
+	if got := OneLine("a\x1b[31m red\n\tline  "); got != "a [31m red line" {
+		t.Errorf("OneLine = %q", got)
+	}
+	if got := OneLineCut("one two three", 7); got != "one tw…" {
+		t.Errorf("OneLineCut = %q", got)
+	}
+	if got := OneLineCut("short", 7); got != "short" {
+		t.Errorf("OneLineCut = %q", got)
+	}
+}
