@@ -432,7 +432,7 @@ func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *
 	db := newDatabaseBreaker(ctx, cfg, log, s, m)
 	executor := worker.New(worker.Config{
 		Store: s.store, Model: s.model, Searcher: s.searcher, ModelName: modelName,
-		Pages:      evidence.PageReading{Reader: s.pages, PerHop: cfg.PagesPerHop},
+		Pages:      evidence.PageReading{Reader: m.countPages(s.pages), PerHop: cfg.PagesPerHop},
 		Validation: jobs.ValidationConfig{MaxMessageBytes: sc.WithDefaults().MaxMessageBytes, DefaultMethod: cfg.DefaultMethod},
 		Stream:     sc.WithDefaults().Stream, UrgentSubject: sc.WithDefaults().UrgentSubject,
 		MaxQuestions: cfg.MaxQuestions, Concurrency: cfg.VerifyConcurrency,

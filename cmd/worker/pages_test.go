@@ -11,10 +11,13 @@ import (
 	"strings"
 	"testing"
 
+	dto "github.com/prometheus/client_model/go"
+
 	"github.com/corroborate/corroborate/internal/envflag"
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pagefetch"
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/pipelinetest"
 	"github.com/corroborate/corroborate/internal/search"
 )
 
@@ -198,5 +201,28 @@ func TestFetchPagesDefaults(t *testing.T) {
 				t.Errorf("pageReader: %v, %v", reader, err)
 			}
 		})
+	}
+}
+
+// Each page read is counted by its result in corroborate_page_reads_total, through a
+// re-verification's fresh reader too.
+func TestPageReadsAreCounted(t *testing.T) {
+	t.Parallel()
+	m := newMetrics()
+	if m.countPages(nil) != nil {
+		t.Fatal("no page reader must stay none")
+	}
+	stub := &pipelinetest.StubPages{Texts: map[string]string{"https://a.example/": "text"}}
+	r := m.countPages(stub)
+	r.ReadPage(context.Background(), "https://a.example/")
+	r.ReadPage(context.Background(), "http://169.254.169.254/")
+	for result, want := range map[string]float64{"read": 1, pipeline.PageAddressRefused: 1, "cached": 0} {
+		var got dto.Metric
+		if err := m.pageReads.WithLabelValues(result).Write(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got := got.GetCounter().GetValue(); got != want {
+			t.Errorf("corroborate_page_reads_total{result=%q} = %v, want %v", result, got, want)
+		}
 	}
 }
