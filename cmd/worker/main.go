@@ -478,7 +478,7 @@ func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *
 		cc.ExitWhenIdle = cfg.IdleAfter
 	}
 	log.Info("worker consuming", "stream", sc.WithDefaults().Stream, "subjects", sc.Subjects, "urgent_lane", lanes.Urgent() != nil, "concurrency", cfg.Concurrency,
-		"model", modelName, "exit_when_idle", cfg.ExitWhenIdle)
+		"model", modelName, "exit_when_idle", cfg.ExitWhenIdle, "reads_pages", s.pages != nil)
 	err = jobs.ConsumeLanes(ctx, lanes, cc, executor)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
