@@ -287,9 +287,11 @@ func TestReadPageBoundsASlowPage(t *testing.T) {
 		t.Errorf("a page that never ends: failure %q (%s), want timeout", p.Failure, p.Error)
 	}
 	// A generous bound: the point is that the read ends near its limit, not with the page.
-	if d := time.Since(start); d > 5*time.Second {
+	d := time.Since(start)
+	if d > 5*time.Second {
 		t.Errorf("the read took %s with a limit of 300ms", d)
 	}
+	t.Logf("a page that never ends: refused as %s after %s (limit 300ms)", p.Failure, d.Round(time.Millisecond))
 }
 
 func TestReadPageBoundsARedirectLoop(t *testing.T) {
@@ -330,6 +332,24 @@ func TestReadPageHonoursRobots(t *testing.T) {
 	}
 	if p := f.ReadPage(context.Background(), s.URL+"/public"); p.Failure != "" || !strings.Contains(p.Text, "14 May 1937") {
 		t.Errorf("an allowed page: %q (%s), text %q", p.Failure, p.Error, p.Text)
+	}
+}
+
+// A redirect to another site is held to that site's robots.txt.
+func TestReadPageHonoursRobotsOfARedirectsSite(t *testing.T) {
+	t.Parallel()
+	other := newSite(t, "User-agent: *\nDisallow: /private/\n", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "must not be read")
+	})
+	first := newSite(t, "", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/private/page", http.StatusFound)
+	})
+	f := newFetcher(t, Config{Policy: allowing(first.addr(t), other.addr(t))})
+	if p := f.ReadPage(context.Background(), first.URL+"/moved"); p.Failure != pipeline.PageRobotsDisallowed {
+		t.Errorf("a redirect to a page the other site disallows: %q (%s)", p.Failure, p.Error)
+	}
+	if n := other.hits.Load(); n != 0 {
+		t.Errorf("the other site's disallowed page was requested %d times", n)
 	}
 }
 
