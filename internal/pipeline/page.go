@@ -22,7 +22,7 @@ const (
 	// metadata, multicast or otherwise non-public address (checked at connect time, redirects
 	// included).
 	PageAddressRefused = "address_refused"
-	// PageSchemeRefused: the URL (or a redirect) is not http or https.
+	// PageSchemeRefused: the URL (or a redirect) is not an absolute http or https URL.
 	PageSchemeRefused = "scheme_refused"
 	// PageRobotsDisallowed: the site's robots.txt disallows the path for our User-Agent.
 	PageRobotsDisallowed = "robots_disallowed"
