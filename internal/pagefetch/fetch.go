@@ -328,6 +328,7 @@ func (t limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	err := l.Do(req.Context(), 0, func(ctx context.Context) (int64, error) {
 		if resp != nil {
 			resp.Body.Close() // a 429 Do retries
+			resp = nil
 		}
 		var err error
 		resp, err = t.next.RoundTrip(req.WithContext(ctx))
@@ -335,9 +336,17 @@ func (t limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return 0, err
 		}
 		l.ObserveResponse(ctx, resp.StatusCode, resp.Header)
+		if resp.StatusCode == http.StatusTooManyRequests {
+			// Do pauses the site and retries only a call that failed with a 429.
+			return 0, errRateLimited
+		}
 		return 0, nil
 	})
-	if err != nil {
+	switch {
+	case errors.Is(err, errRateLimited) && resp != nil:
+		// Still refused after the retries: the page's answer is the site's 429 (http_error).
+		return resp, nil
+	case err != nil:
 		if resp != nil {
 			resp.Body.Close()
 		}
@@ -345,6 +354,9 @@ func (t limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	return resp, nil
 }
+
+// errRateLimited is a site's 429, as the host's Limiter must see it: a failed call.
+var errRateLimited = errors.New("the site answered 429 Too Many Requests")
 
 // hostKey is what robots.txt is kept by: scheme, host and port, as RFC 9309 scopes it.
 func hostKey(u *url.URL) string {

@@ -431,3 +431,63 @@ func TestReadPageUnsupportedAndErrorStatus(t *testing.T) {
 		t.Errorf("a 410: %q %d (%s)", p.Failure, p.Status, p.Error)
 	}
 }
+
+// instantClock is a ratelimit.Clock whose Sleep moves its time on at once: a pause a site asks
+// for is kept without the test waiting for it.
+type instantClock struct{ fakeNow }
+
+func (c *instantClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.Advance(d)
+	return ctx.Err()
+}
+
+// A site's 429 and its Retry-After pause that site's limiter, and the read is retried after the
+// pause rather than failed.
+func TestReadPageWaitsOutASitesRateLimit(t *testing.T) {
+	t.Parallel()
+	var asked atomic.Int64
+	s := newSite(t, "", func(w http.ResponseWriter, r *http.Request) {
+		if asked.Add(1) == 1 {
+			w.Header().Set("Retry-After", "30")
+			http.Error(w, "slow down", http.StatusTooManyRequests)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "The main span was completed on 14 May 1937.")
+	})
+	clock := &instantClock{fakeNow{t: epoch}}
+	hosts, err := ratelimit.NewHosts(ratelimit.Config{Name: "page", Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFetcher(t, Config{Policy: allowing(s.addr(t)), Hosts: hosts, Now: clock.Now})
+	p := f.ReadPage(context.Background(), s.URL+"/p")
+	if p.Failure != "" || p.Status != 200 {
+		t.Fatalf("the read after the pause: %q %d (%s)", p.Failure, p.Status, p.Error)
+	}
+	st := hosts.For("127.0.0.1").Stats()
+	if st.RateLimited != 1 || st.Retries != 1 || !st.PausedUntil.Equal(epoch.Add(30*time.Second)) {
+		t.Errorf("the site's limiter: %d rate limited, %d retries, paused until %s; want 1, 1, %s", st.RateLimited, st.Retries, st.PausedUntil, epoch.Add(30*time.Second))
+	}
+}
+
+// A site that refuses every request ends the read within its limits: the site's 429 after the
+// limiter's retries, or the time limit, never a read that goes on.
+func TestReadPageEndsOnASiteThatAlwaysRefuses(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, "", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, "slow down", http.StatusTooManyRequests)
+	})
+	clock := &instantClock{fakeNow{t: epoch}}
+	hosts, err := ratelimit.NewHosts(ratelimit.Config{Name: "page", Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFetcher(t, Config{Policy: allowing(s.addr(t)), Hosts: hosts, Now: clock.Now, Timeout: 2 * time.Second})
+	p := f.ReadPage(context.Background(), s.URL+"/p")
+	if p.Failure != pipeline.PageHTTPError && p.Failure != pipeline.PageTimeout {
+		t.Errorf("a site that always answers 429: %q %d (%s)", p.Failure, p.Status, p.Error)
+	}
+	t.Logf("%s after %d requests (%s)", p.Failure, s.hits.Load(), p.Error)
+}
