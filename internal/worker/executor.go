@@ -10,6 +10,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
 	"github.com/corroborate/corroborate/internal/pipeline/methods"
 	"github.com/corroborate/corroborate/internal/ratelimit"
 	"github.com/corroborate/corroborate/internal/store"
@@ -44,6 +45,9 @@ type Config struct {
 	// Database is told how each store call ended, and holds the jobs whose outcome cannot be
 	// stored while the database is down (nil: no breaker on the database). See Database.
 	Database Database
+	// Pages reads the pages behind the results the open-book methods keep (the zero value
+	// reads none: the corpus provider, or page reading turned off).
+	Pages evidence.PageReading
 	// NewMethod builds the method a job runs (default methods.New); unit tests give a
 	// fake.
 	NewMethod func(name string, deps methods.Deps) (pipeline.Method, error)
@@ -221,7 +225,7 @@ func (e *Executor) run(ctx context.Context, log *slog.Logger, d *jobs.Delivery, 
 		log.Info("running another method than the job asked for", "ran", methodName, "reason", methodReason)
 		attrs = append(attrs, slog.String("ran", methodName))
 	}
-	method, err := e.cfg.NewMethod(methodName, methods.Deps{Model: e.cfg.Model, Searcher: searcherFor(e.cfg.Searcher, msg.Options)})
+	method, err := e.cfg.NewMethod(methodName, methods.Deps{Model: e.cfg.Model, Searcher: searcherFor(e.cfg.Searcher, msg.Options), Pages: pagesFor(e.cfg.Pages, msg.Options)})
 	if err != nil {
 		return e.finish(ctx, log, sd, jobs.OutcomeRejected, fmt.Errorf("method %q is not available in this worker: %w", msg.Method, err), attrs)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/cove2"
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
 )
 
 // searcherFor returns the job's searcher: in a re-verification (options.reverify), a query whose
@@ -29,4 +30,21 @@ func (s freshSearcher) Search(ctx context.Context, q pipeline.SearchQuery) (pipe
 		q.NoCache = true
 	}
 	return s.Searcher.Search(ctx, q)
+}
+
+// freshPages is a page reader that can read past its cache (pagefetch.Fetcher).
+type freshPages interface {
+	Fresh() pipeline.PageReader
+}
+
+// pagesFor returns the job's page reading: in a re-verification (options.reverify), pages are
+// read anew, not from the page cache, as its searches are.
+func pagesFor(p evidence.PageReading, o jobs.MessageOptions) evidence.PageReading {
+	if o.Reverify == nil || !*o.Reverify {
+		return p
+	}
+	if r, ok := p.Reader.(freshPages); ok {
+		p.Reader = r.Fresh()
+	}
+	return p
 }
