@@ -608,3 +608,83 @@ func TestClaimsDifferingInTheirBridgesAreDistinct(t *testing.T) {
 		t.Errorf("the same claim twice passed: %v", v)
 	}
 }
+
+const teslaStatement = "The Tesla Model S is produced by Tesla, Inc., an American company."
+
+var (
+	srcModelS = hit("https://en.wikipedia.org/wiki/Tesla_Model_S", "Wikipedia", "The Tesla Model S is a battery electric car produced by Tesla, Inc. since 2012.", nil)
+	srcTesla  = hit("https://www.britannica.com/topic/Tesla-Motors", "Britannica", "Tesla, Inc. is an American multinational automotive and clean energy company.", nil)
+	srcMotor  = hit("https://www.motortrend.com/cars/tesla/model-s", "MotorTrend", "MotorTrend is an American automobile magazine that reviewed the Model S.", nil)
+)
+
+// The facts of one statement are often found by another claim's searches: a real model's run
+// judged "Tesla, Inc. is American" unverified on the one source its own hop kept while the
+// Model S chain had retrieved the page that says so. A claim's judge is also given what the
+// other claims' hops kept that is about its own claim (the hop relevance test), marked, at most
+// maxSharedSources; it never gets another claim's text.
+func TestJudgeGetsTheStatementsOtherFindingsAboutItsClaim(t *testing.T) {
+	t.Parallel()
+	plan := Plan{
+		PlanID: "tesla",
+		Claims: []PlanClaim{
+			{ClaimID: "c1", ClaimText: "The Tesla Model S is produced by Tesla, Inc.", SourceSpan: "The Tesla Model S is produced by Tesla, Inc.",
+				Entities: []string{"Tesla Model S", "Tesla, Inc."}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries: []string{"Tesla Model S manufacturer"}, SourceIndependenceScore: 0.8},
+			{ClaimID: "c2", ClaimText: "Tesla, Inc. is an American company", SourceSpan: "Tesla, Inc., an American company",
+				Entities: []string{"Tesla, Inc."}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries: []string{"Tesla Inc headquarters country"}, SourceIndependenceScore: 0.8},
+		},
+		QueryChains: []QueryChain{
+			{ClaimID: "c1", Hops: []PlanHop{
+				{1, "Tesla Model S electric car manufacturer", "encyclopedia", "manufacturer"},
+				{2, "Tesla company automotive clean energy", "encyclopedia", "company profile"},
+			}},
+			{ClaimID: "c2", Hops: []PlanHop{{1, "Tesla Inc nationality headquarters", "news report", "company profile"}}},
+		},
+		CrossValidationPairs:   []CrossValidationPair{{"c1", "c2", "the maker's country"}},
+		CrossValidationQueries: []CrossValidationQuery{{"electric sedan maker origin country", []int{0, 1}}},
+		ExecutionOrder:         []string{"c1", "c2"},
+	}
+	sup := evidence.StanceSupports
+	model := planModel(t, plan, map[string]string{
+		"The Tesla Model S is produced by Tesla, Inc.": judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "produced by Tesla, Inc.", sup}),
+		"Tesla, Inc. is an American company": judgeReplyJSON(t, "supported", "Medium", "", nil,
+			judgeCitation{1, "Tesla, Inc. is an American multinational automotive and clean energy company", sup}),
+	})
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Model S electric car", results: []pipeline.SearchResult{srcModelS}},
+		{contains: "automotive clean energy", results: []pipeline.SearchResult{srcTesla}},
+		{contains: "nationality headquarters", results: []pipeline.SearchResult{srcMotor}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: teslaStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c2 := res.Claims[1]; c2.Verdict != pipeline.VerdictSupported {
+		t.Errorf("claim 2: %+v", c2)
+	}
+	var judgedC2 string
+	for _, p := range model.Sent(pipeline.StepJudge) {
+		if strings.Contains(p, "<untrusted_claim>\nTesla, Inc. is an American company") {
+			judgedC2 = p
+		}
+	}
+	// Its own hop found only the magazine's page, which the relevance test does not keep.
+	for _, want := range []string{srcTesla.Snippet, relationShared} {
+		if !strings.Contains(judgedC2, want) {
+			t.Errorf("claim 2's judge prompt lacks %q:\n%s", want, judgedC2)
+		}
+	}
+	if strings.Contains(judgedC2, "produced by Tesla, Inc.\n</untrusted_claim>") {
+		t.Errorf("claim 2's judge saw another claim's text:\n%s", judgedC2)
+	}
+	var shared []pipeline.Evidence
+	for _, e := range res.Evidence {
+		if e.ClaimPosition == 2 && e.FromClaimPosition == 1 {
+			shared = append(shared, e)
+		}
+	}
+	if len(shared) == 0 || !slices.ContainsFunc(shared, func(e pipeline.Evidence) bool { return e.URL == srcTesla.URL && e.Quote != "" }) {
+		t.Errorf("claim 1's finding stored for claim 2: %+v", shared)
+	}
+}

@@ -22,7 +22,14 @@ import (
 const maxFollowUps = 1
 
 // Relations a source carries in a judge prompt (evidence.Retrieved.Relation).
-const relationEstablished = "established for a claim this claim depends on"
+const (
+	relationEstablished = "established for a claim this claim depends on"
+	relationShared      = "found by the searches of another claim of this statement"
+)
+
+// maxSharedSources bounds the sources of the statement's other claims one judge is given
+// (shareFindings): each costs prompt tokens in every judge call of the claim.
+const maxSharedSources = 3
 
 // judgeOne judges one claim once: with no call when it cannot be stated (a bridge it builds on
 // was not established) or has no evidence, else with its evidence and its dependencies'
@@ -41,6 +48,7 @@ func (r *multihopRun) judgeOne(ctx context.Context, st *chainState) {
 		return
 	}
 	r.addDependencySources(st)
+	st.addShared()
 	if len(st.evidence) == 0 {
 		st.verdict = judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow, Reason: r.noEvidenceReason(st)}
 		st.bridge = evidence.Bridge{Reason: "its hops found no evidence"}
@@ -69,6 +77,8 @@ func givenOf(st *chainState) []evidence.Retrieved {
 	for k, e := range st.evidence {
 		given[k] = e.Retrieved
 		switch {
+		case e.shared:
+			given[k].Relation = relationShared
 		case e.fromClaim > 0:
 			given[k].Relation = relationEstablished
 		case e.repeats > 0:
@@ -105,6 +115,52 @@ func (r *multihopRun) addDependencySources(st *chainState) {
 				hop: e.hop, group: 200 + d.index, fromClaim: d.index + 1})
 		}
 	}
+}
+
+// shareFindings sets aside, for each claim still to be judged, what the other claims' hops kept
+// that is about it: a result another chain relied on that passes the hop relevance test with the
+// claim as its topic, at most maxSharedSources, in the order the chains ran. The facts of one
+// statement are often found by a neighbouring claim's searches (a real model's judge left
+// "Tesla, Inc. is American" unverified on the one source its own hop kept, while the Model S
+// chain had retrieved the page that says so). It runs once every chain has run and before any
+// judge of judgeAll, so that no chain's evidence changes while it is read.
+func (r *multihopRun) shareFindings(targets []*chainState) {
+	for _, st := range targets {
+		if st.judged || st.reused != nil || st.unresolved != "" {
+			continue
+		}
+		topic := newHopTopic(r.in.language, st.claim.ClaimText, st.claim)
+		for _, o := range r.claims {
+			if o == st || !o.checked || o.reused != nil {
+				continue
+			}
+			for _, e := range o.evidence {
+				if len(st.sharedFinds) >= maxSharedSources {
+					break
+				}
+				url := evidence.KeysOf(e.SearchResult).URL
+				taken := func(h hopEvidence) bool { return evidence.KeysOf(h.SearchResult).URL == url }
+				if e.fromClaim > 0 || e.shared || slices.ContainsFunc(st.evidence, taken) || slices.ContainsFunc(st.sharedFinds, taken) ||
+					!topic.relevant(e.Title, evidence.SourceText(e.Retrieved)) {
+					continue
+				}
+				found := e.Retrieved
+				found.Relation = ""
+				st.sharedFinds = append(st.sharedFinds, hopEvidence{Retrieved: found, hop: e.hop, group: 300 + o.index, fromClaim: o.index + 1, shared: true})
+			}
+		}
+	}
+}
+
+// addShared puts the findings shareFindings set aside for st after its evidence, each source once.
+func (st *chainState) addShared() {
+	for _, e := range st.sharedFinds {
+		url := evidence.KeysOf(e.SearchResult).URL
+		if !slices.ContainsFunc(st.evidence, func(h hopEvidence) bool { return evidence.KeysOf(h.SearchResult).URL == url }) {
+			st.evidence = append(st.evidence, e)
+		}
+	}
+	st.sharedFinds = nil
 }
 
 // resolveBridges puts into st's text and hop queries the names its bridges stand for, read from

@@ -75,6 +75,9 @@ type chainState struct {
 	judgedLen int
 	// followUps counts the follow-up hops the claim ran (followUp).
 	followUps int
+	// sharedFinds are the other claims' findings set aside for this claim's judge
+	// (shareFindings), added to its evidence when it is judged.
+	sharedFinds []hopEvidence
 	// bridgeNote says which names the claim's bridges took, and from which source.
 	bridgeNote string
 }
@@ -87,8 +90,11 @@ type hopEvidence struct {
 	// 100 + the cross-validation query's position.
 	group int
 	// fromClaim is the position of the claim this one depends on whose judgement cited this
-	// source (its finding, given to this claim's judge); 0 for the claim's own evidence.
+	// source (its finding, given to this claim's judge), or, when shared is set, of the claim
+	// whose hops found it (shareFindings); 0 for the claim's own evidence.
 	fromClaim int
+	// shared: another claim's hops found this source, about this claim too (shareFindings).
+	shared bool
 	// repeats is the number of the earlier hop this source is not independent of: the search
 	// of an emptied hop, run without its exclusions, found it (runHop). 0 otherwise.
 	repeats int

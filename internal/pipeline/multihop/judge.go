@@ -311,6 +311,7 @@ func (r *multihopRun) judgeAll(ctx context.Context) {
 			targets = append(targets, st)
 		}
 	}
+	r.shareFindings(targets)
 	var g errgroup.Group
 	g.SetLimit(max(r.opts.Concurrency, 1))
 	for i := range targets {
