@@ -1,4 +1,4 @@
-package main
+package evaluate
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ func TestHonestTextTargets(t *testing.T) {
 	if raceDetector {
 		every = "10"
 	}
-	if code := run(context.Background(), []string{"honest", "--datasets", dir, "--every", every}, &out, &errOut); code != exitOK {
+	if code := Run(context.Background(), []string{"honest", "--datasets", dir, "--every", every}, &out, &errOut); code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	if !regexp.MustCompile(`(?m)^  total: 0 of \d+ URLs broken$`).Match(out.Bytes()) {
