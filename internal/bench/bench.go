@@ -502,9 +502,15 @@ func (b *stack) run(ctx context.Context, sc scenario) (result, error) {
 	return res, nil
 }
 
+// acceptedCounter counts the requests a provider accepted in [from, to): the simulated
+// provider's timeline, or a test's.
+type acceptedCounter interface {
+	AcceptedBetween(from, to time.Time) int
+}
+
 // recovery is how long after the storm's end (in steps of half a second) the provider first
 // accepted want calls within 10 s, or -1 when it did not before end (or there was no storm).
-func recovery(p *ratelimittest.Provider, stormEnd, end time.Time, want float64) time.Duration {
+func recovery(p acceptedCounter, stormEnd, end time.Time, want float64) time.Duration {
 	if stormEnd.IsZero() {
 		return -1
 	}
@@ -531,7 +537,7 @@ func writeTimeline(dir string, sc scenario, rows []ratelimittest.Second) error {
 	return os.WriteFile(filepath.Join(dir, name), []byte(sb.String()), 0o644)
 }
 
-// statement is one stored run, as measured.
+// measure reads the run's stored statements and model calls and fills res with its figures.
 func (b *stack) measure(ctx context.Context, res *result, subject string) error {
 	stmts, err := b.db.RunTimings(ctx, subject)
 	if err != nil {
@@ -540,19 +546,41 @@ func (b *stack) measure(ctx context.Context, res *result, subject string) error 
 	if len(stmts) != res.statements {
 		return fmt.Errorf("%d of %d statements have a done run", len(stmts), res.statements)
 	}
+	from, to, perMinute, err := steadyState(stmts)
+	if err != nil {
+		return err
+	}
+	res.stmtsPerMin = perMinute
+	calls, err := b.db.ModelCallsBetween(ctx, subject, from, to)
+	if err != nil {
+		return err
+	}
+	res.callsPerMin = float64(calls) / to.Sub(from).Minutes()
+	statementFigures(res, stmts, b.cfg)
+	return nil
+}
+
+// steadyState sorts stmts by the time each was stored and returns the steady state of the run:
+// the window between the 10th and the 90th percentile of those times, and the statements per
+// minute stored within it. The first and last tenth are the ramp up and the tail, where fewer
+// workers are busy than the run has.
+func steadyState(stmts []store.RunTiming) (from, to time.Time, perMinute float64, err error) {
+	if len(stmts) == 0 {
+		return from, to, 0, errors.New("no statement has a done run")
+	}
 	slices.SortFunc(stmts, func(a, b store.RunTiming) int { return a.Stored.Compare(b.Stored) })
 	lo, hi := stmts[len(stmts)/10], stmts[len(stmts)*9/10]
 	window := hi.Stored.Sub(lo.Stored)
 	if window <= 0 {
-		return errors.New("no steady state: the statements finished all at once")
+		return from, to, 0, errors.New("no steady state: the statements finished all at once")
 	}
-	res.stmtsPerMin = float64(len(stmts)*9/10-len(stmts)/10) / window.Minutes()
-	calls, err := b.db.ModelCallsBetween(ctx, subject, lo.Stored, hi.Stored)
-	if err != nil {
-		return err
-	}
-	res.callsPerMin = float64(calls) / window.Minutes()
+	return lo.Stored, hi.Stored, float64(len(stmts)*9/10-len(stmts)/10) / window.Minutes(), nil
+}
 
+// statementFigures fills res with what the stored statements say one by one: calls and tokens
+// per statement, the bound they imply, latency percentiles and the overhead beside the model's
+// own critical path. stmts is not empty.
+func statementFigures(res *result, stmts []store.RunTiming, cfg Config) {
 	var latencies, own, overheads, before, inMethod, storing []time.Duration
 	var ratios []float64
 	var sumCalls, sumTokens int64
@@ -575,10 +603,10 @@ func (b *stack) measure(ctx context.Context, res *result, subject string) error 
 	res.callsPerStmt = float64(sumCalls) / float64(len(stmts))
 	res.tokensPerStmt = float64(sumTokens) / float64(len(stmts))
 	if res.mode != modeUnbound {
-		res.bound = min(float64(b.cfg.RPM)/res.callsPerStmt, float64(b.cfg.TPM)/res.tokensPerStmt)
+		res.bound = bound(cfg.RPM, cfg.TPM, res.callsPerStmt, res.tokensPerStmt)
 	}
 	res.p50, res.p95 = percentile(latencies, 0.5), percentile(latencies, 0.95)
-	res.critical = 3 * b.cfg.Latency
+	res.critical = 3 * cfg.Latency
 	res.ownCriticalP50 = percentile(own, 0.5)
 	res.overheadP50 = percentile(overheads, 0.5)
 	res.overheadMean = sumOverhead / time.Duration(len(stmts))
@@ -587,9 +615,16 @@ func (b *stack) measure(ctx context.Context, res *result, subject string) error 
 	if len(ratios) > 0 {
 		res.ownRatioP95 = ratios[int(0.95*float64(len(ratios)-1))]
 	}
-	return nil
 }
 
+// bound is the most statements a minute a provider of rpm requests and tpm tokens a minute can
+// serve, when a statement takes callsPerStmt calls and tokensPerStmt tokens: whichever limit
+// binds first.
+func bound(rpm, tpm int, callsPerStmt, tokensPerStmt float64) float64 {
+	return min(float64(rpm)/callsPerStmt, float64(tpm)/tokensPerStmt)
+}
+
+// percentile is the p-th percentile of ds (nearest rank below), 0 for none.
 func percentile(ds []time.Duration, p float64) time.Duration {
 	if len(ds) == 0 {
 		return 0
