@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/corroborate/corroborate/internal/evaluate/score"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
 	"github.com/corroborate/corroborate/internal/pipeline/multihop"
@@ -154,14 +155,14 @@ func measurePlan(ctx context.Context, model pipeline.Model, c planCase, threshol
 			}
 		}
 	}
-	match := matchClaims(c.Gold, res.Claims, threshold, "en")
+	match := score.MatchClaims(c.Gold, res.Claims, threshold, "en")
 	for i, g := range c.Gold {
 		if j := match[i]; j >= 0 {
 			res.Recalled = append(res.Recalled, recalledClaim{g, res.Claims[j], multihop.TokenOverlap(g, res.Claims[j], "en")})
 			continue
 		}
 		missed := recalledClaim{Gold: g}
-		if j, o := bestOverlap(g, res.Claims, "en"); j >= 0 {
+		if j, o := score.BestOverlap(g, res.Claims, "en"); j >= 0 {
 			missed.Claim, missed.Overlap = res.Claims[j], o
 		}
 		res.Missed = append(res.Missed, missed)
