@@ -25,7 +25,7 @@ import (
 const DefaultMatchThreshold = 0.5
 
 // MatchClaims pairs gold claims with extracted claims one to one: a gold claim is recalled when
-// an extracted claim keeps its numbers, dates, negation and named entities exactly (sameFacts),
+// an extracted claim keeps its numbers, dates, negations and named entities exactly (sameFacts),
 // has a token overlap of at least threshold with it, and is not taken by another gold claim. The pairing is a maximum matching (augmenting paths), so the count is the
 // largest possible, and one extracted claim that merges two gold claims recalls only one of
 // them, as spec 004's "no claim is merged into another" asks. It returns, for each gold claim,
@@ -88,12 +88,16 @@ func MatchClaims(gold, extracted []string, threshold float64, language string) [
 
 // claimFacts are the parts of a claim that change its meaning when one word changes, which
 // token overlap cannot see: its numbers (figures, years, days of dates; English number words
-// read as digits), whether it is negated, and its named entities (runs of capitalised words).
+// read as digits), its negations, and its named entities (runs of capitalised words).
+//
+// Negations are counted, not paired off: "The bridge is not closed and never was" negates
+// twice and means the bridge is open, so it must not be recalled by "The bridge is closed", as
+// it was when two negations cancelled each other out.
 type claimFacts struct {
-	numbers  map[string]bool
-	negated  bool
-	entities [][]string
-	words    map[string]bool
+	numbers   map[string]bool
+	negations int
+	entities  [][]string
+	words     map[string]bool
 }
 
 var factWord = regexp.MustCompile(`\d+(?:[.,]\d+)*|[\p{L}\p{N}]+(?:'[\p{L}]+)?`)
@@ -121,7 +125,7 @@ func factsOf(s, language string) claimFacts {
 			f.numbers[digits] = true
 			flush()
 		case text.IsNegation(lower):
-			f.negated = !f.negated
+			f.negations++
 			flush()
 		case unicode.IsUpper(r) && len(multihop.ContentTokens(base, language)) > 0:
 			run = append(run, base)
@@ -134,13 +138,13 @@ func factsOf(s, language string) claimFacts {
 }
 
 // keptBy reports whether an extracted claim keeps every exact part of the gold claim f: each of
-// its numbers, its negation, and each of its named entities, an entity being kept when at least
-// half of its words appear among the other's words in any case ("Barack Obama" is kept by
+// its numbers, as many negations, and each of its named entities, an entity being kept when at
+// least half of its words appear among the other's words in any case ("Barack Obama" is kept by
 // "Obama's", a sentence-initial "Original" by "original"; "Kenya" is not kept by "Kansas", nor
 // "Golden Gate Bridge" by "Brooklyn Bridge"). What the extracted claim adds (a merged claim's
 // second figure) is left to token overlap, so that a merged claim still recalls one of the two.
 func (f claimFacts) keptBy(e claimFacts) bool {
-	if f.negated != e.negated {
+	if f.negations != e.negations {
 		return false
 	}
 	for n := range f.numbers {

@@ -110,6 +110,10 @@ func TestMatchClaimsNumbersNegationsDates(t *testing.T) {
 		{"isn't dropped", "The tower isn't open to the public.", "The tower is open to the public", false},
 		{"never added", "The bridge closed to traffic in 1989.", "The bridge never closed to traffic in 1989", false},
 		{"no for a", "No bridge crossed the river until 1937.", "A bridge crossed the river until 1937", false},
+		// Two negations do not cancel: each clause is negated.
+		{"two negations dropped", "The bridge is not closed and never was.", "The bridge is closed", false},
+		{"two negated clauses made positive", "The bridge is not closed and not painted.", "The bridge is closed and painted", false},
+		{"two negations kept", "The bridge is not closed and never was.", "The bridge isn't closed and never was", true},
 		// Dates: the day and the year are numbers, the month a named entity; the order is free.
 		{"day month year for month day, year", "Douglas was born on 16 October 1898.", "Douglas was born on October 16, 1898", true},
 		{"month day, year for day month year", "Douglas was born on October 16, 1898.", "Douglas was born on 16 October 1898", true},
@@ -139,17 +143,18 @@ func TestMatchClaimsNumbersNegationsDates(t *testing.T) {
 func TestFactsOf(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		claim    string
-		numbers  []string
-		negated  bool
-		entities [][]string
+		claim     string
+		numbers   []string
+		negations int
+		entities  [][]string
 	}{
-		{"Douglas was born on October 16, 1898.", []string{"16", "1898"}, false, [][]string{{"douglas"}, {"october"}}},
-		{"Douglas was born on 16 October 1898.", []string{"16", "1898"}, false, [][]string{{"douglas"}, {"october"}}},
-		{"Fifteen of the thirty towers aren't open.", []string{"15", "30"}, true, nil},
-		{"The city had 120,000 people.", []string{"120000"}, false, nil},
-		{"Barack Obama's mother was from Kansas.", nil, false, [][]string{{"barack", "obama"}, {"kansas"}}},
-		{"The Golden Gate Bridge never closed.", nil, true, [][]string{{"golden", "gate", "bridge"}}},
+		{"Douglas was born on October 16, 1898.", []string{"16", "1898"}, 0, [][]string{{"douglas"}, {"october"}}},
+		{"Douglas was born on 16 October 1898.", []string{"16", "1898"}, 0, [][]string{{"douglas"}, {"october"}}},
+		{"Fifteen of the thirty towers aren't open.", []string{"15", "30"}, 1, nil},
+		{"The city had 120,000 people.", []string{"120000"}, 0, nil},
+		{"The bridge is not closed and never was.", nil, 2, nil},
+		{"Barack Obama's mother was from Kansas.", nil, 0, [][]string{{"barack", "obama"}, {"kansas"}}},
+		{"The Golden Gate Bridge never closed.", nil, 1, [][]string{{"golden", "gate", "bridge"}}},
 	} {
 		f := factsOf(tt.claim, "en")
 		var numbers []string
@@ -157,9 +162,9 @@ func TestFactsOf(t *testing.T) {
 			numbers = append(numbers, n)
 		}
 		slices.Sort(numbers)
-		if !slices.Equal(numbers, tt.numbers) || f.negated != tt.negated || !slices.EqualFunc(f.entities, tt.entities, slices.Equal) {
-			t.Errorf("factsOf(%q) = numbers %v, negated %v, entities %v; want %v, %v, %v",
-				tt.claim, numbers, f.negated, f.entities, tt.numbers, tt.negated, tt.entities)
+		if !slices.Equal(numbers, tt.numbers) || f.negations != tt.negations || !slices.EqualFunc(f.entities, tt.entities, slices.Equal) {
+			t.Errorf("factsOf(%q) = numbers %v, %d negations, entities %v; want %v, %d, %v",
+				tt.claim, numbers, f.negations, f.entities, tt.numbers, tt.negations, tt.entities)
 		}
 	}
 }
