@@ -22,6 +22,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/devenv"
 	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/evaluate/datasets"
 	"github.com/corroborate/corroborate/internal/evaluate/score"
 	"github.com/corroborate/corroborate/internal/exitcode"
 	"github.com/corroborate/corroborate/internal/llm"
@@ -200,7 +201,7 @@ func runPlans(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.Int(&cfg.N, "n", "CORROBORATE_EVAL_N", 100, "number of factcheck-bench statements (spec 004 measures schema compliance and completeness on 100)")
 	fs.Int(&cfg.RecallN, "recall-n", "CORROBORATE_EVAL_RECALL_N", 20, "claim recall is measured on the first N of them (spec 004: 20)")
 	fs.String(&cfg.Evidence, "evidence", "CORROBORATE_EVAL_EVIDENCE", "", "write the cross-reference queries and each claim with its span here, one JSON line each (criteria 3 and 6)")
-	fs.String(&cfg.Dataset, "dataset", "CORROBORATE_FACTCHECK_BENCH", factcheckBenchPath(), "path of factcheck-GPT-benchmark.jsonl")
+	fs.String(&cfg.Dataset, "dataset", "CORROBORATE_FACTCHECK_BENCH", datasets.FactcheckBenchPath(), "path of factcheck-GPT-benchmark.jsonl")
 	fs.Env(searcheval.DatasetsEnv, searcheval.DatasetsUsage)
 	fs.Bool(&cfg.Ambiguous, "ambiguous", "CORROBORATE_EVAL_AMBIGUOUS", true, fmt.Sprintf("also plan the %d built-in ambiguous statements", len(ambiguousStatements)))
 	fs.String(&cfg.MatchThreshold, "match-threshold", "CORROBORATE_EVAL_MATCH_THRESHOLD", strconv.FormatFloat(score.DefaultMatchThreshold, 'g', -1, 64),
@@ -220,7 +221,7 @@ func runPlans(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "evaluate plans:", err)
 		return exitInvalid
 	}
-	statements, err := readFactcheckBench(cfg.Dataset, cfg.N)
+	statements, err := datasets.ReadFactcheckBench(cfg.Dataset, cfg.N)
 	if err != nil {
 		fmt.Fprintln(stderr, "evaluate plans:", err)
 		return exitInvalid

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/corroborate/corroborate/internal/evaluate/datasets"
 	"github.com/corroborate/corroborate/internal/testenv"
 )
 
@@ -18,8 +19,8 @@ import (
 // more gold decompositions than the ones they rightly refuse.
 func TestHonestTextTargets(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Dir(filepath.Dir(testenv.Dataset(t, exFeverFile)))
-	testenv.Dataset(t, factcheckBenchFile)
+	dir := filepath.Dir(filepath.Dir(testenv.Dataset(t, datasets.ExFeverFile)))
+	testenv.Dataset(t, datasets.FactcheckBenchFile)
 	var out, errOut bytes.Buffer
 	// Under the race detector (make test) every 10th item: the code is single-goroutine and the
 	// full run takes minutes there; without it (go test ./cmd/evaluate) every item.

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
-	"github.com/corroborate/corroborate/internal/testenv"
 )
 
 func TestJaccard(t *testing.T) {
@@ -92,60 +91,6 @@ func TestMeasureRetrievalArithmetic(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}
-	}
-}
-
-func TestReadFactcheckBench(t *testing.T) {
-	t.Parallel()
-	path := writeFile(t, "bench.jsonl", `{"sentences": {"sentence2": {"text": "He was born in Honolulu.", "decontext": "Barack Obama was born in Honolulu.", "claims": ["Barack Obama was born in Honolulu."], "claim_checkworthiness": ["factual"]}, "sentence10": {"text": "Is there more?", "decontext": "Is there more?", "claims": [], "claim_checkworthiness": []}, "sentence1": {"text": "Python is a language and the best one.", "decontext": "", "claims": ["Python is a language.", "Python is the best language."], "claim_checkworthiness": ["factual", "opinion"]}}}
-
-{"sentences": {"sentence1": {"text": "Jazz is great.", "decontext": "Jazz is great.", "claims": ["Jazz is great."], "claim_checkworthiness": ["opinion"]}}}
-{"sentences": {"sentence1": {"text": "Paris is in France.", "decontext": "Paris is in France.", "claims": ["Paris is in France."], "claim_checkworthiness": ["factual"]}}}
-`)
-	got, err := readFactcheckBench(path, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []goldStatement{
-		{"1/sentence1", "Python is a language and the best one.", []string{"Python is a language."}},
-		{"1/sentence2", "Barack Obama was born in Honolulu.", []string{"Barack Obama was born in Honolulu."}},
-		{"4/sentence1", "Paris is in France.", []string{"Paris is in France."}},
-	}
-	if len(got) != len(want) {
-		t.Fatalf("got %v", got)
-	}
-	for i := range want {
-		if got[i].ID != want[i].ID || got[i].Text != want[i].Text || !slices.Equal(got[i].Gold, want[i].Gold) {
-			t.Errorf("statement %d: %+v, want %+v", i, got[i], want[i])
-		}
-	}
-	if two, _ := readFactcheckBench(path, 2); len(two) != 2 {
-		t.Errorf("n=2 gave %d statements", len(two))
-	}
-	bad := writeFile(t, "bad.jsonl", "{\"sentences\": {}}\nnot json\n")
-	if _, err := readFactcheckBench(bad, 0); err == nil || !strings.Contains(err.Error(), "bad.jsonl:2:") {
-		t.Errorf("a bad line: %v", err)
-	}
-}
-
-// TestReadFactcheckBenchDataset holds the reader to the data set's figures (skipped where it is absent).
-func TestReadFactcheckBenchDataset(t *testing.T) {
-	t.Parallel()
-	all, err := readFactcheckBench(testenv.Dataset(t, factcheckBenchFile), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gold := 0
-	for _, s := range all {
-		gold += len(s.Gold)
-	}
-	// 311 sentences, 678 claims; without the sentences that have no factual claim and the
-	// opinion claims: 277 statements, 661 gold claims.
-	if len(all) != 277 || gold != 661 {
-		t.Fatalf("%d statements with %d gold claims, want 277 with 661", len(all), gold)
-	}
-	if all[1].ID != "1/sentence2" || !strings.HasPrefix(all[1].Text, "Justice William O. Douglas was born") {
-		t.Errorf("second statement %+v: not the decontextualised sentence", all[1])
 	}
 }
 
