@@ -24,6 +24,7 @@ import (
 	"github.com/corroborate/corroborate/internal/envflag"
 	"github.com/corroborate/corroborate/internal/evaluate/datasets"
 	"github.com/corroborate/corroborate/internal/evaluate/score"
+	"github.com/corroborate/corroborate/internal/evaluate/scriptedfake"
 	"github.com/corroborate/corroborate/internal/exitcode"
 	"github.com/corroborate/corroborate/internal/llm"
 	"github.com/corroborate/corroborate/internal/pipeline"
@@ -110,13 +111,13 @@ func (m *modelConfig) flags(fs *envflag.Set) {
 // configured reports whether a model is configured: a key for OpenAI, a base URL, or the
 // scripted fake or offline replay (--model fake, --model offline-replay).
 func (m modelConfig) configured() bool {
-	return m.APIKey != "" || m.BaseURL != "" || m.Model == FakeModel || m.Model == llm.ReplayModel
+	return m.APIKey != "" || m.BaseURL != "" || m.Model == scriptedfake.Name || m.Model == llm.ReplayModel
 }
 
 // open returns the model client and a description of it for the report; the fake and the
 // replay are named in capitals there (see openVerdictModel).
 func (m modelConfig) open() (pipeline.Model, string, error) {
-	if m.Model == FakeModel || m.Model == llm.ReplayModel {
+	if m.Model == scriptedfake.Name || m.Model == llm.ReplayModel {
 		// The fake's server lives as long as the command.
 		model, name, kind, _, err := openVerdictModel(m)
 		return model, kind + " MODEL, not a quality measurement: " + name, err

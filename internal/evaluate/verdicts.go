@@ -16,6 +16,7 @@ import (
 	"github.com/corroborate/corroborate/examples"
 	"github.com/corroborate/corroborate/internal/envflag"
 	"github.com/corroborate/corroborate/internal/evaluate/datasets"
+	"github.com/corroborate/corroborate/internal/evaluate/scriptedfake"
 	"github.com/corroborate/corroborate/internal/llm"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/methods"
@@ -67,7 +68,7 @@ const (
 func (c *verdictsConfig) validate() error {
 	var problems []string
 	if !c.model.configured() {
-		problems = append(problems, fmt.Sprintf("no model: set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL (--openai-base-url) for an OpenAI-compatible server; or --model %s (the scripted fake) or --model %s (the offline replay) to test the harness", FakeModel, llm.ReplayModel))
+		problems = append(problems, fmt.Sprintf("no model: set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL (--openai-base-url) for an OpenAI-compatible server; or --model %s (the scripted fake) or --model %s (the offline replay) to test the harness", scriptedfake.Name, llm.ReplayModel))
 	}
 	if !slices.Contains(methods.Names(), c.Method) {
 		problems = append(problems, fmt.Sprintf("--method %q: the methods are %s", c.Method, strings.Join(methods.Names(), ", ")))
@@ -223,9 +224,9 @@ func verdictsOn(ctx context.Context, cfg verdictsConfig, set *datasets.Set, stdo
 // what closes it.
 func openVerdictModel(m modelConfig) (pipeline.Model, string, string, func(), error) {
 	switch m.Model {
-	case FakeModel:
-		fake := startScriptedFake()
-		client, err := llm.New(llm.Config{BaseURL: fake.URL(), Model: FakeModel, Timeout: m.Timeout})
+	case scriptedfake.Name:
+		fake := scriptedfake.Start()
+		client, err := llm.New(llm.Config{BaseURL: fake.URL(), Model: scriptedfake.Name, Timeout: m.Timeout})
 		if err != nil {
 			fake.Close()
 			return nil, "", "", nil, err

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/corroborate/corroborate/internal/evaluate/datasets"
+	"github.com/corroborate/corroborate/internal/evaluate/scriptedfake"
 	"github.com/corroborate/corroborate/internal/llm"
 	"github.com/corroborate/corroborate/internal/llm/llmtest"
 	"github.com/corroborate/corroborate/internal/pipeline"
@@ -84,7 +85,7 @@ func TestVerdictsOnTheDatasets(t *testing.T) {
 			path := testenv.Dataset(t, tc.file)
 			out := t.TempDir() + "/results.jsonl"
 			schema := "test_verdicts_" + strings.NewReplacer("-", "_").Replace(tc.dataset+"_"+tc.method)
-			code, table, errOut := evaluate(t, "verdicts", "--dataset", path, "--method", tc.method, "--n", "200", "--model", FakeModel,
+			code, table, errOut := evaluate(t, "verdicts", "--dataset", path, "--method", tc.method, "--n", "200", "--model", scriptedfake.Name,
 				"--out", out, "--database-url", testenv.DatabaseURL(t), "--schema", schema)
 			if code != exitOK {
 				t.Fatalf("exit %d\n%s%s", code, table, errOut)
@@ -127,7 +128,7 @@ func TestVerdictsOnTheFixture(t *testing.T) {
 		t.Run(method, func(t *testing.T) {
 			t.Parallel()
 			out := t.TempDir() + "/results.jsonl"
-			code, table, errOut := evaluate(t, "verdicts", "--dataset", labelledFixture, "--method", method, "--n", "0", "--model", FakeModel,
+			code, table, errOut := evaluate(t, "verdicts", "--dataset", labelledFixture, "--method", method, "--n", "0", "--model", scriptedfake.Name,
 				"--out", out, "--database-url", testenv.DatabaseURL(t), "--schema", "test_verdicts_fixture_"+strings.ReplaceAll(method, "-", "_"), "--json")
 			if code != exitOK {
 				t.Fatalf("exit %d\n%s%s", code, table, errOut)
@@ -259,11 +260,11 @@ func TestHeldOut(t *testing.T) {
 	for i := range flipped {
 		flipped[i].Gold = datasets.Gold{Label: map[string]string{"supported": "refuted", "refuted": "unverified", "unverified": "supported"}[flipped[i].Gold.Label], Raw: "FLIPPED"}
 	}
-	fake := startScriptedFake()
+	fake := scriptedfake.Start()
 	defer fake.Close()
 	for _, method := range []string{pipeline.MethodMultihop, pipeline.MethodFactored} {
 		run := func(items []datasets.Item) ([]itemResult, []string) {
-			client, err := llm.New(llm.Config{BaseURL: fake.URL(), Model: FakeModel})
+			client, err := llm.New(llm.Config{BaseURL: fake.URL(), Model: scriptedfake.Name})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -299,11 +300,11 @@ func TestVerdictsConfiguration(t *testing.T) {
 	t.Setenv("CORROBORATE_DATASETS", "")
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("OPENAI_BASE_URL", "")
-	code, _, errOut := evaluate(t, "verdicts", "--method", "guess", "--n", "-1", "--model", FakeModel)
+	code, _, errOut := evaluate(t, "verdicts", "--method", "guess", "--n", "-1", "--model", scriptedfake.Name)
 	if code != exitInvalid || !strings.Contains(errOut, `--method "guess"`) || !strings.Contains(errOut, "--n -1") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
-	code, _, errOut = evaluate(t, "verdicts", "--dataset", "feverous-s", "--model", FakeModel)
+	code, _, errOut = evaluate(t, "verdicts", "--dataset", "feverous-s", "--model", scriptedfake.Name)
 	if code != exitInvalid || !strings.Contains(errOut, "set CORROBORATE_DATASETS") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
@@ -320,7 +321,7 @@ func TestVerdictsOnAnEndpoint(t *testing.T) {
 	t.Parallel()
 	model := llmtest.NewServer(t)
 	model.Handle(func(prompt string) (llmtest.Response, bool) {
-		text, err := fakeAnswer(prompt)
+		text, err := scriptedfake.Answer(prompt)
 		return llmtest.Response{Text: text}, err == nil
 	})
 	code, table, errOut := evaluate(t, "verdicts", "--dataset", labelledFixture, "--method", pipeline.MethodFactored, "--n", "0",
