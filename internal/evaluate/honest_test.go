@@ -23,7 +23,7 @@ func TestHonestTextTargets(t *testing.T) {
 	testenv.Dataset(t, datasets.FactcheckBenchFile)
 	var out, errOut bytes.Buffer
 	// Under the race detector (make test) every 10th item: the code is single-goroutine and the
-	// full run takes minutes there; without it (go test ./cmd/evaluate) every item.
+	// full run takes minutes there; without it (go test ./internal/evaluate) every item.
 	every := "1"
 	if raceDetector {
 		every = "10"
