@@ -117,6 +117,27 @@ func (c *Config) flags(s *envflag.Set) {
 	c.NATSConn.DefineFlags(s)
 }
 
+// validate lists every problem of the flags in one error, before anything is read or published.
+func (c *Config) validate() error {
+	var problems []string
+	if !jobs.KnownMethod(c.Method) {
+		problems = append(problems, fmt.Sprintf("--method %q is not a method; use one of %s", c.Method, strings.Join(jobs.Methods, ", ")))
+	}
+	if c.NATSURL == "" {
+		problems = append(problems, noNATS)
+	}
+	if c.Wait && c.DatabaseURL == "" {
+		problems = append(problems, "--wait reads outcomes from PostgreSQL: set DATABASE_URL or --database-url")
+	}
+	if err := c.Stream.WithDefaults().Validate(); err != nil {
+		problems = append(problems, err.Error())
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "reverify" {
 		return runReverify(ctx, args[1:], stdout, stderr)
@@ -139,23 +160,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "enqueue:", err)
 		return exitInvalid
 	}
-	if !jobs.KnownMethod(cfg.Method) {
-		fmt.Fprintf(stderr, "enqueue: --method %q is not a method; use one of %s\n", cfg.Method, strings.Join(jobs.Methods, ", "))
-		return exitInvalid
-	}
-	if cfg.NATSURL == "" {
-		fmt.Fprintln(stderr, "enqueue: "+noNATS)
-		return exitInvalid
-	}
-	if cfg.Wait && cfg.DatabaseURL == "" {
-		fmt.Fprintln(stderr, "enqueue: --wait reads outcomes from PostgreSQL: set DATABASE_URL or --database-url")
-		return exitInvalid
-	}
-	sc := cfg.Stream.WithDefaults()
-	if err := sc.Validate(); err != nil {
+	if err := cfg.validate(); err != nil {
 		fmt.Fprintln(stderr, "enqueue:", err)
 		return exitInvalid
 	}
+	sc := cfg.Stream.WithDefaults()
 
 	r := intake.NewReader(jobs.ValidationConfig{MaxMessageBytes: sc.MaxMessageBytes, DefaultMethod: cfg.Method}, cfg.Format)
 	for i, t := range cfg.Texts {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -11,7 +12,9 @@ import (
 	"github.com/corroborate/corroborate/internal/envflag"
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/llm"
+	"github.com/corroborate/corroborate/internal/pagefetch"
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
 	"github.com/corroborate/corroborate/internal/ratelimit"
 	"github.com/corroborate/corroborate/internal/search"
 	"github.com/corroborate/corroborate/internal/store"
@@ -58,6 +61,19 @@ type Config struct {
 	Search              search.Config
 	SearchRPM           int
 	SearchMaxConcurrent int
+
+	// FetchPages reads the pages behind the results the open-book methods keep, with a web
+	// provider (never with the corpus, whose documents are whole already): PagesPerHop of each
+	// hop's results, each page bounded by PageMaxBytes and PageTimeout, kept for PageCacheTTL,
+	// and each site paced by PageHostRPM and PageHostMaxConcurrent (0: learn from its 429s,
+	// no bound). See internal/pagefetch for the safety rules.
+	FetchPages            bool
+	PagesPerHop           int
+	PageMaxBytes          int
+	PageTimeout           time.Duration
+	PageCacheTTL          time.Duration
+	PageHostRPM           int
+	PageHostMaxConcurrent int
 
 	// Stream holds the JetStream settings, shared with enqueue (jobs.StreamConfig.DefineFlags).
 	Stream jobs.StreamConfig
@@ -108,10 +124,10 @@ func (c *Config) flags(s *envflag.Set) {
 	llm.DefineKeyEnv(s)
 	s.String(&c.DatabaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL (required unless --dev)")
 	s.String(&c.NATSURL, "nats-url", "NATS_URL", "", "NATS server URL (required unless --dev)")
-	s.String(&c.Model, "model", "CORROBORATE_MODEL", "gpt-4o-mini", "model name sent to the OpenAI-compatible endpoint")
+	s.String(&c.Model, "model", "CORROBORATE_MODEL", llm.DefaultModel, "model name sent to the OpenAI-compatible endpoint")
 	s.String(&c.OpenAIBaseURL, "openai-base-url", "OPENAI_BASE_URL", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama (default OpenAI)")
-	s.Duration(&c.ModelTimeout, "model-timeout", "CORROBORATE_MODEL_TIMEOUT", 120*time.Second, "timeout of one model request")
-	s.Int(&c.MaxTokens, "max-tokens", "CORROBORATE_MAX_TOKENS", 1024, "bound on the tokens of one model reply")
+	s.Duration(&c.ModelTimeout, "model-timeout", "CORROBORATE_MODEL_TIMEOUT", llm.DefaultTimeout, "timeout of one model request")
+	s.Int(&c.MaxTokens, "max-tokens", "CORROBORATE_MAX_TOKENS", llm.DefaultMaxTokens, "bound on the tokens of one model reply")
 	s.Int(&c.ModelRPM, "model-rpm", "CORROBORATE_MODEL_RPM", 0, "model requests per minute (0: learn the limit from the provider's headers and 429s)")
 	s.Int(&c.ModelTPM, "model-tpm", "CORROBORATE_MODEL_TPM", 0, "model tokens per minute (0: learn the limit from the provider's headers and 429s)")
 	s.Int(&c.ModelMaxConcurrent, "model-max-concurrent", "CORROBORATE_MODEL_MAX_CONCURRENT", 0, "model calls in flight at once (0: no bound)")
@@ -131,6 +147,13 @@ func (c *Config) flags(s *envflag.Set) {
 	c.Search.DefineFlags(s)
 	s.Int(&c.SearchRPM, "search-rpm", "CORROBORATE_SEARCH_RPM", 0, "web search requests per minute (SearxNG, Brave); 0 learns the limit from 429s and rate-limit headers")
 	s.Int(&c.SearchMaxConcurrent, "search-max-concurrent", "CORROBORATE_SEARCH_MAX_CONCURRENT", 0, "web search requests in flight at once; 0 means no bound")
+	s.Bool(&c.FetchPages, "fetch-pages", "CORROBORATE_FETCH_PAGES", true, "read the pages behind the web search results a hop keeps, so that the judge reads the page, not the snippet (web providers only: the corpus's documents are whole already)")
+	s.Int(&c.PagesPerHop, "pages-per-hop", "CORROBORATE_PAGES_PER_HOP", evidence.DefaultPagesPerHop, "with --fetch-pages: how many of a hop's kept results have their page read (1 to 10)")
+	s.Int(&c.PageMaxBytes, "page-max-bytes", "CORROBORATE_PAGE_MAX_BYTES", pagefetch.DefaultMaxBytes, "with --fetch-pages: the largest page body read (bytes); a larger page is recorded as too_large")
+	s.Duration(&c.PageTimeout, "page-timeout", "CORROBORATE_PAGE_TIMEOUT", pagefetch.DefaultTimeout, "with --fetch-pages: the longest one page read may take, robots.txt and redirects included")
+	s.Duration(&c.PageCacheTTL, "page-cache-ttl", "CORROBORATE_PAGE_CACHE_TTL", pagefetch.DefaultCacheTTL, "with --fetch-pages: how long a page read stays fresh in the worker's page cache (negative: no cache)")
+	s.Int(&c.PageHostRPM, "page-host-rpm", "CORROBORATE_PAGE_HOST_RPM", 30, "with --fetch-pages: requests per minute to one site (0: learn the limit from its 429s)")
+	s.Int(&c.PageHostMaxConcurrent, "page-host-max-concurrent", "CORROBORATE_PAGE_HOST_MAX_CONCURRENT", 2, "with --fetch-pages: requests in flight to one site at once (0: no bound)")
 	s.Int(&c.BreakerJobs, "model-breaker-jobs", "CORROBORATE_MODEL_BREAKER_JOBS", breaker.DefaultThreshold, "stop taking jobs when this many jobs in a row fail because the model endpoint is down (refused, 401/403, quota, 5xx) and a known-good request fails too, until a probe finds it back (0: never stop)")
 	s.Duration(&c.BreakerProbeMin, "model-probe-min", "CORROBORATE_MODEL_PROBE_MIN", breaker.DefaultProbeMin, "while the model endpoint is down: first wait between probes (doubling)")
 	s.Duration(&c.BreakerProbeMax, "model-probe-max", "CORROBORATE_MODEL_PROBE_MAX", breaker.DefaultProbeMax, "while the model endpoint is down: longest wait between probes")
@@ -201,6 +224,18 @@ func (c *Config) validate() error {
 			bad("--shared-budget: %v", err)
 		}
 	}
+	if c.PagesPerHop < 1 || c.PagesPerHop > 10 {
+		bad("--pages-per-hop %d must be between 1 and 10", c.PagesPerHop)
+	}
+	if c.PageMaxBytes < 1024 || c.PageMaxBytes > 100<<20 {
+		bad("--page-max-bytes %d must be between 1024 and %d (100 MiB)", c.PageMaxBytes, 100<<20)
+	}
+	if c.PageTimeout < 100*time.Millisecond {
+		bad("--page-timeout %s must be at least 100ms", c.PageTimeout)
+	}
+	if err := c.pageHostLimits().WithDefaults().Validate(); err != nil {
+		bad("--page-host-rpm, --page-host-max-concurrent: %v", err)
+	}
 	if c.BreakerJobs < 0 {
 		bad("--model-breaker-jobs %d must be 0 (off) or more", c.BreakerJobs)
 	}
@@ -259,6 +294,37 @@ func (c *Config) modelLimits() ratelimit.Config {
 		Name: "model:" + c.Model, RequestsPerMinute: c.ModelRPM, TokensPerMinute: c.ModelTPM,
 		MaxConcurrent: c.ModelMaxConcurrent, DefaultMaxTokens: c.MaxTokens,
 	}
+}
+
+// readsPages reports whether the worker reads the pages behind search results: asked to, and
+// with a web provider, whose results are snippets; the corpus's documents are whole already.
+func (c *Config) readsPages() bool {
+	return c.FetchPages && c.Search.Provider != search.ProviderPostgres
+}
+
+// pageHostLimits is the configuration of each site's rate limiter.
+func (c *Config) pageHostLimits() ratelimit.Config {
+	return ratelimit.Config{Name: "page", RequestsPerMinute: c.PageHostRPM, MaxConcurrent: c.PageHostMaxConcurrent}
+}
+
+// pageReader returns the worker's page reader (nil when it reads no pages): one per worker, so
+// that its page cache, robots.txt knowledge and per-site limits serve every job.
+func (c *Config) pageReader(log *slog.Logger) (pipeline.PageReader, error) {
+	if !c.readsPages() {
+		return nil, nil
+	}
+	limits := c.pageHostLimits()
+	limits.Logger = log
+	hosts, err := ratelimit.NewHosts(limits)
+	if err != nil {
+		return nil, fmt.Errorf("page rate limits: %w", err)
+	}
+	f, err := pagefetch.New(pagefetch.Config{MaxBytes: int64(c.PageMaxBytes), Timeout: c.PageTimeout, CacheTTL: c.PageCacheTTL,
+		Hosts: hosts, Now: c.clock()})
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // streamConfig is the JetStream side of the configuration, shared with enqueue.

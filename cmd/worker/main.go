@@ -33,6 +33,7 @@ import (
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/llm"
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
 	"github.com/corroborate/corroborate/internal/ratelimit"
 	"github.com/corroborate/corroborate/internal/search"
 	"github.com/corroborate/corroborate/internal/store"
@@ -170,6 +171,8 @@ type services struct {
 	js       jetstream.JetStream
 	model    pipeline.Model
 	searcher pipeline.Searcher
+	// pages reads the pages behind search results; nil when the worker reads none.
+	pages pipeline.PageReader
 	// limiter paces the model calls (nil for the replay model); its Stats are for metrics.
 	limiter *ratelimit.Limiter
 	// probe checks the model endpoint with one cheap request (nil for the replay model): at
@@ -286,6 +289,9 @@ func connect(ctx context.Context, cfg Config, log *slog.Logger, withModel bool) 
 		}
 		// Every provider's results carry the organisation that owns their domain (source_owners).
 		s.searcher = search.WithOrganisations(searcher, st.SourceOwnerMap, search.OrganisationsOpts{Logger: log})
+		if s.pages, err = cfg.pageReader(log); err != nil {
+			return nil, err
+		}
 	}
 	ok = true
 	return s, nil
@@ -426,6 +432,7 @@ func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *
 	db := newDatabaseBreaker(ctx, cfg, log, s, m)
 	executor := worker.New(worker.Config{
 		Store: s.store, Model: s.model, Searcher: s.searcher, ModelName: modelName,
+		Pages:      evidence.PageReading{Reader: m.countPages(s.pages), PerHop: cfg.PagesPerHop},
 		Validation: jobs.ValidationConfig{MaxMessageBytes: sc.WithDefaults().MaxMessageBytes, DefaultMethod: cfg.DefaultMethod},
 		Stream:     sc.WithDefaults().Stream, UrgentSubject: sc.WithDefaults().UrgentSubject,
 		MaxQuestions: cfg.MaxQuestions, Concurrency: cfg.VerifyConcurrency,
@@ -471,7 +478,7 @@ func consume(ctx context.Context, cfg Config, log *slog.Logger, s *services, m *
 		cc.ExitWhenIdle = cfg.IdleAfter
 	}
 	log.Info("worker consuming", "stream", sc.WithDefaults().Stream, "subjects", sc.Subjects, "urgent_lane", lanes.Urgent() != nil, "concurrency", cfg.Concurrency,
-		"model", modelName, "exit_when_idle", cfg.ExitWhenIdle)
+		"model", modelName, "exit_when_idle", cfg.ExitWhenIdle, "reads_pages", s.pages != nil)
 	err = jobs.ConsumeLanes(ctx, lanes, cc, executor)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return err

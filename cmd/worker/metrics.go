@@ -32,6 +32,9 @@ type metrics struct {
 	callErrors *prometheus.CounterVec
 	tokens     *prometheus.CounterVec
 	callSecs   *prometheus.HistogramVec
+	// pageReads counts the pages read behind search results, by result: read, cached, or why
+	// not (pipeline.Page.Failure).
+	pageReads *prometheus.CounterVec
 	// jointAgreement is the recent agreement rate of cove-joint checks, by model.
 	jointAgreement *prometheus.GaugeVec
 	// model and database follow the breakers on the model endpoint and on PostgreSQL.
@@ -109,6 +112,9 @@ func newMetrics() *metrics {
 			Name: "corroborate_model_call_duration_seconds", Help: "Latency of model calls, by step.",
 			Buckets: prometheus.ExponentialBuckets(0.005, 2, 16),
 		}, []string{"step"}),
+		pageReads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "corroborate_page_reads_total", Help: "Pages read behind search results, by result: read, cached, or why not (address_refused, robots_disallowed, too_large, timeout, ...).",
+		}, []string{"result"}),
 		jointAgreement: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "corroborate_joint_agreement_rate", Help: "Share of recent cove-joint runs whose checks agreed with the draft, by model.",
 		}, []string{"model"}),
@@ -119,9 +125,44 @@ func newMetrics() *metrics {
 			"1 while the worker takes no jobs and holds those it runs because PostgreSQL cannot store outcomes, labelled with why (unreachable, shutdown, disk_full, resources, read_only, io_error, timeout); 0 with reason none otherwise.",
 			"Times the breaker on PostgreSQL opened, by reason."),
 	}
-	m.registry.MustRegister(m.model.open, m.model.opened, m.database.open, m.database.opened, m.jointAgreement, m.jobs, m.retries, m.inFlight, m.jobSeconds, m.calls, m.callErrors, m.tokens, m.callSecs,
+	m.registry.MustRegister(m.pageReads, m.model.open, m.model.opened, m.database.open, m.database.opened, m.jointAgreement, m.jobs, m.retries, m.inFlight, m.jobSeconds, m.calls, m.callErrors, m.tokens, m.callSecs,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// countPages returns r with each page it reads counted in corroborate_page_reads_total; nil
+// stays nil (no page reading).
+func (m *metrics) countPages(r pipeline.PageReader) pipeline.PageReader {
+	if r == nil {
+		return nil
+	}
+	return countedPages{next: r, reads: m.pageReads}
+}
+
+type countedPages struct {
+	next  pipeline.PageReader
+	reads *prometheus.CounterVec
+}
+
+func (c countedPages) ReadPage(ctx context.Context, url string) pipeline.Page {
+	p := c.next.ReadPage(ctx, url)
+	switch {
+	case p.Failure != "":
+		c.reads.WithLabelValues(p.Failure).Inc()
+	case p.Cached:
+		c.reads.WithLabelValues("cached").Inc()
+	default:
+		c.reads.WithLabelValues("read").Inc()
+	}
+	return p
+}
+
+// Fresh keeps the counting on a reader that reads past its cache (worker.pagesFor).
+func (c countedPages) Fresh() pipeline.PageReader {
+	if f, ok := c.next.(interface{ Fresh() pipeline.PageReader }); ok {
+		return countedPages{next: f.Fresh(), reads: c.reads}
+	}
+	return c
 }
 
 // breakerNone labels a breaker gauge while the breaker is not open.

@@ -44,6 +44,8 @@ type bundle struct {
 	searcher pipeline.Searcher
 	// modelURL, when set, is where the workers reach the model instead of the fake server.
 	modelURL string
+	// pages reads the pages behind search results; nil reads none.
+	pages pipeline.PageReader
 }
 
 func setup(t testing.TB) *bundle {
@@ -144,7 +146,7 @@ func (b *bundle) services(t testing.TB, model pipeline.Model) *services {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &services{store: b.store, nc: nc, js: js, model: model, searcher: b.searcher, natsURL: b.cfg.NATSURL}
+	return &services{store: b.store, nc: nc, js: js, model: model, searcher: b.searcher, pages: b.pages, natsURL: b.cfg.NATSURL}
 }
 
 func (b *bundle) publish(t testing.TB, m jobs.Message) string {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/corroborate/corroborate/internal/envflag"
 )
 
 // ConnConfig is how enqueue and the worker authenticate to NATS and secure the connection in
@@ -32,7 +34,7 @@ const (
 
 // DefineFlags defines the connection's file flags on fs and reads the secrets from the
 // environment.
-func (c *ConnConfig) DefineFlags(fs FlagDefiner) {
+func (c *ConnConfig) DefineFlags(fs *envflag.Set) {
 	fs.String(&c.CredsFile, "nats-creds", "CORROBORATE_NATS_CREDS", "", "NATS credentials file (.creds)")
 	fs.String(&c.NKeyFile, "nats-nkey", "CORROBORATE_NATS_NKEY", "", "NATS NKey seed file")
 	fs.String(&c.TLSCA, "nats-tls-ca", "CORROBORATE_NATS_TLS_CA", "", "CA certificate file that verifies the NATS server")

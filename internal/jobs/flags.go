@@ -2,24 +2,15 @@ package jobs
 
 import (
 	"fmt"
-	"time"
+
+	"github.com/corroborate/corroborate/internal/envflag"
 )
 
-// FlagDefiner is what DefineFlags needs of a flag set whose flags have environment twins
-// (internal/envflag.Set). enqueue and worker define the stream's flags through it, so that both
-// read the same variables and agree on the stream and consumer they set up.
-type FlagDefiner interface {
-	String(p *string, name, env, def, usage string)
-	Strings(p *[]string, name, env string, def []string, usage string)
-	Int(p *int, name, env string, def int, usage string)
-	Bool(p *bool, name, env string, def bool, usage string)
-	Duration(p *time.Duration, name, env string, def time.Duration, usage string)
-	// Secret names a variable read from the environment only, for --help.
-	Secret(name, usage string)
-}
-
 // DefineFlags defines the flags of the stream and consumer settings on fs, filling c.
-func (c *StreamConfig) DefineFlags(fs FlagDefiner) {
+//
+// enqueue and worker both define the stream's flags through it, so that they read the same
+// variables and agree on the stream and consumer they set up.
+func (c *StreamConfig) DefineFlags(fs *envflag.Set) {
 	fs.String(&c.Stream, "stream", "CORROBORATE_STREAM", DefaultStream, "JetStream stream name")
 	fs.Strings(&c.Subjects, "subjects", "CORROBORATE_SUBJECTS", []string{DefaultSubjects}, "comma-separated subjects of the stream: a job on any of them is run")
 	fs.String(&c.PublishSubject, "subject", "CORROBORATE_PUBLISH_SUBJECT", DefaultPublishSubject, "subject enqueue publishes on: the backlog lane")

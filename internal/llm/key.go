@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/corroborate/corroborate/internal/envflag"
 )
 
 // The variables the API key is read from: never a flag, where it would show in the process list.
@@ -12,15 +14,9 @@ const (
 	EnvAPIKeyFile = "OPENAI_API_KEY_FILE"
 )
 
-// KeyDefiner is what DefineKeyEnv needs of a flag set (internal/envflag.Set): a way to list a
-// variable read from the environment only in --help.
-type KeyDefiner interface {
-	Secret(name, usage string)
-}
-
 // DefineKeyEnv lists the API key's variables in the --help of every command that calls a model,
 // so that each says the same; read them with APIKeyFromEnv.
-func DefineKeyEnv(s KeyDefiner) {
+func DefineKeyEnv(s *envflag.Set) {
 	s.Secret(EnvAPIKey, "the model endpoint's API key (OpenAI, or any OpenAI-compatible server that wants one)")
 	s.Secret(EnvAPIKeyFile, "a file holding the API key, read when $"+EnvAPIKey+" is unset (a Docker or Kubernetes secret)")
 }

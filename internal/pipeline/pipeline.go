@@ -310,6 +310,11 @@ type Evidence struct {
 	// (found by the search of an emptied hop run without its exclusions). It counts as one voice
 	// with that hop. 0 otherwise.
 	NotIndependentOfHop int
+	// Page is the attempt to read the source's page (its text's hash, fetch time, status, final
+	// URL, or why it was refused; not the text itself), nil when none was made; Passages are the
+	// parts of its text the judge was given, with their byte offsets in that text.
+	Page     *Page
+	Passages []Passage
 }
 
 // Hop is one hop of a multi-hop query chain, with what it excluded to stay independent of the

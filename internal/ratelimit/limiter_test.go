@@ -412,7 +412,7 @@ func TestWaitAfter429(t *testing.T) {
 		{"refill too soon again: at least the backoff", 4, Signals{RemainingRequests: 0, RemainingTokens: -1, ResetRequests: time.Minute}, 800 * time.Millisecond},
 	}
 	for _, tt := range tests {
-		l.in429Row = tt.inRow
+		l.row429.n = tt.inRow
 		if got := l.waitAfter429(tt.sig, 500); got != tt.want {
 			t.Errorf("%s: wait = %s, want %s", tt.name, got, tt.want)
 		}

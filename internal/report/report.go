@@ -1,7 +1,10 @@
 // Package report renders what editors and analysts read after a batch: the static HTML report
-// (an index, one page per statement, one trace per run) and the read-only review page served
-// live, both from the same html/template pages; the terminal summary and verdict changes; and
-// CSV and JSONL exports. It reads through store's report queries and never writes.
+// (an index, one page per statement, one trace per run) and the review page served live, both
+// from the same html/template pages; the terminal summary and verdict changes; and CSV, JSONL and
+// ClaimReview exports. It reads through store's report queries. It changes something only from
+// the review page with editing on (Server.EnableEditing): it records signed-in editors' decisions
+// on claims (a Decider) and publishes the re-checks they ask for (a Recheck). Without editing the
+// page is read-only and refuses every POST.
 package report
 
 import (

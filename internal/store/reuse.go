@@ -193,15 +193,9 @@ func scanStoredClaims(rows pgx.Rows) ([]storedClaim, error) {
 
 // verifiedClaim reads a stored claim's evidence.
 func (c *ClaimReuse) verifiedClaim(ctx context.Context, sc storedClaim) (*pipeline.VerifiedClaim, error) {
-	deref := func(s *string) string {
-		if s == nil {
-			return ""
-		}
-		return *s
-	}
 	vc := &pipeline.VerifiedClaim{From: sc.from, Claim: pipeline.Claim{
-		Text: sc.text, Verdict: deref(sc.verdict), VariantVerdict: deref(sc.variant), Reason: deref(sc.reason),
-		Confidence: deref(sc.confidence), ConsistentPart: deref(sc.consistentPart), CorrectedText: deref(sc.corrected),
+		Text: sc.text, Verdict: stringOf(sc.verdict), VariantVerdict: stringOf(sc.variant), Reason: stringOf(sc.reason),
+		Confidence: stringOf(sc.confidence), ConsistentPart: stringOf(sc.consistentPart), CorrectedText: stringOf(sc.corrected),
 	}}
 	for _, n := range sc.citations {
 		vc.Claim.Citations = append(vc.Claim.Citations, int(n))
@@ -209,12 +203,17 @@ func (c *ClaimReuse) verifiedClaim(ctx context.Context, sc storedClaim) (*pipeli
 	rows, _ := c.store.pool.Query(ctx, `
 		SELECT coalesce(source_number, 0), coalesce(hop_number, 0), url, coalesce(title, ''), coalesce(snippet, ''),
 		       coalesce(quote, ''), coalesce(stance, ''), coalesce(domain, ''), coalesce(publisher, ''), published_at,
-		       coalesce(provider, ''), coalesce(rank, 0)
+		       coalesce(provider, ''), coalesce(rank, 0), `+pageColumnList+`
 		FROM evidence WHERE run_id = $1 AND claim_position = $2 ORDER BY id`, sc.runID, sc.position)
 	ev, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (pipeline.Evidence, error) {
 		var e pipeline.Evidence
-		err := row.Scan(&e.SourceNumber, &e.HopNumber, &e.URL, &e.Title, &e.Snippet, &e.Quote, &e.Stance,
-			&e.Domain, &e.Publisher, &e.PublishedAt, &e.Provider, &e.Rank)
+		var page storedPage
+		err := row.Scan(append([]any{&e.SourceNumber, &e.HopNumber, &e.URL, &e.Title, &e.Snippet, &e.Quote, &e.Stance,
+			&e.Domain, &e.Publisher, &e.PublishedAt, &e.Provider, &e.Rank}, page.targets()...)...)
+		if err == nil {
+			// A reused verdict says what its sources' pages held when they were read.
+			e.Page, e.Passages, err = page.page(e.URL)
+		}
 		return e, err
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -319,7 +320,7 @@ func searchCallRow(runID int64, c pipeline.SearchCall) row {
 
 // evidenceRow is the i-th evidence of a run; evidence without an id is numbered by its place.
 func evidenceRow(runID int64, i int, e pipeline.Evidence) row {
-	return row{
+	return append(row{
 		{"run_id", runID},
 		{"id", cmp.Or(e.ID, i+1)},
 		{"source_number", nullInt(e.SourceNumber)},
@@ -338,6 +339,77 @@ func evidenceRow(runID int64, i int, e pipeline.Evidence) row {
 		{"rank", nullInt(e.Rank)},
 		{"from_claim_position", nullInt(e.FromClaimPosition)},
 		{"not_independent_of_hop", nullInt(e.NotIndependentOfHop)},
+	}, pageColumns(e)...)
+}
+
+// pageColumnList are the page columns of evidence, as pageColumns writes them and storedPage
+// reads them (targets is in the same order).
+var pageColumnList = strings.Join(pageColumns(pipeline.Evidence{}).columns(), ", ")
+
+// storedPage is a page attempt as an evidence row holds it (pageColumns wrote it).
+type storedPage struct {
+	fetchedAt                                        *time.Time
+	cached                                           *bool
+	status                                           *int
+	finalURL, contentType, sha, failure, errorString *string
+	passages                                         []byte
+}
+
+// targets are the Scan destinations of pageColumnList.
+func (p *storedPage) targets() []any {
+	return []any{&p.fetchedAt, &p.cached, &p.status, &p.finalURL, &p.contentType, &p.sha, &p.passages, &p.failure, &p.errorString}
+}
+
+// page is the attempt back in pipeline's types; nil when the row records none.
+func (p *storedPage) page(url string) (*pipeline.Page, []pipeline.Passage, error) {
+	if p.fetchedAt == nil && p.failure == nil && p.sha == nil {
+		return nil, nil, nil
+	}
+	page := &pipeline.Page{URL: url, FinalURL: stringOf(p.finalURL), ContentType: stringOf(p.contentType), TextSHA256: stringOf(p.sha),
+		Failure: stringOf(p.failure), Error: stringOf(p.errorString)}
+	if p.fetchedAt != nil {
+		page.FetchedAt = *p.fetchedAt
+	}
+	if p.cached != nil {
+		page.Cached = *p.cached
+	}
+	if p.status != nil {
+		page.Status = *p.status
+	}
+	var passages []pipeline.Passage
+	if len(p.passages) > 0 {
+		if err := json.Unmarshal(p.passages, &passages); err != nil {
+			return nil, nil, fmt.Errorf("the page passages of %s: %w", url, err)
+		}
+	}
+	return page, passages, nil
+}
+
+// pageColumns are the evidence columns of the attempt to read the source's page (migration
+// 00024), all NULL when none was made.
+func pageColumns(e pipeline.Evidence) row {
+	p := e.Page
+	if p == nil {
+		p = &pipeline.Page{}
+	}
+	var fetchedAt *time.Time
+	var cached *bool
+	if e.Page != nil {
+		fetchedAt, cached = &p.FetchedAt, &p.Cached
+		if p.FetchedAt.IsZero() {
+			fetchedAt = nil
+		}
+	}
+	return row{
+		{"page_fetched_at", fetchedAt},
+		{"page_cached", cached},
+		{"page_status", nullInt(p.Status)},
+		{"page_final_url", nullString(p.FinalURL)},
+		{"page_content_type", nullString(p.ContentType)},
+		{"page_text_sha256", nullString(p.TextSHA256)},
+		{"page_passages", jsonOrNil(e.Passages)},
+		{"page_failure", nullString(p.Failure)},
+		{"page_error", nullString(p.Error)},
 	}
 }
 
@@ -555,6 +627,14 @@ func intsOrEmpty(v []int) []int32 {
 		out[i] = int32(n)
 	}
 	return out
+}
+
+// stringOf is nullString's inverse: a NULL text column read back as "".
+func stringOf(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 func nullString(s string) *string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
 	"github.com/corroborate/corroborate/internal/pipeline/methods"
 	"github.com/corroborate/corroborate/internal/ratelimit"
 	"github.com/corroborate/corroborate/internal/store"
@@ -44,6 +45,9 @@ type Config struct {
 	// Database is told how each store call ended, and holds the jobs whose outcome cannot be
 	// stored while the database is down (nil: no breaker on the database). See Database.
 	Database Database
+	// Pages reads the pages behind the results the open-book methods keep (the zero value
+	// reads none: the corpus provider, or page reading turned off).
+	Pages evidence.PageReading
 	// NewMethod builds the method a job runs (default methods.New); unit tests give a
 	// fake.
 	NewMethod func(name string, deps methods.Deps) (pipeline.Method, error)
@@ -208,6 +212,11 @@ func (e *Executor) handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 		return e.storeDone(ctx, log, d, kept, attrs)
 	}
 
+	return e.run(ctx, log, d, sd, msg, attrs)
+}
+
+// run runs the job's method and acts on how it ended, as classifyRun decides.
+func (e *Executor) run(ctx context.Context, log *slog.Logger, d *jobs.Delivery, sd store.Delivery, msg jobs.Message, attrs []slog.Attr) jobs.Result {
 	methodName, methodReason, err := e.methods.Choose(ctx, msg.Method)
 	if err != nil {
 		return e.retry(ctx, log, sd, err, attrs)
@@ -216,7 +225,7 @@ func (e *Executor) handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 		log.Info("running another method than the job asked for", "ran", methodName, "reason", methodReason)
 		attrs = append(attrs, slog.String("ran", methodName))
 	}
-	method, err := e.cfg.NewMethod(methodName, methods.Deps{Model: e.cfg.Model, Searcher: searcherFor(e.cfg.Searcher, msg.Options)})
+	method, err := e.cfg.NewMethod(methodName, methods.Deps{Model: e.cfg.Model, Searcher: searcherFor(e.cfg.Searcher, msg.Options), Pages: pagesFor(e.cfg.Pages, msg.Options)})
 	if err != nil {
 		return e.finish(ctx, log, sd, jobs.OutcomeRejected, fmt.Errorf("method %q is not available in this worker: %w", msg.Method, err), attrs)
 	}
@@ -241,12 +250,9 @@ func (e *Executor) handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 	res, runErr := method.Run(runCtx, in)
 	finished := e.cfg.Now()
 	e.cfg.Observer.RunFinished(res)
-	outage := false
+	end := runEnd{err: runErr, final: d.Final}
 	if e.cfg.Outages != nil {
-		var open bool
-		if outage, open = e.cfg.Outages.Observe(d.JobID, runErr); outage && open {
-			return e.hold(ctx, log, sd, runErr, attrs)
-		}
+		end.outage, end.open = e.cfg.Outages.Observe(d.JobID, runErr)
 	}
 
 	rec := store.RunRecord{
@@ -258,35 +264,32 @@ func (e *Executor) handle(ctx context.Context, d *jobs.Delivery) jobs.Result {
 		Reverify:  msg.Options.Reverify != nil && *msg.Options.Reverify,
 		StartedAt: started, FinishedAt: finished, Result: res,
 	}
-	if runErr != nil {
-		switch {
-		case pipeline.IsRejected(runErr):
-			// The input breaks a rule of its method (an opinion with no verifiable claim, bad
-			// independence rules): bad input, never retried.
-			return e.finish(ctx, log, sd, jobs.OutcomeRejected, runErr, attrs)
-		case pipeline.IsPermanent(runErr) && !outage:
-			// Retrying cannot help (unknown model, refused key, exhausted quota): store the
-			// failed run with its trace and the reason.
-			rec.Status, rec.Error = store.RunFailed, runErr.Error()
-			wctx, cancel := recordContext(ctx)
-			defer cancel()
-			saved, err := e.cfg.Store.SaveRun(wctx, rec)
-			if err != nil {
-				return e.retry(ctx, log, sd, err, attrs)
-			}
-			return jobs.Result{Outcome: jobs.OutcomeFailed, Err: runErr, Attrs: append(attrs, slog.Int64("run_id", saved.RunID))}
-		case d.Final && outage:
-			// The endpoint's failure, not the job's, met before the breaker opened: the job
-			// waits on its delivery instead of dying of an outage (attempts are the job's own).
-			return e.hold(ctx, log, sd, runErr, attrs)
-		case d.Final:
-			return e.finish(ctx, log, sd, jobs.OutcomeDead, fmt.Errorf("the last of %d attempts failed: %w", cmp.Or(d.Attempt, int(d.NumDelivered)), runErr), attrs)
-		default:
-			return e.retry(ctx, log, sd, runErr, attrs)
-		}
+	switch classifyRun(end) {
+	case holdForModel:
+		return e.hold(ctx, log, sd, runErr, attrs)
+	case recordRejected:
+		return e.finish(ctx, log, sd, jobs.OutcomeRejected, runErr, attrs)
+	case storeFailed:
+		return e.storeFailed(ctx, log, rec, runErr, attrs)
+	case recordDead:
+		return e.finish(ctx, log, sd, jobs.OutcomeDead, fmt.Errorf("the last of %d attempts failed: %w", cmp.Or(d.Attempt, int(d.NumDelivered)), runErr), attrs)
+	case recordRetry:
+		return e.retry(ctx, log, sd, runErr, attrs)
 	}
-
 	return e.storeDone(ctx, log, d, rec, attrs)
+}
+
+// storeFailed stores a run that failed for good with its trace and the reason. It is stored under
+// a record context, like the other final outcomes: a failed run is not run again.
+func (e *Executor) storeFailed(ctx context.Context, log *slog.Logger, rec store.RunRecord, runErr error, attrs []slog.Attr) jobs.Result {
+	rec.Status, rec.Error = store.RunFailed, runErr.Error()
+	wctx, cancel := recordContext(ctx)
+	defer cancel()
+	saved, err := e.cfg.Store.SaveRun(wctx, rec)
+	if err != nil {
+		return e.retry(ctx, log, rec.Delivery, err, attrs)
+	}
+	return jobs.Result{Outcome: jobs.OutcomeFailed, Err: runErr, Attrs: append(attrs, slog.Int64("run_id", saved.RunID))}
 }
 
 // storeDone stores a done run. It is stored under the job's own context: if shutdown cuts it

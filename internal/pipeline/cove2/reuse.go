@@ -51,7 +51,8 @@ func (r *cove2Run) reuse(ctx context.Context, idx int) (Verification, bool) {
 		StatedConfidence: vc.Claim.Confidence, Confidence: vc.Claim.Confidence}
 	for _, e := range vc.Evidence {
 		got := evidence.Retrieved{SearchResult: pipeline.SearchResult{URL: e.URL, Title: e.Title, Snippet: e.Snippet, Domain: e.Domain,
-			Publisher: e.Publisher, PublishedAt: e.PublishedAt, Provider: e.Provider, Rank: e.Rank}, Quote: e.Quote}
+			Publisher: e.Publisher, PublishedAt: e.PublishedAt, Provider: e.Provider, Rank: e.Rank}, Quote: e.Quote,
+			Page: e.Page, Passages: e.Passages}
 		v.Retrieved = append(v.Retrieved, got)
 		if e.SourceNumber != 0 {
 			v.Sources = append(v.Sources, got)

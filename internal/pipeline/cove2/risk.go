@@ -8,6 +8,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // Deep signals: what in a claim's text makes it high-risk, after the specification's table.
@@ -24,8 +25,10 @@ const (
 )
 
 var (
-	signalDate    = regexp.MustCompile(`(?i)\b(?:(?:january|february|march|april|june|july|august|september|october|november|december)\b|(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+\d|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?may\b|\bmay\s+\d|(?:1[0-9]|20)\d{2}s?\b|\d{4}-\d{2}-\d{2}|(?:yesterday|last\s+(?:year|month|week)|next\s+(?:year|month))\b|\d{1,2}(?:st|nd|rd|th)\s+century)`)
-	signalNumber  = regexp.MustCompile(`(?i)\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|billions?|trillions?|dozens?|percent|half|twice|thrice|double|triple)\b`)
+	signalDate = regexp.MustCompile(`(?i)\b(?:(?:january|february|march|april|june|july|august|september|october|november|december)\b|(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+\d|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?may\b|\bmay\s+\d|(?:1[0-9]|20)\d{2}s?\b|\d{4}-\d{2}-\d{2}|(?:yesterday|last\s+(?:year|month|week)|next\s+(?:year|month))\b|\d{1,2}(?:st|nd|rd|th)\s+century)`)
+	// signalNumber: digits, number words but "zero" and "one" ("one of the first" counts
+	// nothing), their plurals and the words of proportion.
+	signalNumber  = regexp.MustCompile(`(?i)\d|\b(?:` + text.NumberWordPattern("zero", "one") + `|hundreds|thousands|millions|billions|trillions|dozens|percent|half|twice|thrice|double|triple)\b`)
 	signalVersion = regexp.MustCompile(`(?i)\bv?\d+\.\d+(?:\.\d+)*\b|\bversions?\b|\breleases?\s+\d|\b(?:alpha|beta|rc)\s*\d`)
 	signalAPI     = regexp.MustCompile("[A-Za-z_][\\w.]*\\([^()]{0,80}\\)|\\b\\w+(?:\\.\\w+)+\\(|::|(?:^|\\s)--[a-z][\\w-]+|`[^`]{1,80}`")
 	signalURL     = regexp.MustCompile(`(?i)\bhttps?://\S+|\bwww\.\S+|\b[\w-]+\.(?:com|org|net|io|dev|gov|edu|int|ai|co|app|info)\b`)

@@ -60,6 +60,9 @@ type Cove2 struct {
 	Authoritative []string
 	// SearchLimit is the number of results a verifier reads; 0 means DefaultVerifierSearchLimit.
 	SearchLimit int
+	// Pages reads the pages behind the first results of each verification search; the zero
+	// value reads none (the corpus, whose documents are whole).
+	Pages evidence.PageReading
 }
 
 // Name returns the job method name.
@@ -87,6 +90,7 @@ func (c Cove2) Run(ctx context.Context, in pipeline.Input) (*pipeline.Result, er
 		bridgeNotes: map[int]string{},
 	}
 	run.verifier.Limit = c.SearchLimit
+	run.verifier.Pages = c.Pages
 	err := run.run(ctx)
 	res.Calls = rec.Trace()
 	res.Searches = search.Calls()
@@ -390,7 +394,7 @@ func (r *cove2Run) addEvidence(position int, v Verification) {
 		ev := pipeline.Evidence{
 			ID: len(r.res.Evidence) + 1, ClaimPosition: position, SearchSeq: e.SearchSeq,
 			URL: e.URL, Title: e.Title, Snippet: e.Snippet, Domain: evidence.HostOf(e.SearchResult), Publisher: e.Publisher,
-			PublishedAt: e.PublishedAt, Provider: e.Provider, Rank: e.Rank,
+			PublishedAt: e.PublishedAt, Provider: e.Provider, Rank: e.Rank, Page: e.Page, Passages: e.Passages,
 		}
 		if q, ok := quotes[evidence.CanonicalURL(e.URL)]; ok {
 			ev.SourceNumber = r.book.Number(e.URL)

@@ -85,6 +85,8 @@ type Verifier struct {
 	Limit int
 	// Calibration sets the answers' confidence by corroboration.
 	Calibration evidence.Calibration
+	// Pages reads the pages of the first results; the zero value reads none.
+	Pages evidence.PageReading
 	// step names the verify calls in the trace; "" means StepVerify.
 	step string
 }
@@ -135,6 +137,9 @@ func (v Verifier) Verify(ctx context.Context, target int, query string, fresh bo
 		return Verification{Query: query, Status: VerificationNoEvidence, Confidence: pipeline.ConfidenceLow,
 			Reason: "the search found no evidence for the verification query"}
 	}
+	// The verification query is what the passages are matched against: it is the claim's
+	// question, checked in code, and this verifier is given nothing else.
+	v.Pages.Read(ctx, given, query)
 	return v.Answer(ctx, target, query, given)
 }
 
@@ -288,7 +293,7 @@ func ParseVerification(reply string, given []evidence.Retrieved) VerifierReply {
 	sourceTexts := make([]string, len(given))
 	for i, g := range given {
 		known[i] = g.URL
-		sourceTexts[i] = evidence.SourceText(g.SearchResult)
+		sourceTexts[i] = evidence.SourceText(g)
 	}
 	reply = strings.ToValidUTF8(pipeline.TruncateUTF8(reply, maxVerifierReplyBytes), "")
 	var out VerifierReply

@@ -380,3 +380,40 @@ func TestVerifierQuotesWithInnerQuotes(t *testing.T) {
 		t.Errorf("the passage [2] does not hold is flagged, and only it: %v", got.Flags)
 	}
 }
+
+// cove2's verifier reads the pages of the results it is given: a quote that is only on the page
+// (below the snippet) grounds the answer once the page is read, and not before; the source
+// keeps the page attempt and its passages, matched against the verification query.
+func TestVerifierReadsThePage(t *testing.T) {
+	t.Parallel()
+	const q = "When was the Eiffel Tower completed?"
+	const url = "https://www.toureiffel.paris/en/history"
+	r := pipelinetest.SearchResult(url, "SETE", "The Eiffel Tower: the history of its construction.")
+	reply := "- Answer: 31 March 1889\n- Evidence: \"The Eiffel Tower was completed on 31 March 1889\"\n- Sources: " + url + "\n- Confidence: High"
+	page := "Tickets and opening hours are on the visit pages.\n\nConstruction began in January 1887.\n\n" +
+		"The Eiffel Tower was completed on 31 March 1889, for the Exposition Universelle."
+	verify := func(pages pipeline.PageReader) Verification {
+		search := &pipelinetest.StubEvidenceSearcher{Results: map[string][]pipeline.SearchResult{q: {r}}}
+		model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{{Contains: verifyMarker(q), Reply: reply}}}
+		v, _, _ := verifierFixture(model, search)
+		v.Pages = evidence.PageReading{Reader: pages}
+		return v.Verify(context.Background(), 1, q, false)
+	}
+	if got := verify(nil); len(got.Sources) != 0 {
+		t.Errorf("from the snippet alone the quote grounded the answer: %+v", got.Sources)
+	}
+	got := verify(&pipelinetest.StubPages{Texts: map[string]string{url: page}})
+	if len(got.Sources) != 1 || got.Sources[0].Quote != "The Eiffel Tower was completed on 31 March 1889" {
+		t.Fatalf("with the page read: %+v", got)
+	}
+	e := got.Retrieved[0]
+	if e.Page == nil || e.Page.TextSHA256 != pipelinetest.SHA256Hex(page) || len(e.Passages) == 0 ||
+		!strings.Contains(e.Passages[len(e.Passages)-1].Text, "31 March 1889") {
+		t.Errorf("the page attempt and passages: %+v %+v", e.Page, e.Passages)
+	}
+	for _, p := range e.Passages {
+		if strings.Contains(p.Text, "Tickets") {
+			t.Errorf("a passage sharing nothing with the query was given: %q", p.Text)
+		}
+	}
+}

@@ -26,6 +26,31 @@ type Retrieved struct {
 	// Relation says, in the prompt, how this source stands to the others ("not independent of
 	// source 1"; "established for a claim this claim depends on"); "" for none.
 	Relation string
+	// Page is the attempt to read the result's page (PageReading), nil when none was made;
+	// Passages are the parts of the page's text the judge is given, with their offsets.
+	Page     *pipeline.Page
+	Passages []pipeline.Passage
+}
+
+// pageMarker introduces, inside a source's fence, the passages read from its page.
+const pageMarker = "From the page itself:"
+
+// shownText is the body of a source as a verifier or judge is shown it: the snippet, bounded,
+// then the passages read from its page, if any; a passage is untrusted text like the snippet,
+// and the fence escapes both alike.
+func (e Retrieved) shownText() string {
+	body := pipeline.TruncateUTF8(e.Snippet, maxSnippetBytes)
+	if len(e.Passages) == 0 {
+		return body
+	}
+	var b strings.Builder
+	b.WriteString(body)
+	b.WriteString("\n\n" + pageMarker)
+	for _, p := range e.Passages {
+		b.WriteString("\n\n")
+		b.WriteString(pipeline.TruncateUTF8(p.Text, MaxPassageBytes))
+	}
+	return b.String()
 }
 
 // RenderEvidence renders the sources of a verifier prompt, numbered from 1 in the given order.
@@ -46,7 +71,7 @@ func RenderEvidence(evidence []Retrieved) string {
 		if e.Relation != "" {
 			attrs = append(attrs, "relation", e.Relation)
 		}
-		parts[i] = pipeline.Fence("source", pipeline.TruncateUTF8(e.Snippet, maxSnippetBytes), attrs...)
+		parts[i] = pipeline.Fence("source", e.shownText(), attrs...)
 	}
 	return strings.Join(parts, "\n")
 }
@@ -160,10 +185,11 @@ func (a Attribution) Indices() []int {
 	return out
 }
 
-// SourceText is the text of a source that a verifier or judge was shown (title and snippet, as
-// RenderEvidence bounds them): the only text a passage cited from it may come from.
-func SourceText(r pipeline.SearchResult) string {
-	return pipeline.TruncateUTF8(r.Title, maxTitleBytes) + "\n" + pipeline.TruncateUTF8(r.Snippet, maxSnippetBytes)
+// SourceText is the text of a source that a verifier or judge was shown (title, snippet and the
+// passages read from its page, as RenderEvidence bounds them): the only text a passage cited
+// from it may come from.
+func SourceText(e Retrieved) string {
+	return pipeline.TruncateUTF8(e.Title, maxTitleBytes) + "\n" + e.shownText()
 }
 
 // Attribute applies the rule of per-source support: a citation counts only when it names a
@@ -185,7 +211,7 @@ func Attribute(cites []Citation, given []Retrieved) Attribution {
 			continue
 		}
 		passage := pipeline.TruncateUTF8(strings.TrimSpace(c.Passage), MaxQuoteBytes)
-		if passage == "" || !PassageIn(passage, SourceText(given[i].SearchResult)) {
+		if passage == "" || !PassageIn(passage, SourceText(given[i])) {
 			if !slices.ContainsFunc(out.NotInSource, func(d Citation) bool { return d.Ref.Number == i+1 }) {
 				out.NotInSource = append(out.NotInSource, Citation{Ref: SourceRef{Number: i + 1}, Passage: passage, Stance: c.Stance})
 			}
@@ -246,7 +272,7 @@ func AttributeQuotes(refs []SourceRef, quotes []Quote, given []Retrieved) (cites
 		}
 		in := false
 		for i, g := range given {
-			if PassageIn(q.Text, SourceText(g.SearchResult)) {
+			if PassageIn(q.Text, SourceText(g)) {
 				in = true
 				if _, seen := passage[i]; !seen {
 					passage[i] = q.Text

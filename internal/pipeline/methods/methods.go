@@ -10,6 +10,7 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/cove"
 	"github.com/corroborate/corroborate/internal/pipeline/cove2"
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
 	"github.com/corroborate/corroborate/internal/pipeline/multihop"
 )
 
@@ -25,6 +26,9 @@ type Deps struct {
 	// AuthoritativeDomains are the primary sources of confidence calibration (see
 	// evidence.Calibration); nil means evidence.DefaultAuthoritativeDomains.
 	AuthoritativeDomains []string
+	// Pages reads the pages behind the results the open-book methods keep; the zero value reads
+	// none (the corpus provider, whose documents are whole already).
+	Pages evidence.PageReading
 }
 
 // builders build each method from Deps, keyed by its name. A builder returns an error when a
@@ -38,13 +42,13 @@ var builders = map[string]func(Deps) (pipeline.Method, error){
 		if d.Searcher == nil {
 			return nil, fmt.Errorf("method %q: %w", pipeline.MethodCove2, pipeline.ErrNoSearcher)
 		}
-		return cove2.Cove2{Model: d.Model, Searcher: d.Searcher, Authoritative: d.AuthoritativeDomains}, nil
+		return cove2.Cove2{Model: d.Model, Searcher: d.Searcher, Authoritative: d.AuthoritativeDomains, Pages: d.Pages}, nil
 	},
 	pipeline.MethodMultihop: func(d Deps) (pipeline.Method, error) {
 		if d.Searcher == nil {
 			return nil, fmt.Errorf("method %q: %w", pipeline.MethodMultihop, pipeline.ErrNoSearcher)
 		}
-		return multihop.Multihop{Model: d.Model, Searcher: d.Searcher, Authoritative: d.AuthoritativeDomains}, nil
+		return multihop.Multihop{Model: d.Model, Searcher: d.Searcher, Authoritative: d.AuthoritativeDomains, Pages: d.Pages}, nil
 	},
 }
 

@@ -74,7 +74,7 @@ func TestJudgeCorroboration(t *testing.T) {
 				got.Verdict, got.Confidence, got.cited, got.flags, got.Reason, tt.verdict, tt.confidence, tt.cited, tt.flags, tt.reason)
 		}
 		for _, i := range got.cited {
-			if !evidence.PassageIn(got.quotes[i], evidence.SourceText(given[i].SearchResult)) {
+			if !evidence.PassageIn(got.quotes[i], evidence.SourceText(given[i])) {
 				t.Errorf("%s: source %d keeps the passage %q, which it does not hold", tt.name, i+1, got.quotes[i])
 			}
 		}

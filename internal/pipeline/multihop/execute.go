@@ -318,6 +318,9 @@ func (r *multihopRun) runHop(ctx context.Context, hop *pipeline.Hop, planned str
 	for i := range kept {
 		kept[i].SearchSeq = seq
 	}
+	// The pages of what the hop keeps are read once it is kept: relevance and independence are
+	// decided on the search result, the verdict on the page.
+	r.pages.Read(ctx, kept, r.claimTextOf(hop.ClaimPosition))
 	return kept, repeats, nil
 }
 

@@ -59,7 +59,7 @@ func (r *multihopRun) reuse(ctx context.Context, st *chainState) bool {
 			Retrieved: evidence.Retrieved{SearchResult: pipeline.SearchResult{
 				URL: e.URL, Title: e.Title, Snippet: e.Snippet, Domain: e.Domain, Publisher: e.Publisher,
 				PublishedAt: e.PublishedAt, Provider: e.Provider, Rank: e.Rank,
-			}},
+			}, Page: e.Page, Passages: e.Passages},
 			hop: e.HopNumber, group: group,
 		})
 		if e.SourceNumber != 0 {

@@ -49,6 +49,9 @@ type Multihop struct {
 	// Authoritative lists the primary-source domains of calibration; nil means
 	// DefaultAuthoritativeDomains.
 	Authoritative []string
+	// Pages reads the pages behind the results each hop keeps, so that the judge reads the
+	// page, not the snippet; the zero value reads none (the corpus, whose documents are whole).
+	Pages evidence.PageReading
 }
 
 // Name returns the job method name.
@@ -66,8 +69,8 @@ func (m Multihop) Run(ctx context.Context, in pipeline.Input) (*pipeline.Result,
 	rec := pipeline.NewRecorder(m.Model)
 	search := pipeline.NewSearchRecorder(m.Searcher)
 	run := &multihopRun{rec: rec, search: search, res: res, opts: in.Options.WithDefaults(),
-		calibration: evidence.Calibration{Authoritative: m.Authoritative},
-		verified:    in.Verified, reuseContext: evidence.ReuseContext(pipeline.MethodMultihop, in)}
+		calibration: evidence.Calibration{Authoritative: m.Authoritative}, pages: m.Pages,
+		verified: in.Verified, reuseContext: evidence.ReuseContext(pipeline.MethodMultihop, in)}
 	err := run.run(ctx, in)
 	res.Calls = rec.Trace()
 	res.Searches = search.Calls()
@@ -81,6 +84,7 @@ type multihopRun struct {
 	rec         *pipeline.Recorder
 	search      *pipeline.SearchRecorder
 	calibration evidence.Calibration
+	pages       evidence.PageReading
 	res         *pipeline.Result
 	plan        *ValidatedPlan
 	// claims are the plan's claims, by plan index.
@@ -272,6 +276,7 @@ func (r *multihopRun) finish() {
 				ID: len(r.res.Evidence) + 1, ClaimPosition: st.index + 1, HopNumber: e.hop, SearchSeq: e.SearchSeq,
 				URL: e.URL, Title: e.Title, Snippet: e.Snippet, Domain: evidence.HostOf(e.SearchResult), Publisher: e.Publisher,
 				PublishedAt: e.PublishedAt, Provider: e.Provider, Rank: e.Rank, FromClaimPosition: e.fromClaim, NotIndependentOfHop: e.repeats,
+				Page: e.Page, Passages: e.Passages,
 			}
 			if slices.Contains(st.verdict.cited, i) {
 				ev.SourceNumber = r.book.Number(e.URL)

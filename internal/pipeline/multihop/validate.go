@@ -11,6 +11,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -297,11 +298,13 @@ var planRules = []planRule{
 var ClaimRules = []string{RuleClaimTextUnique, RuleClaimHasSpan, RuleNoAddedQuantification, RuleClaimNotAtomic, RuleClaimAddsToSpan}
 
 // ClaimViolations validates a decomposition, claims with their source spans, against the
-// statement with the rules of ValidatePlan that read claims alone (ClaimRules). It is how
+// statement with the rules of ValidatePlan that read claims alone (ClaimRules), as ValidatePlan
+// reads them (the wording rules without {cN} bridge placeholders). It is how
 // `evaluate honest` measures those rules' false positives on human-written decompositions,
 // which come without queries.
 func ClaimViolations(claims []PlanClaim, pc PlanContext) []PlanViolation {
-	pv := &planValidation{plan: Plan{Claims: claims}, written: Plan{Claims: claims}, ctx: pc, spans: make([][2]int, len(claims))}
+	written := Plan{Claims: claims}
+	pv := &planValidation{plan: withoutPlaceholders(written), written: written, ctx: pc, spans: make([][2]int, len(claims))}
 	var out []PlanViolation
 	for _, r := range planRules {
 		if !slices.Contains(ClaimRules, r.name) {
@@ -392,14 +395,6 @@ var (
 	quantityNumber = regexp.MustCompile(`\d+(?:[.,]\d+)*`)
 	// thousands matches a number written with thousands separators: "1,000".
 	thousandsNumber = regexp.MustCompile(`^\d{1,3}(,\d{3})+$`)
-	// quantityNumberWords are English number words, read as the numbers they name.
-	quantityNumberWords = map[string]string{
-		"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
-		"eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "thirteen": "13", "fourteen": "14",
-		"fifteen": "15", "sixteen": "16", "seventeen": "17", "eighteen": "18", "nineteen": "19", "twenty": "20",
-		"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
-		"hundred": "100", "thousand": "1000", "million": "1000000", "billion": "1000000000", "dozen": "12",
-	}
 	// quantityWords are English words that quantify a claim.
 	quantityWords = pipeline.WordSet("all every most majority minority always never none half twice double doubled triple tripled many few several dozens hundreds thousands millions billions")
 )
@@ -421,7 +416,7 @@ func quantities(s, language string) map[string]bool {
 			if w == "one" && i+1 < len(words) && words[i+1] == "of" {
 				continue // "one of the products" picks one out, it counts nothing
 			}
-			if d, ok := quantityNumberWords[w]; ok {
+			if d, ok := text.NumberWord(w); ok {
 				out[d] = true
 			}
 			if quantityWords[w] {

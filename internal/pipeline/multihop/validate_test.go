@@ -466,3 +466,20 @@ func TestQuantitiesOneOf(t *testing.T) {
 		}
 	}
 }
+
+// The claim rules read any claim, span, statement and entity without panicking, and say which
+// rule each message is for.
+func FuzzClaimViolations(f *testing.F) {
+	f.Add("The poet who was the subject of the musical *A Soldier and a Maker* was born in Gloucester.", "The Ink Spots were active between the years 1914 and 1944", "They were active between the years 1914 and 1944", "A Soldier and a Maker")
+	f.Add("Abong Mbang lies on the N2 road, which connects it to Yaounde and Douala.", "The N2 road connects Abong Mbang to Douala", "which connects it to Yaounde and Douala", "N2 road")
+	f.Add("China rose in the 1980s and 1990s. While it grew, it sold s.", "While it grew in 1990 and s, BPE and Byte Pair Encoding rose", "the Indian town", "'x and y'")
+	f.Fuzz(func(t *testing.T, statement, claim, span, entity string) {
+		vs := ClaimViolations([]PlanClaim{{ClaimID: "c1", ClaimText: claim, SourceSpan: span, Entities: []string{entity}}},
+			PlanContext{Statement: statement, Language: "en"})
+		for _, v := range vs {
+			if !slices.Contains(ClaimRules, v.Rule) || v.Message == "" {
+				t.Fatalf("violation of a rule ClaimViolations does not run, or without message: %+v", v)
+			}
+		}
+	})
+}

@@ -10,6 +10,7 @@ package text
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -84,11 +85,14 @@ func NumberWord(word string) (digits string, ok bool) {
 }
 
 // NumberWordPattern is a regular-expression alternation of the number words, longest first,
-// for rules that look for numbers in running text.
-func NumberWordPattern() string {
+// for rules that look for numbers in running text, without the words given in except (a rule
+// may leave out "one", which in "one of the largest" picks out rather than counts).
+func NumberWordPattern(except ...string) string {
 	words := make([]string, 0, len(numberWords))
 	for w := range numberWords {
-		words = append(words, w)
+		if !slices.Contains(except, w) {
+			words = append(words, w)
+		}
 	}
 	// Longest first, so that "seventeen" is not read as "seven".
 	for i := range words {

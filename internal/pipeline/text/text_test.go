@@ -55,6 +55,10 @@ func TestNumberWord(t *testing.T) {
 	if got := re.FindAllString("seventeen of the seventy-seven", -1); !slices.Equal(got, []string{"seventeen", "seventy", "seven"}) {
 		t.Errorf("NumberWordPattern found %q", got)
 	}
+	re = regexp.MustCompile(`\b(?:` + NumberWordPattern("zero", "one") + `)\b`)
+	if got := re.FindAllString("one of the two", -1); !slices.Equal(got, []string{"two"}) {
+		t.Errorf("NumberWordPattern without one found %q", got)
+	}
 }
 
 func TestIsNegation(t *testing.T) {
