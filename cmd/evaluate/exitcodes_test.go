@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/corroborate/corroborate/internal/testenv"
 )
 
 // An empty data set is a mistake of the input: exit 2 before any model call, as in every
@@ -16,9 +18,9 @@ func TestEmptyDatasetsExit2(t *testing.T) {
 		args []string
 		says string
 	}{
-		{"empty factcheck-bench", []string{"plans", "--openai-base-url", "http://127.0.0.1:1/v1", "--dataset", writeFile(t, "fcb.jsonl", "")}, "holds no sentence with a factual gold claim"},
-		{"factcheck-bench of blank lines", []string{"plans", "--openai-base-url", "http://127.0.0.1:1/v1", "--dataset", writeFile(t, "fcb.jsonl", "\n\n")}, "holds no sentence"},
-		{"empty FEVEROUS-S", []string{"retrieval", "--queries", "claims", "--feverous", writeFile(t, "feverous.json", "")}, "is empty"},
+		{"empty factcheck-bench", []string{"plans", "--openai-base-url", "http://127.0.0.1:1/v1", "--dataset", testenv.WriteFile(t, "fcb.jsonl", "")}, "holds no sentence with a factual gold claim"},
+		{"factcheck-bench of blank lines", []string{"plans", "--openai-base-url", "http://127.0.0.1:1/v1", "--dataset", testenv.WriteFile(t, "fcb.jsonl", "\n\n")}, "holds no sentence"},
+		{"empty FEVEROUS-S", []string{"retrieval", "--queries", "claims", "--feverous", testenv.WriteFile(t, "feverous.json", "")}, "is empty"},
 	} {
 		code, out, errOut := runEvaluate(t, tt.args...)
 		if code != exitInvalid || !strings.Contains(errOut, tt.says) {

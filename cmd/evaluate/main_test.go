@@ -43,12 +43,3 @@ func runEvaluate(t *testing.T, args ...string) (int, string, string) {
 	}
 	return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
 }
-
-func writeFile(t *testing.T, name, content string) string {
-	t.Helper()
-	path := t.TempDir() + "/" + name
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}

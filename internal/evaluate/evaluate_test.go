@@ -147,7 +147,7 @@ func scriptPlans(t *testing.T, model *llmtest.Server) string {
 		}
 		model.Reply(a.Text, reply(t, a.Text, testPlan("", c)))
 	}
-	return writeFile(t, "bench.jsonl", strings.Join([]string{
+	return testenv.WriteFile(t, "bench.jsonl", strings.Join([]string{
 		benchLine("He was born in Honolulu, Hawaii, to a mother from Kansas and a father from Kenya.", obama,
 			[]string{"Barack Obama was born in Honolulu, Hawaii.", "Barack Obama's mother was from Kansas.", "Barack Obama's father was from Kenya."},
 			[]string{"factual", "factual", "factual"}),
@@ -265,7 +265,7 @@ func TestPlansModelFailure(t *testing.T) {
 	t.Parallel()
 	model := llmtest.NewServer(t)
 	model.Fail("", 500, "")
-	dataset := writeFile(t, "bench.jsonl", benchLine(summit, summit, []string{"Mount Everest is the highest mountain on Earth."}, []string{"factual"})+"\n")
+	dataset := testenv.WriteFile(t, "bench.jsonl", benchLine(summit, summit, []string{"Mount Everest is the highest mountain on Earth."}, []string{"factual"})+"\n")
 	code, out, errOut := evaluate(t, "plans", "--openai-base-url", model.URL(), "--dataset", dataset, "--ambiguous=false")
 	if code != exitError || !strings.Contains(errOut, "1 statements got no plan because a model call failed") ||
 		!strings.Contains(out, "| left out: inputs multihop rejects, failed model calls | 0, 1 |") {

@@ -3,7 +3,6 @@ package evaluate
 import (
 	"context"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -92,13 +91,4 @@ func TestMeasureRetrievalArithmetic(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}
 	}
-}
-
-func writeFile(t *testing.T, name, content string) string {
-	t.Helper()
-	path := t.TempDir() + "/" + name
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }

@@ -1,7 +1,6 @@
 package datasets
 
 import (
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -13,7 +12,7 @@ import (
 
 func TestReadFactcheckBench(t *testing.T) {
 	t.Parallel()
-	path := writeFile(t, "bench.jsonl", `{"sentences": {"sentence2": {"text": "He was born in Honolulu.", "decontext": "Barack Obama was born in Honolulu.", "claims": ["Barack Obama was born in Honolulu."], "claim_checkworthiness": ["factual"]}, "sentence10": {"text": "Is there more?", "decontext": "Is there more?", "claims": [], "claim_checkworthiness": []}, "sentence1": {"text": "Python is a language and the best one.", "decontext": "", "claims": ["Python is a language.", "Python is the best language."], "claim_checkworthiness": ["factual", "opinion"]}}}
+	path := testenv.WriteFile(t, "bench.jsonl", `{"sentences": {"sentence2": {"text": "He was born in Honolulu.", "decontext": "Barack Obama was born in Honolulu.", "claims": ["Barack Obama was born in Honolulu."], "claim_checkworthiness": ["factual"]}, "sentence10": {"text": "Is there more?", "decontext": "Is there more?", "claims": [], "claim_checkworthiness": []}, "sentence1": {"text": "Python is a language and the best one.", "decontext": "", "claims": ["Python is a language.", "Python is the best language."], "claim_checkworthiness": ["factual", "opinion"]}}}
 
 {"sentences": {"sentence1": {"text": "Jazz is great.", "decontext": "Jazz is great.", "claims": ["Jazz is great."], "claim_checkworthiness": ["opinion"]}}}
 {"sentences": {"sentence1": {"text": "Paris is in France.", "decontext": "Paris is in France.", "claims": ["Paris is in France."], "claim_checkworthiness": ["factual"]}}}
@@ -38,7 +37,7 @@ func TestReadFactcheckBench(t *testing.T) {
 	if two, _ := ReadFactcheckBench(path, 2); len(two) != 2 {
 		t.Errorf("n=2 gave %d statements", len(two))
 	}
-	bad := writeFile(t, "bad.jsonl", "{\"sentences\": {}}\nnot json\n")
+	bad := testenv.WriteFile(t, "bad.jsonl", "{\"sentences\": {}}\nnot json\n")
 	if _, err := ReadFactcheckBench(bad, 0); err == nil || !strings.Contains(err.Error(), "bad.jsonl:2:") {
 		t.Errorf("a bad line: %v", err)
 	}
@@ -98,13 +97,4 @@ func TestReadExFever(t *testing.T) {
 	if !reflect.DeepEqual(bodies, want) {
 		t.Errorf("the corpus:\n got %q\nwant %q", bodies, want)
 	}
-}
-
-func writeFile(t *testing.T, name, content string) string {
-	t.Helper()
-	path := t.TempDir() + "/" + name
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+
+	"github.com/corroborate/corroborate/internal/testenv"
 )
 
 // A JSONL of one's own: labels in any of their spellings, the id defaulting to the line, hops to
@@ -14,7 +16,7 @@ import (
 // the classes those present.
 func TestReadJSONL(t *testing.T) {
 	t.Parallel()
-	path := writeFile(t, "mine.jsonl", `{"id": "a", "text": " The Alden Bridge opened in 1901. ", "label": "SUPPORTS", "evidence": [{"url": "https://example.org/alden", "title": "Alden", "body": "It opened in 1901."}, {"url": "https://example.org/alden#history", "body": "again"}]}
+	path := testenv.WriteFile(t, "mine.jsonl", `{"id": "a", "text": " The Alden Bridge opened in 1901. ", "label": "SUPPORTS", "evidence": [{"url": "https://example.org/alden", "title": "Alden", "body": "It opened in 1901."}, {"url": "https://example.org/alden#history", "body": "again"}]}
 
 {"text": "The Alden Bridge opened in 1903.", "label": "NOT_SUPPORTED", "hops": 3, "evidence": [{"url": "https://example.org/alden"}]}
 {"id": "c", "text": "The Alden Bridge is blue.", "label": "NEI"}
@@ -55,7 +57,7 @@ func TestReadJSONLMistakes(t *testing.T) {
 		{"an unknown label", `{"text": "a", "label": "mostly true"}`, `:1: label "mostly true" is none of`},
 		{"a bad evidence URL", `{"text": "a", "label": "true", "evidence": [{"url": "not a url"}]}`, `:1: evidence url "not a url"`},
 	} {
-		path := writeFile(t, "bad.jsonl", tt.content)
+		path := testenv.WriteFile(t, "bad.jsonl", tt.content)
 		if _, err := Read(path, path); err == nil || !strings.Contains(err.Error(), tt.says) || !strings.Contains(err.Error(), "bad.jsonl") {
 			t.Errorf("%s: %v, want an error naming bad.jsonl and saying %q", tt.name, err, tt.says)
 		}
