@@ -25,7 +25,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -39,107 +38,6 @@ import (
 	"github.com/corroborate/corroborate/internal/ratelimit/ratelimittest"
 	"github.com/corroborate/corroborate/internal/store"
 )
-
-// Config is what the benchmark is told, from flags and their environment twins.
-type Config struct {
-	NATSURL, DatabaseURL string
-	RPM, TPM             int
-	ProviderBurst        time.Duration
-	Latency, LatencyP95  time.Duration
-	Statements           int
-	UnboundStatements    int
-	Checks               int
-	Workers              []string
-	Concurrency          int
-	MemoryConcurrency    int
-	Modes                []string
-	Headers              string
-	Storm, StormAfter    time.Duration
-	StormRetryAfter      time.Duration
-	Timeline             string
-	Keep                 bool
-}
-
-func (c *Config) flags(s *envflag.Set) {
-	s.String(&c.NATSURL, "nats-url", "NATS_URL", "", "NATS server with JetStream (empty: an in-process one)")
-	s.String(&c.DatabaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL, used in a schema of the benchmark's own (empty: a throwaway cluster)")
-	s.Int(&c.RPM, "rpm", "CORROBORATE_BENCH_RPM", 2400, "the provider's requests per minute")
-	s.Int(&c.TPM, "tpm", "CORROBORATE_BENCH_TPM", 400000, "the provider's tokens per minute")
-	s.Duration(&c.ProviderBurst, "provider-burst", "CORROBORATE_BENCH_PROVIDER_BURST", time.Second, "how much of a minute's budget the provider's buckets hold (OpenAI: up to a minute; 1s is the strict case of a provider that quantises per second)")
-	s.Duration(&c.Latency, "latency", "CORROBORATE_BENCH_LATENCY", 200*time.Millisecond, "median model latency")
-	s.Duration(&c.LatencyP95, "latency-p95", "CORROBORATE_BENCH_LATENCY_P95", 400*time.Millisecond, "95th percentile of the log-normal model latency (equal to --latency: fixed)")
-	s.Int(&c.Statements, "statements", "CORROBORATE_BENCH_STATEMENTS", 300, "statements per rate-bound run (K)")
-	s.Int(&c.UnboundStatements, "unbound-statements", "CORROBORATE_BENCH_UNBOUND_STATEMENTS", 200, "statements per run without provider limits")
-	s.Int(&c.Checks, "checks", "CORROBORATE_BENCH_CHECKS", 3, "verification questions per statement (model calls: 2 + checks)")
-	s.Strings(&c.Workers, "workers", "CORROBORATE_BENCH_WORKERS", []string{"1", "2", "4"}, "numbers of worker processes, comma-separated")
-	s.Int(&c.Concurrency, "concurrency", "CORROBORATE_BENCH_CONCURRENCY", 8, "--concurrency of each worker")
-	s.Int(&c.MemoryConcurrency, "memory-concurrency", "CORROBORATE_BENCH_MEMORY_CONCURRENCY", 64, "--concurrency of the one-worker memory run (0: none)")
-	s.Strings(&c.Modes, "modes", "CORROBORATE_BENCH_MODES", []string{modeConfigured, modeLearned}, "rate-bound modes: configured (--model-rpm/--model-tpm given), learned (none given: headers and 429s); none: only the runs without provider limits")
-	s.String(&c.Headers, "provider-headers", "CORROBORATE_BENCH_PROVIDER_HEADERS", "openai", "rate-limit headers the provider sends: openai, none (the limiter learns from 429s alone) or garbage")
-	s.Duration(&c.Storm, "storm", "CORROBORATE_BENCH_STORM", 30*time.Second, "length of the storm of 429s (no headers, no Retry-After unless --storm-retry-after) in a learned run of its own for each number of workers (0: no storm runs)")
-	s.Duration(&c.StormAfter, "storm-after", "CORROBORATE_BENCH_STORM_AFTER", 20*time.Second, "when the storm starts, after the workers (0: before they start, so that it meets their very first request)")
-	s.Duration(&c.StormRetryAfter, "storm-retry-after", "CORROBORATE_BENCH_STORM_RETRY_AFTER", 0, "the Retry-After of the storm's 429s, in whole seconds (0: none)")
-	s.String(&c.Timeline, "timeline", "CORROBORATE_BENCH_TIMELINE", "", "a folder to write each rate-bound run's provider timeline into (requests accepted and answered 429 in each tenth of a second), to see where 429s come from; empty: none")
-	s.Bool(&c.Keep, "keep", "CORROBORATE_BENCH_KEEP", false, "keep the temporary folder (worker binary, logs, throwaway PostgreSQL)")
-}
-
-var providerHeaders = map[string]ratelimittest.Headers{
-	"openai": ratelimittest.HeadersOpenAI, "none": ratelimittest.HeadersNone, "garbage": ratelimittest.HeadersGarbage,
-}
-
-const (
-	modeConfigured = "configured"
-	modeLearned    = "learned"
-	modeUnbound    = "unbound"
-)
-
-func (c *Config) validate() ([]int, error) {
-	var problems []string
-	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-	if c.RPM < 1 || c.TPM < 1 {
-		bad("--rpm %d and --tpm %d must be positive", c.RPM, c.TPM)
-	}
-	if c.Statements < 10 || c.UnboundStatements < 10 {
-		bad("--statements %d and --unbound-statements %d must be at least 10", c.Statements, c.UnboundStatements)
-	}
-	if c.Checks < 1 || c.Checks > 10 {
-		bad("--checks %d must be between 1 and 10", c.Checks)
-	}
-	if c.Latency <= 0 || c.LatencyP95 < c.Latency {
-		bad("--latency %s must be positive and --latency-p95 %s at least as long", c.Latency, c.LatencyP95)
-	}
-	if c.Concurrency < 1 || c.MemoryConcurrency < 0 {
-		bad("--concurrency %d must be positive, --memory-concurrency %d not negative", c.Concurrency, c.MemoryConcurrency)
-	}
-	if c.ProviderBurst < 10*time.Millisecond {
-		bad("--provider-burst %s must be at least 10ms", c.ProviderBurst)
-	}
-	var workers []int
-	for _, w := range c.Workers {
-		n, err := strconv.Atoi(strings.TrimSpace(w))
-		if err != nil || n < 1 || n > 16 {
-			bad("--workers %q: each must be a number from 1 to 16", w)
-			continue
-		}
-		workers = append(workers, n)
-	}
-	c.Modes = slices.DeleteFunc(c.Modes, func(m string) bool { return m == "none" })
-	for _, m := range c.Modes {
-		if m != modeConfigured && m != modeLearned {
-			bad("--modes %q: each must be %s or %s", m, modeConfigured, modeLearned)
-		}
-	}
-	if c.Storm < 0 || c.StormAfter < 0 || c.StormRetryAfter < 0 {
-		bad("--storm %s, --storm-after %s and --storm-retry-after %s must not be negative", c.Storm, c.StormAfter, c.StormRetryAfter)
-	}
-	if _, ok := providerHeaders[c.Headers]; !ok {
-		bad("--provider-headers %q must be openai, none or garbage", c.Headers)
-	}
-	if len(problems) > 0 {
-		return nil, errors.New(strings.Join(problems, "; "))
-	}
-	return workers, nil
-}
 
 // Run runs the bench command with args (the command line without the program's name) and
 // returns its exit status; cmd/bench's main only wires it to the process.
@@ -352,40 +250,6 @@ func (s scenario) modeName() string {
 	return s.mode
 }
 
-// result is what one run measured.
-type result struct {
-	scenario
-	wall time.Duration
-	// Steady state: between the 10th and the 90th percentile of finish times.
-	stmtsPerMin, callsPerMin    float64
-	callsPerStmt, tokensPerStmt float64
-	bound                       float64 // statements per minute; 0 when the provider had no limits
-	provider                    ratelimittest.Stats
-	p50, p95                    time.Duration // received -> finished (stored)
-	critical                    time.Duration // rounds x median latency
-	ownCriticalP50, overheadP50 time.Duration // per statement: its model rounds' latencies; latency minus that
-	ownRatioP95                 float64       // p95 of latency / own critical path
-	peakRSS                     int64         // bytes, the largest of the workers
-	overheadMean                time.Duration
-	// The overhead's parts, p50: received -> method started (decode, stored-run check), in the
-	// method outside its model rounds, method done -> result stored (the run's transaction).
-	beforeP50, inMethodP50, storeP50 time.Duration
-	// recovery is, in a storm run, how long after the storm's end the provider accepted 90% of
-	// the bound's calls over 10 s; -1 when it did not before the backlog ran out.
-	recovery time.Duration
-}
-
-func (r result) summary() string {
-	s := fmt.Sprintf("%.0f statements/min, %.0f calls/min, p50 %s p95 %s, 429s %d of %d calls (%d for requests, %d for tokens), peak RSS %.0f MiB, wall %s",
-		r.stmtsPerMin, r.callsPerMin, r.p50.Round(time.Millisecond), r.p95.Round(time.Millisecond), r.provider.Limited, r.provider.Requests,
-		r.provider.LimitedRequests, r.provider.LimitedTokens,
-		float64(r.peakRSS)/(1<<20), r.wall.Round(100*time.Millisecond))
-	if r.bound > 0 {
-		s += fmt.Sprintf(", bound %.0f/min, ratio %.3f", r.bound, r.stmtsPerMin/r.bound)
-	}
-	return s
-}
-
 func (b *stack) run(ctx context.Context, sc scenario) (result, error) {
 	id := randomID()
 	streamCfg := jobs.StreamConfig{
@@ -502,27 +366,6 @@ func (b *stack) run(ctx context.Context, sc scenario) (result, error) {
 	return res, nil
 }
 
-// acceptedCounter counts the requests a provider accepted in [from, to): the simulated
-// provider's timeline, or a test's.
-type acceptedCounter interface {
-	AcceptedBetween(from, to time.Time) int
-}
-
-// recovery is how long after the storm's end (in steps of half a second) the provider first
-// accepted want calls within 10 s, or -1 when it did not before end (or there was no storm).
-func recovery(p acceptedCounter, stormEnd, end time.Time, want float64) time.Duration {
-	if stormEnd.IsZero() {
-		return -1
-	}
-	for after := time.Duration(0); stormEnd.Add(after + 10*time.Second).Before(end); after += 500 * time.Millisecond {
-		from := stormEnd.Add(after)
-		if float64(p.AcceptedBetween(from, from.Add(10*time.Second))) >= want {
-			return after
-		}
-	}
-	return -1
-}
-
 // writeTimeline writes a run's provider timeline as tab-separated values into dir.
 func writeTimeline(dir string, sc scenario, rows []ratelimittest.Second) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -560,80 +403,6 @@ func (b *stack) measure(ctx context.Context, res *result, subject string) error 
 	return nil
 }
 
-// steadyState sorts stmts by the time each was stored and returns the steady state of the run:
-// the window between the 10th and the 90th percentile of those times, and the statements per
-// minute stored within it. The first and last tenth are the ramp up and the tail, where fewer
-// workers are busy than the run has.
-func steadyState(stmts []store.RunTiming) (from, to time.Time, perMinute float64, err error) {
-	if len(stmts) == 0 {
-		return from, to, 0, errors.New("no statement has a done run")
-	}
-	slices.SortFunc(stmts, func(a, b store.RunTiming) int { return a.Stored.Compare(b.Stored) })
-	lo, hi := stmts[len(stmts)/10], stmts[len(stmts)*9/10]
-	window := hi.Stored.Sub(lo.Stored)
-	if window <= 0 {
-		return from, to, 0, errors.New("no steady state: the statements finished all at once")
-	}
-	return lo.Stored, hi.Stored, float64(len(stmts)*9/10-len(stmts)/10) / window.Minutes(), nil
-}
-
-// statementFigures fills res with what the stored statements say one by one: calls and tokens
-// per statement, the bound they imply, latency percentiles and the overhead beside the model's
-// own critical path. stmts is not empty.
-func statementFigures(res *result, stmts []store.RunTiming, cfg Config) {
-	var latencies, own, overheads, before, inMethod, storing []time.Duration
-	var ratios []float64
-	var sumCalls, sumTokens int64
-	var sumOverhead time.Duration
-	for _, s := range stmts {
-		l := s.Stored.Sub(s.Received)
-		latencies = append(latencies, l)
-		own = append(own, s.Critical)
-		overheads = append(overheads, l-s.Critical)
-		before = append(before, s.Started.Sub(s.Received))
-		inMethod = append(inMethod, s.Ran.Sub(s.Started)-s.Critical)
-		storing = append(storing, s.Stored.Sub(s.Ran))
-		sumOverhead += l - s.Critical
-		if s.Critical > 0 {
-			ratios = append(ratios, float64(l)/float64(s.Critical))
-		}
-		sumCalls += s.Calls
-		sumTokens += s.Tokens
-	}
-	res.callsPerStmt = float64(sumCalls) / float64(len(stmts))
-	res.tokensPerStmt = float64(sumTokens) / float64(len(stmts))
-	if res.mode != modeUnbound {
-		res.bound = bound(cfg.RPM, cfg.TPM, res.callsPerStmt, res.tokensPerStmt)
-	}
-	res.p50, res.p95 = percentile(latencies, 0.5), percentile(latencies, 0.95)
-	res.critical = 3 * cfg.Latency
-	res.ownCriticalP50 = percentile(own, 0.5)
-	res.overheadP50 = percentile(overheads, 0.5)
-	res.overheadMean = sumOverhead / time.Duration(len(stmts))
-	res.beforeP50, res.inMethodP50, res.storeP50 = percentile(before, 0.5), percentile(inMethod, 0.5), percentile(storing, 0.5)
-	slices.Sort(ratios)
-	if len(ratios) > 0 {
-		res.ownRatioP95 = ratios[int(0.95*float64(len(ratios)-1))]
-	}
-}
-
-// bound is the most statements a minute a provider of rpm requests and tpm tokens a minute can
-// serve, when a statement takes callsPerStmt calls and tokensPerStmt tokens: whichever limit
-// binds first.
-func bound(rpm, tpm int, callsPerStmt, tokensPerStmt float64) float64 {
-	return min(float64(rpm)/callsPerStmt, float64(tpm)/tokensPerStmt)
-}
-
-// percentile is the p-th percentile of ds (nearest rank below), 0 for none.
-func percentile(ds []time.Duration, p float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[int(p*float64(len(s)-1))]
-}
-
 var draftRE = regexp.MustCompile(`(?s)<draft>(.*?)</draft>`)
 
 // reply answers the cove-factored prompts the way a model would, at about a real model's length.
@@ -655,99 +424,6 @@ func (b *stack) reply(prompt string) string {
 	}
 	return "unsure"
 }
-
-func printTable(w io.Writer, cfg Config, results []result) {
-	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.Debug)
-	fmt.Fprintln(tw, "mode\tworkers\tconc\tK\tstmts/min\tcalls/min\tbound/min\tratio\t429s\tcalls/stmt\ttokens/stmt\tp50\tp95\tcrit. path\tp95/crit.\toverhead p50\tpeak RSS MiB\t")
-	for _, r := range results {
-		bound, ratio := "-", "-"
-		if r.bound > 0 {
-			bound, ratio = fmt.Sprintf("%.0f", r.bound), fmt.Sprintf("%.3f", r.stmtsPerMin/r.bound)
-		}
-		share := 0.0
-		if r.provider.Requests > 0 {
-			share = float64(r.provider.Limited) / float64(r.provider.Requests)
-		}
-		overhead := "-"
-		if r.mode == modeUnbound {
-			overhead = fmt.Sprintf("%+.1f ms (%+.2f%%)", ms(r.p50-r.critical), 100*float64(r.p50-r.critical)/float64(r.critical))
-		}
-		mode := r.modeName()
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%.0f\t%s\t%s\t%.2f%% (%d/%d)\t%.2f\t%.0f\t%.0f ms\t%.0f ms\t%.0f ms\t%.2f\t%s\t%.1f\t\n",
-			mode, r.workers, r.concurrency, r.statements, r.stmtsPerMin, r.callsPerMin, bound, ratio,
-			100*share, r.provider.Limited, r.provider.Requests, r.callsPerStmt, r.tokensPerStmt,
-			ms(r.p50), ms(r.p95), ms(r.critical), float64(r.p95)/float64(r.critical), overhead, float64(r.peakRSS)/(1<<20))
-	}
-	_ = tw.Flush()
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Per statement, latency is received -> result stored; its own critical path is the sum of its rounds' slowest model call:")
-	tw = tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.Debug)
-	fmt.Fprintln(tw, "mode\tworkers\tconc\town crit. path p50\tlatency - own crit. p50\tmean\tp95 of latency / own crit.\tbefore the method p50\tin the method p50\tstoring p50\t")
-	for _, r := range results {
-		mode := r.modeName()
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f ms\t%.1f ms\t%.1f ms\t%.3f\t%.1f ms\t%.1f ms\t%.1f ms\t\n", mode, r.workers, r.concurrency,
-			ms(r.ownCriticalP50), ms(r.overheadP50), ms(r.overheadMean), r.ownRatioP95, ms(r.beforeP50), ms(r.inMethodP50), ms(r.storeP50))
-	}
-	_ = tw.Flush()
-}
-
-// printLearning prints the learned runs by number of workers: how close to the bound they ran and
-// how many calls were refused, and how long they took to come back after a storm.
-func printLearning(w io.Writer, cfg Config, results []result) {
-	type row struct{ learned, storm *result }
-	rows := map[int]*row{}
-	var workers []int
-	for i := range results {
-		r := &results[i]
-		if r.mode != modeLearned {
-			continue
-		}
-		if rows[r.workers] == nil {
-			rows[r.workers] = &row{}
-			workers = append(workers, r.workers)
-		}
-		if r.storm {
-			rows[r.workers].storm = r
-		} else {
-			rows[r.workers].learned = r
-		}
-	}
-	if len(workers) == 0 {
-		return
-	}
-	fmt.Fprintln(w)
-	when := fmt.Sprintf("%s into its own run", cfg.StormAfter)
-	if cfg.StormAfter == 0 {
-		when = "from the first request of its own run, before anything was learned"
-	}
-	retryAfter := "no Retry-After"
-	if cfg.StormRetryAfter > 0 {
-		retryAfter = fmt.Sprintf("Retry-After %d", int(cfg.StormRetryAfter.Seconds()))
-	}
-	fmt.Fprintf(w, "Learned (nothing configured) from a provider sending %s rate-limit headers; storm: %s of 429s with no headers and %s, %s; recovery: from the storm's end to the first 10 s with 90%% of the bound's calls accepted:\n",
-		cfg.Headers, cfg.Storm, retryAfter, when)
-	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.Debug)
-	fmt.Fprintln(tw, "workers\tratio to the bound\t429 share\trecovery after the storm\t429s in the storm run outside the storm\t")
-	for _, n := range workers {
-		ratio, share, rec, after := "-", "-", "-", "-"
-		if r := rows[n].learned; r != nil && r.bound > 0 {
-			ratio = fmt.Sprintf("%.3f", r.stmtsPerMin/r.bound)
-			share = fmt.Sprintf("%.2f%% (%d/%d)", 100*float64(r.provider.Limited)/float64(max(r.provider.Requests, 1)), r.provider.Limited, r.provider.Requests)
-		}
-		if r := rows[n].storm; r != nil {
-			rec = "not within the run"
-			if r.recovery >= 0 {
-				rec = r.recovery.String()
-			}
-			outside := r.provider.Limited - r.provider.Stormed
-			after = fmt.Sprintf("%.2f%% (%d/%d)", 100*float64(outside)/float64(max(r.provider.Requests-r.provider.Stormed, 1)), outside, r.provider.Requests-r.provider.Stormed)
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t\n", n, ratio, share, rec, after)
-	}
-	_ = tw.Flush()
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func randomID() string {
 	b := make([]byte, 4)
