@@ -2,44 +2,48 @@ package main
 
 import (
 	"bytes"
-	"context"
+	"errors"
 	"os"
-	"path/filepath"
+	"os/exec"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/corroborate/corroborate/internal/ratelimit/ratelimittest"
 )
+
+// runAsMain, set in a child's environment, makes the test binary run main with the child's
+// arguments, so that the test below sees what a user sees: the process's exit status and output.
+const runAsMain = "CORROBORATE_TEST_BENCH_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(runAsMain) == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
 
 // bench's --help lists its exit statuses; a bad flag is exit 2, before anything starts.
 func TestExitCodes(t *testing.T) {
 	t.Parallel()
-	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"--help"}, &stdout, &stderr); code != 0 || !strings.Contains(stderr.String(), "Exit status:\n  0  done") {
-		t.Errorf("--help: exit %d:\n%s", code, stderr.String())
-	}
-	stderr.Reset()
-	if code := run(context.Background(), []string{"--rpm", "many"}, &stdout, &stderr); code != 2 {
-		t.Errorf("--rpm many: exit %d, want 2:\n%s", code, stderr.String())
-	}
-}
-
-// --timeline writes one tab-separated file per rate-bound run, named after its mode and workers,
-// with the seconds from the run's start.
-func TestWriteTimeline(t *testing.T) {
-	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "timeline")
-	start := time.Unix(1000, 0)
-	rows := []ratelimittest.Second{{At: start, Accepted: 4}, {At: start.Add(100 * time.Millisecond), Accepted: 3, Refused: 1}}
-	if err := writeTimeline(dir, scenario{mode: modeLearned, storm: true, workers: 4}, rows); err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(filepath.Join(dir, "learned-storm-4w.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "seconds\taccepted\trefused\n0.0\t4\t0\n0.1\t3\t1\n"; string(got) != want {
-		t.Errorf("timeline file:\n%s\nwant:\n%s", got, want)
+	for _, tt := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"--help"}, 0, "Exit status:\n  0  done"},
+		{[]string{"--rpm", "many"}, 2, "--rpm"},
+		{[]string{"reuse", "--help"}, 0, "Usage: go run ./cmd/bench reuse"},
+	} {
+		cmd := exec.Command(os.Args[0], tt.args...)
+		cmd.Env = append(os.Environ(), runAsMain+"=1")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatalf("bench %v: %v", tt.args, err)
+		}
+		if code := cmd.ProcessState.ExitCode(); code != tt.code || !strings.Contains(stderr.String(), tt.says) {
+			t.Errorf("bench %v: exit %d, want %d saying %q:\n%s", tt.args, code, tt.code, tt.says, stderr.String())
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/corroborate/corroborate/internal/testenv"
 )
 
 // An empty data set is a mistake of the input: exit 2 before any model call, as in every
@@ -16,11 +18,11 @@ func TestEmptyDatasetsExit2(t *testing.T) {
 		args []string
 		says string
 	}{
-		{"empty factcheck-bench", []string{"plans", "--openai-base-url", "http://127.0.0.1:1/v1", "--dataset", writeFile(t, "fcb.jsonl", "")}, "holds no sentence with a factual gold claim"},
-		{"factcheck-bench of blank lines", []string{"plans", "--openai-base-url", "http://127.0.0.1:1/v1", "--dataset", writeFile(t, "fcb.jsonl", "\n\n")}, "holds no sentence"},
-		{"empty FEVEROUS-S", []string{"retrieval", "--queries", "claims", "--feverous", writeFile(t, "feverous.json", "")}, "is empty"},
+		{"empty factcheck-bench", []string{"plans", "--openai-base-url", "http://127.0.0.1:1/v1", "--dataset", testenv.WriteFile(t, "fcb.jsonl", "")}, "holds no sentence with a factual gold claim"},
+		{"factcheck-bench of blank lines", []string{"plans", "--openai-base-url", "http://127.0.0.1:1/v1", "--dataset", testenv.WriteFile(t, "fcb.jsonl", "\n\n")}, "holds no sentence"},
+		{"empty FEVEROUS-S", []string{"retrieval", "--queries", "claims", "--feverous", testenv.WriteFile(t, "feverous.json", "")}, "is empty"},
 	} {
-		code, out, errOut := evaluate(t, tt.args...)
+		code, out, errOut := runEvaluate(t, tt.args...)
 		if code != exitInvalid || !strings.Contains(errOut, tt.says) {
 			t.Errorf("%s: exit %d, want 2 saying %q:\n%s%s", tt.name, code, tt.says, out, errOut)
 		}
@@ -39,7 +41,7 @@ func TestHelpListsTheEnvironmentAndExitCodes(t *testing.T) {
 		{[]string{"plans", "--help"}, []string{"$OPENAI_API_KEY\n", "$OPENAI_API_KEY_FILE\n", "[$OPENAI_BASE_URL]", "[$CORROBORATE_MODEL]", "$CORROBORATE_DATASETS\n", "Exit status:", "\n  2  bad usage"}},
 		{[]string{"retrieval", "--help"}, []string{"$OPENAI_API_KEY\n", "$OPENAI_API_KEY_FILE\n", "[$DATABASE_URL]", "[$CORROBORATE_FEVEROUS]", "Exit status:"}},
 	} {
-		code, out, errOut := evaluate(t, tt.args...)
+		code, out, errOut := runEvaluate(t, tt.args...)
 		if code != exitOK {
 			t.Errorf("evaluate %v: exit %d", tt.args, code)
 		}
@@ -56,7 +58,7 @@ func TestHelpListsTheEnvironmentAndExitCodes(t *testing.T) {
 func TestUnreadableKeyFileExits2(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("OPENAI_API_KEY_FILE", filepath.Join(t.TempDir(), "no-such-key"))
-	code, out, errOut := evaluate(t, "plans", "--openai-base-url", "http://127.0.0.1:1/v1")
+	code, out, errOut := runEvaluate(t, "plans", "--openai-base-url", "http://127.0.0.1:1/v1")
 	if code != exitInvalid || !strings.Contains(errOut, "OPENAI_API_KEY_FILE") {
 		t.Fatalf("exit %d, want 2 naming OPENAI_API_KEY_FILE:\n%s%s", code, out, errOut)
 	}
@@ -68,7 +70,7 @@ func TestUnreadableKeyFileExits2(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", "")
 	// With the key from the file, the model counts as configured: the run gets past the
 	// configuration (and fails later, on the data set, not on "no model").
-	code, out, errOut = evaluate(t, "plans", "--dataset", filepath.Join(t.TempDir(), "missing.jsonl"))
+	code, out, errOut = runEvaluate(t, "plans", "--dataset", filepath.Join(t.TempDir(), "missing.jsonl"))
 	if code != exitInvalid || strings.Contains(errOut, "no model") || !strings.Contains(errOut, "reading factcheck-bench") {
 		t.Fatalf("exit %d, want the data set's error, not \"no model\":\n%s%s", code, out, errOut)
 	}

@@ -1,4 +1,4 @@
-package main
+package evaluate
 
 // ambiguousStatement is a statement written to be ambiguous or underspecified, with what makes
 // it so (for the reader of the report; the measurement does not use it).

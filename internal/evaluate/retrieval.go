@@ -1,16 +1,171 @@
-package main
+package evaluate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
+	"time"
 
+	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/llm"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/multihop"
+	"github.com/corroborate/corroborate/internal/search"
 	"github.com/corroborate/corroborate/internal/search/searcheval"
+	"github.com/corroborate/corroborate/internal/store"
 )
+
+// Query sources of `evaluate retrieval --queries`.
+const (
+	queriesAuto   = "auto"
+	queriesPlans  = "plans"
+	queriesClaims = "claims"
+)
+
+// retrievalConfig is the configuration of `evaluate retrieval`.
+type retrievalConfig struct {
+	model       modelConfig
+	Feverous    string
+	Limit       int
+	Challenge   string
+	Queries     string
+	DatabaseURL string
+	Schema      string
+	FlagAbove   string
+	flagAbove   float64
+	Concurrency int
+	JSON        bool
+}
+
+func (c *retrievalConfig) validate() error {
+	var problems []string
+	switch c.Queries {
+	case queriesAuto:
+		c.Queries = queriesClaims
+		if c.model.configured() {
+			c.Queries = queriesPlans
+		}
+	case queriesPlans:
+		if !c.model.configured() {
+			problems = append(problems, "--queries plans needs a model: set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL (--openai-base-url)")
+		}
+	case queriesClaims:
+	default:
+		problems = append(problems, fmt.Sprintf("--queries %q must be auto, plans or claims", c.Queries))
+	}
+	if c.Limit < 0 {
+		problems = append(problems, fmt.Sprintf("--limit %d: give 0 (every claim) or more", c.Limit))
+	}
+	if err := store.CheckScratchSchemaName(c.Schema); err != nil {
+		problems = append(problems, fmt.Sprintf("--schema %q: %v", c.Schema, err))
+	}
+	if c.Concurrency < 1 || c.Concurrency > 64 {
+		problems = append(problems, fmt.Sprintf("--concurrency %d must be between 1 and 64", c.Concurrency))
+	}
+	c.flagAbove = unitFloat("flag-above", c.FlagAbove, &problems)
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+func runRetrieval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var cfg retrievalConfig
+	fs := envflag.New("evaluate retrieval", "Usage: evaluate retrieval [flags]\n\n"+
+		"Loads FEVEROUS-S (one document per page title) into a throwaway PostgreSQL corpus (a schema\n"+
+		"of its own in $DATABASE_URL, else a cluster started for the run), runs the queries of the\n"+
+		"first N claims (the hop and cross-validation queries of the model's plans, or the claims\n"+
+		"themselves) with the corpus's default ranking, and prints MRR@10 of a gold page and the\n"+
+		"Jaccard similarity of the top-10 sets of every pair of queries within a claim.")
+	cfg.model.flags(fs)
+	fs.String(&cfg.Feverous, "feverous", "CORROBORATE_FEVEROUS", searcheval.FeverousPath(), "path of feverous_s_dev.json")
+	fs.Env(searcheval.DatasetsEnv, searcheval.DatasetsUsage)
+	fs.Int(&cfg.Limit, "limit", "CORROBORATE_EVAL_LIMIT", 50, "use the first N claims (0: all 2,962)")
+	fs.String(&cfg.Challenge, "challenge", "CORROBORATE_EVAL_CHALLENGE", "", `use only claims of this FEVEROUS challenge type, e.g. "Multi-hop Reasoning"`)
+	fs.String(&cfg.Queries, "queries", "CORROBORATE_EVAL_QUERIES", queriesAuto, "where queries come from: plans (the model's), claims (the claims themselves), auto (plans when a model is configured)")
+	fs.String(&cfg.DatabaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL (empty: start a throwaway cluster from the local PostgreSQL binaries)")
+	fs.String(&cfg.Schema, "schema", "CORROBORATE_EVALUATE_SCHEMA", "eval_retrieval", "schema of $DATABASE_URL the corpus is loaded into (dropped and made afresh, dropped after)")
+	fs.String(&cfg.FlagAbove, "flag-above", "CORROBORATE_EVAL_FLAG_ABOVE", strconv.FormatFloat(DefaultJaccardFlag, 'g', -1, 64), "Jaccard similarity of two queries' top-10 sets above which the pair is flagged")
+	fs.Int(&cfg.Concurrency, "concurrency", "CORROBORATE_EVAL_CONCURRENCY", 4, "plans and queries at once")
+	fs.Bool(&cfg.JSON, "json", "CORROBORATE_EVAL_JSON", false, "print the report, every pair included, as JSON")
+	if code, ok := parse(fs, args, stderr); !ok {
+		return code
+	}
+	key, err := llm.APIKeyFromEnv()
+	if err != nil {
+		fmt.Fprintln(stderr, "evaluate retrieval:", err)
+		return exitInvalid
+	}
+	cfg.model.APIKey = key
+	if err := cfg.validate(); err != nil {
+		fmt.Fprintln(stderr, "evaluate retrieval:", err)
+		return exitInvalid
+	}
+	docs, claims, err := searcheval.ReadFeverous(cfg.Feverous)
+	if err != nil {
+		fmt.Fprintln(stderr, "evaluate retrieval:", err)
+		return exitInvalid
+	}
+	var stmts []retrievalStatement
+	for _, c := range claims {
+		if cfg.Challenge != "" && c.Challenge != cfg.Challenge {
+			continue
+		}
+		stmts = append(stmts, retrievalStatement{ID: c.ID, Text: c.Text, Gold: c.Gold})
+		if cfg.Limit > 0 && len(stmts) == cfg.Limit {
+			break
+		}
+	}
+	if len(stmts) == 0 {
+		fmt.Fprintf(stderr, "evaluate retrieval: no claim of challenge %q in %s\n", cfg.Challenge, cfg.Feverous)
+		return exitInvalid
+	}
+	from := "the claims themselves (no model)"
+	if cfg.Queries == queriesPlans {
+		model, name, err := cfg.model.open()
+		if err != nil {
+			fmt.Fprintln(stderr, "evaluate retrieval:", err)
+			return exitInvalid
+		}
+		from = "the plans of " + name + " (hop and cross-validation queries)"
+		planQueries(ctx, model, stmts, cfg.Concurrency, func(line string) { fmt.Fprintln(stderr, line) })
+	} else {
+		for i := range stmts {
+			stmts[i].Queries = []string{stmts[i].Text}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		fmt.Fprintln(stderr, "evaluate retrieval:", err)
+		return exitError
+	}
+	pool, closeDB, err := openCorpusDB(ctx, cfg.DatabaseURL, cfg.Schema, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "evaluate retrieval:", err)
+		return exitError
+	}
+	defer closeDB()
+	stats, err := searcheval.LoadCorpus(ctx, pool, docs)
+	if err != nil {
+		fmt.Fprintln(stderr, "evaluate retrieval: loading FEVEROUS-S:", err)
+		return exitError
+	}
+	fmt.Fprintf(stderr, "loaded %d documents in %s\n", stats.Inserted+stats.Updated+stats.Unchanged, stats.Duration.Round(time.Millisecond))
+	rep, err := measureRetrieval(ctx, search.NewCorpus(pool, search.CorpusOpts{}), stmts, searcheval.K, cfg.Concurrency, cfg.flagAbove)
+	if err != nil {
+		fmt.Fprintln(stderr, "evaluate retrieval:", err)
+		return exitError
+	}
+	rep.Corpus, rep.Documents, rep.QueriesFrom = "FEVEROUS-S dev", stats.Inserted+stats.Updated+stats.Unchanged, from
+	if cfg.Challenge != "" {
+		rep.Corpus += fmt.Sprintf(" (claims of challenge %q)", cfg.Challenge)
+	}
+	return printReport(stdout, cfg.JSON, rep, func() { writeRetrievalTable(stdout, rep) })
+}
 
 // DefaultJaccardFlag is spec 004's bound: two queries of one statement whose top-10 result sets
 // have a Jaccard similarity above it retrieve the same evidence and are flagged.

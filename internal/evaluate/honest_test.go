@@ -1,4 +1,4 @@
-package main
+package evaluate
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/corroborate/corroborate/internal/evaluate/datasets"
 	"github.com/corroborate/corroborate/internal/testenv"
 )
 
@@ -18,16 +19,16 @@ import (
 // more gold decompositions than the ones they rightly refuse.
 func TestHonestTextTargets(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Dir(filepath.Dir(testenv.Dataset(t, exFeverFile)))
-	testenv.Dataset(t, factcheckBenchFile)
+	dir := filepath.Dir(filepath.Dir(testenv.Dataset(t, datasets.ExFeverFile)))
+	testenv.Dataset(t, datasets.FactcheckBenchFile)
 	var out, errOut bytes.Buffer
 	// Under the race detector (make test) every 10th item: the code is single-goroutine and the
-	// full run takes minutes there; without it (go test ./cmd/evaluate) every item.
+	// full run takes minutes there; without it (go test ./internal/evaluate) every item.
 	every := "1"
 	if raceDetector {
 		every = "10"
 	}
-	if code := run(context.Background(), []string{"honest", "--datasets", dir, "--every", every}, &out, &errOut); code != exitOK {
+	if code := Run(context.Background(), []string{"honest", "--datasets", dir, "--every", every}, &out, &errOut); code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	if !regexp.MustCompile(`(?m)^  total: 0 of \d+ URLs broken$`).Match(out.Bytes()) {

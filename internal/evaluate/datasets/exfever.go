@@ -1,4 +1,4 @@
-package main
+package datasets
 
 import (
 	"encoding/csv"
@@ -16,13 +16,13 @@ import (
 	"github.com/corroborate/corroborate/internal/search"
 )
 
-// exFeverFile is EX-FEVER's test set inside $CORROBORATE_DATASETS.
-const exFeverFile = "ex-fever/test.csv"
+// ExFeverFile is EX-FEVER's test set inside $CORROBORATE_DATASETS.
+const ExFeverFile = "ex-fever/test.csv"
 
 // exFeverMapping is EX-FEVER's labels in the pipeline's vocabulary. Its NOT ENOUGH INFO claims
 // are left out: their explanations hold no evidence ("No information shows ..."), so they
 // measure nothing of bridging, and the corpus would hold nothing for them.
-var exFeverMapping = []labelMapping{
+var exFeverMapping = []LabelMapping{
 	{"SUPPORT", pipeline.VerdictSupported, ""},
 	{"REFUTE", pipeline.VerdictRefuted, "the explanation's \", not X\" parts are dropped from the evidence, which would give the label away"},
 }
@@ -36,7 +36,7 @@ var exFeverHeader = []string{"claim", "explanation", "label", "golden entity"}
 // becomes text of the page of the gold entity it names first (of its own claim), one document per
 // page, shared by every claim that names it; a claim's gold evidence is its pages, and its hop
 // count their number.
-func readExFeverLabelled(path string) (*labelledSet, error) {
+func readExFeverLabelled(path string) (*Set, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading the data set: %w", err)
@@ -50,7 +50,7 @@ func readExFeverLabelled(path string) (*labelledSet, error) {
 	if len(header) < len(exFeverHeader) || !slices.Equal(header[:len(exFeverHeader)], exFeverHeader) {
 		return nil, fmt.Errorf("%s: the header is %q; EX-FEVER's test.csv starts with %q", path, header, exFeverHeader)
 	}
-	set := &labelledSet{Name: "EX-FEVER test", Path: path, Mapping: exFeverMapping,
+	set := &Set{Name: "EX-FEVER test", Path: path, Mapping: exFeverMapping,
 		Classes: []string{pipeline.VerdictSupported, pipeline.VerdictRefuted}}
 	pages := map[string]*search.Document{}
 	var order []string
@@ -72,15 +72,15 @@ func readExFeverLabelled(path string) (*labelledSet, error) {
 		if label == "" {
 			continue // NOT ENOUGH INFO (see exFeverMapping)
 		}
-		entities := pythonStrings(rec[3])
+		entities := PythonStrings(rec[3])
 		if claim == "" || explanation == "" || len(entities) == 0 {
 			return nil, fmt.Errorf("%s:%d: a %s claim needs its text, its explanation and its gold entities", path, line, raw)
 		}
 		if label == pipeline.VerdictRefuted {
 			explanation = correctionPart.ReplaceAllString(explanation, "")
 		}
-		it := labelledItem{Probe: probe{ID: fmt.Sprintf("exfever-%d", line), Text: claim},
-			Gold: gold{Label: label, Raw: raw, Hops: len(entities)}}
+		it := Item{Probe: Probe{ID: fmt.Sprintf("exfever-%d", line), Text: claim},
+			Gold: Gold{Label: label, Raw: raw, Hops: len(entities)}}
 		for _, e := range entities {
 			u := wikipediaURL(e)
 			if !slices.Contains(it.Gold.Evidence, u) {
@@ -114,8 +114,8 @@ var correctionPart = regexp.MustCompile(`,\s+not\s+[^,.;]+(,)?`)
 // pythonString is one quoted item of a Python list literal, as EX-FEVER writes its entities.
 var pythonString = regexp.MustCompile(`'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"`)
 
-// pythonStrings reads a Python list of strings ("['A', \"B's\"]").
-func pythonStrings(s string) []string {
+// PythonStrings reads a Python list of strings ("['A', \"B's\"]").
+func PythonStrings(s string) []string {
 	var out []string
 	for _, m := range pythonString.FindAllStringSubmatch(s, -1) {
 		v := m[1] + m[2]

@@ -1,4 +1,4 @@
-package main
+package evaluate
 
 import (
 	"context"
@@ -15,12 +15,19 @@ import (
 
 	"github.com/corroborate/corroborate/examples"
 	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/evaluate/datasets"
+	"github.com/corroborate/corroborate/internal/evaluate/scriptedfake"
 	"github.com/corroborate/corroborate/internal/llm"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/methods"
 	"github.com/corroborate/corroborate/internal/search"
 	"github.com/corroborate/corroborate/internal/store"
 )
+
+// pipelineInput is the only way a labelled claim becomes a method's input, run on today.
+func pipelineInput(p datasets.Probe, today time.Time) pipeline.Input {
+	return pipeline.Input{Text: p.Text, Language: "en", Today: today}
+}
 
 // verdictsConfig is the configuration of `evaluate verdicts`.
 type verdictsConfig struct {
@@ -61,7 +68,7 @@ const (
 func (c *verdictsConfig) validate() error {
 	var problems []string
 	if !c.model.configured() {
-		problems = append(problems, fmt.Sprintf("no model: set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL (--openai-base-url) for an OpenAI-compatible server; or --model %s (the scripted fake) or --model %s (the offline replay) to test the harness", FakeModel, llm.ReplayModel))
+		problems = append(problems, fmt.Sprintf("no model: set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL (--openai-base-url) for an OpenAI-compatible server; or --model %s (the scripted fake) or --model %s (the offline replay) to test the harness", scriptedfake.Name, llm.ReplayModel))
 	}
 	if !slices.Contains(methods.Names(), c.Method) {
 		problems = append(problems, fmt.Sprintf("--method %q: the methods are %s", c.Method, strings.Join(methods.Names(), ", ")))
@@ -98,7 +105,7 @@ func runVerdicts(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		"text) and the published baselines. --model scripted-fake runs the scripted fake model and\n"+
 		"--model offline-replay the offline replay: their figures test the harness, never a model.")
 	cfg.model.flags(fs)
-	fs.String(&cfg.Dataset, "dataset", "CORROBORATE_EVAL_DATASET", datasetFeverous, "feverous-s, factcheck-bench or ex-fever (read from $CORROBORATE_DATASETS), or the path of a FEVEROUS-S JSON, a factcheck-bench JSONL, an EX-FEVER CSV or a labelled JSONL")
+	fs.String(&cfg.Dataset, "dataset", "CORROBORATE_EVAL_DATASET", datasets.Feverous, "feverous-s, factcheck-bench or ex-fever (read from $CORROBORATE_DATASETS), or the path of a FEVEROUS-S JSON, a factcheck-bench JSONL, an EX-FEVER CSV or a labelled JSONL")
 	fs.String(&cfg.Method, "method", "CORROBORATE_EVAL_METHOD", pipeline.MethodMultihop, "method: "+strings.Join(methods.Names(), ", "))
 	fs.Int(&cfg.N, "n", "CORROBORATE_EVAL_N", 200, "score the first N claims of the data set (0: all)")
 	fs.String(&cfg.Corpus, "corpus", "CORROBORATE_EVAL_CORPUS", corpusDataset, "search corpus of the open-book methods: dataset (the data set's evidence documents), none, or a JSONL file in `corpus load`'s format loaded beside them")
@@ -123,10 +130,10 @@ func runVerdicts(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		// line carries it, so that the run can be repeated as it was.
 		cfg.Today = time.Now().Format(time.DateOnly)
 	}
-	path, err := datasetPath(cfg.Dataset)
+	path, err := datasets.Path(cfg.Dataset)
 	if err == nil {
-		var set *labelledSet
-		if set, err = readLabelled(cfg.Dataset, path); err == nil {
+		var set *datasets.Set
+		if set, err = datasets.Read(cfg.Dataset, path); err == nil {
 			return verdictsOn(ctx, cfg, set, stdout, stderr)
 		}
 	}
@@ -134,10 +141,10 @@ func runVerdicts(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	return exitInvalid
 }
 
-func verdictsOn(ctx context.Context, cfg verdictsConfig, set *labelledSet, stdout, stderr io.Writer) int {
+func verdictsOn(ctx context.Context, cfg verdictsConfig, set *datasets.Set, stdout, stderr io.Writer) int {
 	items := set.Items
 	if cfg.Challenge != "" {
-		items = slices.DeleteFunc(slices.Clone(items), func(it labelledItem) bool { return !strings.EqualFold(it.Gold.Challenge, cfg.Challenge) })
+		items = slices.DeleteFunc(slices.Clone(items), func(it datasets.Item) bool { return !strings.EqualFold(it.Gold.Challenge, cfg.Challenge) })
 	}
 	if cfg.Balance && cfg.N > 0 {
 		items = balanced(items, set.Classes, cfg.N)
@@ -217,13 +224,15 @@ func verdictsOn(ctx context.Context, cfg verdictsConfig, set *labelledSet, stdou
 // what closes it.
 func openVerdictModel(m modelConfig) (pipeline.Model, string, string, func(), error) {
 	switch m.Model {
-	case FakeModel:
-		fake := startScriptedFake()
-		client, err := llm.New(llm.Config{BaseURL: fake.URL(), Model: FakeModel, Timeout: m.Timeout})
+	case scriptedfake.Name:
+		fake := scriptedfake.Start()
+		client, err := llm.New(llm.Config{BaseURL: fake.URL(), Model: scriptedfake.Name, Timeout: m.Timeout})
 		if err != nil {
 			fake.Close()
 			return nil, "", "", nil, err
 		}
+		// The report names the fake as it did before the fake moved to internal/evaluate/scriptedfake:
+		// reports and docs/evaluation.md quote this line, and a move changes no output.
 		return client, "the scripted fake (cmd/evaluate/fakemodel.go) over real HTTP", kindFake, fake.Close, nil
 	case llm.ReplayModel:
 		replay, err := llm.NewReplay(examples.Replay)
@@ -240,7 +249,7 @@ func openVerdictModel(m modelConfig) (pipeline.Model, string, string, func(), er
 }
 
 // loadVerdictCorpus loads the data set's evidence documents, and a corpus file when one is named.
-func loadVerdictCorpus(ctx context.Context, corpus *search.Corpus, set *labelledSet, from string, stderr io.Writer) error {
+func loadVerdictCorpus(ctx context.Context, corpus *search.Corpus, set *datasets.Set, from string, stderr io.Writer) error {
 	var input strings.Builder
 	for _, d := range set.Docs {
 		line, err := json.Marshal(map[string]any{"url": d.URL, "title": d.Title, "body": d.Body, "publisher": d.Publisher, "language": d.Language})
@@ -302,10 +311,10 @@ type itemResult struct {
 
 // balanced is the first n/len(classes) items of each class, in their order (fewer of a class
 // that has fewer).
-func balanced(items []labelledItem, classes []string, n int) []labelledItem {
+func balanced(items []datasets.Item, classes []string, n int) []datasets.Item {
 	per := max(n/max(len(classes), 1), 1)
 	taken := map[string]int{}
-	var out []labelledItem
+	var out []datasets.Item
 	for _, it := range items {
 		if slices.Contains(classes, it.Gold.Label) && taken[it.Gold.Label] < per {
 			taken[it.Gold.Label]++
@@ -317,7 +326,7 @@ func balanced(items []labelledItem, classes []string, n int) []labelledItem {
 
 // scoreItems verifies every item with method, concurrency at a time; an item not reached before
 // ctx ended is an error item.
-func scoreItems(ctx context.Context, method pipeline.Method, searcher pipeline.Searcher, items []labelledItem, today time.Time, concurrency int, progress func(string)) []itemResult {
+func scoreItems(ctx context.Context, method pipeline.Method, searcher pipeline.Searcher, items []datasets.Item, today time.Time, concurrency int, progress func(string)) []itemResult {
 	results := make([]itemResult, len(items))
 	for i, it := range items {
 		results[i] = itemResult{ID: it.Probe.ID, Gold: it.Gold.Label, GoldRaw: it.Gold.Raw, Hops: it.Gold.Hops,
@@ -337,7 +346,7 @@ func scoreItems(ctx context.Context, method pipeline.Method, searcher pipeline.S
 }
 
 // scoreItem runs one claim through method, on today; the method sees pipelineInput(it.Probe) only.
-func scoreItem(ctx context.Context, method pipeline.Method, searcher pipeline.Searcher, it labelledItem, today time.Time) itemResult {
+func scoreItem(ctx context.Context, method pipeline.Method, searcher pipeline.Searcher, it datasets.Item, today time.Time) itemResult {
 	r := itemResult{ID: it.Probe.ID, Gold: it.Gold.Label, GoldRaw: it.Gold.Raw, Hops: it.Gold.Hops,
 		Sources: []string{}, Flags: []string{}, Claims: []string{}, GoldDocs: len(it.Gold.Evidence)}
 	start := time.Now()
@@ -546,21 +555,21 @@ type baseline struct {
 
 // verdictReport is the report of `evaluate verdicts`.
 type verdictReport struct {
-	Kind      string         `json:"model_kind"`
-	Model     string         `json:"model"`
-	Method    string         `json:"method"`
-	Dataset   string         `json:"dataset"`
-	Path      string         `json:"path"`
-	Command   string         `json:"command"`
-	Mapping   []labelMapping `json:"label_mapping"`
-	Overall   labelScores    `json:"overall"`
-	ByHops    []hopGroup     `json:"by_hops"`
-	Errors    int            `json:"errors"`
-	Cost      itemCost       `json:"cost_per_claim"`
-	Retrieval hopGroup       `json:"retrieval"`
-	Baselines []baseline     `json:"baselines"`
-	Confusion map[string]int `json:"confusion"`
-	Results   []itemResult   `json:"-"`
+	Kind      string                  `json:"model_kind"`
+	Model     string                  `json:"model"`
+	Method    string                  `json:"method"`
+	Dataset   string                  `json:"dataset"`
+	Path      string                  `json:"path"`
+	Command   string                  `json:"command"`
+	Mapping   []datasets.LabelMapping `json:"label_mapping"`
+	Overall   labelScores             `json:"overall"`
+	ByHops    []hopGroup              `json:"by_hops"`
+	Errors    int                     `json:"errors"`
+	Cost      itemCost                `json:"cost_per_claim"`
+	Retrieval hopGroup                `json:"retrieval"`
+	Baselines []baseline              `json:"baselines"`
+	Confusion map[string]int          `json:"confusion"`
+	Results   []itemResult            `json:"-"`
 }
 
 // Citations of the published baselines. A figure not found in the offline references (see
@@ -587,7 +596,7 @@ func baselinesFor(dataset string) []baseline {
 	return out
 }
 
-func summarizeVerdicts(set *labelledSet, method, model, kind string, results []itemResult) verdictReport {
+func summarizeVerdicts(set *datasets.Set, method, model, kind string, results []itemResult) verdictReport {
 	rep := verdictReport{Kind: kind, Model: model, Method: method, Dataset: set.Name, Path: set.Path, Mapping: set.Mapping,
 		Results: results, Confusion: map[string]int{}, Baselines: baselinesFor(set.Name)}
 	rep.Overall = scoreLabels(results, set.Classes)

@@ -1,4 +1,11 @@
-package main
+// Package scriptedfake is `evaluate --model scripted-fake`: an OpenAI-compatible server that
+// answers every prompt of multihop and of the CoVe variants in its expected shape, decided by the
+// prompt alone, so that the evaluation harness runs end to end with no model. Its figures measure
+// the harness, never a model (docs/evaluation.md, "The scripted fake").
+//
+// It finds its way in a prompt by markers of the templates in internal/pipeline/prompts, copied
+// here because the pipeline does not export them.
+package scriptedfake
 
 import (
 	"encoding/json"
@@ -16,11 +23,11 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline/multihop"
 )
 
-// FakeModel is the model name that makes `evaluate verdicts` start the scripted fake instead of
+// Name is the model name that makes `evaluate verdicts` start the scripted fake instead of
 // calling an endpoint. Its figures measure the harness, never a model: every report says so.
-const FakeModel = "scripted-fake"
+const Name = "scripted-fake"
 
-// scriptedFake is an OpenAI-compatible server (real HTTP, spoken to by the real openai-go
+// Server is an OpenAI-compatible server (real HTTP, spoken to by the real openai-go
 // client through llm.New) that answers every prompt of multihop and of the CoVe variants in the
 // shape its method expects, so that `evaluate verdicts` drives the worker's pipeline end to end
 // with no model. It sees only the prompts the pipeline sends: it cannot read a gold label, and
@@ -38,28 +45,30 @@ const FakeModel = "scripted-fake"
 //
 // The choices are arbitrary and deterministic: they exercise every verdict path of the pipeline
 // and the report, and measure nothing.
-type scriptedFake struct {
+type Server struct {
 	srv *httptest.Server
 }
 
-func startScriptedFake() *scriptedFake {
-	f := &scriptedFake{}
+// Start starts the scripted fake on loopback; Close stops it.
+func Start() *Server {
+	f := &Server{}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	return f
 }
 
 // URL is the base URL to configure the client with.
-func (f *scriptedFake) URL() string { return f.srv.URL + "/v1" }
+func (f *Server) URL() string { return f.srv.URL + "/v1" }
 
-func (f *scriptedFake) Close() { f.srv.Close() }
+// Close stops the server.
+func (f *Server) Close() { f.srv.Close() }
 
-func (f *scriptedFake) serve(w http.ResponseWriter, r *http.Request) {
+func (f *Server) serve(w http.ResponseWriter, r *http.Request) {
 	req, refusal, ok := llmtest.DecodeRequest(r)
 	if !ok {
 		llmtest.WriteResponse(w, req, refusal)
 		return
 	}
-	text, err := fakeAnswer(req.Prompt)
+	text, err := Answer(req.Prompt)
 	if err != nil {
 		llmtest.WriteResponse(w, req, llmtest.Response{Status: http.StatusBadRequest,
 			Body: llmtest.ErrorBody("evaluate's scripted fake: "+err.Error(), "invalid_request_error", "")})
@@ -96,8 +105,8 @@ var (
 	fineJoin   = regexp.MustCompile(`,? and |; |, | but | as well as `)
 )
 
-// fakeAnswer is the scripted fake's reply to prompt.
-func fakeAnswer(prompt string) (string, error) {
+// Answer is the scripted fake's reply to prompt.
+func Answer(prompt string) (string, error) {
 	switch {
 	case strings.Contains(prompt, fakeMultihopPlan):
 		m := fakeStatement.FindStringSubmatch(prompt)

@@ -1,4 +1,10 @@
-package main
+// Package datasets reads the labelled data sets `evaluate` measures on, into one shape: FEVEROUS-S
+// (ProgramFC's dev set), factcheck-bench (its sentences with gold claims, and its labelled
+// claims), EX-FEVER, and a JSONL of one's own; each claim split into what the pipeline may see
+// (Probe) and what only the scoring may (Gold), with the data set's label mapping and, for the
+// open-book methods, its evidence documents. The public data sets are read from
+// $CORROBORATE_DATASETS; nothing of them is in the repository.
+package datasets
 
 import (
 	"bytes"
@@ -10,7 +16,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/search"
@@ -19,23 +24,23 @@ import (
 
 // Data set names `evaluate verdicts --dataset` knows; anything else is a path.
 const (
-	datasetFeverous       = "feverous-s"
-	datasetFactcheckBench = "factcheck-bench"
-	datasetExFever        = "ex-fever"
+	Feverous       = "feverous-s"
+	FactcheckBench = "factcheck-bench"
+	ExFever        = "ex-fever"
 )
 
-// probe is what the pipeline may see of a labelled claim: its text, and nothing of its label
-// or its evidence. pipelineInput builds the method's input from a probe alone, so that no gold
-// field can reach a prompt, a plan or a query (held-out discipline; TestHeldOut checks it).
-type probe struct {
+// Probe is what the pipeline may see of a labelled claim: its text, and nothing of its label
+// or its evidence. evaluate's pipelineInput builds the method's input from a probe alone, so that
+// no gold field can reach a prompt, a plan or a query (held-out discipline; TestHeldOut checks it).
+type Probe struct {
 	ID   string
 	Text string
 }
 
-// gold is what only the scoring sees: the label in the pipeline's vocabulary, the data set's own
+// Gold is what only the scoring sees: the label in the pipeline's vocabulary, the data set's own
 // label, the hop count (distinct gold evidence documents, HoVer's definition; 0 when the data set
 // has none) and the canonical URLs of the gold evidence documents.
-type gold struct {
+type Gold struct {
 	Label    string
 	Raw      string
 	Hops     int
@@ -44,45 +49,40 @@ type gold struct {
 	Challenge string
 }
 
-// labelledItem is one labelled claim, split into what the pipeline sees and what it must not.
-type labelledItem struct {
-	Probe probe
-	Gold  gold
+// Item is one labelled claim, split into what the pipeline sees and what it must not.
+type Item struct {
+	Probe Probe
+	Gold  Gold
 }
 
-// pipelineInput is the only way a labelled claim becomes a method's input, run on today.
-func pipelineInput(p probe, today time.Time) pipeline.Input {
-	return pipeline.Input{Text: p.Text, Language: "en", Today: today}
-}
-
-// labelMapping is one line of a data set's documented mapping to the pipeline's verdicts.
-type labelMapping struct {
+// LabelMapping is one line of a data set's documented mapping to the pipeline's verdicts.
+type LabelMapping struct {
 	Raw, Label, Note string
 }
 
-// labelledSet is a data set ready to score: its items, the documents of its evidence corpus
+// Set is a data set ready to score: its items, the documents of its evidence corpus
 // (loaded for the open-book methods), its label mapping and the classes macro-F1 averages over.
-type labelledSet struct {
+type Set struct {
 	Name    string
 	Path    string
-	Items   []labelledItem
+	Items   []Item
 	Docs    []search.Document
-	Mapping []labelMapping
+	Mapping []LabelMapping
 	Classes []string
 }
 
 // Label mappings, documented in docs/evaluation.md.
 var (
-	feverousMapping = []labelMapping{
+	feverousMapping = []LabelMapping{
 		{"supports", pipeline.VerdictSupported, ""},
 		{"refutes", pipeline.VerdictRefuted, ""},
 	}
-	factcheckMapping = []labelMapping{
+	factcheckMapping = []LabelMapping{
 		{"true", pipeline.VerdictSupported, "claims_factuality_label true"},
 		{"false", pipeline.VerdictRefuted, "claims_factuality_label false"},
 		{"unknown", pipeline.VerdictUnverified, "the annotators could not settle it"},
 	}
-	jsonlMapping = []labelMapping{
+	jsonlMapping = []LabelMapping{
 		{"supported (or supports, true, SUPPORTED)", pipeline.VerdictSupported, ""},
 		{"refuted (or refutes, false, NOT_SUPPORTED, REFUTED)", pipeline.VerdictRefuted, ""},
 		{"unverified (or NOT ENOUGH INFO, NEI, unknown)", pipeline.VerdictUnverified, ""},
@@ -98,15 +98,15 @@ var jsonlLabels = map[string]string{
 	"unknown": pipeline.VerdictUnverified,
 }
 
-// datasetPath resolves --dataset: a known name in $CORROBORATE_DATASETS, or a path.
-func datasetPath(name string) (path string, err error) {
+// Path resolves --dataset: a known name in $CORROBORATE_DATASETS, or a path.
+func Path(name string) (path string, err error) {
 	switch name {
-	case datasetFeverous:
+	case Feverous:
 		path = searcheval.FeverousPath()
-	case datasetFactcheckBench:
-		path = factcheckBenchPath()
-	case datasetExFever:
-		path = datasetsFile(exFeverFile)
+	case FactcheckBench:
+		path = FactcheckBenchPath()
+	case ExFever:
+		path = File(ExFeverFile)
 	default:
 		return name, nil
 	}
@@ -116,10 +116,10 @@ func datasetPath(name string) (path string, err error) {
 	return path, nil
 }
 
-// readLabelled reads the data set at path, in the format its name and first byte say: a JSON
+// Read reads the data set at path, in the format its name and first byte say: a JSON
 // array is FEVEROUS-S (ProgramFC's dev.json), a JSONL whose records have "sentences" is
 // factcheck-bench, any other JSONL is our own format (see readJSONL).
-func readLabelled(name, path string) (*labelledSet, error) {
+func Read(name, path string) (*Set, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading the data set: %w", err)
@@ -144,12 +144,12 @@ func firstLine(b []byte) []byte {
 	return b
 }
 
-func readFeverousLabelled(path string) (*labelledSet, error) {
+func readFeverousLabelled(path string) (*Set, error) {
 	docs, claims, err := searcheval.ReadFeverous(path)
 	if err != nil {
 		return nil, err
 	}
-	set := &labelledSet{Name: "FEVEROUS-S dev", Path: path, Docs: docs, Mapping: feverousMapping,
+	set := &Set{Name: "FEVEROUS-S dev", Path: path, Docs: docs, Mapping: feverousMapping,
 		Classes: []string{pipeline.VerdictSupported, pipeline.VerdictRefuted}}
 	for _, c := range claims {
 		label := ""
@@ -161,9 +161,9 @@ func readFeverousLabelled(path string) (*labelledSet, error) {
 		if label == "" {
 			return nil, fmt.Errorf("%s: claim %d has label %q; FEVEROUS-S labels are supports and refutes", path, c.ID, c.Label)
 		}
-		set.Items = append(set.Items, labelledItem{
-			Probe: probe{ID: fmt.Sprint(c.ID), Text: c.Text},
-			Gold:  gold{Label: label, Raw: c.Label, Hops: len(c.Gold), Evidence: c.Gold, Challenge: c.Challenge},
+		set.Items = append(set.Items, Item{
+			Probe: Probe{ID: fmt.Sprint(c.ID), Text: c.Text},
+			Gold:  Gold{Label: label, Raw: c.Label, Hops: len(c.Gold), Evidence: c.Gold, Challenge: c.Challenge},
 		})
 	}
 	return set, nil
@@ -173,12 +173,12 @@ func readFeverousLabelled(path string) (*labelledSet, error) {
 // with their factuality labels. Its evidence corpus is the passages the data set retrieved for
 // its claims (auto_evidence), one document per URL; a claim's gold evidence is the URLs of its
 // passages whose annotated stance is not "irrelevant". It has no hop counts.
-func readFactcheckLabelled(path string, raw []byte) (*labelledSet, error) {
-	set := &labelledSet{Name: "factcheck-bench", Path: path, Mapping: factcheckMapping,
+func readFactcheckLabelled(path string, raw []byte) (*Set, error) {
+	set := &Set{Name: "factcheck-bench", Path: path, Mapping: factcheckMapping,
 		Classes: []string{pipeline.VerdictSupported, pipeline.VerdictRefuted, pipeline.VerdictUnverified}}
 	bodies := map[string][]string{}
 	var order []string
-	err := eachFactcheckSentence(bytes.NewReader(raw), path, func(line int, k string, s factcheckSentence) error {
+	err := EachFactcheckSentence(bytes.NewReader(raw), path, func(line int, k string, s FactcheckSentence) error {
 		for i, text := range s.Claims {
 			var evidence []string
 			if i < len(s.AutoEvidence) && i < len(s.AutoEvidenceURL) {
@@ -218,9 +218,9 @@ func readFactcheckLabelled(path string, raw []byte) (*labelledSet, error) {
 			if label == "" {
 				return fmt.Errorf("%s:%d: %s claim %d has label %q; factcheck-bench labels are true, false and unknown", path, line, k, i+1, rawLabel)
 			}
-			set.Items = append(set.Items, labelledItem{
-				Probe: probe{ID: fmt.Sprintf("%d/%s/%d", line, k, i+1), Text: strings.TrimSpace(text)},
-				Gold:  gold{Label: label, Raw: rawLabel, Evidence: evidence},
+			set.Items = append(set.Items, Item{
+				Probe: Probe{ID: fmt.Sprintf("%d/%s/%d", line, k, i+1), Text: strings.TrimSpace(text)},
+				Gold:  Gold{Label: label, Raw: rawLabel, Evidence: evidence},
 			})
 		}
 		return nil
@@ -256,11 +256,11 @@ type jsonlRecord struct {
 	} `json:"evidence"`
 }
 
-func readJSONL(name, path string, raw []byte) (*labelledSet, error) {
-	set := &labelledSet{Name: filepath.Base(name), Path: path, Mapping: jsonlMapping}
+func readJSONL(name, path string, raw []byte) (*Set, error) {
+	set := &Set{Name: filepath.Base(name), Path: path, Mapping: jsonlMapping}
 	seen := map[string]bool{}
 	classes := map[string]bool{}
-	err := eachJSONLine(bytes.NewReader(raw), path, func(line int, raw []byte) error {
+	err := EachJSONLine(bytes.NewReader(raw), path, func(line int, raw []byte) error {
 		var rec jsonlRecord
 		if err := json.Unmarshal(raw, &rec); err != nil {
 			return fmt.Errorf("%s:%d: not a labelled claim (want {\"id\", \"text\", \"label\", \"evidence\"}): %w", path, line, err)
@@ -272,8 +272,8 @@ func readJSONL(name, path string, raw []byte) (*labelledSet, error) {
 		case !ok:
 			return fmt.Errorf("%s:%d: label %q is none of supported, refuted, unverified (or their data set spellings)", path, line, rec.Label)
 		}
-		it := labelledItem{Probe: probe{ID: cmp.Or(rec.ID, fmt.Sprint(line)), Text: strings.TrimSpace(rec.Text)},
-			Gold: gold{Label: label, Raw: rec.Label, Hops: rec.Hops}}
+		it := Item{Probe: Probe{ID: cmp.Or(rec.ID, fmt.Sprint(line)), Text: strings.TrimSpace(rec.Text)},
+			Gold: Gold{Label: label, Raw: rec.Label, Hops: rec.Hops}}
 		for _, e := range rec.Evidence {
 			u, err := search.CanonicalURL(e.URL)
 			if err != nil {

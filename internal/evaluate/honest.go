@@ -1,4 +1,4 @@
-package main
+package evaluate
 
 import (
 	"encoding/csv"
@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/corroborate/corroborate/internal/evaluate/datasets"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/cove2"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
@@ -103,13 +104,13 @@ func readHonestSets(dir string) ([]honestSet, error) {
 	sets = append(sets, fev)
 
 	fc := honestSet{Name: "factcheck-bench"}
-	path := filepath.Join(dir, factcheckBenchFile)
+	path := filepath.Join(dir, datasets.FactcheckBenchFile)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading factcheck-bench: %w", err)
 	}
 	defer f.Close()
-	err = eachFactcheckSentence(f, path, func(_ int, _ string, s factcheckSentence) error {
+	err = datasets.EachFactcheckSentence(f, path, func(_ int, _ string, s datasets.FactcheckSentence) error {
 		for _, c := range s.Claims {
 			if c = strings.TrimSpace(c); c != "" {
 				fc.Claims = append(fc.Claims, c)
@@ -129,7 +130,7 @@ func readHonestSets(dir string) ([]honestSet, error) {
 	}
 	sets = append(sets, fc)
 
-	ex, err := readExFever(filepath.Join(dir, exFeverFile))
+	ex, err := readExFever(filepath.Join(dir, datasets.ExFeverFile))
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +154,7 @@ func readExFever(path string) (honestSet, error) {
 	}
 	for _, r := range rows[1:] {
 		set.Claims = append(set.Claims, strings.TrimSpace(r[0]))
-		for _, title := range pythonStrings(r[3]) {
+		for _, title := range datasets.PythonStrings(r[3]) {
 			// As a model writes it, not in the corpus's canonical form: the parsers must read it.
 			u := "https://en.wikipedia.org/wiki/" + strings.ReplaceAll(title, " ", "_")
 			if !slices.Contains(set.URLs, u) {

@@ -1,4 +1,4 @@
-package main
+package datasets
 
 import (
 	"bufio"
@@ -16,16 +16,16 @@ import (
 	"github.com/corroborate/corroborate/internal/search/searcheval"
 )
 
-// factcheckBenchFile is factcheck-bench's path inside the data sets directory.
-const factcheckBenchFile = "factcheck-bench/factcheck-GPT-benchmark.jsonl"
+// FactcheckBenchFile is factcheck-bench's path inside the data sets directory.
+const FactcheckBenchFile = "factcheck-bench/factcheck-GPT-benchmark.jsonl"
 
-// factcheckBenchPath returns the default path of factcheck-bench: factcheckBenchFile in
-// $CORROBORATE_DATASETS, or "" when that is not set (readFactcheckBench then says what to set).
+// FactcheckBenchPath returns the default path of factcheck-bench: FactcheckBenchFile in
+// $CORROBORATE_DATASETS, or "" when that is not set (ReadFactcheckBench then says what to set).
 // The --dataset flag takes CORROBORATE_FACTCHECK_BENCH, or a path, before it.
-func factcheckBenchPath() string { return datasetsFile(factcheckBenchFile) }
+func FactcheckBenchPath() string { return File(FactcheckBenchFile) }
 
-// datasetsFile is rel in $CORROBORATE_DATASETS, or "" when that is not set.
-func datasetsFile(rel string) string {
+// File is rel in $CORROBORATE_DATASETS, or "" when that is not set.
+func File(rel string) string {
 	if dir := os.Getenv(searcheval.DatasetsEnv); dir != "" {
 		return filepath.Join(dir, rel)
 	}
@@ -34,19 +34,19 @@ func datasetsFile(rel string) string {
 
 // factcheckBenchHint says how to name the data set.
 const factcheckBenchHint = "give --dataset the path of factcheck-GPT-benchmark.jsonl, or set " + searcheval.DatasetsEnv +
-	" to the directory that holds " + factcheckBenchFile
+	" to the directory that holds " + FactcheckBenchFile
 
-// goldStatement is one sentence of factcheck-bench with its human-written claims.
-type goldStatement struct {
+// GoldStatement is one sentence of factcheck-bench with its human-written claims.
+type GoldStatement struct {
 	// ID is "line/sentenceN": the record's line in the file and the sentence's key.
 	ID   string
 	Text string
 	Gold []string
 }
 
-// factcheckSentence is one sentence of a factcheck-GPT-benchmark.jsonl record, the fields the
+// FactcheckSentence is one sentence of a factcheck-GPT-benchmark.jsonl record, the fields the
 // plans (text and gold claims) and verdicts (claim labels and retrieved evidence) read.
-type factcheckSentence struct {
+type FactcheckSentence struct {
 	Text                 string     `json:"text"`
 	Decontext            string     `json:"decontext"`
 	Claims               []string   `json:"claims"`
@@ -57,12 +57,12 @@ type factcheckSentence struct {
 	Stance               [][]string `json:"stance_claim_autoEvid"`
 }
 
-// errStopReading ends eachJSONLine early without an error.
+// errStopReading ends EachJSONLine early without an error.
 var errStopReading = errors.New("stop reading")
 
-// eachJSONLine calls fn with each non-blank line of a JSONL input and its line number; fn's
+// EachJSONLine calls fn with each non-blank line of a JSONL input and its line number; fn's
 // error ends the reading and is returned, but errStopReading, which ends it with nil.
-func eachJSONLine(r io.Reader, path string, fn func(line int, raw []byte) error) error {
+func EachJSONLine(r io.Reader, path string, fn func(line int, raw []byte) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
 	line := 0
@@ -84,17 +84,17 @@ func eachJSONLine(r io.Reader, path string, fn func(line int, raw []byte) error)
 	return nil
 }
 
-// eachFactcheckSentence calls fn with each sentence of factcheck-bench, in file order and
+// EachFactcheckSentence calls fn with each sentence of factcheck-bench, in file order and
 // sentence order, with its record's line and its key ("sentence3").
-func eachFactcheckSentence(r io.Reader, path string, fn func(line int, key string, s factcheckSentence) error) error {
-	return eachJSONLine(r, path, func(line int, raw []byte) error {
+func EachFactcheckSentence(r io.Reader, path string, fn func(line int, key string, s FactcheckSentence) error) error {
+	return EachJSONLine(r, path, func(line int, raw []byte) error {
 		var rec struct {
-			Sentences map[string]factcheckSentence `json:"sentences"`
+			Sentences map[string]FactcheckSentence `json:"sentences"`
 		}
 		if err := json.Unmarshal(raw, &rec); err != nil {
 			return fmt.Errorf("%s:%d: not a factcheck-bench record: %w", path, line, err)
 		}
-		for _, k := range sortedSentenceKeys(rec.Sentences) {
+		for _, k := range SortedSentenceKeys(rec.Sentences) {
 			if err := fn(line, k, rec.Sentences[k]); err != nil {
 				return err
 			}
@@ -103,12 +103,12 @@ func eachFactcheckSentence(r io.Reader, path string, fn func(line int, key strin
 	})
 }
 
-// readFactcheckBench reads the first n sentences (all when n is 0) that have at least one gold
+// ReadFactcheckBench reads the first n sentences (all when n is 0) that have at least one gold
 // claim the annotators marked factual, in file order and sentence order. A sentence's statement
 // is its decontextualised text ("He was born..." made "Barack Obama was born..."), the form the
 // annotators wrote the claims from and the form a newsroom would send: a sentence standing on
 // its own. Its gold claims are the factual ones (opinions and non-claims are left out).
-func readFactcheckBench(path string, n int) ([]goldStatement, error) {
+func ReadFactcheckBench(path string, n int) ([]GoldStatement, error) {
 	if path == "" {
 		return nil, fmt.Errorf("no factcheck-bench data set named: %s", factcheckBenchHint)
 	}
@@ -117,8 +117,8 @@ func readFactcheckBench(path string, n int) ([]goldStatement, error) {
 		return nil, fmt.Errorf("reading factcheck-bench: %w (%s)", err, factcheckBenchHint)
 	}
 	defer f.Close()
-	var out []goldStatement
-	err = eachFactcheckSentence(f, path, func(line int, k string, s factcheckSentence) error {
+	var out []GoldStatement
+	err = EachFactcheckSentence(f, path, func(line int, k string, s FactcheckSentence) error {
 		if len(s.ClaimCheckworthiness) != len(s.Claims) {
 			return fmt.Errorf("%s:%d: %s has %d claims and %d claim_checkworthiness labels", path, line, k, len(s.Claims), len(s.ClaimCheckworthiness))
 		}
@@ -135,7 +135,7 @@ func readFactcheckBench(path string, n int) ([]goldStatement, error) {
 		if len(gold) == 0 || text == "" {
 			return nil
 		}
-		out = append(out, goldStatement{ID: fmt.Sprintf("%d/%s", line, k), Text: text, Gold: gold})
+		out = append(out, GoldStatement{ID: fmt.Sprintf("%d/%s", line, k), Text: text, Gold: gold})
 		if n > 0 && len(out) == n {
 			return errStopReading
 		}
@@ -152,8 +152,8 @@ func readFactcheckBench(path string, n int) ([]goldStatement, error) {
 	return out, nil
 }
 
-// sortedSentenceKeys returns a record's sentence keys in sentence order.
-func sortedSentenceKeys(sentences map[string]factcheckSentence) []string {
+// SortedSentenceKeys returns a record's sentence keys in sentence order.
+func SortedSentenceKeys(sentences map[string]FactcheckSentence) []string {
 	keys := slices.Collect(maps.Keys(sentences))
 	slices.SortFunc(keys, func(a, b string) int { return sentenceNumber(a) - sentenceNumber(b) })
 	return keys

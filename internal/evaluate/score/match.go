@@ -1,8 +1,11 @@
-package main
+// Package score matches the claims a plan extracted with the gold claims of a data set, as spec
+// 004's claim recall asks: a gold claim is recalled by an extracted claim that keeps its exact
+// parts (numbers, dates, negation, named entities) and shares enough of its content words, each
+// extracted claim recalling at most one gold claim. Number words and negations are the
+// pipeline's (internal/pipeline/text), so that the scorer reads a claim as the methods do.
+package score
 
 import (
-	"encoding/json"
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,36 +16,6 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
-// ratio is a count over a total: "3/7 = 0.429".
-type ratio struct {
-	N, Of int
-}
-
-// Rate is N/Of, 0 when Of is 0.
-func (r ratio) Rate() float64 {
-	if r.Of == 0 {
-		return 0
-	}
-	return float64(r.N) / float64(r.Of)
-}
-
-func (r ratio) String() string {
-	if r.Of == 0 {
-		return "0/0 (nothing measured)"
-	}
-	return fmt.Sprintf("%d/%d = %.3f", r.N, r.Of, r.Rate())
-}
-
-func (r *ratio) add(n, of int) { r.N += n; r.Of += of }
-
-func (r ratio) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		N    int     `json:"n"`
-		Of   int     `json:"of"`
-		Rate float64 `json:"rate"`
-	}{r.N, r.Of, r.Rate()})
-}
-
 // DefaultMatchThreshold is the token overlap (multihop.TokenOverlap: the Jaccard index of the
 // content-word sets) at which an extracted claim matches a gold claim. Half the content words
 // in common accepts a paraphrase that keeps the entities, the predicate and the figures
@@ -51,13 +24,13 @@ func (r ratio) MarshalJSON() ([]byte, error) {
 // near-duplicate because gold claims are rewritten by annotators, not copied from the statement.
 const DefaultMatchThreshold = 0.5
 
-// matchClaims pairs gold claims with extracted claims one to one: a gold claim is recalled when
-// an extracted claim keeps its numbers, dates, negation and named entities exactly (sameFacts),
+// MatchClaims pairs gold claims with extracted claims one to one: a gold claim is recalled when
+// an extracted claim keeps its numbers, dates, negations and named entities exactly (sameFacts),
 // has a token overlap of at least threshold with it, and is not taken by another gold claim. The pairing is a maximum matching (augmenting paths), so the count is the
 // largest possible, and one extracted claim that merges two gold claims recalls only one of
 // them, as spec 004's "no claim is merged into another" asks. It returns, for each gold claim,
 // the index of its extracted claim, or -1.
-func matchClaims(gold, extracted []string, threshold float64, language string) []int {
+func MatchClaims(gold, extracted []string, threshold float64, language string) []int {
 	type edge struct {
 		to      int
 		overlap float64
@@ -115,12 +88,16 @@ func matchClaims(gold, extracted []string, threshold float64, language string) [
 
 // claimFacts are the parts of a claim that change its meaning when one word changes, which
 // token overlap cannot see: its numbers (figures, years, days of dates; English number words
-// read as digits), whether it is negated, and its named entities (runs of capitalised words).
+// read as digits), its negations, and its named entities (runs of capitalised words).
+//
+// Negations are counted, not paired off: "The bridge is not closed and never was" negates
+// twice and means the bridge is open, so it must not be recalled by "The bridge is closed", as
+// it was when two negations cancelled each other out.
 type claimFacts struct {
-	numbers  map[string]bool
-	negated  bool
-	entities [][]string
-	words    map[string]bool
+	numbers   map[string]bool
+	negations int
+	entities  [][]string
+	words     map[string]bool
 }
 
 var factWord = regexp.MustCompile(`\d+(?:[.,]\d+)*|[\p{L}\p{N}]+(?:'[\p{L}]+)?`)
@@ -148,7 +125,7 @@ func factsOf(s, language string) claimFacts {
 			f.numbers[digits] = true
 			flush()
 		case text.IsNegation(lower):
-			f.negated = !f.negated
+			f.negations++
 			flush()
 		case unicode.IsUpper(r) && len(multihop.ContentTokens(base, language)) > 0:
 			run = append(run, base)
@@ -161,13 +138,13 @@ func factsOf(s, language string) claimFacts {
 }
 
 // keptBy reports whether an extracted claim keeps every exact part of the gold claim f: each of
-// its numbers, its negation, and each of its named entities, an entity being kept when at least
-// half of its words appear among the other's words in any case ("Barack Obama" is kept by
+// its numbers, as many negations, and each of its named entities, an entity being kept when at
+// least half of its words appear among the other's words in any case ("Barack Obama" is kept by
 // "Obama's", a sentence-initial "Original" by "original"; "Kenya" is not kept by "Kansas", nor
 // "Golden Gate Bridge" by "Brooklyn Bridge"). What the extracted claim adds (a merged claim's
 // second figure) is left to token overlap, so that a merged claim still recalls one of the two.
 func (f claimFacts) keptBy(e claimFacts) bool {
-	if f.negated != e.negated {
+	if f.negations != e.negations {
 		return false
 	}
 	for n := range f.numbers {
@@ -178,7 +155,9 @@ func (f claimFacts) keptBy(e claimFacts) bool {
 	for _, ent := range f.entities {
 		kept := 0
 		for _, w := range ent {
-			kept += b2i(e.words[w])
+			if e.words[w] {
+				kept++
+			}
 		}
 		if 2*kept < len(ent) {
 			return false
@@ -192,9 +171,9 @@ func sameFacts(gold, extracted, language string) bool {
 	return factsOf(gold, language).keptBy(factsOf(extracted, language))
 }
 
-// bestOverlap returns the extracted claim with the highest token overlap with gold, for the
+// BestOverlap returns the extracted claim with the highest token overlap with gold, for the
 // report of a missed claim; -1 when there is none.
-func bestOverlap(gold string, extracted []string, language string) (int, float64) {
+func BestOverlap(gold string, extracted []string, language string) (int, float64) {
 	best, at := 0.0, -1
 	for j, e := range extracted {
 		if o := multihop.TokenOverlap(gold, e, language); o > best || at < 0 {
@@ -202,29 +181,4 @@ func bestOverlap(gold string, extracted []string, language string) (int, float64
 		}
 	}
 	return at, best
-}
-
-// jaccard is |A ∩ B| / |A ∪ B| of two result sets (URLs). Two empty sets give 0: queries that
-// both found nothing are not duplicates of each other, and are counted as queries without
-// results instead.
-func jaccard(a, b []string) float64 {
-	sa := map[string]bool{}
-	for _, u := range a {
-		sa[u] = true
-	}
-	sb := map[string]bool{}
-	for _, u := range b {
-		sb[u] = true
-	}
-	inter := 0
-	for u := range sa {
-		if sb[u] {
-			inter++
-		}
-	}
-	union := len(sa) + len(sb) - inter
-	if union == 0 {
-		return 0
-	}
-	return float64(inter) / float64(union)
 }

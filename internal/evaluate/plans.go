@@ -1,4 +1,4 @@
-package main
+package evaluate
 
 import (
 	"context"
@@ -8,13 +8,125 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/corroborate/corroborate/internal/envflag"
+	"github.com/corroborate/corroborate/internal/evaluate/datasets"
+	"github.com/corroborate/corroborate/internal/evaluate/score"
+	"github.com/corroborate/corroborate/internal/llm"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
 	"github.com/corroborate/corroborate/internal/pipeline/multihop"
+	"github.com/corroborate/corroborate/internal/search/searcheval"
 )
+
+// plansConfig is the configuration of `evaluate plans`.
+type plansConfig struct {
+	model          modelConfig
+	N              int
+	Dataset        string
+	Ambiguous      bool
+	MatchThreshold string
+	threshold      float64
+	Concurrency    int
+	JSON           bool
+	RecallN        int
+	Evidence       string
+}
+
+func (c *plansConfig) validate() error {
+	var problems []string
+	if !c.model.configured() {
+		problems = append(problems, "no model: set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL (--openai-base-url) for an OpenAI-compatible server")
+	}
+	if c.N < 1 {
+		problems = append(problems, fmt.Sprintf("--n %d: give at least 1 statement", c.N))
+	}
+	if c.Concurrency < 1 || c.Concurrency > 64 {
+		problems = append(problems, fmt.Sprintf("--concurrency %d must be between 1 and 64", c.Concurrency))
+	}
+	if c.RecallN < 0 {
+		problems = append(problems, fmt.Sprintf("--recall-n %d: give 0 or more", c.RecallN))
+	}
+	c.threshold = unitFloat("match-threshold", c.MatchThreshold, &problems)
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+func runPlans(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var cfg plansConfig
+	fs := envflag.New("evaluate plans", "Usage: evaluate plans [flags]\n\n"+
+		"Asks the configured model for the multihop plans of the first N factcheck-bench statements\n"+
+		"(sentences with gold claims, decontextualised) and of the built-in ambiguous statements,\n"+
+		"through multihop's plan step (its prompt, validation and one repair), and prints spec 004's\n"+
+		"plan measurements.")
+	cfg.model.flags(fs)
+	fs.Int(&cfg.N, "n", "CORROBORATE_EVAL_N", 100, "number of factcheck-bench statements (spec 004 measures schema compliance and completeness on 100)")
+	fs.Int(&cfg.RecallN, "recall-n", "CORROBORATE_EVAL_RECALL_N", 20, "claim recall is measured on the first N of them (spec 004: 20)")
+	fs.String(&cfg.Evidence, "evidence", "CORROBORATE_EVAL_EVIDENCE", "", "write the cross-reference queries and each claim with its span here, one JSON line each (criteria 3 and 6)")
+	fs.String(&cfg.Dataset, "dataset", "CORROBORATE_FACTCHECK_BENCH", datasets.FactcheckBenchPath(), "path of factcheck-GPT-benchmark.jsonl")
+	fs.Env(searcheval.DatasetsEnv, searcheval.DatasetsUsage)
+	fs.Bool(&cfg.Ambiguous, "ambiguous", "CORROBORATE_EVAL_AMBIGUOUS", true, fmt.Sprintf("also plan the %d built-in ambiguous statements", len(ambiguousStatements)))
+	fs.String(&cfg.MatchThreshold, "match-threshold", "CORROBORATE_EVAL_MATCH_THRESHOLD", strconv.FormatFloat(score.DefaultMatchThreshold, 'g', -1, 64),
+		"token overlap (Jaccard of content words) at which an extracted claim recalls a gold claim")
+	fs.Int(&cfg.Concurrency, "concurrency", "CORROBORATE_EVAL_CONCURRENCY", 4, "plans asked for at once")
+	fs.Bool(&cfg.JSON, "json", "CORROBORATE_EVAL_JSON", false, "print the report, every statement included, as JSON")
+	if code, ok := parse(fs, args, stderr); !ok {
+		return code
+	}
+	key, err := llm.APIKeyFromEnv()
+	if err != nil {
+		fmt.Fprintln(stderr, "evaluate plans:", err)
+		return exitInvalid
+	}
+	cfg.model.APIKey = key
+	if err := cfg.validate(); err != nil {
+		fmt.Fprintln(stderr, "evaluate plans:", err)
+		return exitInvalid
+	}
+	statements, err := datasets.ReadFactcheckBench(cfg.Dataset, cfg.N)
+	if err != nil {
+		fmt.Fprintln(stderr, "evaluate plans:", err)
+		return exitInvalid
+	}
+	if len(statements) < cfg.N {
+		fmt.Fprintf(stderr, "evaluate plans: %s has %d statements with gold claims; measuring those\n", cfg.Dataset, len(statements))
+	}
+	model, name, err := cfg.model.open()
+	if err != nil {
+		fmt.Fprintln(stderr, "evaluate plans:", err)
+		return exitInvalid
+	}
+	var cases []planCase
+	for i, s := range statements {
+		cases = append(cases, planCase{ID: s.ID, Statement: s.Text, Gold: s.Gold, ScoredForRecall: i < cfg.RecallN})
+	}
+	if cfg.Ambiguous {
+		for i, a := range ambiguousStatements {
+			cases = append(cases, planCase{ID: fmt.Sprintf("ambiguous/%d", i+1), Statement: a.Text, Ambiguous: true})
+		}
+	}
+	results := measurePlans(ctx, model, cases, cfg.threshold, cfg.Concurrency, func(line string) { fmt.Fprintln(stderr, line) })
+	rep := summarize(name, cfg.threshold, results)
+	if cfg.Evidence != "" {
+		if err := writeFileWith(cfg.Evidence, func(w io.Writer) error { return writePlanEvidence(w, results) }); err != nil {
+			fmt.Fprintln(stderr, "evaluate plans: --evidence:", err)
+			return exitError
+		}
+	}
+	if code := printReport(stdout, cfg.JSON, rep, func() { writePlanTable(stdout, rep) }); code != exitOK {
+		return code
+	}
+	if rep.Errors > 0 {
+		fmt.Fprintf(stderr, "evaluate plans: %d statements got no plan because a model call failed (see the report)\n", rep.Errors)
+		return exitError
+	}
+	return exitOK
+}
 
 // planCase is one statement the plan evaluation asks a plan for.
 type planCase struct {
@@ -154,14 +266,14 @@ func measurePlan(ctx context.Context, model pipeline.Model, c planCase, threshol
 			}
 		}
 	}
-	match := matchClaims(c.Gold, res.Claims, threshold, "en")
+	match := score.MatchClaims(c.Gold, res.Claims, threshold, "en")
 	for i, g := range c.Gold {
 		if j := match[i]; j >= 0 {
 			res.Recalled = append(res.Recalled, recalledClaim{g, res.Claims[j], multihop.TokenOverlap(g, res.Claims[j], "en")})
 			continue
 		}
 		missed := recalledClaim{Gold: g}
-		if j, o := bestOverlap(g, res.Claims, "en"); j >= 0 {
+		if j, o := score.BestOverlap(g, res.Claims, "en"); j >= 0 {
 			missed.Claim, missed.Overlap = res.Claims[j], o
 		}
 		res.Missed = append(res.Missed, missed)

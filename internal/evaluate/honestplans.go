@@ -1,4 +1,4 @@
-package main
+package evaluate
 
 import (
 	"encoding/json"
@@ -9,13 +9,14 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/corroborate/corroborate/internal/evaluate/datasets"
 	"github.com/corroborate/corroborate/internal/pipeline/multihop"
 )
 
 // goldPlan is one human-written decomposition as a plan's claims: a statement and the claims
 // its annotators wrote, each with the source span a careful model would quote.
 type goldPlan struct {
-	// ID is "line/sentenceN", as goldStatement's.
+	// ID is "line/sentenceN", as datasets.GoldStatement's.
 	ID        string
 	Statement string
 	Claims    []multihop.PlanClaim
@@ -30,21 +31,21 @@ type goldPlan struct {
 // born..." is "Justice William O. Douglas was born..."): the names in place of pronouns that
 // the plan prompt asks for.
 func readGoldPlans(dir string) ([]goldPlan, error) {
-	path := filepath.Join(dir, factcheckBenchFile)
+	path := filepath.Join(dir, datasets.FactcheckBenchFile)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading factcheck-bench: %w", err)
 	}
 	defer f.Close()
 	var out []goldPlan
-	err = eachJSONLine(f, path, func(line int, raw []byte) error {
+	err = datasets.EachJSONLine(f, path, func(line int, raw []byte) error {
 		var rec struct {
-			Sentences map[string]factcheckSentence `json:"sentences"`
+			Sentences map[string]datasets.FactcheckSentence `json:"sentences"`
 		}
 		if err := json.Unmarshal(raw, &rec); err != nil {
 			return fmt.Errorf("%s:%d: not a factcheck-bench record: %w", path, line, err)
 		}
-		keys := sortedSentenceKeys(rec.Sentences)
+		keys := datasets.SortedSentenceKeys(rec.Sentences)
 		var answer []string
 		for _, k := range keys {
 			if t := strings.TrimSpace(rec.Sentences[k].Text); t != "" {

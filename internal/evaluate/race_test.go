@@ -1,6 +1,6 @@
 //go:build race
 
-package main
+package evaluate
 
 // raceDetector is true when the tests run under the race detector.
 const raceDetector = true

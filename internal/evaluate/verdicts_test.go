@@ -1,4 +1,4 @@
-package main
+package evaluate
 
 import (
 	"bufio"
@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corroborate/corroborate/internal/evaluate/datasets"
+	"github.com/corroborate/corroborate/internal/evaluate/scriptedfake"
 	"github.com/corroborate/corroborate/internal/llm"
 	"github.com/corroborate/corroborate/internal/llm/llmtest"
 	"github.com/corroborate/corroborate/internal/pipeline"
@@ -72,18 +74,18 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 func TestVerdictsOnTheDatasets(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ dataset, file, method string }{
-		{datasetFeverous, "feverous-s/feverous_s_dev.json", pipeline.MethodMultihop},
-		{datasetFeverous, "feverous-s/feverous_s_dev.json", pipeline.MethodFactored},
-		{datasetFactcheckBench, factcheckBenchFile, pipeline.MethodMultihop},
-		{datasetFactcheckBench, factcheckBenchFile, pipeline.MethodFactored},
-		{datasetExFever, exFeverFile, pipeline.MethodMultihop},
+		{datasets.Feverous, "feverous-s/feverous_s_dev.json", pipeline.MethodMultihop},
+		{datasets.Feverous, "feverous-s/feverous_s_dev.json", pipeline.MethodFactored},
+		{datasets.FactcheckBench, datasets.FactcheckBenchFile, pipeline.MethodMultihop},
+		{datasets.FactcheckBench, datasets.FactcheckBenchFile, pipeline.MethodFactored},
+		{datasets.ExFever, datasets.ExFeverFile, pipeline.MethodMultihop},
 	} {
 		t.Run(tc.dataset+"/"+tc.method, func(t *testing.T) {
 			t.Parallel()
 			path := testenv.Dataset(t, tc.file)
 			out := t.TempDir() + "/results.jsonl"
 			schema := "test_verdicts_" + strings.NewReplacer("-", "_").Replace(tc.dataset+"_"+tc.method)
-			code, table, errOut := evaluate(t, "verdicts", "--dataset", path, "--method", tc.method, "--n", "200", "--model", FakeModel,
+			code, table, errOut := evaluate(t, "verdicts", "--dataset", path, "--method", tc.method, "--n", "200", "--model", scriptedfake.Name,
 				"--out", out, "--database-url", testenv.DatabaseURL(t), "--schema", schema)
 			if code != exitOK {
 				t.Fatalf("exit %d\n%s%s", code, table, errOut)
@@ -111,7 +113,7 @@ func TestVerdictsOnTheDatasets(t *testing.T) {
 			if calls < 200 || failed > 60 {
 				t.Errorf("%d model calls over 200 claims, %d failed runs", calls, failed)
 			}
-			if tc.dataset == datasetFeverous && (!strings.Contains(table, "| 2 | ") || strings.Count(table, "| ProgramFC") != 4 || !strings.Contains(table, "| 75.65 |")) {
+			if tc.dataset == datasets.Feverous && (!strings.Contains(table, "| 2 | ") || strings.Count(table, "| ProgramFC") != 4 || !strings.Contains(table, "| 75.65 |")) {
 				t.Errorf("the FEVEROUS-S table lacks its 2-hop row or its four ProgramFC rows")
 			}
 		})
@@ -126,7 +128,7 @@ func TestVerdictsOnTheFixture(t *testing.T) {
 		t.Run(method, func(t *testing.T) {
 			t.Parallel()
 			out := t.TempDir() + "/results.jsonl"
-			code, table, errOut := evaluate(t, "verdicts", "--dataset", labelledFixture, "--method", method, "--n", "0", "--model", FakeModel,
+			code, table, errOut := evaluate(t, "verdicts", "--dataset", labelledFixture, "--method", method, "--n", "0", "--model", scriptedfake.Name,
 				"--out", out, "--database-url", testenv.DatabaseURL(t), "--schema", "test_verdicts_fixture_"+strings.ReplaceAll(method, "-", "_"), "--json")
 			if code != exitOK {
 				t.Fatalf("exit %d\n%s%s", code, table, errOut)
@@ -235,10 +237,10 @@ func (s wordSearcher) Search(_ context.Context, q pipeline.SearchQuery) (pipelin
 func TestHeldOut(t *testing.T) {
 	t.Parallel()
 	// The only fields a method's input is built from are the probe's: an id and the text.
-	if fields := reflect.VisibleFields(reflect.TypeFor[probe]()); len(fields) != 2 || fields[0].Name != "ID" || fields[1].Name != "Text" {
+	if fields := reflect.VisibleFields(reflect.TypeFor[datasets.Probe]()); len(fields) != 2 || fields[0].Name != "ID" || fields[1].Name != "Text" {
 		t.Fatalf("probe has fields %v: a field added there may carry gold into the pipeline", fields)
 	}
-	set, err := readLabelled(labelledFixture, labelledFixture)
+	set, err := datasets.Read(labelledFixture, labelledFixture)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,13 +258,13 @@ func TestHeldOut(t *testing.T) {
 	}
 	flipped := slices.Clone(set.Items)
 	for i := range flipped {
-		flipped[i].Gold = gold{Label: map[string]string{"supported": "refuted", "refuted": "unverified", "unverified": "supported"}[flipped[i].Gold.Label], Raw: "FLIPPED"}
+		flipped[i].Gold = datasets.Gold{Label: map[string]string{"supported": "refuted", "refuted": "unverified", "unverified": "supported"}[flipped[i].Gold.Label], Raw: "FLIPPED"}
 	}
-	fake := startScriptedFake()
+	fake := scriptedfake.Start()
 	defer fake.Close()
 	for _, method := range []string{pipeline.MethodMultihop, pipeline.MethodFactored} {
-		run := func(items []labelledItem) ([]itemResult, []string) {
-			client, err := llm.New(llm.Config{BaseURL: fake.URL(), Model: FakeModel})
+		run := func(items []datasets.Item) ([]itemResult, []string) {
+			client, err := llm.New(llm.Config{BaseURL: fake.URL(), Model: scriptedfake.Name})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -298,11 +300,11 @@ func TestVerdictsConfiguration(t *testing.T) {
 	t.Setenv("CORROBORATE_DATASETS", "")
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("OPENAI_BASE_URL", "")
-	code, _, errOut := evaluate(t, "verdicts", "--method", "guess", "--n", "-1", "--model", FakeModel)
+	code, _, errOut := evaluate(t, "verdicts", "--method", "guess", "--n", "-1", "--model", scriptedfake.Name)
 	if code != exitInvalid || !strings.Contains(errOut, `--method "guess"`) || !strings.Contains(errOut, "--n -1") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
-	code, _, errOut = evaluate(t, "verdicts", "--dataset", "feverous-s", "--model", FakeModel)
+	code, _, errOut = evaluate(t, "verdicts", "--dataset", "feverous-s", "--model", scriptedfake.Name)
 	if code != exitInvalid || !strings.Contains(errOut, "set CORROBORATE_DATASETS") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
@@ -319,7 +321,7 @@ func TestVerdictsOnAnEndpoint(t *testing.T) {
 	t.Parallel()
 	model := llmtest.NewServer(t)
 	model.Handle(func(prompt string) (llmtest.Response, bool) {
-		text, err := fakeAnswer(prompt)
+		text, err := scriptedfake.Answer(prompt)
 		return llmtest.Response{Text: text}, err == nil
 	})
 	code, table, errOut := evaluate(t, "verdicts", "--dataset", labelledFixture, "--method", pipeline.MethodFactored, "--n", "0",
@@ -341,47 +343,12 @@ func TestVerdictsOnAnEndpoint(t *testing.T) {
 	}
 }
 
-// EX-FEVER's rows become labelled claims with their explanations as the corpus: NOT ENOUGH INFO
-// left out, each sentence on the page of the entity it names first, a REFUTE explanation's
-// ", not X" (the claim's wrong value) dropped, the gold pages as the claim's evidence.
-func TestReadExFever(t *testing.T) {
-	t.Parallel()
-	set, err := readLabelled("testdata/exfever.csv", "testdata/exfever.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(set.Items) != 2 {
-		t.Fatalf("%d items, want the SUPPORT and the REFUTE claim", len(set.Items))
-	}
-	refute, support := set.Items[0], set.Items[1]
-	if refute.Gold.Label != pipeline.VerdictRefuted || refute.Gold.Hops != 3 || support.Gold.Label != pipeline.VerdictSupported || support.Gold.Hops != 2 {
-		t.Errorf("gold %+v and %+v", refute.Gold, support.Gold)
-	}
-	if got := refute.Gold.Evidence; len(got) != 3 || got[0] != "https://en.wikipedia.org/wiki/Harbour_Lights_%28song%29" {
-		t.Errorf("the refuted claim's gold pages: %q", got)
-	}
-	bodies := map[string]string{}
-	for _, d := range set.Docs {
-		bodies[d.Title] = d.Body
-	}
-	want := map[string]string{
-		"Harbour Lights (song)": "Harbour Lights is a song by the band Northgate Avenue.",
-		"Northgate Avenue":      "Northgate Avenue is a band formed in 1983 in Newcastle upon Tyne.",
-		"Newcastle upon Tyne":   "Newcastle upon Tyne is a city on the river Tyne.",
-		"Quiet Orchards":        "Quiet Orchards is a novel by Ingrid Vale.",
-		"Ingrid Vale":           "Ingrid Vale was born in Oslo, the capital of Norway.",
-	}
-	if !reflect.DeepEqual(bodies, want) {
-		t.Errorf("the corpus:\n got %q\nwant %q", bodies, want)
-	}
-}
-
 // --balance takes an equal share of each label, in file order.
 func TestBalanced(t *testing.T) {
 	t.Parallel()
-	var items []labelledItem
+	var items []datasets.Item
 	for i, l := range []string{"s", "s", "s", "r", "s", "r", "r", "r"} {
-		items = append(items, labelledItem{Probe: probe{ID: itoa(i)}, Gold: gold{Label: l}})
+		items = append(items, datasets.Item{Probe: datasets.Probe{ID: itoa(i)}, Gold: datasets.Gold{Label: l}})
 	}
 	var ids []string
 	for _, it := range balanced(items, []string{"s", "r"}, 4) {

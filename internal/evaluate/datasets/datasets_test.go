@@ -1,0 +1,100 @@
+package datasets
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/testenv"
+)
+
+func TestReadFactcheckBench(t *testing.T) {
+	t.Parallel()
+	path := testenv.WriteFile(t, "bench.jsonl", `{"sentences": {"sentence2": {"text": "He was born in Honolulu.", "decontext": "Barack Obama was born in Honolulu.", "claims": ["Barack Obama was born in Honolulu."], "claim_checkworthiness": ["factual"]}, "sentence10": {"text": "Is there more?", "decontext": "Is there more?", "claims": [], "claim_checkworthiness": []}, "sentence1": {"text": "Python is a language and the best one.", "decontext": "", "claims": ["Python is a language.", "Python is the best language."], "claim_checkworthiness": ["factual", "opinion"]}}}
+
+{"sentences": {"sentence1": {"text": "Jazz is great.", "decontext": "Jazz is great.", "claims": ["Jazz is great."], "claim_checkworthiness": ["opinion"]}}}
+{"sentences": {"sentence1": {"text": "Paris is in France.", "decontext": "Paris is in France.", "claims": ["Paris is in France."], "claim_checkworthiness": ["factual"]}}}
+`)
+	got, err := ReadFactcheckBench(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []GoldStatement{
+		{"1/sentence1", "Python is a language and the best one.", []string{"Python is a language."}},
+		{"1/sentence2", "Barack Obama was born in Honolulu.", []string{"Barack Obama was born in Honolulu."}},
+		{"4/sentence1", "Paris is in France.", []string{"Paris is in France."}},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for i := range want {
+		if got[i].ID != want[i].ID || got[i].Text != want[i].Text || !slices.Equal(got[i].Gold, want[i].Gold) {
+			t.Errorf("statement %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if two, _ := ReadFactcheckBench(path, 2); len(two) != 2 {
+		t.Errorf("n=2 gave %d statements", len(two))
+	}
+	bad := testenv.WriteFile(t, "bad.jsonl", "{\"sentences\": {}}\nnot json\n")
+	if _, err := ReadFactcheckBench(bad, 0); err == nil || !strings.Contains(err.Error(), "bad.jsonl:2:") {
+		t.Errorf("a bad line: %v", err)
+	}
+}
+
+// TestReadFactcheckBenchDataset holds the reader to the data set's figures (skipped where it is absent).
+func TestReadFactcheckBenchDataset(t *testing.T) {
+	t.Parallel()
+	all, err := ReadFactcheckBench(testenv.Dataset(t, FactcheckBenchFile), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gold := 0
+	for _, s := range all {
+		gold += len(s.Gold)
+	}
+	// 311 sentences, 678 claims; without the sentences that have no factual claim and the
+	// opinion claims: 277 statements, 661 gold claims.
+	if len(all) != 277 || gold != 661 {
+		t.Fatalf("%d statements with %d gold claims, want 277 with 661", len(all), gold)
+	}
+	if all[1].ID != "1/sentence2" || !strings.HasPrefix(all[1].Text, "Justice William O. Douglas was born") {
+		t.Errorf("second statement %+v: not the decontextualised sentence", all[1])
+	}
+}
+
+// EX-FEVER's rows become labelled claims with their explanations as the corpus: NOT ENOUGH INFO
+// left out, each sentence on the page of the entity it names first, a REFUTE explanation's
+// ", not X" (the claim's wrong value) dropped, the gold pages as the claim's evidence.
+func TestReadExFever(t *testing.T) {
+	t.Parallel()
+	set, err := Read("testdata/exfever.csv", "testdata/exfever.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Items) != 2 {
+		t.Fatalf("%d items, want the SUPPORT and the REFUTE claim", len(set.Items))
+	}
+	refute, support := set.Items[0], set.Items[1]
+	if refute.Gold.Label != pipeline.VerdictRefuted || refute.Gold.Hops != 3 || support.Gold.Label != pipeline.VerdictSupported || support.Gold.Hops != 2 {
+		t.Errorf("gold %+v and %+v", refute.Gold, support.Gold)
+	}
+	if got := refute.Gold.Evidence; len(got) != 3 || got[0] != "https://en.wikipedia.org/wiki/Harbour_Lights_%28song%29" {
+		t.Errorf("the refuted claim's gold pages: %q", got)
+	}
+	bodies := map[string]string{}
+	for _, d := range set.Docs {
+		bodies[d.Title] = d.Body
+	}
+	want := map[string]string{
+		"Harbour Lights (song)": "Harbour Lights is a song by the band Northgate Avenue.",
+		"Northgate Avenue":      "Northgate Avenue is a band formed in 1983 in Newcastle upon Tyne.",
+		"Newcastle upon Tyne":   "Newcastle upon Tyne is a city on the river Tyne.",
+		"Quiet Orchards":        "Quiet Orchards is a novel by Ingrid Vale.",
+		"Ingrid Vale":           "Ingrid Vale was born in Oslo, the capital of Norway.",
+	}
+	if !reflect.DeepEqual(bodies, want) {
+		t.Errorf("the corpus:\n got %q\nwant %q", bodies, want)
+	}
+}
