@@ -20,6 +20,7 @@ import (
 	"github.com/corroborate/corroborate/internal/llm"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/methods"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 	"github.com/corroborate/corroborate/internal/search"
 	"github.com/corroborate/corroborate/internal/store"
 )
@@ -690,7 +691,7 @@ func writeVerdictTable(w io.Writer, rep verdictReport) {
 	var failed []string
 	for _, r := range rep.Results {
 		if r.Error != "" && len(failed) < 10 {
-			failed = append(failed, fmt.Sprintf("- %s: %s", r.ID, pipeline.TruncateUTF8(r.Error, 200)))
+			failed = append(failed, fmt.Sprintf("- %s: %s", r.ID, text.Truncate(r.Error, 200)))
 		}
 	}
 	if len(failed) > 0 {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
@@ -64,7 +65,7 @@ func (s StructuredStep) Run(ctx context.Context, rec *Recorder, prompt string) (
 		bullets[i] = "- " + EscapeFenced(v)
 	}
 	repair, err := RenderPrompt("cove2_repair", struct{ Prompt, Violations, Reply string }{
-		prompt, strings.Join(bullets, "\n"), EscapeFenced(TruncateUTF8(reply.Text, maxRepairEcho))})
+		prompt, strings.Join(bullets, "\n"), EscapeFenced(text.Truncate(reply.Text, maxRepairEcho))})
 	if err != nil {
 		return out, StepError(s.Step, err)
 	}

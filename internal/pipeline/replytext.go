@@ -1,18 +1,10 @@
 package pipeline
 
 import (
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 	"regexp"
 	"strings"
 )
-
-// WordSet returns the set of the space-separated words.
-func WordSet(words string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		m[w] = true
-	}
-	return m
-}
 
 // MaxLineBytes bounds one parsed question or answer; a longer line is cut.
 const MaxLineBytes = 2000
@@ -27,19 +19,6 @@ func StripEmphasis(s string) string {
 	return s
 }
 
-// TruncateUTF8 cuts s to at most n bytes without splitting a character.
-func TruncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
 // BulletMarker matches bullets, quote marks and headings before an item, but not numbers: the
 // parsers of each method read numbers and labels themselves.
 var BulletMarker = regexp.MustCompile(`^(?:#{1,6}\s+|>\s*|[-*•·+]\s+)+`)
@@ -47,7 +26,7 @@ var BulletMarker = regexp.MustCompile(`^(?:#{1,6}\s+|>\s*|[-*•·+]\s+)+`)
 // CleanText trims an item's text, unwraps markdown emphasis and cuts it to maxLineBytes.
 func CleanText(s string) string {
 	s = StripEmphasis(strings.TrimSpace(s))
-	return TruncateUTF8(s, MaxLineBytes)
+	return text.Truncate(s, MaxLineBytes)
 }
 
 // Unquote removes quotes (straight, single or curly) that wrap the whole text.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 	"regexp"
 	"slices"
 	"strconv"
@@ -57,13 +58,13 @@ func ParseTemporalScope(raw []byte) (*TemporalScope, error) {
 		if !ok {
 			continue
 		}
-		var text string
-		if err := json.Unmarshal(v, &text); err != nil {
+		var date string
+		if err := json.Unmarshal(v, &date); err != nil {
 			return nil, Rejected(FieldTemporalScope+"."+d.key, "must be an ISO 8601 date string YYYY-MM-DD")
 		}
-		t, err := time.Parse(time.DateOnly, text)
+		t, err := time.Parse(time.DateOnly, date)
 		if err != nil {
-			return nil, Rejected(FieldTemporalScope+"."+d.key, fmt.Sprintf("must be a calendar date as YYYY-MM-DD, got %q", TruncateUTF8(text, 40)))
+			return nil, Rejected(FieldTemporalScope+"."+d.key, fmt.Sprintf("must be a calendar date as YYYY-MM-DD, got %q", text.Truncate(date, 40)))
 		}
 		*d.t = t
 	}

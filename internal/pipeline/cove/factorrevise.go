@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -134,7 +135,7 @@ func crossCheckClaim(position int, claim string, check pipeline.Check, reply str
 	case !v.Recognized:
 		c.Verdict = pipeline.VerdictRefuted
 		c.Reason = "the cross-check reply starts with none of CONSISTENT, INCONSISTENT, PARTIALLY CONSISTENT; " +
-			"treated as INCONSISTENT. Reply: " + pipeline.TruncateUTF8(strings.TrimSpace(reply), pipeline.MaxLineBytes)
+			"treated as INCONSISTENT. Reply: " + text.Truncate(strings.TrimSpace(reply), pipeline.MaxLineBytes)
 	case v.Verdict == CrossCheckConsistent:
 		c.Verdict = pipeline.VerdictSupported
 	case v.Verdict == CrossCheckPartial:

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // The labels and numbers of the CoVe variants' line-format replies.
@@ -52,7 +53,7 @@ func cleanLine(line string) string {
 	s = strings.TrimSpace(listMarker.ReplaceAllString(s, ""))
 	s = pipeline.StripEmphasis(s)
 	if len(s) > pipeline.MaxLineBytes {
-		s = pipeline.TruncateUTF8(s, pipeline.MaxLineBytes)
+		s = text.Truncate(s, pipeline.MaxLineBytes)
 	}
 	return s
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // A verification query can carry a resolved bridge (issue 23). A claim may name an entity only by
@@ -151,7 +152,7 @@ func (r *cove2Run) bridgeValues(position int, raw string) (values map[string]str
 // passage of one of the sources the verifier cited (evidence.ResolveBridge). The reason of a
 // refusal is the first cited source's.
 func verifiedBridge(v Verification) evidence.Bridge {
-	answer := strings.TrimRight(evidence.OneLineText(v.Answer), " .;:")
+	answer := strings.TrimRight(text.OneLine(v.Answer), " .;:")
 	var grounding []int
 	for _, s := range v.Sources {
 		key := evidence.CanonicalURL(s.URL)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // The revised response obeys the review (issue 12, rule 8). The reviewer's revised text is
@@ -164,7 +165,7 @@ func caveatsOf(review Review, claims []pipeline.Claim) map[int]string {
 	byID := map[int]string{}
 	for _, d := range review.Claims {
 		if _, dup := byID[d.ID]; !dup {
-			byID[d.ID] = evidence.OneLineText(d.Caveat)
+			byID[d.ID] = text.OneLine(d.Caveat)
 		}
 	}
 	out := map[int]string{}
@@ -278,7 +279,7 @@ func joinTokens(ts []token) string {
 	for i, t := range ts {
 		parts[i] = t.text
 	}
-	return pipeline.TruncateUTF8(strings.Join(parts, " "), 80)
+	return text.Truncate(strings.Join(parts, " "), 80)
 }
 
 var citationMark = regexp.MustCompile(`\[\s*\d{1,4}(?:\s*(?:[,;]|[-–])\s*\d{1,4})*\s*\]`)
@@ -404,7 +405,7 @@ func (r *cove2Run) reviseInCode(claims []pipeline.Claim, caveats map[int]string)
 		caveat := caveats[c.Position]
 		if facts := newFacts(caveat, known); len(facts) > 0 {
 			r.flag(pipeline.Flagf(pipeline.FlagUnsupportedAddition, "claim %d: the caveat %q adds %s, which the draft does not hold; left out of the revised text",
-				c.Position, pipeline.TruncateUTF8(caveat, 120), strings.Join(facts, ", ")))
+				c.Position, text.Truncate(caveat, 120), strings.Join(facts, ", ")))
 			caveat = ""
 		}
 		if !correction && !confirmed && caveat == "" {

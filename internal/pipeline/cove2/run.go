@@ -13,6 +13,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -544,7 +545,7 @@ func (r *cove2Run) applyReview(review Review) ([]pipeline.Claim, string) {
 		}
 		caveat := ""
 		if reviewed && strings.TrimSpace(d.Caveat) != "" {
-			caveat = " Caveat: " + evidence.OneLineText(d.Caveat)
+			caveat = " Caveat: " + text.OneLine(d.Caveat)
 		}
 		switch {
 		case c.Verdict == pipeline.VerdictNotChecked:
@@ -606,10 +607,10 @@ func (r *cove2Run) applyReview(review Review) ([]pipeline.Claim, string) {
 			c.Verdict, c.VariantVerdict = pipeline.VerdictUnverified, ReviewUncertain
 			c.Reason = fmt.Sprintf("the evidence contradicts it, but the reviewer's correction adds %s, which neither the draft nor the claim's sources hold: the original is kept%s", added, caveat)
 			refused = append(refused, refusedCorrection{c.Position, strings.TrimSpace(d.Corrected)})
-			r.flag(pipeline.Flagf(pipeline.FlagUnsupportedAddition, "claim %d: the correction %q adds %s, which neither the draft nor the claim's sources hold; refused", c.Position, evidence.OneLineText(d.Corrected), added))
+			r.flag(pipeline.Flagf(pipeline.FlagUnsupportedAddition, "claim %d: the correction %q adds %s, which neither the draft nor the claim's sources hold; refused", c.Position, text.OneLine(d.Corrected), added))
 		case d.Status == ReviewCorrected:
 			c.Verdict, c.VariantVerdict, c.Citations = pipeline.VerdictRefuted, ReviewCorrected, basis
-			c.CorrectedText = evidence.OneLineText(d.Corrected)
+			c.CorrectedText = text.OneLine(d.Corrected)
 			c.Reason = "contradicted by the evidence: " + v.CalibrationNote
 		default:
 			c.Verdict, c.VariantVerdict = pipeline.VerdictUnverified, ReviewUncertain

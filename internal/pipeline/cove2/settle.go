@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
-	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // A claim can be settled by other claims' findings (issue 22, case 5). "Eatza Pizza and Your Pie
@@ -160,11 +160,11 @@ func (r *cove2Run) applySettled(c *pipeline.Claim, d ClaimReview, s settlement, 
 		c.Verdict, c.VariantVerdict = pipeline.VerdictUnverified, ReviewUncertain
 		c.Reason = fmt.Sprintf("the results of %s contradict it, but the reviewer's correction adds %s, which neither the draft nor their sources hold: the original is kept%s", names, added, caveat)
 		*refused = append(*refused, refusedCorrection{c.Position, strings.TrimSpace(d.Corrected)})
-		r.flag(pipeline.Flagf(pipeline.FlagUnsupportedAddition, "claim %d: the correction %q adds %s, which neither the draft nor the sources of %s hold; refused", c.Position, evidence.OneLineText(d.Corrected), added, names))
+		r.flag(pipeline.Flagf(pipeline.FlagUnsupportedAddition, "claim %d: the correction %q adds %s, which neither the draft nor the sources of %s hold; refused", c.Position, text.OneLine(d.Corrected), added, names))
 		return
 	default:
 		c.Verdict, c.VariantVerdict, c.Citations = pipeline.VerdictRefuted, ReviewCorrected, basis
-		c.CorrectedText = evidence.OneLineText(d.Corrected)
+		c.CorrectedText = text.OneLine(d.Corrected)
 		c.Reason = fmt.Sprintf("contradicted by the verification results of %s, cited in the review (its own verification did not settle it: %s)", names, weak)
 	}
 	if c.Verdict == pipeline.VerdictSupported || c.Verdict == pipeline.VerdictRefuted {

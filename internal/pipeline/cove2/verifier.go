@@ -12,6 +12,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // DefaultVerifierSearchLimit is the number of search results a verifier reads per query.
@@ -214,11 +215,11 @@ func (v Verifier) judge(query string, given []evidence.Retrieved, reply string) 
 		if c.Passage == "" {
 			out.Flags = append(out.Flags, pipeline.Flagf(pipeline.FlagQuoteNotInSource, "the verifier cited [%d] with no passage from it; the citation was dropped", c.Ref.Number))
 		} else {
-			out.Flags = append(out.Flags, pipeline.Flagf(pipeline.FlagQuoteNotInSource, "the verifier quoted %q from [%d], which it does not say; the citation was dropped", pipeline.TruncateUTF8(c.Passage, 120), c.Ref.Number))
+			out.Flags = append(out.Flags, pipeline.Flagf(pipeline.FlagQuoteNotInSource, "the verifier quoted %q from [%d], which it does not say; the citation was dropped", text.Truncate(c.Passage, 120), c.Ref.Number))
 		}
 	}
 	for _, q := range strays {
-		out.Flags = append(out.Flags, pipeline.Flagf(pipeline.FlagQuoteNotInSource, "the verifier quoted %q, which no source says", pipeline.TruncateUTF8(q, 120)))
+		out.Flags = append(out.Flags, pipeline.Flagf(pipeline.FlagQuoteNotInSource, "the verifier quoted %q, which no source says", text.Truncate(q, 120)))
 	}
 	if len(out.Sources) == 0 {
 		out.Status = VerificationUngrounded
@@ -295,7 +296,7 @@ func ParseVerification(reply string, given []evidence.Retrieved) VerifierReply {
 		known[i] = g.URL
 		sourceTexts[i] = evidence.SourceText(g)
 	}
-	reply = strings.ToValidUTF8(pipeline.TruncateUTF8(reply, maxVerifierReplyBytes), "")
+	reply = strings.ToValidUTF8(text.Truncate(reply, maxVerifierReplyBytes), "")
 	var out VerifierReply
 	fields := map[string][]string{}
 	current := ""
@@ -342,7 +343,7 @@ func ParseVerification(reply string, given []evidence.Retrieved) VerifierReply {
 		for _, q := range found {
 			q = strings.TrimSpace(q)
 			if q != "" && len(out.Evidence) < maxQuotes {
-				q = pipeline.TruncateUTF8(q, evidence.MaxQuoteBytes)
+				q = text.Truncate(q, evidence.MaxQuoteBytes)
 				out.Evidence = append(out.Evidence, q)
 				out.Passages = append(out.Passages, evidence.Quote{Text: q, Source: mark})
 			}

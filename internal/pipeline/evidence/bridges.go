@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // Bridges (issue 23): a claim may name an entity only by what another claim's finding pins
@@ -91,7 +92,7 @@ type Bridge struct {
 // before asking. reader names the model that gave the answer in the reasons ("judge",
 // "verifier").
 func ResolveBridge(a BridgeAnswer, given []Retrieved, grounding []int, reader string) Bridge {
-	value := OneLineText(a.Value)
+	value := text.OneLine(a.Value)
 	finding := "verdict"
 	if reader != "judge" {
 		finding = "answer"
@@ -100,7 +101,7 @@ func ResolveBridge(a BridgeAnswer, given []Retrieved, grounding []int, reader st
 	case value == "":
 		return Bridge{Reason: fmt.Sprintf("its %s named no answer", reader)}
 	case len(value) > MaxBridgeBytes || strings.ContainsAny(value, "{}<>"):
-		return Bridge{Reason: fmt.Sprintf("its %s's answer %q is no name", reader, pipeline.TruncateUTF8(value, 60))}
+		return Bridge{Reason: fmt.Sprintf("its %s's answer %q is no name", reader, text.Truncate(value, 60))}
 	case a.Source < 1 || a.Source > len(given) || !slices.Contains(grounding, a.Source-1):
 		return Bridge{Reason: fmt.Sprintf("its %s read the answer %q from [%d], which is not a source grounding its %s", reader, value, a.Source, finding)}
 	case !PassageIn(a.Passage, SourceText(given[a.Source-1])):

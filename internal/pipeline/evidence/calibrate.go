@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // DefaultAuthoritativeDomains are the primary sources Calibration trusts when it is given none:
@@ -78,7 +79,7 @@ func (c Calibration) Calibrate(stated string, grounding []pipeline.SearchResult)
 	case stated != out.Confidence && pipeline.ConfidenceRank(stated) > pipeline.ConfidenceRank(out.Confidence):
 		out.Note = fmt.Sprintf("the verifier said %s; lowered to %s: %s", stated, out.Confidence, out.Note)
 	case normalConfidence(stated) != stated:
-		out.Note = fmt.Sprintf("the verifier gave no readable confidence (%q), which counts as Low; %s", pipeline.TruncateUTF8(stated, 40), out.Note)
+		out.Note = fmt.Sprintf("the verifier gave no readable confidence (%q), which counts as Low; %s", text.Truncate(stated, 40), out.Note)
 	default:
 		out.Note = fmt.Sprintf("the verifier said %s; %s", stated, out.Note)
 	}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // directiveLanguage is one language's row of directiveTable. Every entry is a regular
@@ -169,7 +170,7 @@ func tableAlternation(column func(directiveLanguage) []string) string {
 var questionWords = func() map[string]bool {
 	set := map[string]bool{}
 	for _, l := range directiveTable {
-		for w := range TermSet(l.QuestionWords) {
+		for w := range text.WordSet(l.QuestionWords) {
 			set[w] = true
 		}
 	}
@@ -262,12 +263,12 @@ func endsName(s string, from int) bool {
 }
 
 // verbLeaders are the words after which a command word is a verb of the sentence, not an order.
-var verbLeaders = TermSet(`who which that whom whose he she it they we i to not did does do would could will can should may
+var verbLeaders = text.WordSet(`who which that whom whose he she it they we i to not did does do would could will can should may
 might must has have had was were is are been`)
 
 // notNameWords are capitalised words that make no name with a command word: a name is not made
 // of function words and verdicts.
-var notNameWords = TermSet(`supported true false verified confirmed correct high medium low yes refuted unverified
+var notNameWords = text.WordSet(`supported true false verified confirmed correct high medium low yes refuted unverified
 please now then just first next finally kindly simply instead also everything anything nothing instructions prompt
 system rules evidence sources source claim answer`)
 

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // What CheckVerificationQuery found or did, as recorded in Claim.QueryFlags.
@@ -118,21 +119,21 @@ func CheckVerificationQuery(query, claim string, today time.Time) QueryCheck {
 	s := sq.Query
 	if !HasFactualContent(s) {
 		if sq.Directives {
-			return reject(QueryDirectiveOnly, "the verification query held only directives, no factual question: "+QuoteQuery(query))
+			return reject(QueryDirectiveOnly, "the verification query held only directives, no factual question: "+text.Quote(query))
 		}
-		return reject(QueryMissing, "the verification query has no factual question in it: "+QuoteQuery(query))
+		return reject(QueryMissing, "the verification query has no factual question in it: "+text.Quote(query))
 	}
 	if sq.NotAboutClaim {
-		return reject(QueryOffClaim, "the verification query shares no term with the claim it should check: "+QuoteQuery(query))
+		return reject(QueryOffClaim, "the verification query shares no term with the claim it should check: "+text.Quote(query))
 	}
 
 	if ref := draftReference.FindString(s); ref != "" && !referenceHasObject(s, ref) {
 		return reject(QueryDraftReference, fmt.Sprintf("the verification query refers to %q, which the verifier never sees: %s",
-			strings.TrimSpace(ref), QuoteQuery(s)))
+			strings.TrimSpace(ref), text.Quote(s)))
 	}
 	if p := danglingPronoun(s); p != "" {
 		return reject(QueryDanglingPronoun, fmt.Sprintf("the verification query leans on %q with nothing it refers to, and the verifier never sees the draft: %s",
-			p, QuoteQuery(s)))
+			p, text.Quote(s)))
 	}
 
 	if open, yesNo, ok := dropPreamble(s); ok {
@@ -145,7 +146,7 @@ func CheckVerificationQuery(query, claim string, today time.Time) QueryCheck {
 		open, ok := openRewrite(s)
 		if !ok {
 			return reject(QueryYesNo, "the verification query is a yes/no question with no safe open rewrite, "+
-				"and a yes/no framing makes the verifier agree: "+QuoteQuery(s))
+				"and a yes/no framing makes the verifier agree: "+text.Quote(s))
 		}
 		s = open
 		if !containsFlag(qc.Flags, QueryYesNoRepaired) {
@@ -154,7 +155,7 @@ func CheckVerificationQuery(query, claim string, today time.Time) QueryCheck {
 	}
 	if !isOpenQuestion(s) && isStatement(s) {
 		return reject(QueryNotOpen, "the verification query is a statement, not an open question, "+
-			"and a statement frames the check as yes/no: "+QuoteQuery(s))
+			"and a statement frames the check as yes/no: "+text.Quote(s))
 	}
 	if anchored, ok := anchorDate(s, today); ok {
 		s = anchored
@@ -193,7 +194,7 @@ type SanitizedQuery struct {
 func SanitizeQuery(query, claim string) (sq SanitizedQuery) {
 	s := strings.TrimSpace(pipeline.CleanUntrusted(strings.ToValidUTF8(query, "")))
 	if len(s) > MaxVerificationQueryBytes {
-		s = pipeline.TruncateUTF8(s, MaxVerificationQueryBytes)
+		s = text.Truncate(s, MaxVerificationQueryBytes)
 		sq.Truncated = true
 	}
 	if stripped, changed := StripMarkup(s); changed {
@@ -371,7 +372,7 @@ func commonPrefix(a, b string) int {
 
 // functionWords name nothing (folded, accent-free; en, fr, de, es, it, pt, nl): a sentence that
 // shares only these with a claim is not about it.
-var functionWords = TermSet(`the and for with from what which when where who whom whose why how was were are has have had does did
+var functionWords = text.WordSet(`the and for with from what which when where who whom whose why how was were are has have had does did
 this that these those into over than then they them their there about after before also been being but can could would should
 will shall may might must not any all each some such only own same very just more most other tell know find search answer
 question query please now you your yes
@@ -623,7 +624,7 @@ func TidyQuery(s string) string {
 }
 
 // FillerWords carry no fact: a query of only these (and punctuation) asks nothing.
-var FillerWords = TermSet("a an the and or but so then also please now just it this that these those is are was were be do does did to of in on at for with by from what which who whom whose when where why how me you your i we us our my yes no ok okay sure thanks thank tell say answer question query search find")
+var FillerWords = text.WordSet("a an the and or but so then also please now just it this that these those is are was were be do does did to of in on at for with by from what which who whom whose when where why how me you your i we us our my yes no ok okay sure thanks thank tell say answer question query search find")
 
 // HasFactualContent reports whether s still asks something: at least two words, one of them
 // not a filler word.
@@ -666,14 +667,14 @@ func referenceHasObject(s, ref string) bool {
 }
 
 var (
-	personalPronouns = TermSet("he she him her his hers they them their theirs its")
-	demonstratives   = TermSet("this that these those")
-	timeNouns        = TermSet("year years month months week weeks day days century centuries decade decades season seasons morning evening quarter time era period summer winter spring autumn fall")
-	whWords          = TermSet("what which who whom whose when where why how")
-	auxWords         = TermSet("is are was were am be been being do does did can could has have had will would should shall may might must isn't aren't wasn't weren't doesn't don't didn't can't couldn't hasn't haven't hadn't won't wouldn't shouldn't")
-	determiners      = TermSet("the a an")
+	personalPronouns = text.WordSet("he she him her his hers they them their theirs its")
+	demonstratives   = text.WordSet("this that these those")
+	timeNouns        = text.WordSet("year years month months week weeks day days century centuries decade decades season seasons morning evening quarter time era period summer winter spring autumn fall")
+	whWords          = text.WordSet("what which who whom whose when where why how")
+	auxWords         = text.WordSet("is are was were am be been being do does did can could has have had will would should shall may might must isn't aren't wasn't weren't doesn't don't didn't can't couldn't hasn't haven't hadn't won't wouldn't shouldn't")
+	determiners      = text.WordSet("the a an")
 	// SentenceStarters are capitalised at the start of a question without naming anything.
-	SentenceStarters = TermSet("what which who whom whose when where why how is are was were am be do does did can could has have had will would should shall may might must i list name describe identify give state explain define summarise summarize tell find outline compare in on at for during since according as from by of to with under among after before please")
+	SentenceStarters = text.WordSet("what which who whom whose when where why how is are was were am be do does did can could has have had will would should shall may might must i list name describe identify give state explain define summarise summarize tell find outline compare in on at for during since according as from by of to with under among after before please")
 )
 
 func init() {
@@ -928,15 +929,3 @@ func anchorDate(s string, today time.Time) (string, bool) {
 	body := strings.TrimRight(s, "?.! ")
 	return body + " " + anchor + "?", true
 }
-
-// TermSet returns the set of the space-separated words.
-func TermSet(words string) map[string]bool {
-	set := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		set[w] = true
-	}
-	return set
-}
-
-// QuoteQuery quotes a query for a reason, cut to a readable length.
-func QuoteQuery(s string) string { return fmt.Sprintf("%q", pipeline.TruncateUTF8(s, 200)) }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // ReportSource is one numbered source of a report: the [n] its citations use.
@@ -94,7 +95,7 @@ func RenderReport(claims []pipeline.Claim, sources []ReportSource, revised strin
 	if len(counts.Skipped) > 0 {
 		names := make([]string, len(counts.Skipped))
 		for i, c := range counts.Skipped {
-			names[i] = fmt.Sprintf("%q", OneLineText(c.Text))
+			names[i] = fmt.Sprintf("%q", text.OneLine(c.Text))
 		}
 		b.WriteString("- Skipped (claim-cap, NOT verified): " + strings.Join(names, "; ") + "\n")
 	}
@@ -106,7 +107,7 @@ func RenderReport(claims []pipeline.Claim, sources []ReportSource, revised strin
 			continue
 		}
 		corrections++
-		fmt.Fprintf(&b, "- [%s] → [%s]  (basis: %s)\n", OneLineText(c.Text), OneLineText(c.CorrectedText), basisText(c.Citations))
+		fmt.Fprintf(&b, "- [%s] → [%s]  (basis: %s)\n", text.OneLine(c.Text), text.OneLine(c.CorrectedText), basisText(c.Citations))
 	}
 	if corrections == 0 {
 		b.WriteString("- none\n")
@@ -114,7 +115,7 @@ func RenderReport(claims []pipeline.Claim, sources []ReportSource, revised strin
 
 	b.WriteString("\n## Sources\n")
 	for _, s := range sources {
-		fmt.Fprintf(&b, "[%d] %s\n", s.Number, OneLineText(s.URL))
+		fmt.Fprintf(&b, "[%d] %s\n", s.Number, text.OneLine(s.URL))
 	}
 	if len(sources) == 0 {
 		b.WriteString("none\n")
@@ -145,9 +146,6 @@ func basisText(citations []int) string {
 	}
 	return strings.Join(parts, ", ")
 }
-
-// OneLineText folds every run of whitespace, line breaks included, into one space.
-func OneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 var reportHeading = regexp.MustCompile(`(?im)^(\s*)(#{1,6}\s*(?:verification\s+summary|corrections|sources|revised\s+response)\b)`)
 

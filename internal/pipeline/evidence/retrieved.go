@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // Bounds on what one source brings into a verifier prompt.
@@ -39,7 +40,7 @@ const pageMarker = "From the page itself:"
 // then the passages read from its page, if any; a passage is untrusted text like the snippet,
 // and the fence escapes both alike.
 func (e Retrieved) shownText() string {
-	body := pipeline.TruncateUTF8(e.Snippet, maxSnippetBytes)
+	body := text.Truncate(e.Snippet, maxSnippetBytes)
 	if len(e.Passages) == 0 {
 		return body
 	}
@@ -48,7 +49,7 @@ func (e Retrieved) shownText() string {
 	b.WriteString("\n\n" + pageMarker)
 	for _, p := range e.Passages {
 		b.WriteString("\n\n")
-		b.WriteString(pipeline.TruncateUTF8(p.Text, MaxPassageBytes))
+		b.WriteString(text.Truncate(p.Text, MaxPassageBytes))
 	}
 	return b.String()
 }
@@ -62,12 +63,12 @@ func RenderEvidence(evidence []Retrieved) string {
 	for i, e := range evidence {
 		attrs := []string{"n", strconv.Itoa(i + 1), "url", e.URL, "domain", HostOf(e.SearchResult)}
 		if e.Publisher != "" {
-			attrs = append(attrs, "publisher", pipeline.TruncateUTF8(e.Publisher, maxTitleBytes))
+			attrs = append(attrs, "publisher", text.Truncate(e.Publisher, maxTitleBytes))
 		}
 		if e.PublishedAt != nil {
 			attrs = append(attrs, "published", e.PublishedAt.Format(time.DateOnly))
 		}
-		attrs = append(attrs, "title", pipeline.TruncateUTF8(e.Title, maxTitleBytes))
+		attrs = append(attrs, "title", text.Truncate(e.Title, maxTitleBytes))
 		if e.Relation != "" {
 			attrs = append(attrs, "relation", e.Relation)
 		}
@@ -189,7 +190,7 @@ func (a Attribution) Indices() []int {
 // passages read from its page, as RenderEvidence bounds them): the only text a passage cited
 // from it may come from.
 func SourceText(e Retrieved) string {
-	return pipeline.TruncateUTF8(e.Title, maxTitleBytes) + "\n" + e.shownText()
+	return text.Truncate(e.Title, maxTitleBytes) + "\n" + e.shownText()
 }
 
 // Attribute applies the rule of per-source support: a citation counts only when it names a
@@ -210,7 +211,7 @@ func Attribute(cites []Citation, given []Retrieved) Attribution {
 		if held[i] {
 			continue
 		}
-		passage := pipeline.TruncateUTF8(strings.TrimSpace(c.Passage), MaxQuoteBytes)
+		passage := text.Truncate(strings.TrimSpace(c.Passage), MaxQuoteBytes)
 		if passage == "" || !PassageIn(passage, SourceText(given[i])) {
 			if !slices.ContainsFunc(out.NotInSource, func(d Citation) bool { return d.Ref.Number == i+1 }) {
 				out.NotInSource = append(out.NotInSource, Citation{Ref: SourceRef{Number: i + 1}, Passage: passage, Stance: c.Stance})

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 	"regexp"
 	"strings"
 	"unicode"
@@ -9,7 +10,7 @@ import (
 
 // titleMinorWords are the words title case leaves in lower case inside a title ("A Soldier and
 // a Maker", "Severn and Somme", "Gone with the Wind"), in the languages of the table.
-var titleMinorWords = TermSet(`a an the and or nor but for of in on at to by from with as into onto over up via vs per
+var titleMinorWords = text.WordSet(`a an the and or nor but for of in on at to by from with as into onto over up via vs per
 le la les un une de du des et ou en au aux der die das ein eine und oder von zu im am el los las y o del al il lo gli e di da
 con het een en van op`)
 

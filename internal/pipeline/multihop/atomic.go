@@ -11,6 +11,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // The two rules of issue 12 (rule 10) that keep a claim honest to the statement, on top of spec
@@ -56,12 +57,12 @@ var conjunctionsOf = map[string][]string{
 }
 
 // rangeWords open a range whose two ends are joined by "and": "between 1990 and 2000".
-var rangeWords = pipeline.WordSet("between entre zwischen tra fra tussen")
+var rangeWords = text.WordSet("between entre zwischen tra fra tussen")
 
 // finiteVerbs are English finite verb forms that make a clause a predicate of its own, with the
 // past tense in -ed (see isPredicate). Nouns that are also verbs ("reports", "costs", "shows")
 // are left out: a false split costs a repair round, a missed one only what the rule catches today.
-var finiteVerbs = pipeline.WordSet(`is are was were am has have had does do did will would can could shall should may
+var finiteVerbs = text.WordSet(`is are was were am has have had does do did will would can could shall should may
 	might must won lost became begun began grew fell rose made said took held led built sold found gave went came saw got
 	ran paid met left kept told brought bought spent stood wrote broke chose drove flew spoke stole threw wore sank
 	appears seems remains contains includes reduces becomes lies weighs employs owns produces reaches exceeds sells lives
@@ -69,23 +70,23 @@ var finiteVerbs = pipeline.WordSet(`is are was were am has have had does do did 
 
 // notVerbsInEd end in -ed but are no verbs, or are participles that follow a noun as an
 // adjective does ("topics related to sustainability", "a paper titled ...").
-var notVerbsInEd = pipeline.WordSet(`hundred indeed speed seed bed red shed need breed greed creed naked sacred wicked kindred
+var notVerbsInEd = text.WordSet(`hundred indeed speed seed bed red shed need breed greed creed naked sacred wicked kindred
 	related based titled entitled`)
 
 // subordinators open a clause that belongs to a word before it ("viscous when it is disturbed",
 // "the way that the DNA is packaged"): its verb is not the verb of the conjunct it stands in.
-var subordinators = pipeline.WordSet("when whenever where wherever which who whom whose that because although though if unless until")
+var subordinators = text.WordSet("when whenever where wherever which who whom whose that because although though if unless until")
 
 // subjectPronouns after a noun open a relative clause without "that" ("the energy it has").
-var subjectPronouns = pipeline.WordSet("i you he she it we they")
+var subjectPronouns = text.WordSet("i you he she it we they")
 
 // notNouns are lower-case words that a subject pronoun can follow without a relative clause.
-var notNouns = pipeline.WordSet("then so thus now later also yet still therefore hence and or but when where because")
+var notNouns = text.WordSet("then so thus now later also yet still therefore hence and or but when where because")
 
 // attributiveLeaders are the words after which an "-ed" word is an adjective before its noun
 // ("from unstructured text", "the accuracy of migrated data"), never a verb: a past tense
 // follows its subject or an auxiliary.
-var attributiveLeaders = pipeline.WordSet("a an the of from with in on at by for to into onto over under about as this these those its their his her our your my")
+var attributiveLeaders = text.WordSet("a an the of from with in on at by for to into onto over under about as this these those its their his her our your my")
 
 // isPredicate reports whether the words hold a finite verb (English): a clause that can be
 // verified on its own.
@@ -105,7 +106,7 @@ func isPredicate(words []token) bool {
 }
 
 // clauseOpeners join two clauses from the front of a claim: "While X, Y".
-var clauseOpeners = pipeline.WordSet("while whereas tandis während mientras mentre enquanto terwijl")
+var clauseOpeners = text.WordSet("while whereas tandis während mientras mentre enquanto terwijl")
 
 // openedClauses splits a claim that opens with a clause conjunction at the comma that ends the
 // clause ("While love is broad, affection is mild"): the two clauses, or "" and "".

@@ -65,7 +65,7 @@ func (r *multihopRun) judgeOne(ctx context.Context, st *chainState) {
 		st.bridge = resolveBridge(v, given)
 		if st.bridge.Value == "" && v.answer.Value != "" {
 			r.flag(pipeline.Flagf(pipeline.FlagQuoteNotInSource, "claim %d: the answer %q was refused as a bridge: %s",
-				st.index+1, pipeline.TruncateUTF8(v.answer.Value, 60), st.bridge.Reason))
+				st.index+1, text.Truncate(v.answer.Value, 60), st.bridge.Reason))
 		}
 	}
 }
@@ -275,7 +275,7 @@ func (r *multihopRun) followUp(ctx context.Context, st *chainState, v judgement)
 	}
 	hop := pipeline.Hop{ClaimPosition: st.index + 1, Number: number, Reason: HopReasonFollowUp}
 	kept, repeats, err := r.runHop(ctx, &hop, v.missing, used, newHopTopic(r.in.language, v.missing, st.claim))
-	reason := "follow-up: the judge found the sources lack " + evidence.QuoteQuery(v.missing)
+	reason := "follow-up: the judge found the sources lack " + text.Quote(v.missing)
 	if err != nil {
 		hop.Status, hop.Note = HopFailed, err.Error()
 	}

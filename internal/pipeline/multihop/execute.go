@@ -9,6 +9,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // Hop statuses (Hop.Status).
@@ -193,7 +194,7 @@ func (r *multihopRun) runChain(ctx context.Context, st *chainState) error {
 		hop := pipeline.Hop{ClaimPosition: st.index + 1, Number: h.HopNumber, TargetSourceType: h.TargetSourceType,
 			ExpectedEvidenceType: h.ExpectedEvidenceType, Reason: HopReasonPlan}
 		if st.unresolved != "" {
-			hop.Query, hop.Status, hop.Note = pipeline.TruncateUTF8(h.Query, evidence.MaxVerificationQueryBytes), HopRejected, "not run: "+st.unresolved
+			hop.Query, hop.Status, hop.Note = text.Truncate(h.Query, evidence.MaxVerificationQueryBytes), HopRejected, "not run: "+st.unresolved
 			st.hopRecords = append(st.hopRecords, hop)
 			continue
 		}
@@ -263,7 +264,7 @@ func (r *multihopRun) keepHop(st *chainState, hop *pipeline.Hop, kept, repeats [
 func (r *multihopRun) runHop(ctx context.Context, hop *pipeline.Hop, planned string, used usedSources, topic hopTopic) (kept, repeats []evidence.Retrieved, err error) {
 	query, note, ok := searchQueryOf(planned, r.claimTextOf(hop.ClaimPosition))
 	if !ok {
-		hop.Query, hop.Status, hop.Note = pipeline.TruncateUTF8(planned, evidence.MaxVerificationQueryBytes), HopRejected, note
+		hop.Query, hop.Status, hop.Note = text.Truncate(planned, evidence.MaxVerificationQueryBytes), HopRejected, note
 		return nil, nil, nil
 	}
 	query = r.in.scope.ShapeQuery(query, r.in.today)
@@ -458,7 +459,7 @@ func searchQueryOf(planned, claim string) (query, note string, ok bool) {
 	}
 	if !evidence.HasFactualContent(sq.Query) {
 		return "", fmt.Sprintf("the query %s has nothing factual to search for once markup and directives are removed; it was not run",
-			evidence.QuoteQuery(planned)), false
+			text.Quote(planned)), false
 	}
 	return sq.Query, note, true
 }
@@ -502,7 +503,7 @@ func (r *multihopRun) crossValidate(ctx context.Context) error {
 			}
 		}
 		if checked < 2 {
-			cv.Query = pipeline.TruncateUTF8(q.QueryText, evidence.MaxVerificationQueryBytes)
+			cv.Query = text.Truncate(q.QueryText, evidence.MaxVerificationQueryBytes)
 			cv.Verdict, cv.Reason = pipeline.VerdictNotChecked, "it joins fewer than two checked claims"
 			r.res.CrossChecks = append(r.res.CrossChecks, cv)
 			continue

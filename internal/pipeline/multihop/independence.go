@@ -11,6 +11,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // DefaultIndependenceRules are the source-independence rules of spec 004, used when a job gives
@@ -120,24 +121,24 @@ func parseRuleObject(raw []byte) (IndependenceRules, error) {
 // dimension: domain, publisher, URL) and either a difference word ("different", "distinct") or
 // a reuse word ("same", "reuse") under a negation ("no hop may", "must not").
 var (
-	domainWords    = pipeline.WordSet("domain domains site sites website websites host hosts hostname hostnames")
-	publisherWords = pipeline.WordSet("publisher publishers outlet outlets organization organizations organisation organisations owner owners")
-	urlWords       = pipeline.WordSet("url urls uri uris link links document documents page pages doi dois identifier identifiers id ids")
+	domainWords    = text.WordSet("domain domains site sites website websites host hosts hostname hostnames")
+	publisherWords = text.WordSet("publisher publishers outlet outlets organization organizations organisation organisations owner owners")
+	urlWords       = text.WordSet("url urls uri uris link links document documents page pages doi dois identifier identifiers id ids")
 	// genericSourceWords name a source without saying which part of it: "the same source" is the
 	// same document, so they stand for URL uniqueness, and only when no dimension word is near.
-	genericSourceWords = pipeline.WordSet("source sources evidence result results")
-	reuseWords         = pipeline.WordSet("same reuse reuses reused reusing repeat repeats repeated repeating share shares shared sharing identical again")
-	differenceWords    = pipeline.WordSet("different differ differs differing distinct unique uniqueness another new independent separate separation other exclude excludes excluded excluding avoid avoids avoided avoiding diverse diversity varied")
-	nominalDifference  = pipeline.WordSet("diversity uniqueness separation")
-	negationWords      = pipeline.WordSet("no not never cannot nor neither none without")
-	permitWords        = pipeline.WordSet("may can could might allowed allow allows permitted permit permits ok okay fine acceptable")
-	requireWords       = pipeline.WordSet("must shall should required require requires need needs has have each every always only")
+	genericSourceWords = text.WordSet("source sources evidence result results")
+	reuseWords         = text.WordSet("same reuse reuses reused reusing repeat repeats repeated repeating share shares shared sharing identical again")
+	differenceWords    = text.WordSet("different differ differs differing distinct unique uniqueness another new independent separate separation other exclude excludes excluded excluding avoid avoids avoided avoiding diverse diversity varied")
+	nominalDifference  = text.WordSet("diversity uniqueness separation")
+	negationWords      = text.WordSet("no not never cannot nor neither none without")
+	permitWords        = text.WordSet("may can could might allowed allow allows permitted permit permits ok okay fine acceptable")
+	requireWords       = text.WordSet("must shall should required require requires need needs has have each every always only")
 	// segmentBreaks end the reach of a negation or a modal: "must use a different domain and
 	// must not reuse a URL" is two rules.
-	segmentBreaks = pipeline.WordSet("and but while whereas though although however")
+	segmentBreaks = text.WordSet("and but while whereas though although however")
 	// windowStops end the phrase a difference or reuse word governs: "a different domain than
 	// prior hops in the same chain" is about domains, not chains.
-	windowStops = pipeline.WordSet("than as from in that which who when if unless within for of to by")
+	windowStops = text.WordSet("than as from in that which who when if unless within for of to by")
 	// alwaysPermissive are phrasings that lift a requirement whatever else the sentence says.
 	alwaysPermissive  = regexp.MustCompile(`\b(need not|needn't|do not need to|don't need to|does not need to|doesn't need to|do not have to|don't have to|does not have to|doesn't have to|not required|not necessary|no need|optional|optionally)\b`)
 	ruleSentenceSplit = regexp.MustCompile(`[.;!?]+(?:\s+|$)|\n+`)
@@ -165,12 +166,12 @@ var (
 //
 // Every sentence must be a rule; a sentence that allows reuse, one the grammar cannot read, or a
 // rule set that leaves a dimension uncovered is rejected.
-func parseRuleSentences(text string) (IndependenceRules, error) {
-	if strings.TrimSpace(text) == "" {
+func parseRuleSentences(rules string) (IndependenceRules, error) {
+	if strings.TrimSpace(rules) == "" {
 		return IndependenceRules{}, pipeline.Rejected(fieldIndependence, "must not be blank")
 	}
 	covered := map[string]bool{}
-	for _, sentence := range ruleSentenceSplit.Split(text, -1) {
+	for _, sentence := range ruleSentenceSplit.Split(rules, -1) {
 		sentence = strings.TrimSpace(sentence)
 		if sentence == "" {
 			continue
@@ -180,11 +181,11 @@ func parseRuleSentences(text string) (IndependenceRules, error) {
 		case permits:
 			return IndependenceRules{}, pipeline.Rejected(fieldIndependence, fmt.Sprintf(
 				"%s allows a hop to reuse a source of an earlier hop, a self-referencing verification loop: "+
-					"every hop must use a different domain, publisher and URL than the hops before it", quoteRule(sentence)))
+					"every hop must use a different domain, publisher and URL than the hops before it", text.Quote(sentence)))
 		case len(dims) == 0:
 			return IndependenceRules{}, pipeline.Rejected(fieldIndependence, fmt.Sprintf(
 				"%s is not a rule this worker can check: each sentence must require different domains, publishers or URLs "+
-					"for each hop, as in %q", quoteRule(sentence), DefaultIndependenceRules))
+					"for each hop, as in %q", text.Quote(sentence), DefaultIndependenceRules))
 		}
 		for d := range dims {
 			covered[d] = true
@@ -204,10 +205,8 @@ func parseRuleSentences(text string) (IndependenceRules, error) {
 			"does not cover %s: the rules must require domain diversity, URL uniqueness and publisher separation, as in %q",
 			strings.Join(missing, " and "), DefaultIndependenceRules))
 	}
-	return IndependenceRules{DistinctDomains: true, DistinctURLs: true, DistinctPublishers: true, Text: text}, nil
+	return IndependenceRules{DistinctDomains: true, DistinctURLs: true, DistinctPublishers: true, Text: rules}, nil
 }
-
-func quoteRule(s string) string { return fmt.Sprintf("%q", pipeline.TruncateUTF8(s, 200)) }
 
 // readRuleSentence returns the dimensions a sentence requires and whether it allows reuse.
 func readRuleSentence(sentence string) (dims map[string]bool, permits bool) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // The inputs of a multihop job and their checks (spec 004). Every failed check is a
@@ -90,13 +91,13 @@ func checkMultihopInput(in pipeline.Input) (multihopInputs, error) {
 
 // checkStatement: a non-empty string of more than one word. That it holds a verifiable claim
 // (not opinion only) is known once the plan is back.
-func checkStatement(text string) (string, error) {
-	s := strings.TrimSpace(text)
+func checkStatement(statement string) (string, error) {
+	s := strings.TrimSpace(statement)
 	switch {
 	case s == "":
 		return "", pipeline.Rejected(fieldText, "multihop verifies a statement: the job has no text")
 	case len(strings.Fields(s)) < 2:
-		return "", pipeline.Rejected(fieldText, fmt.Sprintf("is a single word (%q); a statement needs at least one factual claim", pipeline.TruncateUTF8(s, 60)))
+		return "", pipeline.Rejected(fieldText, fmt.Sprintf("is a single word (%q); a statement needs at least one factual claim", text.Truncate(s, 60)))
 	}
 	return s, nil
 }
@@ -121,7 +122,7 @@ func checkLanguage(code string) (string, error) {
 		return pipeline.DefaultLanguage, nil
 	}
 	if !languageCode.MatchString(code) {
-		return "", pipeline.Rejected(fieldLanguage, fmt.Sprintf("must be an ISO 639-1 two-letter code in lower case, got %q", pipeline.TruncateUTF8(code, 20)))
+		return "", pipeline.Rejected(fieldLanguage, fmt.Sprintf("must be an ISO 639-1 two-letter code in lower case, got %q", text.Truncate(code, 20)))
 	}
 	if l, ok := pipeline.LookupLanguage(code); !ok || !l.Searchable() {
 		return "", pipeline.Rejected(fieldLanguage, fmt.Sprintf("%q is not a supported language: queries in it would not match the retrieval corpus (supported: %s)",

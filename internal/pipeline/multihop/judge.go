@@ -10,6 +10,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -135,13 +136,13 @@ func (p judgeReply) citations(given []evidence.Retrieved) (cites []evidence.Cita
 		var c judgeCitation
 		if json.Unmarshal(raw, &c) == nil {
 			cites = append(cites, evidence.Citation{Ref: evidence.SourceRef{Number: c.Source},
-				Passage: pipeline.TruncateUTF8(c.Passage, evidence.MaxQuoteBytes), Stance: pipeline.TruncateUTF8(c.Stance, 20)})
+				Passage: text.Truncate(c.Passage, evidence.MaxQuoteBytes), Stance: text.Truncate(c.Stance, 20)})
 		}
 	}
 	if len(legacy) > 0 {
 		var quotes []evidence.Quote
 		for _, q := range p.Quotes[:min(len(p.Quotes), 3)] {
-			quotes = append(quotes, evidence.Quote{Text: pipeline.TruncateUTF8(q, evidence.MaxQuoteBytes)})
+			quotes = append(quotes, evidence.Quote{Text: text.Truncate(q, evidence.MaxQuoteBytes)})
 		}
 		more, s := evidence.AttributeQuotes(legacy, quotes, given)
 		cites, strays = append(cites, more...), s
@@ -187,7 +188,7 @@ func renderJudgePrompt(claim string, given []evidence.Retrieved, grounding strin
 	return pipeline.RenderPrompt("multihop_judge", struct {
 		Claim, Evidence, Grounding string
 		Related, Bridge            bool
-	}{pipeline.EscapeFenced(strings.TrimSpace(claim)), evidence.RenderEvidence(given), pipeline.EscapeFenced(evidence.OneLineText(grounding)), related, bridge})
+	}{pipeline.EscapeFenced(strings.TrimSpace(claim)), evidence.RenderEvidence(given), pipeline.EscapeFenced(text.OneLine(grounding)), related, bridge})
 }
 
 // groundVerdict turns a judge's reply into a judgement under the grounding rules, in code:
@@ -207,13 +208,13 @@ func (j judge) groundVerdict(reply string, given []evidence.Retrieved) judgement
 	if err := json.Unmarshal(pipeline.ReplyJSONObject(reply), &p); err != nil {
 		return judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow, Reason: "the judge's reply could not be read: " + pipeline.OneLine(err)}
 	}
-	out := judgement{VariantVerdict: pipeline.TruncateUTF8(strings.TrimSpace(p.Verdict), 60), quotes: map[int]string{}, stances: map[int]string{}}
-	out.missing = evidence.OneLineText(pipeline.TruncateUTF8(p.Missing, 200))
+	out := judgement{VariantVerdict: text.Truncate(strings.TrimSpace(p.Verdict), 60), quotes: map[int]string{}, stances: map[int]string{}}
+	out.missing = text.OneLine(text.Truncate(p.Missing, 200))
 	if p.Answer != nil {
-		out.answer = judgeAnswer{Value: pipeline.TruncateUTF8(p.Answer.Value, 4*evidence.MaxBridgeBytes), Source: p.Answer.Source,
-			Passage: pipeline.TruncateUTF8(p.Answer.Passage, evidence.MaxQuoteBytes)}
+		out.answer = judgeAnswer{Value: text.Truncate(p.Answer.Value, 4*evidence.MaxBridgeBytes), Source: p.Answer.Source,
+			Passage: text.Truncate(p.Answer.Passage, evidence.MaxQuoteBytes)}
 	}
-	out.Reason = evidence.OneLineText(pipeline.TruncateUTF8(p.Reason, 600))
+	out.Reason = text.OneLine(text.Truncate(p.Reason, 600))
 	cites, strays := p.citations(given)
 	att := evidence.Attribute(cites, given)
 	for _, ref := range att.Removed {
@@ -246,11 +247,11 @@ func (j judge) groundVerdict(reply string, given []evidence.Retrieved) judgement
 		if c.Passage == "" {
 			out.flags = append(out.flags, pipeline.Flagf(pipeline.FlagQuoteNotInSource, "cited [%d] with no passage from it; the citation was dropped", c.Ref.Number))
 		} else {
-			out.flags = append(out.flags, pipeline.Flagf(pipeline.FlagQuoteNotInSource, "cited [%d] for %q, which it does not say; the citation was dropped", c.Ref.Number, pipeline.TruncateUTF8(c.Passage, 120)))
+			out.flags = append(out.flags, pipeline.Flagf(pipeline.FlagQuoteNotInSource, "cited [%d] for %q, which it does not say; the citation was dropped", c.Ref.Number, text.Truncate(c.Passage, 120)))
 		}
 	}
 	for _, q := range strays {
-		out.flags = append(out.flags, pipeline.Flagf(pipeline.FlagQuoteNotInSource, "quoted %q, which no source says", pipeline.TruncateUTF8(q, 120)))
+		out.flags = append(out.flags, pipeline.Flagf(pipeline.FlagQuoteNotInSource, "quoted %q, which no source says", text.Truncate(q, 120)))
 	}
 	dropped := ""
 	if len(att.NotInSource) > 0 {
@@ -272,8 +273,8 @@ func (j judge) groundVerdict(reply string, given []evidence.Retrieved) judgement
 	if dropped != "" {
 		out.CalibrationNote += ";" + dropped
 	}
-	out.SupportedPart = evidence.OneLineText(pipeline.TruncateUTF8(p.SupportedPart, 500))
-	out.Correction = evidence.OneLineText(pipeline.TruncateUTF8(p.Correction, 500))
+	out.SupportedPart = text.OneLine(text.Truncate(p.SupportedPart, 500))
+	out.Correction = text.OneLine(text.Truncate(p.Correction, 500))
 	if verdict == pipeline.VerdictSupported {
 		out.SupportedPart, out.Correction = "", ""
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // NearDuplicateOverlap is spec 004's threshold: two queries that share more than 80% of their
@@ -58,7 +58,7 @@ func tokenSet(tokens []string) map[string]bool {
 }
 
 // englishStopWords are function words that carry no retrieval need of their own.
-var englishStopWords = pipeline.WordSet(`a an the and or nor but of in on at to for from by with without about as into onto
+var englishStopWords = text.WordSet(`a an the and or nor but of in on at to for from by with without about as into onto
 	over under than then that this these those there here is are was were be been being am do does did done has have
 	had having it its it's they them their he him his she her we us our you your i me my what which who whom whose
 	when where why how whether if so such not no yes also any some all each both either neither very can could will

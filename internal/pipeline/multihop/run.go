@@ -11,6 +11,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // Multihop verifies a statement by multi-hop query chains under source-independence rules
@@ -306,7 +307,7 @@ type planPrompt struct {
 func renderPlanPrompt(mi multihopInputs) (string, error) {
 	return pipeline.RenderPrompt("multihop_plan", planPrompt{
 		Statement: pipeline.EscapeFenced(mi.statement), Language: pipeline.FenceAttr(mi.language), LanguageName: mi.languageName,
-		MaxHops: mi.maxHops, Rules: pipeline.EscapeFenced(evidence.OneLineText(mi.rules.Text)), Grounding: pipeline.EscapeFenced(evidence.OneLineText(mi.grounding)),
+		MaxHops: mi.maxHops, Rules: pipeline.EscapeFenced(text.OneLine(mi.rules.Text)), Grounding: pipeline.EscapeFenced(text.OneLine(mi.grounding)),
 		Scope: mi.scope.Describe(mi.today), Example: examplePlanJSON(),
 	})
 }

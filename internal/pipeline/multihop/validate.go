@@ -369,7 +369,7 @@ func checkClaimTextUnique(pv *planValidation) []string {
 		key := normalizedQuery(c.ClaimText)
 		if j, seen := first[key]; seen {
 			out = append(out, fmt.Sprintf("claims %s and %s have the same claim_text %q: each claim must be a distinct proposition",
-				pv.written.Claims[j].ClaimID, c.ClaimID, pipeline.TruncateUTF8(c.ClaimText, 120)))
+				pv.written.Claims[j].ClaimID, c.ClaimID, text.Truncate(c.ClaimText, 120)))
 			continue
 		}
 		first[key] = i
@@ -383,7 +383,7 @@ func checkClaimSpans(pv *planValidation) []string {
 		start, end, ok := evidence.LocateSpan(pv.ctx.Statement, c.SourceSpan)
 		if !ok {
 			out = append(out, fmt.Sprintf("claim %s: its source_span %q is not in the statement; a claim that cannot be mapped to a span of the statement is a hallucinated claim (copy the span verbatim)",
-				c.ClaimID, pipeline.TruncateUTF8(c.SourceSpan, 120)))
+				c.ClaimID, text.Truncate(c.SourceSpan, 120)))
 			continue
 		}
 		pv.spans[i] = [2]int{start, end}
@@ -396,7 +396,7 @@ var (
 	// thousands matches a number written with thousands separators: "1,000".
 	thousandsNumber = regexp.MustCompile(`^\d{1,3}(,\d{3})+$`)
 	// quantityWords are English words that quantify a claim.
-	quantityWords = pipeline.WordSet("all every most majority minority always never none half twice double doubled triple tripled many few several dozens hundreds thousands millions billions")
+	quantityWords = text.WordSet("all every most majority minority always never none half twice double doubled triple tripled many few several dozens hundreds thousands millions billions")
 )
 
 // quantities returns the numbers and quantifier words in s: digits as written without
@@ -482,7 +482,7 @@ func checkAmbiguity(pv *planValidation) []string {
 			chain := pv.chainOf(c.ClaimID)
 			if chain == nil || !slices.ContainsFunc(chain.Hops, func(h PlanHop) bool { return normalizedQuery(h.Query) == q }) {
 				out = append(out, fmt.Sprintf("claim %s: the query %q of the reading %q is not a hop of its chain; every reading must be searched",
-					c.ClaimID, in.Query, pipeline.TruncateUTF8(in.Reading, 80)))
+					c.ClaimID, in.Query, text.Truncate(in.Reading, 80)))
 			}
 		}
 	}
@@ -495,7 +495,7 @@ func checkSubQueries(pv *planValidation) []string {
 		claim := normalizedQuery(c.ClaimText)
 		for _, q := range c.SubQueries {
 			if normalizedQuery(q) == claim {
-				out = append(out, fmt.Sprintf("claim %s: the sub_query %q is the claim_text itself; write a retrieval query", c.ClaimID, pipeline.TruncateUTF8(q, 120)))
+				out = append(out, fmt.Sprintf("claim %s: the sub_query %q is the claim_text itself; write a retrieval query", c.ClaimID, text.Truncate(q, 120)))
 			}
 		}
 	}
