@@ -11,6 +11,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/evaluate/datasets"
 	"github.com/corroborate/corroborate/internal/pipeline/multihop"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // goldPlan is one human-written decomposition as a plan's claims: a statement and the claims
@@ -80,7 +81,7 @@ func readGoldPlans(dir string) ([]goldPlan, error) {
 var spanWord = regexp.MustCompile(`[\p{L}\p{N}]+`)
 
 // goldSpan returns the shortest run of sentence's words that holds every content word of claim
-// (multihop.ContentTokens) the sentence holds, as the sentence writes it: the words the claim
+// (text.ContentWords) the sentence holds, as the sentence writes it: the words the claim
 // comes from. The whole sentence when they share no content word.
 func goldSpan(sentence, claim string) string {
 	locs := spanWord.FindAllStringIndex(sentence, -1)
@@ -91,7 +92,7 @@ func goldSpan(sentence, claim string) string {
 		have[keys[i]] = true
 	}
 	want := map[string]bool{}
-	for _, t := range multihop.ContentTokens(claim, "en") {
+	for _, t := range text.ContentWords(claim, "en") {
 		if have[t] {
 			want[t] = true
 		}

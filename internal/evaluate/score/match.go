@@ -127,7 +127,7 @@ func factsOf(s, language string) claimFacts {
 		case text.IsNegation(lower):
 			f.negations++
 			flush()
-		case unicode.IsUpper(r) && len(multihop.ContentTokens(base, language)) > 0:
+		case unicode.IsUpper(r) && len(text.ContentWords(base, language)) > 0:
 			run = append(run, base)
 		default:
 			flush()

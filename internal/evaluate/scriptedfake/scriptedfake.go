@@ -21,6 +21,7 @@ import (
 	"github.com/corroborate/corroborate/internal/llm/llmtest"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/multihop"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // Name is the model name that makes `evaluate verdicts` start the scripted fake instead of
@@ -214,17 +215,17 @@ func fakeClauses(text string) []string {
 	return out
 }
 
-// fakeFineClauses splits text at every comma and "and" too: the fallback when a coarser claim
+// fakeFineClauses splits a text at every comma and "and" too: the fallback when a coarser claim
 // joins two facts.
-func fakeFineClauses(text string) []string {
+func fakeFineClauses(claim string) []string {
 	var out []string
-	for _, c := range fineJoin.Split(strings.TrimSpace(text), -1) {
-		if c = strings.TrimSpace(c); len(multihop.ContentTokens(c, "en")) >= 2 {
+	for _, c := range fineJoin.Split(strings.TrimSpace(claim), -1) {
+		if c = strings.TrimSpace(c); len(text.ContentWords(c, "en")) >= 2 {
 			out = append(out, c)
 		}
 	}
 	if len(out) == 0 {
-		return []string{strings.TrimSpace(text)}
+		return []string{strings.TrimSpace(claim)}
 	}
 	return out
 }
@@ -283,17 +284,17 @@ func fakePlanOf(spans []string, maxHops int) multihop.Plan {
 
 // fakeQueryWords splits a claim's words into its capitalised words and numbers (entities,
 // dates) and its other content words.
-func fakeQueryWords(text string) (entities, rest []string) {
+func fakeQueryWords(claim string) (entities, rest []string) {
 	entities, rest = []string{}, []string{}
 	defer func() { entities = entities[:min(len(entities), 12)] }()
-	for _, w := range strings.Fields(text) {
+	for _, w := range strings.Fields(claim) {
 		w = strings.Trim(w, ".,;:!?()\"'“”‘’")
 		if w == "" {
 			continue
 		}
 		r := []rune(w)[0]
 		switch {
-		case len(multihop.ContentTokens(w, "en")) == 0:
+		case len(text.ContentWords(w, "en")) == 0:
 			// a function word: neither
 		case unicode.IsDigit(r) || unicode.IsUpper(r):
 			entities = append(entities, w)
@@ -306,11 +307,11 @@ func fakeQueryWords(text string) (entities, rest []string) {
 
 // fakeJudgement judges claim by the share of its content words in its best source.
 func fakeJudgement(claim string, sources [][]string) string {
-	want := multihop.ContentTokens(claim, "en")
+	want := text.ContentWords(claim, "en")
 	best, bestShare := -1, 0.0
 	for i, s := range sources {
 		have := map[string]bool{}
-		for _, t := range multihop.ContentTokens(s[2], "en") {
+		for _, t := range text.ContentWords(s[2], "en") {
 			have[t] = true
 		}
 		n := 0

@@ -501,7 +501,7 @@ func isName(t token, i int, lang string, entityWords map[string]bool) bool {
 	if digits > 0 || upper == letters {
 		return true
 	}
-	return t.capital && i > 0 && lang != "de" && !(lang == "en" && englishStopWords[t.key])
+	return t.capital && i > 0 && lang != "de" && !(lang == "en" && text.StopWords("en")[t.key])
 }
 
 func filterTokens(ts []token, keep func(int, token) bool) []token {

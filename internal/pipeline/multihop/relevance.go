@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // hopTopic is what a hop's results must be about for the hop to rely on them: the content words
@@ -125,9 +126,9 @@ func nameWords(entity, language string, words []string) []string {
 }
 
 // topicWords are the content words of s as relevance compares them: folded, without stop words
-// (ContentTokens), a plural "s" removed ("towers" is "tower", "studies" is "study").
+// (text.ContentWords), a plural "s" removed ("towers" is "tower", "studies" is "study").
 func topicWords(s, language string) []string {
-	words := ContentTokens(pipeline.FoldForMatch(s), language)
+	words := text.ContentWords(pipeline.FoldForMatch(s), language)
 	for i, w := range words {
 		words[i] = singular(w)
 	}

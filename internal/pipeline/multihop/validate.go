@@ -662,14 +662,14 @@ func checkCrossValidationConcat(pv *planValidation) []string {
 			}
 		}
 		for _, t := range texts {
-			if tokens := tokenSet(ContentTokens(t, pv.ctx.Language)); len(tokens) > 0 {
+			if tokens := tokenSet(text.ContentWords(t, pv.ctx.Language)); len(tokens) > 0 {
 				pieces = append(pieces, piece{i, tokens})
 			}
 		}
 	}
 	var out []string
 	for qi, q := range pv.plan.CrossValidationQueries {
-		want := tokenSet(ContentTokens(q.QueryText, pv.ctx.Language))
+		want := tokenSet(text.ContentWords(q.QueryText, pv.ctx.Language))
 		if len(want) == 0 {
 			continue
 		}
