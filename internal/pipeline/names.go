@@ -2,7 +2,7 @@ package pipeline
 
 // Method names: what a job's "method" says, one constant each, defined here once. The registry
 // (package methods) builds a method from its name; internal/jobs validates a job's method
-// against MethodNames.
+// against jobs.Methods, these names in the order of DESIGN.md (a test keeps the two equal).
 const (
 	// MethodFactored is CoVe Factored (spec 001).
 	MethodFactored = "cove-factored"
@@ -24,8 +24,8 @@ func MethodNames() []string {
 	return []string{MethodFactorRevise, MethodFactored, MethodJoint, MethodTwoStep, MethodCove2, MethodMultihop}
 }
 
-// Steps shared by the Chain-of-Verification variants, and named in every method's trace
-// (ModelCall.Step).
+// Steps named in the methods' traces (ModelCall.Step): the Chain-of-Verification variants use
+// all four, cove2 and multihop plan (StepPlan), and cove2 verifies (StepVerify).
 const (
 	StepDraft  = "draft"
 	StepPlan   = "plan"
