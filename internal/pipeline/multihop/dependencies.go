@@ -169,7 +169,8 @@ func (st *chainState) addShared() {
 // for the entity, the span of the claim it builds on, and its hops search without the
 // placeholder: its judge, given that claim's cited sources, can still join the two facts, and no
 // name of the model's enters the claim. Only when the statement has no words of its own for it
-// (the spans overlap) is st unresolved, and says why. Each hop says where its names came from.
+// (the spans overlap, or the span is no noun phrase) is st unresolved, and says why. Each hop
+// says where its names came from.
 func (r *multihopRun) resolveBridges(st *chainState) {
 	ids := claimBridges(st.claim, r.chainOf(st.claim.ClaimID))
 	if len(ids) == 0 {
@@ -210,7 +211,8 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 
 // statementWordsFor is how the statement itself names the entity claim d describes: d's span,
 // with its first letter in the case its place in st's text wants. ok is false when the statement
-// has no such words apart from st's own (no d, no span, or spans that overlap).
+// has no such words apart from st's own (no d, no span, spans that overlap, or a span that is no
+// noun phrase).
 func (r *multihopRun) statementWordsFor(d, st *chainState) (string, bool) {
 	if d == nil {
 		return "", false
@@ -227,13 +229,9 @@ func (r *multihopRun) statementWordsFor(d, st *chainState) (string, bool) {
 	if !nounPhraseOpeners[strings.ToLower(first)] {
 		return "", false
 	}
-	placeholder := "{" + d.claim.ClaimID + "}"
-	if !strings.HasPrefix(strings.TrimSpace(st.claim.ClaimText), placeholder) {
-		for _, article := range []string{"The ", "A ", "An "} {
-			if strings.HasPrefix(words, article) {
-				words = strings.ToLower(article[:1]) + words[1:]
-			}
-		}
+	// The opener is a determiner: in lower case unless the placeholder opens st's text.
+	if !strings.HasPrefix(strings.TrimSpace(st.claim.ClaimText), "{"+d.claim.ClaimID+"}") {
+		words = strings.ToLower(first) + words[len(first):]
 	}
 	return words, true
 }
