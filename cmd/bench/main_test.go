@@ -7,6 +7,9 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/corroborate/corroborate/internal/testenv"
 )
 
 // runAsMain, set in a child's environment, makes the test binary run main with the child's
@@ -33,7 +36,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--rpm", "many"}, 2, "--rpm"},
 		{[]string{"reuse", "--help"}, 0, "Usage: go run ./cmd/bench reuse"},
 	} {
-		cmd := exec.Command(os.Args[0], tt.args...)
+		cmd := testenv.Command(t, 2*time.Minute, os.Args[0], tt.args...)
 		cmd.Env = append(os.Environ(), runAsMain+"=1")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr

@@ -6,8 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/corroborate/corroborate/internal/exitcode"
+	"github.com/corroborate/corroborate/internal/testenv"
 )
 
 // Exit statuses the tests expect of the process.
@@ -32,7 +34,7 @@ func TestMain(m *testing.M) {
 // runEvaluate runs the command as a process and returns its exit status, stdout and stderr.
 func runEvaluate(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
+	cmd := testenv.Command(t, 2*time.Minute, os.Args[0], args...)
 	cmd.Env = append(os.Environ(), runAsMain+"=1")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
