@@ -107,8 +107,7 @@ func (r *multihopRun) addDependencySources(st *chainState) {
 		}
 		for _, i := range d.verdict.cited {
 			e := d.evidence[i]
-			url := evidence.KeysOf(e.SearchResult).URL
-			if slices.ContainsFunc(st.evidence, func(o hopEvidence) bool { return evidence.KeysOf(o.SearchResult).URL == url }) {
+			if holdsURL(st.evidence, e.SearchResult) {
 				continue
 			}
 			st.evidence = append(st.evidence, hopEvidence{Retrieved: evidence.Retrieved{SearchResult: e.SearchResult, SearchSeq: e.SearchSeq},
@@ -138,9 +137,7 @@ func (r *multihopRun) shareFindings(targets []*chainState) {
 				if len(st.sharedFinds) >= maxSharedSources {
 					break
 				}
-				url := evidence.KeysOf(e.SearchResult).URL
-				taken := func(h hopEvidence) bool { return evidence.KeysOf(h.SearchResult).URL == url }
-				if e.fromClaim > 0 || e.shared || slices.ContainsFunc(st.evidence, taken) || slices.ContainsFunc(st.sharedFinds, taken) ||
+				if e.fromClaim > 0 || e.shared || holdsURL(st.evidence, e.SearchResult) || holdsURL(st.sharedFinds, e.SearchResult) ||
 					!topic.relevant(e.Title, evidence.SourceText(e.Retrieved)) {
 					continue
 				}
@@ -155,12 +152,17 @@ func (r *multihopRun) shareFindings(targets []*chainState) {
 // addShared puts the findings shareFindings set aside for st after its evidence, each source once.
 func (st *chainState) addShared() {
 	for _, e := range st.sharedFinds {
-		url := evidence.KeysOf(e.SearchResult).URL
-		if !slices.ContainsFunc(st.evidence, func(h hopEvidence) bool { return evidence.KeysOf(h.SearchResult).URL == url }) {
+		if !holdsURL(st.evidence, e.SearchResult) {
 			st.evidence = append(st.evidence, e)
 		}
 	}
 	st.sharedFinds = nil
+}
+
+// holdsURL reports whether list holds a source with the URL of r (as evidence.KeysOf reads it).
+func holdsURL(list []hopEvidence, r pipeline.SearchResult) bool {
+	url := evidence.KeysOf(r).URL
+	return slices.ContainsFunc(list, func(h hopEvidence) bool { return evidence.KeysOf(h.SearchResult).URL == url })
 }
 
 // resolveBridges puts into st's text and hop queries the names its bridges stand for, read from
