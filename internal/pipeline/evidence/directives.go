@@ -7,7 +7,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
@@ -397,7 +396,7 @@ func isTitleWord(w string) bool {
 
 // sentenceInitial reports whether the word at at opens its sentence in s.
 func sentenceInitial(s string, at int) bool {
-	before := strings.TrimRightFunc(s[:at], func(r rune) bool { return unicode.IsSpace(r) || pipeline.IsQuoteMark(r) || r == '(' || r == '[' })
+	before := strings.TrimRightFunc(s[:at], func(r rune) bool { return unicode.IsSpace(r) || text.IsQuoteMark(r) || r == '(' || r == '[' })
 	if before == "" {
 		return true
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // ShingleWords is the length, in words, of the shingles that near-duplicate detection compares:
@@ -37,11 +37,11 @@ const (
 // Fingerprint is the set of a text's shingles, hashed: what NearDuplicate compares.
 type Fingerprint map[uint64]struct{}
 
-// FingerprintOf returns the shingles of text after FoldForMatch, as words of letters and digits
+// FingerprintOf returns the shingles of s after text.FoldForMatch, as words of letters and digits
 // (punctuation does not split a copy from its original). A text shorter than ShingleWords words
 // is one shingle of all its words.
-func FingerprintOf(text string) Fingerprint {
-	words := strings.FieldsFunc(pipeline.FoldForMatch(text), func(r rune) bool {
+func FingerprintOf(s string) Fingerprint {
+	words := strings.FieldsFunc(text.FoldForMatch(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
 	fp := Fingerprint{}

@@ -8,9 +8,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/text/unicode/norm"
-
-	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
@@ -82,8 +79,8 @@ type QueryCheck struct {
 //   - date-anchored: a freshness-sensitive query (latest, current, now, recent, newest, as of,
 //     price, ranking, version, today...) with no date gets "as of <Month Year>" from today.
 //
-// Before any rule the query is cleaned (pipeline.CleanUntrusted) and its directives are looked
-// for in its folded form (pipeline.FoldForMatch, accents dropped), so that fullwidth letters,
+// Before any rule the query is cleaned (text.CleanUntrusted) and its directives are looked
+// for in its folded form (text.FoldForMatch, accents dropped), so that fullwidth letters,
 // zero-width characters and look-alike letters hide nothing; see SanitizeQuery, which multihop's
 // hops share. Directives are found in every language of directiveTable (en, fr, de, es, it, pt,
 // nl); the yes/no, pronoun and draft-reference rules are English, the language the
@@ -183,7 +180,7 @@ type SanitizedQuery struct {
 }
 
 // SanitizeQuery applies the rules every search query of every method obeys, because a query is
-// written by a model from untrusted text: the query is cleaned (pipeline.CleanUntrusted: NFKC,
+// written by a model from untrusted text: the query is cleaned (text.CleanUntrusted: NFKC,
 // invisible characters, look-alike letters inside Latin words), cut to
 // MaxVerificationQueryBytes, and loses its markup, its URLs, its directives (looked for in the
 // folded form, in every language of directiveTable) and, when claim is not "", every sentence
@@ -192,7 +189,7 @@ type SanitizedQuery struct {
 // the claim is marked NotAboutClaim. A query nothing was removed from is returned as it was
 // written.
 func SanitizeQuery(query, claim string) (sq SanitizedQuery) {
-	s := strings.TrimSpace(pipeline.CleanUntrusted(strings.ToValidUTF8(query, "")))
+	s := strings.TrimSpace(text.CleanUntrusted(strings.ToValidUTF8(query, "")))
 	if len(s) > MaxVerificationQueryBytes {
 		s = text.Truncate(s, MaxVerificationQueryBytes)
 		sq.Truncated = true
@@ -488,7 +485,7 @@ func StripDirectives(s string) (string, bool) { return stripDirectives(s, nil) }
 // stripDirectives is StripDirectives with the words of the claim the query checks (wordsOf),
 // which a command word of the query may repeat without being an order (notADirective).
 func stripDirectives(s string, claim []string) (string, bool) {
-	s = pipeline.CleanUntrusted(s)
+	s = text.CleanUntrusted(s)
 	removed := false
 	// A URL the query tells the verifier to visit goes with its verb.
 	for {
@@ -544,7 +541,7 @@ func stripDirectives(s string, claim []string) (string, bool) {
 }
 
 // detectionForm returns s folded for the directive checks, rune by rune with
-// pipeline.FoldForMatch (NFKC, invisible characters dropped, look-alike letters mapped, lower
+// text.FoldForMatch (NFKC, invisible characters dropped, look-alike letters mapped, lower
 // case) and with accents removed ("précédentes" is "precedentes", so that one ASCII pattern
 // serves every spelling), and off, the byte offset in s of every byte of the folded form (and
 // len(s) after it): a match in the folded form is cut from s. Spaces and quote marks are kept,
@@ -554,10 +551,10 @@ func detectionForm(s string) (string, []int) {
 	off := make([]int, 0, len(s)+1)
 	for i, r := range s {
 		f := string(r)
-		if !unicode.IsSpace(r) && !pipeline.IsQuoteMark(r) {
-			f = pipeline.FoldForMatch(f)
+		if !unicode.IsSpace(r) && !text.IsQuoteMark(r) {
+			f = text.FoldForMatch(f)
 			if r >= 0x80 {
-				f = dropAccents(f)
+				f = text.DropAccents(f)
 			}
 		}
 		b.WriteString(f)
@@ -566,16 +563,6 @@ func detectionForm(s string) (string, []int) {
 		}
 	}
 	return b.String(), append(off, len(s))
-}
-
-// dropAccents removes the combining marks of f's canonical decomposition: "é" is "e".
-func dropAccents(f string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.Is(unicode.Mn, r) {
-			return -1
-		}
-		return r
-	}, norm.NFD.String(f))
 }
 
 var (
@@ -882,7 +869,7 @@ func isOpenQuestion(s string) bool {
 		return true
 	}
 	for _, w := range queryTokens(s) {
-		if whWords[strings.ToLower(w)] || questionWords[dropAccents(strings.ToLower(w))] {
+		if whWords[strings.ToLower(w)] || questionWords[text.DropAccents(strings.ToLower(w))] {
 			return true
 		}
 	}

@@ -44,7 +44,7 @@ func ReuseKeyOf(text string) string {
 // claimWords are a claim's folded words, English number words as digits ("two" is "2": one
 // number, however it is written).
 func claimWords(claim string) []string {
-	words := strings.FieldsFunc(pipeline.FoldForMatch(possessive.ReplaceAllString(claim, "$1")), func(r rune) bool {
+	words := strings.FieldsFunc(text.FoldForMatch(possessive.ReplaceAllString(claim, "$1")), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
 	out := words[:0]
@@ -153,17 +153,17 @@ func names(text string) map[string]bool {
 	return out
 }
 
-// nameSequence is names in the order they first appear in text.
-func nameSequence(text string) []string {
+// nameSequence is names in the order they first appear in the claim.
+func nameSequence(claim string) []string {
 	var out []string
-	for _, w := range strings.FieldsFunc(possessive.ReplaceAllString(text, "$1"), func(r rune) bool {
+	for _, w := range strings.FieldsFunc(possessive.ReplaceAllString(claim, "$1"), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}) {
 		first, _ := utf8.DecodeRuneInString(w)
 		if !unicode.IsUpper(first) {
 			continue
 		}
-		if f := pipeline.FoldForMatch(w); !nameStopwords[f] && !slices.Contains(out, f) {
+		if f := text.FoldForMatch(w); !nameStopwords[f] && !slices.Contains(out, f) {
 			out = append(out, f)
 		}
 	}

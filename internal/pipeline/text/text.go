@@ -1,9 +1,9 @@
 // Package text is the one home of the word-level text rules every other package shares: how a
 // text splits into words, which words carry content (per language), how number words read as
-// digits, which words negate, and how text is cut, quoted and put on one line. A rule defined
-// twice drifts (issue 25 found four lists of number words with different coverage, so a gold
-// "15" against "fifteen" scored as a miss in one place and matched in another); here each is
-// defined once and table-tested.
+// digits, which words negate, how two texts are folded to be compared (fold.go), and how text is
+// cut, quoted and put on one line. A rule defined twice drifts (issue 25 found four lists of
+// number words with different coverage, so a gold "15" against "fifteen" scored as a miss in one
+// place and matched in another); here each is defined once and table-tested.
 //
 // It is pure and imports nothing of the project.
 package text
