@@ -297,7 +297,7 @@ func inQuotedTitle(s string, at int) bool {
 			}
 			for _, w := range words {
 				w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-				if w != "" && !functionWords[foldWord(w)] && !isTitleWord(w) {
+				if w != "" && !namesNothing(foldWord(w)) && !isTitleWord(w) {
 					return false
 				}
 			}
@@ -315,7 +315,7 @@ func inName(s string, from, to int) bool {
 	}
 	isNamePart := func(w string) bool {
 		f := foldWord(w)
-		return w != "" && (isTitleWord(w) || isAcronym(w)) && !notNameWords[f] && !functionWords[f] && !isCommandWord(f)
+		return w != "" && (isTitleWord(w) || isAcronym(w)) && !notNameWords[f] && !namesNothing(f) && !isCommandWord(f)
 	}
 	if isNamePart(wordAfter(s, to)) {
 		return true

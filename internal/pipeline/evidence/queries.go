@@ -331,13 +331,12 @@ func aboutClaim(s string, terms []string) (kept string, dropped []string) {
 }
 
 // contentTerms returns the folded, accent-free words of s that can name something: three
-// letters or more and not a function word of a language of directiveTable, or any word with a
-// digit.
+// letters or more and not a word that names nothing (namesNothing), or any word with a digit.
 func contentTerms(s string) []string {
 	d, _ := detectionForm(s)
 	var out []string
-	for _, w := range strings.FieldsFunc(d, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if strings.ContainsAny(w, "0123456789") || utf8.RuneCountInString(w) >= 3 && !functionWords[w] {
+	for _, w := range text.Words(d) {
+		if strings.ContainsAny(w, "0123456789") || utf8.RuneCountInString(w) >= 3 && !namesNothing(w) {
 			out = append(out, w)
 		}
 	}
@@ -367,19 +366,14 @@ func commonPrefix(a, b string) int {
 	return n
 }
 
-// functionWords name nothing (folded, accent-free; en, fr, de, es, it, pt, nl): a sentence that
-// shares only these with a claim is not about it.
-var functionWords = text.WordSet(`the and for with from what which when where who whom whose why how was were are has have had does did
-this that these those into over than then they them their there about after before also been being but can could would should
-will shall may might must not any all each some such only own same very just more most other tell know find search answer
-question query please now you your yes
-les des une est que qui quoi quand comment pourquoi dans pour avec sur par pas plus son ses leur ete etait sont ont cette ces aux
-der die das den dem des ein eine einer eines und ist sind war waren wer wie was wann warum welche welcher welches mit von fur auf
-aus bei nach uber unter dass nicht auch
-los las del una uno quien cual cuando como donde por para con sus fue era son esta este esto
-gli della dei delle chi cosa dove perche per sono stato questo questa
-dos das uma quem qual onde com foi sao isto
-het een van wat wanneer hoe waar waarom welke met voor door zijn dit dat deze niet ook`)
+// requestWords are the words of a request to a search engine ("tell", "find", "search",
+// "query"...), which in a query name nothing the claim is about.
+var requestWords = text.WordSet("tell know find search answer question query please")
+
+// namesNothing reports whether a folded, accent-free word names nothing: a stop word of any
+// language (text.IsAnyStopWord; a query's language is not known) or a word of a request. A
+// sentence that shares only these with a claim is not about it.
+func namesNothing(w string) bool { return text.IsAnyStopWord(w) || requestWords[w] }
 
 func containsFlag(flags []string, f string) bool {
 	for _, x := range flags {

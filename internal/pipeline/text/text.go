@@ -33,40 +33,6 @@ func Words(s string) []string {
 	})
 }
 
-// ContentWords are s's words (Words) without single letters and without the language's stop
-// words (StopWords): what a query or a claim asks about. A single digit stays ("3 tenors").
-func ContentWords(s, language string) []string {
-	words := Words(s)
-	stop := StopWords(language)
-	out := words[:0]
-	for _, w := range words {
-		if r, size := utf8.DecodeRuneInString(w); size == len(w) && !unicode.IsDigit(r) {
-			continue
-		}
-		if stop[w] {
-			continue
-		}
-		out = append(out, w)
-	}
-	return out
-}
-
-// StopWords are the function words of a language that carry no content of their own; English
-// for "" (the default language). A language without a list has none: every word counts.
-func StopWords(language string) map[string]bool {
-	switch strings.ToLower(language) {
-	case "", "en":
-		return englishStopWords
-	}
-	return nil
-}
-
-var englishStopWords = WordSet(`a an the and or nor but of in on at to for from by with without about as into onto
-	over under than then that this these those there here is are was were be been being am do does did done has have
-	had having it its it's they them their he him his she her we us our you your i me my what which who whom whose
-	when where why how whether if so such not no yes also any some all each both either neither very can could will
-	would shall should may might must just only more most other same own`)
-
 // numberWords are the English number words, read as the digits a text may use instead.
 var numberWords = map[string]string{
 	"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",

@@ -30,7 +30,13 @@ func TestContentWords(t *testing.T) {
 	}{
 		{"Who wrote the play in 1953?", "en", []string{"wrote", "play", "1953"}},
 		{"the 3 tenors of a city", "", []string{"3", "tenors", "city"}},
-		{"die Stadt der Liebe", "de", []string{"die", "stadt", "der", "liebe"}},
+		// Every language of the query rules has its stop words (German had none, so its articles
+		// counted as content in token overlap).
+		{"die Stadt der Liebe", "de", []string{"stadt", "liebe"}},
+		{"Où est la tour qui a été construite ?", "fr", []string{"tour", "construite"}},
+		{"the tour of a city after the war", "en", []string{"tour", "city", "war"}},
+		{"Wer baute die Brücke über den Fluss", "de", []string{"baute", "brücke", "fluss"}},
+		{"Stadt", "xx", []string{"stadt"}},
 	} {
 		if got := ContentWords(tt.in, tt.language); !slices.Equal(got, tt.want) {
 			t.Errorf("ContentWords(%q, %q) = %q, want %q", tt.in, tt.language, got, tt.want)
@@ -94,5 +100,17 @@ func TestTruncateQuoteOneLine(t *testing.T) {
 	}
 	if got := OneLineCut("short", 7); got != "short" {
 		t.Errorf("OneLineCut = %q", got)
+	}
+}
+
+// The stop words of every language count in any language for text whose language is not known
+// (a query a model wrote), in their written and their accent-free forms.
+func TestIsAnyStopWord(t *testing.T) {
+	t.Parallel()
+	for w, want := range map[string]bool{"the": true, "für": true, "fur": true, "était": true, "etait": true,
+		"welche": true, "perché": true, "waarom": true, "tower": false, "paris": false, "": false} {
+		if got := IsAnyStopWord(w); got != want {
+			t.Errorf("IsAnyStopWord(%q) = %v, want %v", w, got, want)
+		}
 	}
 }
