@@ -233,7 +233,7 @@ func lostNames(before, after string) string {
 	var lost []string
 	have := strings.Fields(after)
 	for _, w := range strings.Fields(before) {
-		w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		w = text.TrimToWord(w)
 		if w == "" || !unicode.IsUpper([]rune(w)[0]) {
 			continue
 		}

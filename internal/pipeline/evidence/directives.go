@@ -296,7 +296,7 @@ func inQuotedTitle(s string, at int) bool {
 				return false
 			}
 			for _, w := range words {
-				w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+				w = text.TrimToWord(w)
 				if w != "" && !namesNothing(foldWord(w)) && !isTitleWord(w) {
 					return false
 				}
@@ -350,7 +350,7 @@ func claimHolds(s string, from, to int, claim []string) bool {
 // wordsOf returns the folded, accent-free words of s, in order.
 func wordsOf(s string) []string {
 	d, _ := detectionForm(s)
-	return strings.FieldsFunc(d, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' })
+	return text.Tokens(d, "'")
 }
 
 func foldWord(w string) string {

@@ -2,8 +2,6 @@ package evidence
 
 import (
 	"hash/fnv"
-	"strings"
-	"unicode"
 
 	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
@@ -41,9 +39,7 @@ type Fingerprint map[uint64]struct{}
 // (punctuation does not split a copy from its original). A text shorter than ShingleWords words
 // is one shingle of all its words.
 func FingerprintOf(s string) Fingerprint {
-	words := strings.FieldsFunc(text.FoldForMatch(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
+	words := text.Words(text.FoldForMatch(s))
 	fp := Fingerprint{}
 	if len(words) == 0 {
 		return fp

@@ -730,9 +730,7 @@ func danglingPronoun(s string) string {
 
 // queryTokens splits a query into words, punctuation dropped.
 func queryTokens(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '-' && r != '.'
-	})
+	return text.Tokens(s, "'-.")
 }
 
 func isCapitalised(w string) bool {

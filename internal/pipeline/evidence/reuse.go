@@ -44,9 +44,7 @@ func ReuseKeyOf(text string) string {
 // claimWords are a claim's folded words, English number words as digits ("two" is "2": one
 // number, however it is written).
 func claimWords(claim string) []string {
-	words := strings.FieldsFunc(text.FoldForMatch(possessive.ReplaceAllString(claim, "$1")), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
+	words := text.Words(text.FoldForMatch(possessive.ReplaceAllString(claim, "$1")))
 	out := words[:0]
 	for i, w := range words {
 		if d, ok := text.NumberWord(w); ok {
@@ -156,9 +154,7 @@ func names(text string) map[string]bool {
 // nameSequence is names in the order they first appear in the claim.
 func nameSequence(claim string) []string {
 	var out []string
-	for _, w := range strings.FieldsFunc(possessive.ReplaceAllString(claim, "$1"), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
+	for _, w := range text.Tokens(possessive.ReplaceAllString(claim, "$1"), "") {
 		first, _ := utf8.DecodeRuneInString(w)
 		if !unicode.IsUpper(first) {
 			continue

@@ -286,7 +286,7 @@ func containsJoined(foldedStatement, a, b string, conj []string) bool {
 func titleTexts(s string) []string {
 	var out []string
 	for _, r := range evidence.TitleSpans(s) {
-		out = append(out, strings.TrimFunc(s[r[0]:r[1]], func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+		out = append(out, text.TrimToWord(s[r[0]:r[1]]))
 	}
 	return out
 }

@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
@@ -315,9 +314,7 @@ func isDimensionWord(w string) bool {
 func ruleWords(lower string) []string {
 	lower = strings.NewReplacer("can't", "can not", "won't", "will not", "n't", " not", "cannot", "can not",
 		"re-use", "reuse", "re-using", "reusing", "re-used", "reused", ",", " and ").Replace(lower)
-	return strings.FieldsFunc(lower, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
-	})
+	return text.Tokens(lower, "'")
 }
 
 // usedSources are the sources the earlier hops of one chain used, in the order they were used:

@@ -152,7 +152,7 @@ func isNumber(w string) bool {
 // of two letters or more ("NIH"), as topicWords gives them.
 func identifiers(s string) []string {
 	var out []string
-	for _, raw := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+	for _, raw := range text.Tokens(s, "") {
 		letters, digits, upper := 0, 0, 0
 		for _, r := range raw {
 			switch {

@@ -27,10 +27,45 @@ func WordSet(words string) map[string]bool {
 
 // Words splits s into its runs of letters and digits, lower-cased: "Alzheimer's 2nd-stage" is
 // "alzheimer", "s", "2nd", "stage". Every other character separates words.
-func Words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
+func Words(s string) []string { return Tokens(strings.ToLower(s), "") }
+
+// Tokens splits s into its words as written (case kept): runs of letters, digits and the
+// characters of joiners, which hold a word together where a rule needs it to ("'" keeps
+// "can't" one word, "-" keeps "twenty-one"). Every other character separates words. Words is
+// Tokens of the lower-cased text with no joiners.
+func Tokens(s, joiners string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return !wordRune(r, joiners) })
+}
+
+// WordSpans are the byte offsets [start, end) of s's runs of letters and digits (the words of
+// Tokens with no joiners), for a rule that maps words back to the text.
+func WordSpans(s string) [][2]int {
+	var spans [][2]int
+	start := -1
+	for i, r := range s {
+		switch {
+		case wordRune(r, "") && start < 0:
+			start = i
+		case !wordRune(r, "") && start >= 0:
+			spans = append(spans, [2]int{start, i})
+			start = -1
+		}
+	}
+	if start >= 0 {
+		spans = append(spans, [2]int{start, len(s)})
+	}
+	return spans
+}
+
+// TrimToWord removes what is not a letter or a digit from both ends of s: "(Hubble)," is
+// "Hubble".
+func TrimToWord(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return !wordRune(r, "") })
+}
+
+// wordRune reports whether r belongs to a word: a letter, a digit, or one of joiners.
+func wordRune(r rune, joiners string) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune(joiners, r)
 }
 
 // numberWords are the English number words, read as the digits a text may use instead.

@@ -22,6 +22,33 @@ func TestWords(t *testing.T) {
 	}
 }
 
+func TestTokensWordSpansTrimToWord(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		in, joiners string
+		want        []string
+	}{
+		{"Can't re-use it", "'", []string{"Can't", "re", "use", "it"}},
+		{"twenty-one U.S. states", "-.", []string{"twenty-one", "U.S.", "states"}},
+		{"Květa's 2nd", "", []string{"Květa", "s", "2nd"}},
+	} {
+		if got := Tokens(tt.in, tt.joiners); !slices.Equal(got, tt.want) {
+			t.Errorf("Tokens(%q, %q) = %q, want %q", tt.in, tt.joiners, got, tt.want)
+		}
+	}
+	s := "«Květa», born 1975."
+	var words []string
+	for _, sp := range WordSpans(s) {
+		words = append(words, s[sp[0]:sp[1]])
+	}
+	if want := Tokens(s, ""); !slices.Equal(words, want) {
+		t.Errorf("WordSpans(%q) gave %q, Tokens %q", s, words, want)
+	}
+	if got := TrimToWord("«(Hubble),»"); got != "Hubble" {
+		t.Errorf("TrimToWord = %q", got)
+	}
+}
+
 func TestContentWords(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
