@@ -783,9 +783,13 @@ func isYesNo(s string) bool {
 	return tagQuestion.MatchString(s) || truthCheck.MatchString(s)
 }
 
-const (
-	dateWords     = `(?:\d{4}-\d{2}-\d{2}|(?:\d{1,2}(?:st|nd|rd|th)?\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?\d{4}|(?:the\s+)?(?:early\s+|mid-?|late\s+)?\d{3,4}s?|the\s+\d{1,2}(?:st|nd|rd|th)\s+century)`
-	numberWords   = `(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|a\s+hundred|a\s+thousand|a\s+million)(?:\s*(?:%|percent|hundred|thousand|million|billion|trillion))?`
+var (
+	dateWords = `(?:\d{4}-\d{2}-\d{2}|(?:\d{1,2}(?:st|nd|rd|th)?\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?\d{4}|(?:the\s+)?(?:early\s+|mid-?|late\s+)?\d{3,4}s?|the\s+\d{1,2}(?:st|nd|rd|th)\s+century)`
+	// numberWords is a figure in digits or in words (text.NumberWordPattern, a compound such
+	// as "twenty-one" included), with its scale; a scale alone ("million") is no figure, or a
+	// greedy subject would swallow the figure before it.
+	numberWords   = `(?:\d[\d,.]*|(?:` + figureWord + `)(?:[\s-](?:` + figureWord + `))?|a\s+hundred|a\s+thousand|a\s+million)(?:\s*(?:%|percent|hundred|thousand|million|billion|trillion))?`
+	figureWord    = text.NumberWordPattern("thousand", "million", "billion", "trillion")
 	qualifierWord = `(?:about|around|approximately|roughly|over|under|more\s+than|fewer\s+than|less\s+than|at\s+least|at\s+most|exactly|only|nearly|almost|just)`
 	qualifiers    = `(?:` + qualifierWord + `\s+)?`
 )

@@ -41,14 +41,18 @@ func ReuseKeyOf(text string) string {
 	return strings.Join(claimWords(text), " ")
 }
 
-// claimWords are a claim's folded words, English number words as digits ("two" is "2": one
-// number, however it is written).
+// claimWords are a claim's folded words, English cardinal number words as digits ("two" is
+// "2", "twenty-one" and "twenty one" are "21": one number, however it is written). Ordinals keep
+// their words: "first" is no "1", and a missed reuse costs one verification where a false one
+// would publish another claim's verdict.
 func claimWords(claim string) []string {
 	words := text.Words(text.FoldForMatch(possessive.ReplaceAllString(claim, "$1")))
-	out := words[:0]
-	for i, w := range words {
-		if d, ok := text.NumberWord(w); ok {
+	out := make([]string, 0, len(words))
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if d, ordinal, n := text.NumberAt(words, i); n > 0 && !ordinal {
 			w = d
+			i += n - 1
 		}
 		if w == "cent" && i > 0 && words[i-1] == "per" { // "per cent" is "percent"
 			out[len(out)-1] = "percent"

@@ -78,11 +78,109 @@ var numberWords = map[string]string{
 	"dozen": "12",
 }
 
-// NumberWord returns the digits an English number word names ("fifteen" is "15"), ok false for
-// any other word. The word is matched in lower case.
+// NumberWord returns the digits an English cardinal number word names, ok false for any other
+// word: a word of numberWords ("fifteen" is "15") or a compound of tens and units written with
+// a hyphen, a dash or a space ("twenty-one", "twenty one" are "21"). The word is matched in lower
+// case. An ordinal is no cardinal ("first" is not "1"): see OrdinalWord.
 func NumberWord(word string) (digits string, ok bool) {
-	digits, ok = numberWords[strings.ToLower(word)]
-	return digits, ok
+	w := strings.ToLower(word)
+	if digits, ok = numberWords[w]; ok {
+		return digits, true
+	}
+	tens, unit, ok := cutCompound(w)
+	if !ok {
+		return "", false
+	}
+	u, ok := numberWords[unit]
+	if !ok || len(u) != 1 || u == "0" {
+		return "", false
+	}
+	return tens[:1] + u, true
+}
+
+// ordinalWords are the English ordinals that are not a cardinal with "th" ("fourth" is, "fifth"
+// is not), read as the number they put in order.
+var ordinalWords = map[string]string{
+	"first": "1", "second": "2", "third": "3", "fifth": "5", "eighth": "8", "ninth": "9", "twelfth": "12",
+	"twentieth": "20", "thirtieth": "30", "fortieth": "40", "fiftieth": "50", "sixtieth": "60",
+	"seventieth": "70", "eightieth": "80", "ninetieth": "90",
+}
+
+// OrdinalWord returns the number an English ordinal puts in order, ok false for any other word:
+// "first" and "1st" are "1", "third" "3", "twelfth" "12", "twenty-first", "twenty first" and
+// "21st" "21". The word is matched in lower case. The suffix of a number in digits is not
+// checked against the number ("21th" is "21"): a text that misspells it still means 21.
+func OrdinalWord(word string) (digits string, ok bool) {
+	w := strings.ToLower(word)
+	switch end := strings.IndexFunc(w, func(r rune) bool { return r < '0' || r > '9' }); {
+	case end < 0 && w != "":
+		return "", false // a cardinal in digits
+	case end > 0:
+		switch w[end:] {
+		case "st", "nd", "rd", "th":
+			return w[:end], true
+		}
+		return "", false
+	}
+	if digits, ok = ordinalWords[w]; ok {
+		return digits, true
+	}
+	if base, found := strings.CutSuffix(w, "th"); found && len(base) > 2 && !strings.HasSuffix(base, "y") {
+		// "fourth", "sixteenth", "hundredth": a cardinal with "th".
+		if d, ok := numberWords[base]; ok {
+			return d, true
+		}
+	}
+	tens, unit, ok := cutCompound(w)
+	if !ok {
+		return "", false
+	}
+	u, ok := OrdinalWord(unit)
+	if !ok || len(u) != 1 || u == "0" || strings.ContainsAny(unit, "0123456789") {
+		return "", false
+	}
+	return tens[:1] + u, true
+}
+
+// cutCompound cuts a compound number word into its tens ("twenty") and its unit ("one",
+// "first"), joined by a hyphen, a dash or a space; tens is returned as its digits ("20").
+func cutCompound(w string) (tens, unit string, ok bool) {
+	i := strings.IndexAny(w, "-‐‑–— ")
+	if i < 0 {
+		return "", "", false
+	}
+	_, size := utf8.DecodeRuneInString(w[i:])
+	t, ok := numberWords[w[:i]]
+	if !ok || len(t) != 2 || t[1] != '0' || t == "10" {
+		return "", "", false
+	}
+	return t, w[i+size:], true
+}
+
+// NumberAt reads the number word that starts at words[i] (lower-cased words, as Words gives
+// them): a cardinal or an ordinal, a compound written as two words ("twenty", "one") taken as
+// one. n is the number of words it took, 0 when words[i] is no number word (or i is out of
+// range); ordinal tells "first" (1) from "one" (1), which a rule may not want to count.
+func NumberAt(words []string, i int) (digits string, ordinal bool, n int) {
+	if i < 0 || i >= len(words) {
+		return "", false, 0
+	}
+	if i+1 < len(words) {
+		pair := words[i] + " " + words[i+1]
+		if d, ok := NumberWord(pair); ok {
+			return d, false, 2
+		}
+		if d, ok := OrdinalWord(pair); ok {
+			return d, true, 2
+		}
+	}
+	if d, ok := NumberWord(words[i]); ok {
+		return d, false, 1
+	}
+	if d, ok := OrdinalWord(words[i]); ok {
+		return d, true, 1
+	}
+	return "", false, 0
 }
 
 // NumberWordPattern is a regular-expression alternation of the number words, longest first,
