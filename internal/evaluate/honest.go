@@ -17,6 +17,7 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/cove2"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 	"github.com/corroborate/corroborate/internal/search/searcheval"
 )
 
@@ -224,7 +225,7 @@ func sanitizerReasons(sq evidence.SanitizedQuery) string {
 }
 
 func normalised(s string) string {
-	return strings.Join(strings.Fields(pipeline.CleanUntrusted(s)), " ")
+	return strings.Join(strings.Fields(text.CleanUntrusted(s)), " ")
 }
 
 // lostNames names the capitalised words of before that after lost, "" when none.
@@ -232,7 +233,7 @@ func lostNames(before, after string) string {
 	var lost []string
 	have := strings.Fields(after)
 	for _, w := range strings.Fields(before) {
-		w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		w = text.TrimToWord(w)
 		if w == "" || !unicode.IsUpper([]rune(w)[0]) {
 			continue
 		}

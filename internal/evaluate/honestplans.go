@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/corroborate/corroborate/internal/evaluate/datasets"
@@ -77,14 +76,11 @@ func readGoldPlans(dir string) ([]goldPlan, error) {
 	return out, err
 }
 
-// spanWord is a word of a sentence for goldSpan.
-var spanWord = regexp.MustCompile(`[\p{L}\p{N}]+`)
-
 // goldSpan returns the shortest run of sentence's words that holds every content word of claim
 // (text.ContentWords) the sentence holds, as the sentence writes it: the words the claim
 // comes from. The whole sentence when they share no content word.
 func goldSpan(sentence, claim string) string {
-	locs := spanWord.FindAllStringIndex(sentence, -1)
+	locs := text.WordSpans(sentence)
 	keys := make([]string, len(locs))
 	have := map[string]bool{}
 	for i, l := range locs {

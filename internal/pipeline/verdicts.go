@@ -3,7 +3,8 @@ package pipeline
 import (
 	"fmt"
 	"strings"
-	"unicode"
+
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // Claim tiers of CoVe 2.0.
@@ -27,18 +28,5 @@ func SameText(draft, revised string) bool {
 
 // AgreementKey is the text sameText compares: lower-case words separated by single spaces.
 func AgreementKey(s string) string {
-	var b strings.Builder
-	gap := false
-	for _, r := range strings.ToLower(s) {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			gap = true
-			continue
-		}
-		if gap && b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		gap = false
-		b.WriteRune(r)
-	}
-	return b.String()
+	return strings.Join(text.Words(s), " ")
 }

@@ -111,18 +111,29 @@ func factsOf(s, language string) claimFacts {
 			run = nil
 		}
 	}
-	for _, w := range factWord.FindAllString(s, -1) {
-		lower := strings.ToLower(w)
+	written := factWord.FindAllString(s, -1)
+	lowered := make([]string, len(written))
+	for i, w := range written {
+		lowered[i] = strings.ToLower(w)
+	}
+	for i := 0; i < len(written); i++ {
+		w, lower := written[i], lowered[i]
 		base, _, _ := strings.Cut(lower, "'") // "Obama's" is Obama
 		f.words[base] = true
 		r, _ := utf8.DecodeRuneInString(w)
-		digits, isNumberWord := text.NumberWord(lower)
+		// A number word, a compound ("twenty-one", "twenty one") or an ordinal ("first", "21st")
+		// is the number it names: "1st" and "first" are one number, as "16th" and "16" are.
+		digits, _, n := text.NumberAt(lowered, i)
 		switch {
+		case n > 0:
+			f.numbers[digits] = true
+			for _, w := range lowered[i+1 : i+n] {
+				f.words[w] = true
+			}
+			i += n - 1
+			flush()
 		case unicode.IsDigit(r):
 			f.numbers[strings.ReplaceAll(w, ",", "")] = true
-			flush()
-		case isNumberWord:
-			f.numbers[digits] = true
 			flush()
 		case text.IsNegation(lower):
 			f.negations++

@@ -122,11 +122,13 @@ func TestMatchClaimsNumbersNegationsDates(t *testing.T) {
 		{"the day dropped", "Douglas was born on 16 October 1898.", "Douglas was born in October 1898", false},
 		{"a year made more precise", "Douglas was born in 1898.", "Douglas was born on 16 October 1898", true},
 		{"a decade is not a year in it", "The war ended in the 1940s.", "The war ended in 1945", false},
-		// Known misses, left as they are: text.NumberWord reads one word, so "twenty-one" is 20
-		// and 1, and ordinals are no numbers ("1st" is not "first"). Teaching text compounds and
-		// ordinals would turn these to recalled.
-		{"a compound number word (known miss)", "The band released twenty-one albums.", "The band released 21 albums", false},
-		{"an ordinal (known miss)", "The 1st bridge opened in 1937.", "The first bridge opened in 1937", false},
+		// Compound number words and ordinals (text.NumberAt): "twenty-one" is 21, "first" is 1st.
+		{"a compound number word", "The band released twenty-one albums.", "The band released 21 albums", true},
+		{"a compound number word in two words", "The band released twenty one albums.", "The band released 21 albums", true},
+		{"a compound is not its tens", "The band released twenty-one albums.", "The band released 20 albums", false},
+		{"an ordinal", "The 1st bridge opened in 1937.", "The first bridge opened in 1937", true},
+		{"a compound ordinal", "The 21st edition of the race was held in Paris.", "The twenty-first edition of the race was held in Paris", true},
+		{"another ordinal", "The 1st bridge opened in 1937.", "The third bridge opened in 1937", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

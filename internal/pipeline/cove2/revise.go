@@ -251,17 +251,17 @@ type token struct {
 var tokenPattern = regexp.MustCompile(`[\p{L}\p{M}\p{N}]+(?:[.,'’][\p{N}]+)*(?:['’\-][\p{L}\p{M}\p{N}]+)*`)
 
 func factTokens(s string) []token {
-	s = pipeline.CleanUntrusted(s)
+	s = text.CleanUntrusted(s)
 	var out []token
 	for _, m := range tokenPattern.FindAllStringIndex(s, -1) {
-		text := s[m[0]:m[1]]
-		first, _ := utf8.DecodeRuneInString(text)
+		written := s[m[0]:m[1]]
+		first, _ := utf8.DecodeRuneInString(written)
 		before := strings.TrimRightFunc(s[:m[0]], func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("\"'“”‘’«»([", r) })
 		startsSentence := before == "" || strings.ContainsAny(before[len(before)-1:], ".!?:;")
-		word := pipeline.FoldForMatch(text)
+		word := text.FoldForMatch(written)
 		word = strings.NewReplacer(",", "", "’", "'").Replace(word)
-		fact := strings.ContainsFunc(text, unicode.IsDigit) || unicode.IsUpper(first) && !startsSentence && !evidence.FillerWords[word]
-		out = append(out, token{word: word, text: text, fact: fact})
+		fact := strings.ContainsFunc(written, unicode.IsDigit) || unicode.IsUpper(first) && !startsSentence && !evidence.FillerWords[word]
+		out = append(out, token{word: word, text: written, fact: fact})
 	}
 	return out
 }

@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
@@ -146,19 +145,17 @@ func claimTier(modelTier, text string, others []string) (tier string, raisedBy [
 // facts (spec 000's shallow class).
 var logicWords = regexp.MustCompile(`(?i)\b(?:therefore|thus|hence|so|because|since|consequently|accordingly|as a result|which means|this means|implies|implied|follows that|led to|leads to|caused|causes|due to|in turn|same|different|differ|both|neither|unlike|than)\b`)
 
-// namedElsewhere reports whether text names anyone (namesIn), without an "et al." citation, and
+// namedElsewhere reports whether claim names anyone (namesIn), without an "et al." citation, and
 // every word of each of its names is a word of one of the other claims (but a logic word that
 // opens the sentence before the name: "Therefore Marie Curie").
-func namedElsewhere(text string, others []string) bool {
-	names := namesIn(text)
-	if len(names) == 0 || etAl.MatchString(text) {
+func namedElsewhere(claim string, others []string) bool {
+	names := namesIn(claim)
+	if len(names) == 0 || etAl.MatchString(claim) {
 		return false
 	}
 	for _, name := range names {
 		held := slices.ContainsFunc(others, func(o string) bool {
-			words := strings.FieldsFunc(o, func(r rune) bool {
-				return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’' && r != '-'
-			})
+			words := text.Tokens(o, "'’-")
 			return !slices.ContainsFunc(name, func(w string) bool { return !slices.Contains(words, w) && logicWords.FindString(w) != w })
 		})
 		if !held {

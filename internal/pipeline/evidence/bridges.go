@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
@@ -106,7 +105,7 @@ func ResolveBridge(a BridgeAnswer, given []Retrieved, grounding []int, reader st
 		return Bridge{Reason: fmt.Sprintf("its %s read the answer %q from [%d], which is not a source grounding its %s", reader, value, a.Source, finding)}
 	case !PassageIn(a.Passage, SourceText(given[a.Source-1])):
 		return Bridge{Reason: fmt.Sprintf("the passage its %s gave for the answer %q is not in source [%d]", reader, value, a.Source)}
-	case !strings.Contains(pipeline.FoldForMatch(a.Passage), pipeline.FoldForMatch(value)):
+	case !strings.Contains(text.FoldForMatch(a.Passage), text.FoldForMatch(value)):
 		return Bridge{Reason: fmt.Sprintf("the answer %q is not in the passage its %s cited from source [%d]", value, reader, a.Source)}
 	}
 	return Bridge{Value: value, Source: a.Source - 1}

@@ -7,7 +7,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
@@ -297,8 +296,8 @@ func inQuotedTitle(s string, at int) bool {
 				return false
 			}
 			for _, w := range words {
-				w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-				if w != "" && !functionWords[foldWord(w)] && !isTitleWord(w) {
+				w = text.TrimToWord(w)
+				if w != "" && !namesNothing(foldWord(w)) && !isTitleWord(w) {
 					return false
 				}
 			}
@@ -316,7 +315,7 @@ func inName(s string, from, to int) bool {
 	}
 	isNamePart := func(w string) bool {
 		f := foldWord(w)
-		return w != "" && (isTitleWord(w) || isAcronym(w)) && !notNameWords[f] && !functionWords[f] && !isCommandWord(f)
+		return w != "" && (isTitleWord(w) || isAcronym(w)) && !notNameWords[f] && !namesNothing(f) && !isCommandWord(f)
 	}
 	if isNamePart(wordAfter(s, to)) {
 		return true
@@ -351,7 +350,7 @@ func claimHolds(s string, from, to int, claim []string) bool {
 // wordsOf returns the folded, accent-free words of s, in order.
 func wordsOf(s string) []string {
 	d, _ := detectionForm(s)
-	return strings.FieldsFunc(d, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' })
+	return text.Tokens(d, "'")
 }
 
 func foldWord(w string) string {
@@ -397,7 +396,7 @@ func isTitleWord(w string) bool {
 
 // sentenceInitial reports whether the word at at opens its sentence in s.
 func sentenceInitial(s string, at int) bool {
-	before := strings.TrimRightFunc(s[:at], func(r rune) bool { return unicode.IsSpace(r) || pipeline.IsQuoteMark(r) || r == '(' || r == '[' })
+	before := strings.TrimRightFunc(s[:at], func(r rune) bool { return unicode.IsSpace(r) || text.IsQuoteMark(r) || r == '(' || r == '[' })
 	if before == "" {
 		return true
 	}

@@ -2,10 +2,8 @@ package evidence
 
 import (
 	"hash/fnv"
-	"strings"
-	"unicode"
 
-	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // ShingleWords is the length, in words, of the shingles that near-duplicate detection compares:
@@ -37,13 +35,11 @@ const (
 // Fingerprint is the set of a text's shingles, hashed: what NearDuplicate compares.
 type Fingerprint map[uint64]struct{}
 
-// FingerprintOf returns the shingles of text after FoldForMatch, as words of letters and digits
+// FingerprintOf returns the shingles of s after text.FoldForMatch, as words of letters and digits
 // (punctuation does not split a copy from its original). A text shorter than ShingleWords words
 // is one shingle of all its words.
-func FingerprintOf(text string) Fingerprint {
-	words := strings.FieldsFunc(pipeline.FoldForMatch(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
+func FingerprintOf(s string) Fingerprint {
+	words := text.Words(text.FoldForMatch(s))
 	fp := Fingerprint{}
 	if len(words) == 0 {
 		return fp

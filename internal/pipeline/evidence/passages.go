@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // MinPassageLetters is the fewest letters and digits a cited passage must have to ground a
@@ -17,17 +17,17 @@ const MinPassageLetters = 12
 var ellipsis = regexp.MustCompile(`\s*(?:\[\s*(?:\.{3}|…)\s*\]|\(\s*(?:\.{3}|…)\s*\)|\.{3,}|…)\s*`)
 
 // PassageIn reports whether a passage a model quoted is in a source's text: after
-// pipeline.FoldForMatch of both (NFKC, case, white space, quote marks, dashes, invisible
+// text.FoldForMatch of both (NFKC, case, white space, quote marks, dashes, invisible
 // characters), each fragment of the passage, split at ellipses, is in the text, in order, and the
 // passage has at least MinPassageLetters letters and digits. Punctuation at the ends of a
 // fragment is not required to match (a quotation often ends where the sentence does not).
-func PassageIn(passage, text string) bool {
-	folded := pipeline.FoldForMatch(text)
+func PassageIn(passage, source string) bool {
+	folded := text.FoldForMatch(source)
 	letters := 0
 	at := 0
 	found := false
 	for _, fragment := range ellipsis.Split(passage, -1) {
-		f := strings.TrimFunc(pipeline.FoldForMatch(fragment), func(r rune) bool {
+		f := strings.TrimFunc(text.FoldForMatch(fragment), func(r rune) bool {
 			return unicode.IsPunct(r) || unicode.IsSpace(r)
 		})
 		if f == "" {

@@ -8,9 +8,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/text/unicode/norm"
-
-	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
@@ -82,8 +79,8 @@ type QueryCheck struct {
 //   - date-anchored: a freshness-sensitive query (latest, current, now, recent, newest, as of,
 //     price, ranking, version, today...) with no date gets "as of <Month Year>" from today.
 //
-// Before any rule the query is cleaned (pipeline.CleanUntrusted) and its directives are looked
-// for in its folded form (pipeline.FoldForMatch, accents dropped), so that fullwidth letters,
+// Before any rule the query is cleaned (text.CleanUntrusted) and its directives are looked
+// for in its folded form (text.FoldForMatch, accents dropped), so that fullwidth letters,
 // zero-width characters and look-alike letters hide nothing; see SanitizeQuery, which multihop's
 // hops share. Directives are found in every language of directiveTable (en, fr, de, es, it, pt,
 // nl); the yes/no, pronoun and draft-reference rules are English, the language the
@@ -183,7 +180,7 @@ type SanitizedQuery struct {
 }
 
 // SanitizeQuery applies the rules every search query of every method obeys, because a query is
-// written by a model from untrusted text: the query is cleaned (pipeline.CleanUntrusted: NFKC,
+// written by a model from untrusted text: the query is cleaned (text.CleanUntrusted: NFKC,
 // invisible characters, look-alike letters inside Latin words), cut to
 // MaxVerificationQueryBytes, and loses its markup, its URLs, its directives (looked for in the
 // folded form, in every language of directiveTable) and, when claim is not "", every sentence
@@ -192,7 +189,7 @@ type SanitizedQuery struct {
 // the claim is marked NotAboutClaim. A query nothing was removed from is returned as it was
 // written.
 func SanitizeQuery(query, claim string) (sq SanitizedQuery) {
-	s := strings.TrimSpace(pipeline.CleanUntrusted(strings.ToValidUTF8(query, "")))
+	s := strings.TrimSpace(text.CleanUntrusted(strings.ToValidUTF8(query, "")))
 	if len(s) > MaxVerificationQueryBytes {
 		s = text.Truncate(s, MaxVerificationQueryBytes)
 		sq.Truncated = true
@@ -334,13 +331,12 @@ func aboutClaim(s string, terms []string) (kept string, dropped []string) {
 }
 
 // contentTerms returns the folded, accent-free words of s that can name something: three
-// letters or more and not a function word of a language of directiveTable, or any word with a
-// digit.
+// letters or more and not a word that names nothing (namesNothing), or any word with a digit.
 func contentTerms(s string) []string {
 	d, _ := detectionForm(s)
 	var out []string
-	for _, w := range strings.FieldsFunc(d, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if strings.ContainsAny(w, "0123456789") || utf8.RuneCountInString(w) >= 3 && !functionWords[w] {
+	for _, w := range text.Words(d) {
+		if strings.ContainsAny(w, "0123456789") || utf8.RuneCountInString(w) >= 3 && !namesNothing(w) {
 			out = append(out, w)
 		}
 	}
@@ -370,19 +366,14 @@ func commonPrefix(a, b string) int {
 	return n
 }
 
-// functionWords name nothing (folded, accent-free; en, fr, de, es, it, pt, nl): a sentence that
-// shares only these with a claim is not about it.
-var functionWords = text.WordSet(`the and for with from what which when where who whom whose why how was were are has have had does did
-this that these those into over than then they them their there about after before also been being but can could would should
-will shall may might must not any all each some such only own same very just more most other tell know find search answer
-question query please now you your yes
-les des une est que qui quoi quand comment pourquoi dans pour avec sur par pas plus son ses leur ete etait sont ont cette ces aux
-der die das den dem des ein eine einer eines und ist sind war waren wer wie was wann warum welche welcher welches mit von fur auf
-aus bei nach uber unter dass nicht auch
-los las del una uno quien cual cuando como donde por para con sus fue era son esta este esto
-gli della dei delle chi cosa dove perche per sono stato questo questa
-dos das uma quem qual onde com foi sao isto
-het een van wat wanneer hoe waar waarom welke met voor door zijn dit dat deze niet ook`)
+// requestWords are the words of a request to a search engine ("tell", "find", "search",
+// "query"...), which in a query name nothing the claim is about.
+var requestWords = text.WordSet("tell know find search answer question query please")
+
+// namesNothing reports whether a folded, accent-free word names nothing: a stop word of any
+// language (text.IsAnyStopWord; a query's language is not known) or a word of a request. A
+// sentence that shares only these with a claim is not about it.
+func namesNothing(w string) bool { return text.IsAnyStopWord(w) || requestWords[w] }
 
 func containsFlag(flags []string, f string) bool {
 	for _, x := range flags {
@@ -488,7 +479,7 @@ func StripDirectives(s string) (string, bool) { return stripDirectives(s, nil) }
 // stripDirectives is StripDirectives with the words of the claim the query checks (wordsOf),
 // which a command word of the query may repeat without being an order (notADirective).
 func stripDirectives(s string, claim []string) (string, bool) {
-	s = pipeline.CleanUntrusted(s)
+	s = text.CleanUntrusted(s)
 	removed := false
 	// A URL the query tells the verifier to visit goes with its verb.
 	for {
@@ -544,7 +535,7 @@ func stripDirectives(s string, claim []string) (string, bool) {
 }
 
 // detectionForm returns s folded for the directive checks, rune by rune with
-// pipeline.FoldForMatch (NFKC, invisible characters dropped, look-alike letters mapped, lower
+// text.FoldForMatch (NFKC, invisible characters dropped, look-alike letters mapped, lower
 // case) and with accents removed ("précédentes" is "precedentes", so that one ASCII pattern
 // serves every spelling), and off, the byte offset in s of every byte of the folded form (and
 // len(s) after it): a match in the folded form is cut from s. Spaces and quote marks are kept,
@@ -554,10 +545,10 @@ func detectionForm(s string) (string, []int) {
 	off := make([]int, 0, len(s)+1)
 	for i, r := range s {
 		f := string(r)
-		if !unicode.IsSpace(r) && !pipeline.IsQuoteMark(r) {
-			f = pipeline.FoldForMatch(f)
+		if !unicode.IsSpace(r) && !text.IsQuoteMark(r) {
+			f = text.FoldForMatch(f)
 			if r >= 0x80 {
-				f = dropAccents(f)
+				f = text.DropAccents(f)
 			}
 		}
 		b.WriteString(f)
@@ -566,16 +557,6 @@ func detectionForm(s string) (string, []int) {
 		}
 	}
 	return b.String(), append(off, len(s))
-}
-
-// dropAccents removes the combining marks of f's canonical decomposition: "é" is "e".
-func dropAccents(f string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.Is(unicode.Mn, r) {
-			return -1
-		}
-		return r
-	}, norm.NFD.String(f))
 }
 
 var (
@@ -749,9 +730,7 @@ func danglingPronoun(s string) string {
 
 // queryTokens splits a query into words, punctuation dropped.
 func queryTokens(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '-' && r != '.'
-	})
+	return text.Tokens(s, "'-.")
 }
 
 func isCapitalised(w string) bool {
@@ -804,9 +783,13 @@ func isYesNo(s string) bool {
 	return tagQuestion.MatchString(s) || truthCheck.MatchString(s)
 }
 
-const (
-	dateWords     = `(?:\d{4}-\d{2}-\d{2}|(?:\d{1,2}(?:st|nd|rd|th)?\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?\d{4}|(?:the\s+)?(?:early\s+|mid-?|late\s+)?\d{3,4}s?|the\s+\d{1,2}(?:st|nd|rd|th)\s+century)`
-	numberWords   = `(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|a\s+hundred|a\s+thousand|a\s+million)(?:\s*(?:%|percent|hundred|thousand|million|billion|trillion))?`
+var (
+	dateWords = `(?:\d{4}-\d{2}-\d{2}|(?:\d{1,2}(?:st|nd|rd|th)?\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?\d{4}|(?:the\s+)?(?:early\s+|mid-?|late\s+)?\d{3,4}s?|the\s+\d{1,2}(?:st|nd|rd|th)\s+century)`
+	// numberWords is a figure in digits or in words (text.NumberWordPattern, a compound such
+	// as "twenty-one" included), with its scale; a scale alone ("million") is no figure, or a
+	// greedy subject would swallow the figure before it.
+	numberWords   = `(?:\d[\d,.]*|(?:` + figureWord + `)(?:[\s-](?:` + figureWord + `))?|a\s+hundred|a\s+thousand|a\s+million)(?:\s*(?:%|percent|hundred|thousand|million|billion|trillion))?`
+	figureWord    = text.NumberWordPattern("thousand", "million", "billion", "trillion")
 	qualifierWord = `(?:about|around|approximately|roughly|over|under|more\s+than|fewer\s+than|less\s+than|at\s+least|at\s+most|exactly|only|nearly|almost|just)`
 	qualifiers    = `(?:` + qualifierWord + `\s+)?`
 )
@@ -882,7 +865,7 @@ func isOpenQuestion(s string) bool {
 		return true
 	}
 	for _, w := range queryTokens(s) {
-		if whWords[strings.ToLower(w)] || questionWords[dropAccents(strings.ToLower(w))] {
+		if whWords[strings.ToLower(w)] || questionWords[text.DropAccents(strings.ToLower(w))] {
 			return true
 		}
 	}

@@ -32,6 +32,9 @@ func TestCheckVerificationQuery(t *testing.T) {
 		{"yes/no date", "Was the Eiffel Tower completed in 1889?", "When was the Eiffel Tower completed?", []string{QueryYesNoRepaired}},
 		{"yes/no date did", "Did Apple release the first iPhone in June 2007?", "When did Apple release the first iPhone?", []string{QueryYesNoRepaired}},
 		{"yes/no measure", "Is the Eiffel Tower 330 meters tall?", "How tall is the Eiffel Tower?", []string{QueryYesNoRepaired}},
+		// Every number word of text.NumberWordPattern is a figure: the old list lacked the teens.
+		{"yes/no measure in teen words", "Is the obelisk fifteen metres tall?", "How tall is the obelisk?", []string{QueryYesNoRepaired}},
+		{"yes/no count in compound words", "Does the EU have twenty-seven member states?", "How many member states does the EU have?", []string{QueryYesNoRepaired}},
 		{"yes/no count", "Does the European Union have 27 member states?", "How many member states does the European Union have?", []string{QueryYesNoRepaired}},
 		{"yes/no attribute", "Is the population of France about 68 million?", "What is the population of France?", []string{QueryYesNoRepaired}},
 		{"yes/no place", "Was Barack Obama born in Hawaii?", "Where was Barack Obama born?", []string{QueryYesNoRepaired}},

@@ -41,16 +41,18 @@ func ReuseKeyOf(text string) string {
 	return strings.Join(claimWords(text), " ")
 }
 
-// claimWords are a claim's folded words, English number words as digits ("two" is "2": one
-// number, however it is written).
+// claimWords are a claim's folded words, English cardinal number words as digits ("two" is
+// "2", "twenty-one" and "twenty one" are "21": one number, however it is written). Ordinals keep
+// their words: "first" is no "1", and a missed reuse costs one verification where a false one
+// would publish another claim's verdict.
 func claimWords(claim string) []string {
-	words := strings.FieldsFunc(pipeline.FoldForMatch(possessive.ReplaceAllString(claim, "$1")), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-	out := words[:0]
-	for i, w := range words {
-		if d, ok := text.NumberWord(w); ok {
+	words := text.Words(text.FoldForMatch(possessive.ReplaceAllString(claim, "$1")))
+	out := make([]string, 0, len(words))
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if d, ordinal, n := text.NumberAt(words, i); n > 0 && !ordinal {
 			w = d
+			i += n - 1
 		}
 		if w == "cent" && i > 0 && words[i-1] == "per" { // "per cent" is "percent"
 			out[len(out)-1] = "percent"
@@ -153,17 +155,15 @@ func names(text string) map[string]bool {
 	return out
 }
 
-// nameSequence is names in the order they first appear in text.
-func nameSequence(text string) []string {
+// nameSequence is names in the order they first appear in the claim.
+func nameSequence(claim string) []string {
 	var out []string
-	for _, w := range strings.FieldsFunc(possessive.ReplaceAllString(text, "$1"), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
+	for _, w := range text.Tokens(possessive.ReplaceAllString(claim, "$1"), "") {
 		first, _ := utf8.DecodeRuneInString(w)
 		if !unicode.IsUpper(first) {
 			continue
 		}
-		if f := pipeline.FoldForMatch(w); !nameStopwords[f] && !slices.Contains(out, f) {
+		if f := text.FoldForMatch(w); !nameStopwords[f] && !slices.Contains(out, f) {
 			out = append(out, f)
 		}
 	}

@@ -149,6 +149,16 @@ func TestReuseKeyOfNormalises(t *testing.T) {
 	if ReuseKeyOf("The Eiffel Tower was completed in 1887.") == want {
 		t.Error("another year has the same key")
 	}
+	// One number, however it is written: a compound number word is its digits.
+	want = ReuseKeyOf("The band released 21 albums.")
+	for _, s := range []string{"The band released twenty-one albums.", "The band released twenty one albums."} {
+		if got := ReuseKeyOf(s); got != want {
+			t.Errorf("ReuseKeyOf(%q) = %q, want %q", s, got, want)
+		}
+	}
+	if ReuseKeyOf("The band released twenty albums.") == want {
+		t.Error("twenty has the key of 21")
+	}
 }
 
 func TestTimeSensitive(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // LocateSpan finds the words a plan quoted as a claim's source span in the statement and
@@ -39,12 +39,12 @@ func normalizeForSpan(s string) (string, []int) {
 	space := false
 	for i, r := range s {
 		switch {
-		case pipeline.IsQuoteMark(r):
+		case text.IsQuoteMark(r):
 			continue
 		case unicode.IsSpace(r):
 			space = b.Len() > 0
 			continue
-		case pipeline.IsDash(r):
+		case text.IsDash(r):
 			r = '-'
 		default:
 			r = unicode.ToLower(r)

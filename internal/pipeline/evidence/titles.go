@@ -23,7 +23,7 @@ func IsTitleText(s string) bool {
 	words := strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == ',' || r == ':' || r == ';' })
 	n := 0
 	for _, w := range words {
-		w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		w = text.TrimToWord(w)
 		if w == "" {
 			continue
 		}

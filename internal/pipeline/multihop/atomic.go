@@ -9,7 +9,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
 	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
@@ -139,7 +138,7 @@ func openedClauses(claim string) (left, right string) {
 func checkClaimAtomic(pv *planValidation) []string {
 	lang := cmpLang(pv.ctx.Language)
 	conj := conjunctionsOf[lang]
-	statement := pipeline.FoldForMatch(pv.ctx.Statement)
+	statement := text.FoldForMatch(pv.ctx.Statement)
 	statementTitles := titleTexts(pv.ctx.Statement)
 	var out []string
 	for _, c := range pv.plan.Claims {
@@ -197,7 +196,7 @@ func joinKind(left, right []token, lang, foldedStatement string, conj []string) 
 	}
 	a, b := left[len(left)-1], right[0]
 	if lang != "de" && a.capital && b.capital && !a.number && !b.number && (lang != "en" || !isPredicate(left)) &&
-		!strings.Contains(foldedStatement, pipeline.FoldForMatch(a.text+" and "+b.text)) &&
+		!strings.Contains(foldedStatement, text.FoldForMatch(a.text+" and "+b.text)) &&
 		!containsJoined(foldedStatement, a.text, b.text, conj) {
 		return "two named subjects"
 	}
@@ -274,7 +273,7 @@ func modifierForm(w string) bool {
 // his wife, Rinske Jans"), or a and b with any one word between (the statement's own "and").
 // Then the statement names them together.
 func containsJoined(foldedStatement, a, b string, conj []string) bool {
-	fa, fb := regexp.QuoteMeta(pipeline.FoldForMatch(a)), regexp.QuoteMeta(pipeline.FoldForMatch(b))
+	fa, fb := regexp.QuoteMeta(text.FoldForMatch(a)), regexp.QuoteMeta(text.FoldForMatch(b))
 	words := make([]string, len(conj))
 	for i, c := range conj {
 		words[i] = regexp.QuoteMeta(c)
@@ -287,7 +286,7 @@ func containsJoined(foldedStatement, a, b string, conj []string) bool {
 func titleTexts(s string) []string {
 	var out []string
 	for _, r := range evidence.TitleSpans(s) {
-		out = append(out, strings.TrimFunc(s[r[0]:r[1]], func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+		out = append(out, text.TrimToWord(s[r[0]:r[1]]))
 	}
 	return out
 }

@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
@@ -130,7 +129,6 @@ var (
 	reuseWords         = text.WordSet("same reuse reuses reused reusing repeat repeats repeated repeating share shares shared sharing identical again")
 	differenceWords    = text.WordSet("different differ differs differing distinct unique uniqueness another new independent separate separation other exclude excludes excluded excluding avoid avoids avoided avoiding diverse diversity varied")
 	nominalDifference  = text.WordSet("diversity uniqueness separation")
-	negationWords      = text.WordSet("no not never cannot nor neither none without")
 	permitWords        = text.WordSet("may can could might allowed allow allows permitted permit permits ok okay fine acceptable")
 	requireWords       = text.WordSet("must shall should required require requires need needs has have each every always only")
 	// segmentBreaks end the reach of a negation or a modal: "must use a different domain and
@@ -235,7 +233,7 @@ func readRuleSentence(sentence string) (dims map[string]bool, permits bool) {
 		}
 		negated, permitted, required := false, false, false
 		for _, before := range words[segStart:i] {
-			negated = negated || negationWords[before]
+			negated = negated || text.IsNegation(before) // "not", "never", "nothing", "non-"...
 			permitted = permitted || permitWords[before]
 			required = required || requireWords[before]
 		}
@@ -315,9 +313,7 @@ func isDimensionWord(w string) bool {
 func ruleWords(lower string) []string {
 	lower = strings.NewReplacer("can't", "can not", "won't", "will not", "n't", " not", "cannot", "can not",
 		"re-use", "reuse", "re-using", "reusing", "re-used", "reused", ",", " and ").Replace(lower)
-	return strings.FieldsFunc(lower, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
-	})
+	return text.Tokens(lower, "'")
 }
 
 // usedSources are the sources the earlier hops of one chain used, in the order they were used:

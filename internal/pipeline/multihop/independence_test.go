@@ -20,6 +20,8 @@ func TestParseIndependenceRulesAccepts(t *testing.T) {
 		`"Hops must not share a website or an outlet; each hop needs a new link."`,
 		`"Domain diversity, publisher separation and URL uniqueness are required."`,
 		`"Each hop can't use the same domain or publisher as earlier hops and cannot repeat a URL."`,
+		// Every negation of text.IsNegation negates a rule ("non-" was not read).
+		`"Hops must use non-repeated domains, publishers and URLs."`,
 		`{"distinct_domains": true, "distinct_urls": true, "distinct_publishers": true}`,
 	} {
 		rules, err := ParseIndependenceRules([]byte(raw))

@@ -6,7 +6,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
@@ -14,7 +13,7 @@ import (
 // of the claims it verifies and of its planned query, and among them the anchors, the numbers
 // and names that say which fact it is about.
 //
-// A result is relevant when its title and text (folded as pipeline.FoldForMatch does, plural
+// A result is relevant when its title and text (folded as text.FoldForMatch does, plural
 // "s" removed) hold an anchor and at least one more content word of the claim or the query,
 // outside that anchor. An anchor is a number of the claim or the query ("1889"), a name of the
 // plan's entities ("Eiffel Tower": every proper noun of it, see nameWords), or an identifier written with
@@ -128,7 +127,7 @@ func nameWords(entity, language string, words []string) []string {
 // topicWords are the content words of s as relevance compares them: folded, without stop words
 // (text.ContentWords), a plural "s" removed ("towers" is "tower", "studies" is "study").
 func topicWords(s, language string) []string {
-	words := text.ContentWords(pipeline.FoldForMatch(s), language)
+	words := text.ContentWords(text.FoldForMatch(s), language)
 	for i, w := range words {
 		words[i] = singular(w)
 	}
@@ -153,7 +152,7 @@ func isNumber(w string) bool {
 // of two letters or more ("NIH"), as topicWords gives them.
 func identifiers(s string) []string {
 	var out []string
-	for _, raw := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+	for _, raw := range text.Tokens(s, "") {
 		letters, digits, upper := 0, 0, 0
 		for _, r := range raw {
 			switch {

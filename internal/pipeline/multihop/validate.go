@@ -412,12 +412,16 @@ func quantities(s, language string) map[string]bool {
 	}
 	if language == "" || language == "en" {
 		words := ruleWords(strings.ToLower(s))
-		for i, w := range words {
+		for i := 0; i < len(words); i++ {
+			w := words[i]
 			if w == "one" && i+1 < len(words) && words[i+1] == "of" {
 				continue // "one of the products" picks one out, it counts nothing
 			}
-			if d, ok := text.NumberWord(w); ok {
+			// "twenty-one" and "twenty one" are one number, 21; an ordinal counts nothing.
+			if d, ordinal, n := text.NumberAt(words, i); n > 0 && !ordinal {
 				out[d] = true
+				i += n - 1
+				continue
 			}
 			if quantityWords[w] {
 				out[w] = true

@@ -459,6 +459,11 @@ func TestQuantitiesOneOf(t *testing.T) {
 		{"One of the resulting products is copper sulfate", nil},
 		{"The reaction gives one product", []string{"1"}},
 		{"One product of the reaction is iron", []string{"1"}},
+		// A compound is one number: "twenty-one" is 21, not 20 and 1 (text.NumberAt).
+		{"The band released twenty-one albums", []string{"21"}},
+		{"The band released twenty one albums", []string{"21"}},
+		// An ordinal counts nothing.
+		{"The first album sold well", nil},
 	} {
 		got := slices.Sorted(maps.Keys(quantities(c.claim, "en")))
 		if !slices.Equal(got, c.want) {

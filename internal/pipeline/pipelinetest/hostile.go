@@ -3,11 +3,8 @@ package pipelinetest
 import (
 	"strings"
 	"time"
-	"unicode"
 
-	"golang.org/x/text/unicode/norm"
-
-	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // QueryToday is the fixed "today" of the query tests.
@@ -174,10 +171,10 @@ var SplitPayloads = [][2]string{
 }
 
 // DirectiveIn returns the first directive, URL or markup fragment in q, or "". It reads q as
-// the query checks do (pipeline.FoldForMatch, accents dropped): fullwidth, look-alike and
+// the query checks do (text.FoldForMatch, accents dropped): fullwidth, look-alike and
 // zero-width spellings of a directive are that directive.
 func DirectiveIn(q string) string {
-	lower := foldAccents(pipeline.FoldForMatch(q))
+	lower := text.DropAccents(text.FoldForMatch(q))
 	for _, bad := range directiveFragments {
 		if strings.Contains(lower, bad) {
 			return bad
@@ -208,14 +205,4 @@ var directiveFragments = []string{
 	"esqueca", "tudo acima", "agora voce", "revele", "marque", "instrucoes",
 	// nl
 	"negeer", "vergeet", "hierboven", "je bent nu", "toon je", "markeer", "bevestigd", "instructies", "systeemprompt",
-}
-
-// foldAccents drops the accents of a folded text: "précédentes" is "precedentes".
-func foldAccents(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.Is(unicode.Mn, r) {
-			return -1
-		}
-		return r
-	}, norm.NFD.String(s))
 }

@@ -1,9 +1,9 @@
 // Package text is the one home of the word-level text rules every other package shares: how a
 // text splits into words, which words carry content (per language), how number words read as
-// digits, which words negate, and how text is cut, quoted and put on one line. A rule defined
-// twice drifts (issue 25 found four lists of number words with different coverage, so a gold
-// "15" against "fifteen" scored as a miss in one place and matched in another); here each is
-// defined once and table-tested.
+// digits, which words negate, how two texts are folded to be compared (fold.go), and how text is
+// cut, quoted and put on one line. A rule defined twice drifts (issue 25 found four lists of
+// number words with different coverage, so a gold "15" against "fifteen" scored as a miss in one
+// place and matched in another); here each is defined once and table-tested.
 //
 // It is pure and imports nothing of the project.
 package text
@@ -27,45 +27,46 @@ func WordSet(words string) map[string]bool {
 
 // Words splits s into its runs of letters and digits, lower-cased: "Alzheimer's 2nd-stage" is
 // "alzheimer", "s", "2nd", "stage". Every other character separates words.
-func Words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
+func Words(s string) []string { return Tokens(strings.ToLower(s), "") }
+
+// Tokens splits s into its words as written (case kept): runs of letters, digits and the
+// characters of joiners, which hold a word together where a rule needs it to ("'" keeps
+// "can't" one word, "-" keeps "twenty-one"). Every other character separates words. Words is
+// Tokens of the lower-cased text with no joiners.
+func Tokens(s, joiners string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return !wordRune(r, joiners) })
 }
 
-// ContentWords are s's words (Words) without single letters and without the language's stop
-// words (StopWords): what a query or a claim asks about. A single digit stays ("3 tenors").
-func ContentWords(s, language string) []string {
-	words := Words(s)
-	stop := StopWords(language)
-	out := words[:0]
-	for _, w := range words {
-		if r, size := utf8.DecodeRuneInString(w); size == len(w) && !unicode.IsDigit(r) {
-			continue
+// WordSpans are the byte offsets [start, end) of s's runs of letters and digits (the words of
+// Tokens with no joiners), for a rule that maps words back to the text.
+func WordSpans(s string) [][2]int {
+	var spans [][2]int
+	start := -1
+	for i, r := range s {
+		switch {
+		case wordRune(r, "") && start < 0:
+			start = i
+		case !wordRune(r, "") && start >= 0:
+			spans = append(spans, [2]int{start, i})
+			start = -1
 		}
-		if stop[w] {
-			continue
-		}
-		out = append(out, w)
 	}
-	return out
+	if start >= 0 {
+		spans = append(spans, [2]int{start, len(s)})
+	}
+	return spans
 }
 
-// StopWords are the function words of a language that carry no content of their own; English
-// for "" (the default language). A language without a list has none: every word counts.
-func StopWords(language string) map[string]bool {
-	switch strings.ToLower(language) {
-	case "", "en":
-		return englishStopWords
-	}
-	return nil
+// TrimToWord removes what is not a letter or a digit from both ends of s: "(Hubble)," is
+// "Hubble".
+func TrimToWord(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return !wordRune(r, "") })
 }
 
-var englishStopWords = WordSet(`a an the and or nor but of in on at to for from by with without about as into onto
-	over under than then that this these those there here is are was were be been being am do does did done has have
-	had having it its it's they them their he him his she her we us our you your i me my what which who whom whose
-	when where why how whether if so such not no yes also any some all each both either neither very can could will
-	would shall should may might must just only more most other same own`)
+// wordRune reports whether r belongs to a word: a letter, a digit, or one of joiners.
+func wordRune(r rune, joiners string) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune(joiners, r)
+}
 
 // numberWords are the English number words, read as the digits a text may use instead.
 var numberWords = map[string]string{
@@ -77,11 +78,109 @@ var numberWords = map[string]string{
 	"dozen": "12",
 }
 
-// NumberWord returns the digits an English number word names ("fifteen" is "15"), ok false for
-// any other word. The word is matched in lower case.
+// NumberWord returns the digits an English cardinal number word names, ok false for any other
+// word: a word of numberWords ("fifteen" is "15") or a compound of tens and units written with
+// a hyphen, a dash or a space ("twenty-one", "twenty one" are "21"). The word is matched in lower
+// case. An ordinal is no cardinal ("first" is not "1"): see OrdinalWord.
 func NumberWord(word string) (digits string, ok bool) {
-	digits, ok = numberWords[strings.ToLower(word)]
-	return digits, ok
+	w := strings.ToLower(word)
+	if digits, ok = numberWords[w]; ok {
+		return digits, true
+	}
+	tens, unit, ok := cutCompound(w)
+	if !ok {
+		return "", false
+	}
+	u, ok := numberWords[unit]
+	if !ok || len(u) != 1 || u == "0" {
+		return "", false
+	}
+	return tens[:1] + u, true
+}
+
+// ordinalWords are the English ordinals that are not a cardinal with "th" ("fourth" is, "fifth"
+// is not), read as the number they put in order.
+var ordinalWords = map[string]string{
+	"first": "1", "second": "2", "third": "3", "fifth": "5", "eighth": "8", "ninth": "9", "twelfth": "12",
+	"twentieth": "20", "thirtieth": "30", "fortieth": "40", "fiftieth": "50", "sixtieth": "60",
+	"seventieth": "70", "eightieth": "80", "ninetieth": "90",
+}
+
+// OrdinalWord returns the number an English ordinal puts in order, ok false for any other word:
+// "first" and "1st" are "1", "third" "3", "twelfth" "12", "twenty-first", "twenty first" and
+// "21st" "21". The word is matched in lower case. The suffix of a number in digits is not
+// checked against the number ("21th" is "21"): a text that misspells it still means 21.
+func OrdinalWord(word string) (digits string, ok bool) {
+	w := strings.ToLower(word)
+	switch end := strings.IndexFunc(w, func(r rune) bool { return r < '0' || r > '9' }); {
+	case end < 0 && w != "":
+		return "", false // a cardinal in digits
+	case end > 0:
+		switch w[end:] {
+		case "st", "nd", "rd", "th":
+			return w[:end], true
+		}
+		return "", false
+	}
+	if digits, ok = ordinalWords[w]; ok {
+		return digits, true
+	}
+	if base, found := strings.CutSuffix(w, "th"); found && len(base) > 2 && !strings.HasSuffix(base, "y") {
+		// "fourth", "sixteenth", "hundredth": a cardinal with "th".
+		if d, ok := numberWords[base]; ok {
+			return d, true
+		}
+	}
+	tens, unit, ok := cutCompound(w)
+	if !ok {
+		return "", false
+	}
+	u, ok := OrdinalWord(unit)
+	if !ok || len(u) != 1 || u == "0" || strings.ContainsAny(unit, "0123456789") {
+		return "", false
+	}
+	return tens[:1] + u, true
+}
+
+// cutCompound cuts a compound number word into its tens ("twenty") and its unit ("one",
+// "first"), joined by a hyphen, a dash or a space; tens is returned as its digits ("20").
+func cutCompound(w string) (tens, unit string, ok bool) {
+	i := strings.IndexAny(w, "-‐‑–— ")
+	if i < 0 {
+		return "", "", false
+	}
+	_, size := utf8.DecodeRuneInString(w[i:])
+	t, ok := numberWords[w[:i]]
+	if !ok || len(t) != 2 || t[1] != '0' || t == "10" {
+		return "", "", false
+	}
+	return t, w[i+size:], true
+}
+
+// NumberAt reads the number word that starts at words[i] (lower-cased words, as Words gives
+// them): a cardinal or an ordinal, a compound written as two words ("twenty", "one") taken as
+// one. n is the number of words it took, 0 when words[i] is no number word (or i is out of
+// range); ordinal tells "first" (1) from "one" (1), which a rule may not want to count.
+func NumberAt(words []string, i int) (digits string, ordinal bool, n int) {
+	if i < 0 || i >= len(words) {
+		return "", false, 0
+	}
+	if i+1 < len(words) {
+		pair := words[i] + " " + words[i+1]
+		if d, ok := NumberWord(pair); ok {
+			return d, false, 2
+		}
+		if d, ok := OrdinalWord(pair); ok {
+			return d, true, 2
+		}
+	}
+	if d, ok := NumberWord(words[i]); ok {
+		return d, false, 1
+	}
+	if d, ok := OrdinalWord(words[i]); ok {
+		return d, true, 1
+	}
+	return "", false, 0
 }
 
 // NumberWordPattern is a regular-expression alternation of the number words, longest first,

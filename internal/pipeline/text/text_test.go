@@ -22,6 +22,33 @@ func TestWords(t *testing.T) {
 	}
 }
 
+func TestTokensWordSpansTrimToWord(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		in, joiners string
+		want        []string
+	}{
+		{"Can't re-use it", "'", []string{"Can't", "re", "use", "it"}},
+		{"twenty-one U.S. states", "-.", []string{"twenty-one", "U.S.", "states"}},
+		{"Květa's 2nd", "", []string{"Květa", "s", "2nd"}},
+	} {
+		if got := Tokens(tt.in, tt.joiners); !slices.Equal(got, tt.want) {
+			t.Errorf("Tokens(%q, %q) = %q, want %q", tt.in, tt.joiners, got, tt.want)
+		}
+	}
+	s := "«Květa», born 1975."
+	var words []string
+	for _, sp := range WordSpans(s) {
+		words = append(words, s[sp[0]:sp[1]])
+	}
+	if want := Tokens(s, ""); !slices.Equal(words, want) {
+		t.Errorf("WordSpans(%q) gave %q, Tokens %q", s, words, want)
+	}
+	if got := TrimToWord("«(Hubble),»"); got != "Hubble" {
+		t.Errorf("TrimToWord = %q", got)
+	}
+}
+
 func TestContentWords(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -30,7 +57,13 @@ func TestContentWords(t *testing.T) {
 	}{
 		{"Who wrote the play in 1953?", "en", []string{"wrote", "play", "1953"}},
 		{"the 3 tenors of a city", "", []string{"3", "tenors", "city"}},
-		{"die Stadt der Liebe", "de", []string{"die", "stadt", "der", "liebe"}},
+		// Every language of the query rules has its stop words (German had none, so its articles
+		// counted as content in token overlap).
+		{"die Stadt der Liebe", "de", []string{"stadt", "liebe"}},
+		{"Où est la tour qui a été construite ?", "fr", []string{"tour", "construite"}},
+		{"the tour of a city after the war", "en", []string{"tour", "city", "war"}},
+		{"Wer baute die Brücke über den Fluss", "de", []string{"baute", "brücke", "fluss"}},
+		{"Stadt", "xx", []string{"stadt"}},
 	} {
 		if got := ContentWords(tt.in, tt.language); !slices.Equal(got, tt.want) {
 			t.Errorf("ContentWords(%q, %q) = %q, want %q", tt.in, tt.language, got, tt.want)
@@ -39,17 +72,21 @@ func TestContentWords(t *testing.T) {
 }
 
 // Every English number word up to the billions reads as its digits, the teens and tens
-// included (one of the four old lists lacked 13-19 and 30-90).
+// included (one of the four old lists lacked 13-19 and 30-90), and so do the compounds of tens
+// and units ("twenty-one" was read as 20 and 1). Ordinals are not cardinals: "first" is no 1.
 func TestNumberWord(t *testing.T) {
 	t.Parallel()
 	for word, want := range map[string]string{"zero": "0", "seven": "7", "Fifteen": "15", "nineteen": "19",
-		"thirty": "30", "ninety": "90", "hundred": "100", "million": "1000000", "dozen": "12"} {
+		"thirty": "30", "ninety": "90", "hundred": "100", "million": "1000000", "dozen": "12",
+		"twenty-one": "21", "Twenty One": "21", "ninety-nine": "99", "forty–two": "42"} {
 		if got, ok := NumberWord(word); !ok || got != want {
 			t.Errorf("NumberWord(%q) = %q, %v; want %q", word, got, ok, want)
 		}
 	}
-	if got, ok := NumberWord("seventh"); ok {
-		t.Errorf("NumberWord(seventh) = %q", got)
+	for _, word := range []string{"seventh", "first", "twenty-first", "one-two", "ten-one", "twenty-twenty", "twenty-", "hundred-one", "", "3"} {
+		if got, ok := NumberWord(word); ok {
+			t.Errorf("NumberWord(%q) = %q", word, got)
+		}
 	}
 	re := regexp.MustCompile(`\b(?:` + NumberWordPattern() + `)\b`)
 	if got := re.FindAllString("seventeen of the seventy-seven", -1); !slices.Equal(got, []string{"seventeen", "seventy", "seven"}) {
@@ -58,6 +95,48 @@ func TestNumberWord(t *testing.T) {
 	re = regexp.MustCompile(`\b(?:` + NumberWordPattern("zero", "one") + `)\b`)
 	if got := re.FindAllString("one of the two", -1); !slices.Equal(got, []string{"two"}) {
 		t.Errorf("NumberWordPattern without one found %q", got)
+	}
+}
+
+func TestOrdinalWord(t *testing.T) {
+	t.Parallel()
+	for word, want := range map[string]string{"first": "1", "Third": "3", "twelfth": "12", "twentieth": "20",
+		"ninetieth": "90", "twenty-first": "21", "twenty first": "21", "thirty-third": "33", "1st": "1",
+		"2nd": "2", "3rd": "3", "21st": "21", "11th": "11", "100th": "100"} {
+		if got, ok := OrdinalWord(word); !ok || got != want {
+			t.Errorf("OrdinalWord(%q) = %q, %v; want %q", word, got, ok, want)
+		}
+	}
+	for _, word := range []string{"one", "21", "st", "1990s", "twenty", "first-twenty", "th", "2x"} {
+		if got, ok := OrdinalWord(word); ok {
+			t.Errorf("OrdinalWord(%q) = %q", word, got)
+		}
+	}
+}
+
+// NumberAt reads a compound written as two words as one number, and says how many words it took.
+func TestNumberAt(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		words   []string
+		i       int
+		digits  string
+		ordinal bool
+		n       int
+	}{
+		{[]string{"released", "twenty", "one", "albums"}, 1, "21", false, 2},
+		{[]string{"twenty", "albums"}, 0, "20", false, 1},
+		{[]string{"the", "twenty", "first", "edition"}, 1, "21", true, 2},
+		{[]string{"the", "third", "bridge"}, 1, "3", true, 1},
+		{[]string{"the", "21st", "edition"}, 1, "21", true, 1},
+		{[]string{"one", "twenty"}, 0, "1", false, 1},
+		{[]string{"the", "bridge"}, 1, "", false, 0},
+		{[]string{"twenty"}, 3, "", false, 0},
+	} {
+		digits, ordinal, n := NumberAt(tt.words, tt.i)
+		if digits != tt.digits || ordinal != tt.ordinal || n != tt.n {
+			t.Errorf("NumberAt(%q, %d) = %q, %v, %d; want %q, %v, %d", tt.words, tt.i, digits, ordinal, n, tt.digits, tt.ordinal, tt.n)
+		}
 	}
 }
 
@@ -94,5 +173,17 @@ func TestTruncateQuoteOneLine(t *testing.T) {
 	}
 	if got := OneLineCut("short", 7); got != "short" {
 		t.Errorf("OneLineCut = %q", got)
+	}
+}
+
+// The stop words of every language count in any language for text whose language is not known
+// (a query a model wrote), in their written and their accent-free forms.
+func TestIsAnyStopWord(t *testing.T) {
+	t.Parallel()
+	for w, want := range map[string]bool{"the": true, "für": true, "fur": true, "était": true, "etait": true,
+		"welche": true, "perché": true, "waarom": true, "tower": false, "paris": false, "": false} {
+		if got := IsAnyStopWord(w); got != want {
+			t.Errorf("IsAnyStopWord(%q) = %v, want %v", w, got, want)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package pipeline
+package text
 
 import "testing"
 
@@ -32,6 +32,20 @@ func TestCleanUntrustedKeepsOtherScripts(t *testing.T) {
 	} {
 		if got := CleanUntrusted(c.in); got != c.want {
 			t.Errorf("CleanUntrusted(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestDropAccents(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ in, want string }{
+		{"précédentes", "precedentes"},
+		{"für über", "fur uber"},
+		{"São Tomé", "Sao Tome"},
+		{"plain", "plain"},
+	} {
+		if got := DropAccents(c.in); got != c.want {
+			t.Errorf("DropAccents(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

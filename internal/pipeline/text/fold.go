@@ -1,4 +1,7 @@
-package pipeline
+package text
+
+// Folding: the forms in which two texts are compared, so that a disguise (fullwidth letters,
+// invisible characters, look-alike letters, accents) hides no word from a check.
 
 import (
 	"strings"
@@ -133,4 +136,15 @@ func IsDash(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// DropAccents removes the combining marks of s's canonical decomposition: "précédentes" is
+// "precedentes", so that one ASCII pattern or word list serves every spelling of a word.
+func DropAccents(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Mn, r) {
+			return -1
+		}
+		return r
+	}, norm.NFD.String(s))
 }
