@@ -110,7 +110,7 @@ func runVerdicts(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.String(&cfg.Method, "method", "CORROBORATE_EVAL_METHOD", pipeline.MethodMultihop, "method: "+strings.Join(methods.Names(), ", "))
 	fs.Int(&cfg.N, "n", "CORROBORATE_EVAL_N", 200, "score the first N claims of the data set (0: all)")
 	fs.String(&cfg.Corpus, "corpus", "CORROBORATE_EVAL_CORPUS", corpusDataset, "search corpus of the open-book methods: dataset (the data set's evidence documents), none, or a JSONL file in `corpus load`'s format loaded beside them")
-	fs.String(&cfg.Out, "out", "CORROBORATE_EVAL_OUT", "", "write one JSON line per claim here (id, gold, predicted, confidence, sources, flags, cost)")
+	fs.String(&cfg.Out, "out", "CORROBORATE_EVAL_OUT", "", "write one JSON line per claim here (id, gold, predicted, confidence, sources, flags, the verdict of each of its claims with its text and reason, cost)")
 	fs.String(&cfg.DatabaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL for the corpus (empty: start a throwaway cluster from the local PostgreSQL binaries)")
 	fs.String(&cfg.Schema, "schema", "CORROBORATE_EVALUATE_SCHEMA", "eval_verdicts", "schema of $DATABASE_URL the corpus is loaded into (dropped and made afresh, dropped after)")
 	fs.Int(&cfg.Concurrency, "concurrency", "CORROBORATE_EVAL_CONCURRENCY", 4, "claims verified at once")
@@ -299,8 +299,11 @@ type itemResult struct {
 	Sources    []string `json:"sources"`
 	Flags      []string `json:"flags"`
 	Claims     []string `json:"claim_verdicts"`
-	Cost       itemCost `json:"cost"`
-	Error      string   `json:"error,omitempty"`
+	// ClaimDetails are the method's claims with what was decided of each and why, in the
+	// method's order: what an analyst reads to see which claim left a statement unverified.
+	ClaimDetails []claimResult `json:"claims"`
+	Cost         itemCost      `json:"cost"`
+	Error        string        `json:"error,omitempty"`
 	// GoldDocs are the gold evidence documents; ChainFound those that any search of the run
 	// returned; ClaimFound those in the top 10 of one search with the claim's text. Empty for a
 	// closed-book method.
@@ -308,6 +311,17 @@ type itemResult struct {
 	ChainFound int  `json:"chain_found"`
 	ClaimFound int  `json:"claim_query_found"`
 	Retrieval  bool `json:"retrieval_measured"`
+}
+
+// claimResult is one claim of a method's run as the --out line gives it: its text, the verdict
+// stored, the method's own verdict before the rules in code (VariantVerdict, "" when the method
+// gives none), the confidence and the reason.
+type claimResult struct {
+	Text         string `json:"text"`
+	Verdict      string `json:"verdict"`
+	ModelVerdict string `json:"model_verdict,omitempty"`
+	Confidence   string `json:"confidence,omitempty"`
+	Reason       string `json:"reason,omitempty"`
 }
 
 // balanced is the first n/len(classes) items of each class, in their order (fewer of a class
@@ -331,7 +345,7 @@ func scoreItems(ctx context.Context, method pipeline.Method, searcher pipeline.S
 	results := make([]itemResult, len(items))
 	for i, it := range items {
 		results[i] = itemResult{ID: it.Probe.ID, Gold: it.Gold.Label, GoldRaw: it.Gold.Raw, Hops: it.Gold.Hops,
-			Predicted: pipeline.VerdictUnverified, Error: "not verified: interrupted", Sources: []string{}, Flags: []string{}, Claims: []string{}}
+			Predicted: pipeline.VerdictUnverified, Error: "not verified: interrupted", Sources: []string{}, Flags: []string{}, Claims: []string{}, ClaimDetails: []claimResult{}}
 	}
 	var mu sync.Mutex
 	done := 0
@@ -349,7 +363,7 @@ func scoreItems(ctx context.Context, method pipeline.Method, searcher pipeline.S
 // scoreItem runs one claim through method, on today; the method sees pipelineInput(it.Probe) only.
 func scoreItem(ctx context.Context, method pipeline.Method, searcher pipeline.Searcher, it datasets.Item, today time.Time) itemResult {
 	r := itemResult{ID: it.Probe.ID, Gold: it.Gold.Label, GoldRaw: it.Gold.Raw, Hops: it.Gold.Hops,
-		Sources: []string{}, Flags: []string{}, Claims: []string{}, GoldDocs: len(it.Gold.Evidence)}
+		Sources: []string{}, Flags: []string{}, Claims: []string{}, ClaimDetails: []claimResult{}, GoldDocs: len(it.Gold.Evidence)}
 	start := time.Now()
 	res, err := method.Run(ctx, pipelineInput(it.Probe, today))
 	r.Cost.Seconds = time.Since(start).Seconds()
@@ -367,6 +381,8 @@ func scoreItem(ctx context.Context, method pipeline.Method, searcher pipeline.Se
 		}
 		for _, c := range res.Claims {
 			r.Claims = append(r.Claims, c.Verdict)
+			r.ClaimDetails = append(r.ClaimDetails, claimResult{Text: c.Text, Verdict: c.Verdict, ModelVerdict: c.VariantVerdict,
+				Confidence: c.Confidence, Reason: c.Reason})
 		}
 		for _, e := range res.Evidence {
 			if e.Quote != "" && !slices.Contains(r.Sources, e.URL) {

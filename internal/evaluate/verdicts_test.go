@@ -100,8 +100,13 @@ func TestVerdictsOnTheDatasets(t *testing.T) {
 			for _, r := range results {
 				calls += r.Cost.ModelCalls
 				failed += b2i(r.Error != "")
-				if r.ID == "" || r.Gold == "" || r.Predicted == "" || r.Sources == nil || r.Flags == nil {
+				if r.ID == "" || r.Gold == "" || r.Predicted == "" || r.Sources == nil || r.Flags == nil || len(r.ClaimDetails) != len(r.Claims) {
 					t.Errorf("an incomplete result line: %+v", r)
+				}
+				for i, c := range r.ClaimDetails {
+					if c.Verdict != r.Claims[i] || (c.Verdict != "" && c.Text == "") {
+						t.Errorf("%s: claim %d is %+v, its verdict %q", r.ID, i+1, c, r.Claims[i])
+					}
 				}
 				// Chain retrieval counts every claim with gold evidence of an open-book run, a
 				// failed run as retrieving nothing; a closed-book run measures none.
