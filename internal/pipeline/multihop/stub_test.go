@@ -65,7 +65,7 @@ func honestlyExcluded(q pipeline.SearchQuery, r pipeline.SearchResult) bool {
 			return true
 		}
 	}
-	if slices.ContainsFunc(q.ExcludeURLs, func(u string) bool { return evidence.CanonicalURL(u) == k.URL }) ||
+	if slices.ContainsFunc(q.ExcludeURLs, func(u string) bool { return evidence.DocumentKey(u) == k.URL }) ||
 		k.Publisher != "" && slices.ContainsFunc(q.ExcludePublishers, func(p string) bool { return evidence.NormalizePublisher(p) == k.Publisher }) {
 		return true
 	}
