@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
 )
 
@@ -14,7 +13,7 @@ func TestConfigValidate(t *testing.T) {
 	valid := func() Config {
 		return Config{NATSURL: "nats://127.0.0.1:4222", Method: pipeline.MethodMultihop}
 	}
-	methods := strings.Join(jobs.Methods, ", ")
+	methods := strings.Join(pipeline.MethodNames(), ", ")
 	tests := []struct {
 		name   string
 		change func(c *Config)

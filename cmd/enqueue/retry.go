@@ -13,6 +13,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/envflag"
 	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/text"
 	"github.com/corroborate/corroborate/internal/retry"
 	"github.com/corroborate/corroborate/internal/store"
@@ -85,7 +86,7 @@ func runRetry(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		problems = append(problems, fmt.Sprintf("--since %s: give a positive duration such as 24h, or 0 for any time", cfg.Since))
 	}
 	if cfg.Method != "" && !jobs.KnownMethod(cfg.Method) {
-		problems = append(problems, fmt.Sprintf("--method %q is not a method; use one of %s", cfg.Method, strings.Join(jobs.Methods, ", ")))
+		problems = append(problems, fmt.Sprintf("--method %q is not a method; use one of %s", cfg.Method, strings.Join(pipeline.MethodNames(), ", ")))
 	}
 	if cfg.Limit < 0 {
 		problems = append(problems, fmt.Sprintf("--limit %d: give 0 (all) or more", cfg.Limit))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/envflag"
 	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/reverify"
 	"github.com/corroborate/corroborate/internal/store"
 )
@@ -83,7 +84,7 @@ func runReverify(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		problems = append(problems, fmt.Sprintf("--verdict %q is not a verdict; use one of %s", cfg.Verdict, strings.Join(store.Verdicts, ", ")))
 	}
 	if cfg.Method != "" && !jobs.KnownMethod(cfg.Method) {
-		problems = append(problems, fmt.Sprintf("--method %q is not a method; use one of %s", cfg.Method, strings.Join(jobs.Methods, ", ")))
+		problems = append(problems, fmt.Sprintf("--method %q is not a method; use one of %s", cfg.Method, strings.Join(pipeline.MethodNames(), ", ")))
 	}
 	if cfg.Limit < 0 {
 		problems = append(problems, fmt.Sprintf("--limit %d: give 0 (all) or more", cfg.Limit))
