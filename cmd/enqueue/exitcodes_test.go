@@ -22,7 +22,7 @@ func TestExitCodes(t *testing.T) {
 		{"empty csv", append(unreachable, writeFile(t, "empty.csv", "")), exitInvalid, "holds no statements"},
 		{"empty txt", append(unreachable, writeFile(t, "empty.txt", "\n\n")), exitInvalid, "holds no statements"},
 		{"empty with --skip-invalid", append(unreachable, "--skip-invalid", writeFile(t, "empty.txt", "")), exitInvalid, "nothing was published"},
-		{"retry with an empty --ids file", []string{"retry", "--database-url", "postgres://nobody@127.0.0.1:1/x", "--ids", writeFile(t, "ids.txt", "")}, exitInvalid, "lists no job id"},
+		{"retry with an empty --ids file", []string{"retry", "--dry-run", "--database-url", "postgres://nobody@127.0.0.1:1/x", "--ids", writeFile(t, "ids.txt", "")}, exitInvalid, "lists no job id"},
 		{"NATS unreachable", append(unreachable, "--text", "The Eiffel Tower was completed in 1889."), exitError, "cannot connect to NATS"},
 		{"no input", unreachable, exitInvalid, "nothing to enqueue"},
 	} {

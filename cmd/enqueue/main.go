@@ -105,7 +105,7 @@ func (c *Config) flags(s *envflag.Set) {
 	s.String(&c.NATSURL, "nats-url", "NATS_URL", "", "NATS server URL (required, as by the worker)")
 	s.String(&c.DatabaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL (needed by --wait)")
 	s.Var(textList{&c.Texts}, "text", "a statement to verify (repeatable)")
-	s.String(&c.Method, "method", "CORROBORATE_DEFAULT_METHOD", pipeline.MethodMultihop, "method of records that name none: "+strings.Join(jobs.Methods, ", "))
+	s.String(&c.Method, "method", "CORROBORATE_DEFAULT_METHOD", pipeline.MethodMultihop, "method of records that name none: "+strings.Join(pipeline.MethodNames(), ", "))
 	s.String(&c.Format, "format", "CORROBORATE_STDIN_FORMAT", "", "format of stdin (-): jsonl, csv or txt (default: jsonl when it starts with '{', else txt)")
 	s.Bool(&c.SkipInvalid, "skip-invalid", "CORROBORATE_SKIP_INVALID", false, "publish the valid records even when some are invalid (the invalid ones are listed)")
 	s.Bool(&c.Urgent, "urgent", "CORROBORATE_URGENT", false, "publish on the urgent lane (--urgent-subject), which workers serve before the backlog")
@@ -121,7 +121,7 @@ func (c *Config) flags(s *envflag.Set) {
 func (c *Config) validate() error {
 	var problems []string
 	if !jobs.KnownMethod(c.Method) {
-		problems = append(problems, fmt.Sprintf("--method %q is not a method; use one of %s", c.Method, strings.Join(jobs.Methods, ", ")))
+		problems = append(problems, fmt.Sprintf("--method %q is not a method; use one of %s", c.Method, strings.Join(pipeline.MethodNames(), ", ")))
 	}
 	if c.NATSURL == "" {
 		problems = append(problems, noNATS)

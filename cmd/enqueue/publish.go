@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/pipeline"
 )
 
 // plannedJob is one job that reverify or retry publishes under an id of its own: what it is for
@@ -52,4 +53,27 @@ func publishPlanned(ctx context.Context, command, period, natsURL string, sc job
 	}
 	fmt.Fprintf(stdout, "%d queued, %d duplicates, %d skipped\n", queued, duplicates, skipped)
 	return exitOK
+}
+
+// noNATSUnlessDryRun is the problem of a reverify or retry without NATS: a dry run lists what it
+// would publish and needs none.
+const noNATSUnlessDryRun = noNATS + " (or --dry-run, which publishes nothing)"
+
+// selectionProblems are the problems of the flags that reverify and retry share: the --method a
+// selected job runs with, --limit, and the stream and connection they publish with.
+func selectionProblems(method string, limit int, stream jobs.StreamConfig, conn jobs.ConnConfig) []string {
+	var problems []string
+	if method != "" && !jobs.KnownMethod(method) {
+		problems = append(problems, fmt.Sprintf("--method %q is not a method; use one of %s", method, strings.Join(pipeline.MethodNames(), ", ")))
+	}
+	if limit < 0 {
+		problems = append(problems, fmt.Sprintf("--limit %d: give 0 (all) or more", limit))
+	}
+	if err := stream.WithDefaults().Validate(); err != nil {
+		problems = append(problems, err.Error())
+	}
+	if _, err := conn.Options(); err != nil {
+		problems = append(problems, err.Error())
+	}
+	return problems
 }

@@ -46,6 +46,33 @@ func (c *RetryConfig) flags(s *envflag.Set) {
 	c.NATSConn.DefineFlags(s)
 }
 
+// validate lists every problem of the flags in one error, before the database or --ids is read
+// (so that a mistake never consumes stdin). args are what is left after the flags: retry takes
+// none. NATS may be missing only from a dry run, which publishes nothing.
+func (c *RetryConfig) validate(args []string) error {
+	var problems []string
+	if len(args) > 0 {
+		problems = append(problems, fmt.Sprintf("unexpected arguments %q (retry selects jobs from PostgreSQL; flags only, --ids for a list)", args))
+	}
+	if c.NATSURL == "" && !c.DryRun {
+		problems = append(problems, noNATSUnlessDryRun)
+	}
+	if c.DatabaseURL == "" {
+		problems = append(problems, "no database: set DATABASE_URL or --database-url")
+	}
+	if _, err := parseRetryStatuses(c.Statuses); err != nil {
+		problems = append(problems, err.Error())
+	}
+	if c.Since < 0 {
+		problems = append(problems, fmt.Sprintf("--since %s: give a positive duration such as 24h, or 0 for any time", c.Since))
+	}
+	problems = append(problems, selectionProblems(c.Method, c.Limit, c.Stream, c.NATSConn)...)
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
 const retryUsage = `Usage: enqueue retry [flags]
 
 Runs failed work again: publishes, from the payloads kept in job_outcomes, the jobs that ended
@@ -70,43 +97,20 @@ func runRetry(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, "enqueue retry:", err)
 		return exitInvalid
 	}
-	var problems []string
-	if fs.NArg() > 0 {
-		problems = append(problems, fmt.Sprintf("unexpected arguments %q (retry selects jobs from PostgreSQL; flags only, --ids for a list)", fs.Args()))
+	if err := cfg.validate(fs.Args()); err != nil {
+		fmt.Fprintln(stderr, "enqueue retry:", err)
+		return exitInvalid
 	}
-	if cfg.DatabaseURL == "" {
-		problems = append(problems, "no database: set DATABASE_URL or --database-url")
-	}
-	statuses, err := parseRetryStatuses(cfg.Statuses)
-	if err != nil {
-		problems = append(problems, err.Error())
-	}
-	if cfg.Since < 0 {
-		problems = append(problems, fmt.Sprintf("--since %s: give a positive duration such as 24h, or 0 for any time", cfg.Since))
-	}
-	if cfg.Method != "" && !jobs.KnownMethod(cfg.Method) {
-		problems = append(problems, fmt.Sprintf("--method %q is not a method; use one of %s", cfg.Method, strings.Join(jobs.Methods, ", ")))
-	}
-	if cfg.Limit < 0 {
-		problems = append(problems, fmt.Sprintf("--limit %d: give 0 (all) or more", cfg.Limit))
-	}
+	statuses, _ := parseRetryStatuses(cfg.Statuses) // validated
+	connOpts, _ := cfg.NATSConn.Options()           // validated
+	sc := cfg.Stream.WithDefaults()
 	var ids []string
 	if cfg.IDsFile != "" {
+		var err error
 		if ids, err = readJobIDs(cfg.IDsFile, stdin); err != nil {
-			problems = append(problems, err.Error())
+			fmt.Fprintln(stderr, "enqueue retry:", err)
+			return exitInvalid
 		}
-	}
-	sc := cfg.Stream.WithDefaults()
-	if err := sc.Validate(); err != nil {
-		problems = append(problems, err.Error())
-	}
-	connOpts, err := cfg.NATSConn.Options()
-	if err != nil {
-		problems = append(problems, err.Error())
-	}
-	if len(problems) > 0 {
-		fmt.Fprintln(stderr, "enqueue retry:", strings.Join(problems, "; "))
-		return exitInvalid
 	}
 
 	st, err := openStore(ctx, cfg.DatabaseURL)

@@ -124,7 +124,9 @@ func TestRetryRefusesBadUsage(t *testing.T) {
 		{[]string{"retry", "--database-url", "postgres://x/y", "--status", "done"}, `--status "done"`},
 		{[]string{"retry", "--database-url", "postgres://x/y", "--method", "magic"}, `--method "magic"`},
 		{[]string{"retry", "--database-url", "postgres://x/y", "--since", "-1h"}, "--since"},
-		{[]string{"retry", "--database-url", "postgres://x/y", "--ids", "/nonexistent/ids.txt"}, "--ids"},
+		// --ids is read once the flags are valid, and a dry run needs no NATS.
+		{[]string{"retry", "--dry-run", "--database-url", "postgres://x/y", "--ids", "/nonexistent/ids.txt"}, "--ids"},
+		{[]string{"retry", "--nats-url=", "--database-url", "postgres://x/y"}, "no NATS"},
 		{[]string{"retry", "--database-url", "postgres://x/y", "stray"}, "unexpected arguments"},
 	} {
 		var stdout, stderr bytes.Buffer

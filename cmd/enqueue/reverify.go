@@ -45,6 +45,33 @@ func (c *ReverifyConfig) flags(s *envflag.Set) {
 	c.NATSConn.DefineFlags(s)
 }
 
+// validate lists every problem of the flags in one error, before the database is read. args are
+// what is left after the flags: reverify takes none. NATS may be missing only from a dry run,
+// which publishes nothing.
+func (c *ReverifyConfig) validate(args []string) error {
+	var problems []string
+	if len(args) > 0 {
+		problems = append(problems, fmt.Sprintf("unexpected arguments %q (reverify selects statements from PostgreSQL; flags only)", args))
+	}
+	if c.NATSURL == "" && !c.DryRun {
+		problems = append(problems, noNATSUnlessDryRun)
+	}
+	if c.DatabaseURL == "" {
+		problems = append(problems, "no database: set DATABASE_URL or --database-url")
+	}
+	if c.OlderThan <= 0 {
+		problems = append(problems, fmt.Sprintf("--older-than %s: give a positive duration such as 24h", c.OlderThan))
+	}
+	if c.Verdict != "" && !slices.Contains(store.Verdicts, c.Verdict) {
+		problems = append(problems, fmt.Sprintf("--verdict %q is not a verdict; use one of %s", c.Verdict, strings.Join(store.Verdicts, ", ")))
+	}
+	problems = append(problems, selectionProblems(c.Method, c.Limit, c.Stream, c.NATSConn)...)
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
 const reverifyUsage = `Usage: enqueue reverify [flags]
 
 Enqueues again, as re-verification runs, the statements whose latest run finished longer ago
@@ -69,37 +96,12 @@ func runReverify(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintln(stderr, "enqueue reverify:", err)
 		return exitInvalid
 	}
-	var problems []string
-	if fs.NArg() > 0 {
-		problems = append(problems, fmt.Sprintf("unexpected arguments %q (reverify selects statements from PostgreSQL; flags only)", fs.Args()))
-	}
-	if cfg.DatabaseURL == "" {
-		problems = append(problems, "no database: set DATABASE_URL or --database-url")
-	}
-	if cfg.OlderThan <= 0 {
-		problems = append(problems, fmt.Sprintf("--older-than %s: give a positive duration such as 24h", cfg.OlderThan))
-	}
-	if cfg.Verdict != "" && !slices.Contains(store.Verdicts, cfg.Verdict) {
-		problems = append(problems, fmt.Sprintf("--verdict %q is not a verdict; use one of %s", cfg.Verdict, strings.Join(store.Verdicts, ", ")))
-	}
-	if cfg.Method != "" && !jobs.KnownMethod(cfg.Method) {
-		problems = append(problems, fmt.Sprintf("--method %q is not a method; use one of %s", cfg.Method, strings.Join(jobs.Methods, ", ")))
-	}
-	if cfg.Limit < 0 {
-		problems = append(problems, fmt.Sprintf("--limit %d: give 0 (all) or more", cfg.Limit))
-	}
-	sc := cfg.Stream.WithDefaults()
-	if err := sc.Validate(); err != nil {
-		problems = append(problems, err.Error())
-	}
-	connOpts, err := cfg.NATSConn.Options()
-	if err != nil {
-		problems = append(problems, err.Error())
-	}
-	if len(problems) > 0 {
-		fmt.Fprintln(stderr, "enqueue reverify:", strings.Join(problems, "; "))
+	if err := cfg.validate(fs.Args()); err != nil {
+		fmt.Fprintln(stderr, "enqueue reverify:", err)
 		return exitInvalid
 	}
+	connOpts, _ := cfg.NATSConn.Options() // validated
+	sc := cfg.Stream.WithDefaults()
 
 	st, err := openStore(ctx, cfg.DatabaseURL)
 	if err != nil {

@@ -148,6 +148,7 @@ func TestReverifyRefusesBadUsage(t *testing.T) {
 		{[]string{"--database-url", "postgres://x", "--verdict", "true"}, `--verdict "true" is not a verdict`},
 		{[]string{"--database-url", "postgres://x", "--method", "magic"}, `--method "magic" is not a method`},
 		{[]string{"--database-url", "postgres://x", "backlog.csv"}, "unexpected arguments"},
+		{[]string{"--nats-url=", "--database-url", "postgres://x"}, "no NATS"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), append([]string{"reverify"}, tt.args...), nil, &stdout, &stderr)

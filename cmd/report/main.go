@@ -34,6 +34,7 @@ import (
 	"github.com/corroborate/corroborate/internal/envflag"
 	"github.com/corroborate/corroborate/internal/exitcode"
 	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/store"
 )
 
@@ -142,7 +143,7 @@ func (f *filterFlags) define(s *envflag.Set, defaultSince string) {
 	s.String(&f.Until, "until", "CORROBORATE_REPORT_UNTIL", "", "and before this (same forms as --since); empty: now")
 	s.String(&f.Status, "status", "CORROBORATE_REPORT_STATUS", "", "only statements whose latest run has this status: done or failed")
 	s.String(&f.Verdict, "verdict", "CORROBORATE_REPORT_VERDICT", "", "only statements with a claim of this verdict (claims and evidence: of such claims): "+strings.Join(store.Verdicts, ", "))
-	s.String(&f.Method, "method", "CORROBORATE_REPORT_METHOD", "", "only statements whose latest run ran (or asked for) this method: "+strings.Join(jobs.Methods, ", "))
+	s.String(&f.Method, "method", "CORROBORATE_REPORT_METHOD", "", "only statements whose latest run ran (or asked for) this method: "+strings.Join(pipeline.MethodNames(), ", "))
 	s.String(&f.ExternalIDPrefix, "external-id-prefix", "CORROBORATE_REPORT_EXTERNAL_ID_PREFIX", "", "only statements whose id (the producer's reference) starts with this")
 	s.String(&f.Text, "text", "CORROBORATE_REPORT_TEXT", "", "only statements whose text, question or id contains this (any case)")
 }
@@ -159,7 +160,7 @@ func (f filterFlags) filter(now time.Time) (store.ReportFilter, error) {
 		problems = append(problems, "--until: "+err.Error())
 	}
 	if f.Method != "" && !jobs.KnownMethod(f.Method) {
-		problems = append(problems, fmt.Sprintf("--method %q is not a method; use one of %s", f.Method, strings.Join(jobs.Methods, ", ")))
+		problems = append(problems, fmt.Sprintf("--method %q is not a method; use one of %s", f.Method, strings.Join(pipeline.MethodNames(), ", ")))
 	}
 	rf := store.ReportFilter{Since: since, Until: until, Status: f.Status, Verdict: f.Verdict, Method: f.Method, ExternalIDPrefix: f.ExternalIDPrefix, Text: f.Text}
 	if err := rf.Validate(); err != nil {

@@ -80,7 +80,7 @@ func TestLostDeliveryCostsNoAttempt(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	b.cfg.Stream.MaxDeliver, b.cfg.Stream.AckWait = 2, time.Second
-	b.model.Fail("Write one verification question per line", 503, "").Once()
+	b.model.Fail(pipeline.MarkerPlan, 503, "").Once()
 	b.factoredModel()
 	job := b.publish(t, jobs.Message{V: 1, Text: b.text, Method: pipeline.MethodFactored})
 	lanes, err := jobs.SetupLanes(context.Background(), b.js, b.cfg.streamConfig())

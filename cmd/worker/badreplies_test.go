@@ -20,7 +20,7 @@ func TestBadModelRepliesEndInARecordedOutcome(t *testing.T) {
 		check   func(t *testing.T, b *bundle, job string)
 	}{
 		{"1 MB plan is capped", pipeline.MethodFactored, func(b *bundle) {
-			b.model.Reply("Write one verification question per line", strings.Repeat("Who said it, and where, and when exactly?\n", 25000))
+			b.model.Reply(pipeline.MarkerPlan, strings.Repeat("Who said it, and where, and when exactly?\n", 25000))
 			b.factoredModel()
 		}, "done", func(t *testing.T, b *bundle, job string) {
 			if n := b.count(t, `SELECT count(*) FROM checks c JOIN runs r ON r.id = c.run_id WHERE r.job_id = $1`, job); n != 1 {
@@ -32,7 +32,7 @@ func TestBadModelRepliesEndInARecordedOutcome(t *testing.T) {
 			for i := 0; plan.Len() < 1<<20; i++ {
 				plan.WriteString("Question number " + strings.Repeat("x", i%50) + "?\n")
 			}
-			b.model.Reply("Write one verification question per line", plan.String())
+			b.model.Reply(pipeline.MarkerPlan, plan.String())
 			b.factoredModel()
 		}, "done", func(t *testing.T, b *bundle, job string) {
 			if n := b.count(t, `SELECT count(*) FROM checks c JOIN runs r ON r.id = c.run_id WHERE r.job_id = $1`, job); n != 10 {
@@ -40,7 +40,7 @@ func TestBadModelRepliesEndInARecordedOutcome(t *testing.T) {
 			}
 		}},
 		{"empty replies exhaust the attempts", pipeline.MethodFactored, func(b *bundle) {
-			b.model.Reply("Write one verification question per line", "")
+			b.model.Reply(pipeline.MarkerPlan, "")
 		}, "dead", func(t *testing.T, b *bundle, job string) {
 			if n := b.count(t, `SELECT count(*) FROM job_outcomes WHERE job_id = $1 AND reason LIKE '%empty reply%'`, job); n != 1 {
 				t.Errorf("the dead job's reason does not say the model replied empty")

@@ -68,7 +68,7 @@ func BenchmarkMethodCost(b *testing.B) {
 		b.Run(method, func(b *testing.B) {
 			bb := setup(b)
 			bb.coveModel(false)
-			bb.model.Reply("Answer the question.\n\n<question>", "A test said it in Paris, in a draft answer of typical length.")
+			bb.model.Reply(pipeline.MarkerDraft, "A test said it in Paris, in a draft answer of typical length.")
 			for i := range b.N {
 				bb.publish(b, jobs.Message{V: 1, Question: fmt.Sprintf("Which test said what, and where? (%d %s)", i, bb.text), Method: method})
 			}

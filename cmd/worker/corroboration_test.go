@@ -36,10 +36,10 @@ func (b *bundle) dishonestJudge(t testing.TB, plan multihop.Plan) {
 	passageOf := func(s promptSourceOf) string { return strings.Join(strings.Fields(s.txt)[:6], " ") }
 	b.model.Handle(func(prompt string) (llmtest.Response, bool) {
 		switch {
-		case strings.Contains(prompt, multihopPlanMarker):
+		case strings.Contains(prompt, pipeline.MarkerMultihopPlan):
 			return llmtest.Response{Text: string(rawPlan)}, true
-		case strings.Contains(prompt, judgeMarker):
-			claim := promptClaim.FindStringSubmatch(prompt)
+		case strings.Contains(prompt, pipeline.MarkerMultihopJudge):
+			claim := pipeline.PromptClaim.FindStringSubmatch(prompt)
 			if claim == nil {
 				return llmtest.Response{}, false
 			}

@@ -207,10 +207,10 @@ func demoScript(req pipeline.ModelRequest) (about, reply string, ok bool) {
 		}
 	}
 	switch {
-	case req.Step == pipeline.StepPlan && strings.Contains(req.Prompt, multihopPlanMarker) && strings.Contains(req.Prompt, hubbleStatement):
+	case req.Step == pipeline.StepPlan && strings.Contains(req.Prompt, pipeline.MarkerMultihopPlan) && strings.Contains(req.Prompt, hubbleStatement):
 		return "demo-hubble", mustMarshal(hubblePlan()), true
 	case req.Step == pipeline.StepJudge:
-		claim := promptClaim.FindStringSubmatch(req.Prompt)
+		claim := pipeline.PromptClaim.FindStringSubmatch(req.Prompt)
 		if claim == nil {
 			return "", "", false
 		}
@@ -230,9 +230,9 @@ func demoScript(req pipeline.ModelRequest) (about, reply string, ok bool) {
 			}
 			return "demo-hubble", mustMarshal(reply), true
 		}
-	case req.Step == pipeline.StepPlan && strings.Contains(req.Prompt, cove2PlanMarker) && strings.Contains(req.Prompt, kilimanjaroStatement):
+	case req.Step == pipeline.StepPlan && strings.Contains(req.Prompt, pipeline.MarkerCove2Plan) && strings.Contains(req.Prompt, kilimanjaroStatement):
 		return "demo-kilimanjaro", mustMarshal(kilimanjaroPlan()), true
-	case req.Step == pipeline.StepVerify && strings.Contains(req.Prompt, verifyMarker):
+	case req.Step == pipeline.StepVerify && strings.Contains(req.Prompt, pipeline.MarkerCove2Verify):
 		q := promptQuestion.FindStringSubmatch(req.Prompt)
 		if q == nil {
 			return "", "", false

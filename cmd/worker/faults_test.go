@@ -146,7 +146,7 @@ func TestModelHangingPastTheTimeoutIsRetried(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	b.cfg.ModelTimeout = time.Second
-	b.model.Reply("Write one verification question per line", "never mind").Delay(3 * time.Second).Once()
+	b.model.Reply(pipeline.MarkerPlan, "never mind").Delay(3 * time.Second).Once()
 	b.factoredModel()
 	job := b.publish(t, jobs.Message{V: 1, Text: b.text, Method: pipeline.MethodFactored})
 	b.runWorkers(t, 1)

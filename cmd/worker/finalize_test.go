@@ -58,7 +58,7 @@ func TestCove2RevisedTextObeysTheReviewEndToEnd(t *testing.T) {
 	// The finalize reply, by the case named in the prompt's draft; registered before the
 	// script's rules, which answer the plan and the verifiers.
 	b.model.Handle(func(prompt string) (llmtest.Response, bool) {
-		if !strings.Contains(prompt, cove2FinalizeMarker) {
+		if !strings.Contains(prompt, pipeline.MarkerCove2Finalize) {
 			return llmtest.Response{}, false
 		}
 		name := ""

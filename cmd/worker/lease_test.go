@@ -14,9 +14,6 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline"
 )
 
-// planPrompt is in the prompt of a Factored run's first call when the job gives its draft.
-const planPrompt = "Write one verification question per line"
-
 // outcomes counts the job's rows of job_outcomes by status.
 func (b *bundle) outcomes(t *testing.T, job string) map[string]int {
 	t.Helper()
@@ -56,7 +53,7 @@ func TestCopiesOfOneJobDeliveredTogetherRunOnce(t *testing.T) {
 	all := make(chan struct{})
 	var once sync.Once
 	b.model.Handle(func(prompt string) (llmtest.Response, bool) {
-		if strings.Contains(prompt, planPrompt) {
+		if strings.Contains(prompt, pipeline.MarkerPlan) {
 			if plans.Add(1) == copies {
 				once.Do(func() { close(all) })
 			}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -16,9 +15,8 @@ import (
 // cross-checks CONSISTENT, and revisions that return the draft when agree is set (else a
 // shortened one).
 func (b *bundle) coveModel(agree bool) {
-	draft := regexp.MustCompile(`(?s)<draft>(.*?)</draft>`)
 	revise := func(prompt string) llmtest.Response {
-		d := draft.FindStringSubmatch(prompt)[1]
+		d := pipeline.PromptDraft.FindStringSubmatch(prompt)[1]
 		if agree {
 			return llmtest.Response{Text: d}
 		}
@@ -27,21 +25,21 @@ func (b *bundle) coveModel(agree bool) {
 	b.model.Handle(func(prompt string) (llmtest.Response, bool) {
 		switch {
 		// Revisions and cross-checks first: they quote the questions that other rules match.
-		case strings.Contains(prompt, "Write the final answer from the consistent material only"):
+		case strings.Contains(prompt, pipeline.MarkerFinalAnswer):
 			return llmtest.Response{Text: "Final answer from consistent claims."}, true
-		case strings.Contains(prompt, "Rewrite the answer so it agrees"):
+		case strings.Contains(prompt, pipeline.MarkerRevise):
 			return revise(prompt), true
-		case strings.Contains(prompt, "Is the claim consistent with the evidence?"):
+		case strings.Contains(prompt, pipeline.MarkerCrossCheck):
 			return llmtest.Response{Text: "CONSISTENT"}, true
-		case strings.Contains(prompt, "Write one verification question per line"):
+		case strings.Contains(prompt, pipeline.MarkerPlan):
 			return llmtest.Response{Text: "Who said it?\nWhere was it said?"}, true
-		case strings.Contains(prompt, "then answer that question."):
+		case strings.Contains(prompt, pipeline.MarkerJointPlan):
 			return llmtest.Response{Text: "Q: Who said it?\nA: A test\nQ: Where was it said?\nA: Paris"}, true
-		case strings.Contains(prompt, "Claim: <the claim>"):
+		case strings.Contains(prompt, pipeline.MarkerFactorRevisePlan):
 			return llmtest.Response{Text: "Claim: A test said it\nQuestion: Who said it?\nClaim: It was said in Paris\nQuestion: Where was it said?"}, true
-		case strings.Contains(prompt, "Number your answers to match the questions."):
+		case strings.Contains(prompt, pipeline.MarkerVerifyAll):
 			return llmtest.Response{Text: "1. A test\n2. Paris"}, true
-		case strings.Contains(prompt, "Answer the question with a short, factual answer."):
+		case strings.Contains(prompt, pipeline.MarkerVerify):
 			return llmtest.Response{Text: "Paris"}, true
 		}
 		return llmtest.Response{}, false
@@ -69,7 +67,7 @@ func TestEveryCoveMethodEndToEnd(t *testing.T) {
 			b.coveModel(false)
 			question := "Which test said what, and where? " + b.text
 			draftText := "A test said it in Paris (" + b.text + ")."
-			b.model.Reply("Answer the question.\n\n<question>", draftText)
+			b.model.Reply(pipeline.MarkerDraft, draftText)
 			job := b.publish(t, jobs.Message{V: 1, Question: question, Method: c.method})
 			b.runWorkers(t, 1)
 

@@ -101,23 +101,12 @@ func (b *bundle) openBook(t testing.TB) {
 // package (and every -count repetition) shares one schema, where a stored job is never run again.
 func (b *bundle) own(text string) string { return text + " (ref " + b.cfg.Stream.Stream + ")" }
 
-// Parts of the prompts the fake model answers.
+// Parts of the prompts that only these tests read; the shared ones are pipeline.Prompt*.
 var (
-	promptSource    = regexp.MustCompile(`(?s)<source n="(\d+)" url="([^"]*)"[^>]*>\n(.*?)\n</source>`)
 	promptQuestion  = regexp.MustCompile(`(?s)<untrusted_question>\n(.*?)\n</untrusted_question>`)
-	promptClaim     = regexp.MustCompile(`(?s)<untrusted_claim>\n(.*?)\n</untrusted_claim>`)
 	promptResult    = regexp.MustCompile(`(?s)<result claim="(\d+)"[^>]*>\n(.*?)\n</result>`)
 	promptSourceRef = regexp.MustCompile(`\[(\d+)\] `)
 	anyURL          = regexp.MustCompile(`https?://[^\s\])>"]+`)
-)
-
-// Markers of the open-book prompts.
-const (
-	cove2PlanMarker     = "Phase 1 (Adaptive Draft & Plan)"
-	cove2FinalizeMarker = "Phase 3 (Critique & Finalize with Citations)"
-	verifyMarker        = "Answer this question using ONLY the web-search evidence"
-	multihopPlanMarker  = "You are planning the verification of a statement by multi-hop search query chains."
-	judgeMarker         = "Judge one claim against the numbered sources below"
 )
 
 // promptSourceOf is one <source> of a verifier or judge prompt.
@@ -128,7 +117,7 @@ type promptSourceOf struct {
 
 func sourcesIn(prompt string) []promptSourceOf {
 	var out []promptSourceOf
-	for _, m := range promptSource.FindAllStringSubmatch(prompt, -1) {
+	for _, m := range pipeline.PromptSource.FindAllStringSubmatch(prompt, -1) {
 		n, _ := strconv.Atoi(m[1])
 		out = append(out, promptSourceOf{n: n, url: m[2], txt: m[3]})
 	}
@@ -171,13 +160,13 @@ func (b *bundle) cove2Model(t testing.TB, s cove2Script) {
 	}
 	b.model.Handle(func(prompt string) (llmtest.Response, bool) {
 		switch {
-		case strings.Contains(prompt, cove2FinalizeMarker):
+		case strings.Contains(prompt, pipeline.MarkerCove2Finalize):
 			sources := finalizeSources(prompt)
 			raw, _ := json.Marshal(s.finalize(sources))
 			return llmtest.Response{Text: string(raw)}, true
-		case strings.Contains(prompt, cove2PlanMarker):
+		case strings.Contains(prompt, pipeline.MarkerCove2Plan):
 			return llmtest.Response{Text: string(plan)}, true
-		case strings.Contains(prompt, verifyMarker):
+		case strings.Contains(prompt, pipeline.MarkerCove2Verify):
 			q := promptQuestion.FindStringSubmatch(prompt)
 			if q == nil {
 				return llmtest.Response{Text: "unable to verify"}, true
@@ -569,10 +558,10 @@ func (b *bundle) multihopModel(t testing.TB, plan multihop.Plan, judge map[strin
 	}
 	b.model.Handle(func(prompt string) (llmtest.Response, bool) {
 		switch {
-		case strings.Contains(prompt, multihopPlanMarker):
+		case strings.Contains(prompt, pipeline.MarkerMultihopPlan):
 			return llmtest.Response{Text: string(rawPlan)}, true
-		case strings.Contains(prompt, judgeMarker):
-			claim := promptClaim.FindStringSubmatch(prompt)
+		case strings.Contains(prompt, pipeline.MarkerMultihopJudge):
+			claim := pipeline.PromptClaim.FindStringSubmatch(prompt)
 			if claim == nil {
 				return llmtest.Response{}, false
 			}

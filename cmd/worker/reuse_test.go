@@ -49,7 +49,7 @@ func (b *bundle) reuseModel(t *testing.T, statements ...string) {
 		plans[s] = string(raw)
 	}
 	b.model.Handle(func(prompt string) (llmtest.Response, bool) {
-		if strings.Contains(prompt, multihopPlanMarker) {
+		if strings.Contains(prompt, pipeline.MarkerMultihopPlan) {
 			for s, plan := range plans {
 				if strings.Contains(prompt, s) {
 					return llmtest.Response{Text: plan}, true

@@ -40,7 +40,7 @@ func TestAPIKeyIsNeverLoggedNorStored(t *testing.T) {
 	var logs syncBuffer
 	b.log = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	// A transient failure and a permanent one, both echoing the key, then a success.
-	b.model.Fail("Write one verification question per line", 500, llmtest.ErrorBody("upstream rejected key "+key, "server_error", key)).Header("X-Echo", key).Once()
+	b.model.Fail(pipeline.MarkerPlan, 500, llmtest.ErrorBody("upstream rejected key "+key, "server_error", key)).Header("X-Echo", key).Once()
 	b.model.Fail("statement that fails", 401, llmtest.ErrorBody("Incorrect API key provided: "+key, "invalid_request_error", "invalid_api_key"))
 	b.factoredModel()
 	good := b.publish(t, jobs.Message{V: 1, Text: b.text, Method: pipeline.MethodFactored})

@@ -81,7 +81,7 @@ func TestCove2SettledClaimEndToEnd(t *testing.T) {
 		drafts[name] = b.own(pizzaDraft + " Case " + name + ".")
 	}
 	b.model.Handle(func(prompt string) (llmtest.Response, bool) {
-		if !strings.Contains(prompt, cove2FinalizeMarker) {
+		if !strings.Contains(prompt, pipeline.MarkerCove2Finalize) {
 			return llmtest.Response{}, false
 		}
 		name := "honest"

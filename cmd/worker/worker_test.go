@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -81,14 +80,13 @@ func setup(t testing.TB) *bundle {
 // factoredModel scripts the fake model for Factored runs on statements given as text: three
 // questions per draft, each answered, and a revision that names the draft.
 func (b *bundle) factoredModel() *llmtest.Rule {
-	draft := regexp.MustCompile(`(?s)<draft>(.*?)</draft>`)
 	return b.model.Handle(func(prompt string) (llmtest.Response, bool) {
 		switch {
-		case strings.Contains(prompt, "Rewrite the answer so it agrees with the checks"):
-			return llmtest.Response{Text: "Revised: " + draft.FindStringSubmatch(prompt)[1]}, true
-		case strings.Contains(prompt, "Write one verification question per line"):
+		case strings.Contains(prompt, pipeline.MarkerRevise):
+			return llmtest.Response{Text: "Revised: " + pipeline.PromptDraft.FindStringSubmatch(prompt)[1]}, true
+		case strings.Contains(prompt, pipeline.MarkerPlan):
 			return llmtest.Response{Text: "Who said it?\nWhen was it said?\nWhere was it said?"}, true
-		case strings.Contains(prompt, "say \"unsure\".\n\n<question>"):
+		case strings.Contains(prompt, pipeline.MarkerVerify):
 			return llmtest.Response{Text: "An answer"}, true
 		}
 		return llmtest.Response{}, false
@@ -253,7 +251,7 @@ func TestBadMessagesAreRejectedAndTheWorkerGoesOn(t *testing.T) {
 func TestTransientModelErrorIsRetried(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.model.Fail("Write one verification question per line", 503, "").Once()
+	b.model.Fail(pipeline.MarkerPlan, 503, "").Once()
 	b.factoredModel()
 	job := b.publish(t, jobs.Message{V: 1, Text: b.text, Method: pipeline.MethodFactored})
 	b.runWorkers(t, 1)

@@ -20,7 +20,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -403,23 +402,21 @@ func (b *stack) measure(ctx context.Context, res *result, subject string) error 
 	return nil
 }
 
-var draftRE = regexp.MustCompile(`(?s)<draft>(.*?)</draft>`)
-
 // reply answers the cove-factored prompts the way a model would, at about a real model's length.
 func (b *stack) reply(prompt string) string {
 	switch {
-	case strings.Contains(prompt, "Rewrite the answer so it agrees with the checks"):
-		if m := draftRE.FindStringSubmatch(prompt); m != nil {
+	case strings.Contains(prompt, pipeline.MarkerRevise):
+		if m := pipeline.PromptDraft.FindStringSubmatch(prompt); m != nil {
 			return m[1]
 		}
 		return "The Eiffel Tower was completed in 1889 and stands in Paris."
-	case strings.Contains(prompt, "Write one verification question per line"):
+	case strings.Contains(prompt, pipeline.MarkerPlan):
 		questions := []string{"When was the Eiffel Tower completed?", "In which city does the Eiffel Tower stand?",
 			"Is the Eiffel Tower the tallest structure in Paris?", "Who designed the Eiffel Tower?", "How tall is the Eiffel Tower?",
 			"What is the Eiffel Tower made of?", "When did the Eiffel Tower open to the public?", "Who owns the Eiffel Tower?",
 			"How many visitors does the Eiffel Tower have a year?", "What was the Eiffel Tower built for?"}
 		return strings.Join(questions[:b.cfg.Checks], "\n")
-	case strings.Contains(prompt, "<question>"):
+	case strings.Contains(prompt, pipeline.MarkerVerify), strings.Contains(prompt, pipeline.MarkerDraft):
 		return "It was completed in 1889."
 	}
 	return "unsure"

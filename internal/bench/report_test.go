@@ -60,7 +60,7 @@ func TestPrintLearning(t *testing.T) {
 func TestReuseWorldReplies(t *testing.T) {
 	t.Parallel()
 	w := &reuseWorld{truth: map[string]int{"Alden Bridge": 1901}}
-	planPrompt := "You are planning the verification of a statement.\n<untrusted_statement lang=\"en\">\nThe Alden Bridge opened in 1901.\n</untrusted_statement>"
+	planPrompt := pipeline.MarkerMultihopPlan + "\n<untrusted_statement lang=\"en\">\nThe Alden Bridge opened in 1901.\n</untrusted_statement>"
 	var plan multihop.Plan
 	if err := json.Unmarshal([]byte(w.reply(planPrompt)), &plan); err != nil {
 		t.Fatal(err)
@@ -87,7 +87,7 @@ func TestReuseWorldReplies(t *testing.T) {
 			Verdict, Correction string
 			Citations           []map[string]any
 		}
-		prompt := "Judge the claim.\n<untrusted_claim>\n" + tt.claim + "\n</untrusted_claim>\n" + sources.String()
+		prompt := pipeline.MarkerMultihopJudge + ".\n<untrusted_claim>\n" + tt.claim + "\n</untrusted_claim>\n" + sources.String()
 		if err := json.Unmarshal([]byte(w.reply(prompt)), &judged); err != nil {
 			t.Fatal(err)
 		}

@@ -144,11 +144,8 @@ type reuseWorld struct {
 }
 
 var (
-	reuseStatementRE = regexp.MustCompile(`(?s)<untrusted_statement[^>]*>\n(.*?)\n</untrusted_statement>`)
-	reuseClaimRE     = regexp.MustCompile(`(?s)<untrusted_claim>\n(.*?)\n</untrusted_claim>`)
-	reuseSourceRE    = regexp.MustCompile(`(?s)<source n="(\d+)"[^>]*>\n(.*?)\n</source>`)
-	reuseYearRE      = regexp.MustCompile(`\b(1[89]\d\d|20\d\d)\b`)
-	reuseEntityRE    = regexp.MustCompile(`[A-Z][a-z]+ (?:` + strings.Join(reuseKinds, "|") + `)`)
+	reuseYearRE   = regexp.MustCompile(`\b(1[89]\d\d|20\d\d)\b`)
+	reuseEntityRE = regexp.MustCompile(`[A-Z][a-z]+ (?:` + strings.Join(reuseKinds, "|") + `)`)
 )
 
 // plan is the multihop plan of a one-claim statement: the claim is the statement, one hop.
@@ -171,10 +168,10 @@ func (w *reuseWorld) plan(statement string) string {
 // reply is the simulated model: the plan of the statement, or the judgement of the claim on the
 // sources it was given (supported when the claim's year is the true one, else refuted).
 func (w *reuseWorld) reply(prompt string) string {
-	if m := reuseStatementRE.FindStringSubmatch(prompt); m != nil && strings.Contains(prompt, "You are planning the verification") {
+	if m := pipeline.PromptStatement.FindStringSubmatch(prompt); m != nil && strings.Contains(prompt, pipeline.MarkerMultihopPlan) {
 		return w.plan(m[1])
 	}
-	m := reuseClaimRE.FindStringSubmatch(prompt)
+	m := pipeline.PromptClaim.FindStringSubmatch(prompt)
 	if m == nil {
 		return "{}"
 	}
@@ -186,9 +183,9 @@ func (w *reuseWorld) reply(prompt string) string {
 		verdict, stance, correction = pipeline.VerdictRefuted, "refutes", fmt.Sprintf("The %s opened in %d", entity, w.truth[entity])
 	}
 	var cites []map[string]any
-	for _, s := range reuseSourceRE.FindAllStringSubmatch(prompt, 2) {
+	for _, s := range pipeline.PromptSource.FindAllStringSubmatch(prompt, 2) {
 		n, _ := strconv.Atoi(s[1])
-		words := strings.Fields(s[2])
+		words := strings.Fields(s[3])
 		cites = append(cites, map[string]any{"source": n, "passage": strings.Join(words[:min(6, len(words))], " "), "stance": stance})
 	}
 	raw, _ := json.Marshal(map[string]any{"verdict": verdict, "citations": cites, "reason": "The sources give the year.",

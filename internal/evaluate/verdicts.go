@@ -234,7 +234,7 @@ func openVerdictModel(m modelConfig) (pipeline.Model, string, string, func(), er
 		}
 		// The report names the fake as it did before the fake moved to internal/evaluate/scriptedfake:
 		// reports and docs/evaluation.md quote this line, and a move changes no output.
-		return client, "the scripted fake (cmd/evaluate/fakemodel.go) over real HTTP", kindFake, fake.Close, nil
+		return client, "the scripted fake (internal/evaluate/scriptedfake) over real HTTP", kindFake, fake.Close, nil
 	case llm.ReplayModel:
 		replay, err := llm.NewReplay(examples.Replay)
 		if err != nil {

@@ -85,16 +85,9 @@ type MessageOptions struct {
 // Version is the only message version this package reads and writes.
 const Version = 1
 
-// Methods are the method names a job may give, in the order of DESIGN.md. The names are the
-// pipeline's vocabulary, defined there once; tests check that the schema's enum and the method
-// registry say the same.
-var Methods = []string{
-	pipeline.MethodFactored, pipeline.MethodJoint, pipeline.MethodTwoStep, pipeline.MethodFactorRevise,
-	pipeline.MethodCove2, pipeline.MethodMultihop,
-}
-
-// KnownMethod reports whether name is one of Methods.
-func KnownMethod(name string) bool { return slices.Contains(Methods, name) }
+// KnownMethod reports whether name is a method a job may give: one of pipeline.MethodNames,
+// the one list of methods.
+func KnownMethod(name string) bool { return slices.Contains(pipeline.MethodNames(), name) }
 
 // Defaults of a message and of its validation.
 const (
@@ -254,11 +247,11 @@ func checkMessage(m Message, cfg ValidationConfig, verr *ValidationError) {
 		verr.add("published_at", "%s is neither an RFC 3339 time (2026-11-30T09:00:00Z) nor a date (2026-11-30)", quoteShort(m.PublishedAt))
 	}
 	if m.Method != "" && !verr.has("method") && !KnownMethod(m.Method) {
-		verr.add("method", "%q is not a known method (known: %s)", m.Method, strings.Join(Methods, ", "))
+		verr.add("method", "%q is not a known method (known: %s)", m.Method, strings.Join(pipeline.MethodNames(), ", "))
 	}
 	if m.Method == "" && !KnownMethod(cfg.DefaultMethod) {
 		verr.add("method", "none given, and the configured default %q is not a known method (known: %s)",
-			cfg.DefaultMethod, strings.Join(Methods, ", "))
+			cfg.DefaultMethod, strings.Join(pipeline.MethodNames(), ", "))
 	}
 	if m.Language != "" && !verr.has("language") && !pipeline.KnownLanguage(m.Language) {
 		verr.add("language", "%q is not an ISO 639-1 code", m.Language)

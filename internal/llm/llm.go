@@ -32,10 +32,12 @@ import (
 // Defaults of Config, applied by New.
 const (
 	// DefaultBaseURL is OpenAI's API.
-	DefaultBaseURL   = "https://api.openai.com/v1"
-	DefaultModel     = "gpt-4o-mini"
-	DefaultTimeout   = 120 * time.Second
-	DefaultMaxTokens = 1024
+	DefaultBaseURL = "https://api.openai.com/v1"
+	DefaultModel   = "gpt-4o-mini"
+	DefaultTimeout = 120 * time.Second
+	// DefaultMaxTokens is the core's (pipeline.DefaultMaxTokens), which the rate limiter counts
+	// too; it is named here so that every default of this client has a name in this package.
+	DefaultMaxTokens = pipeline.DefaultMaxTokens
 	// DefaultMaxRetries is 0 on purpose: the job queue retries failed jobs, and the rate limiter
 	// that wraps this client must see every 429 to adapt its pace. Retries hidden inside openai-go
 	// would swallow those 429s and multiply the queue's own retries.

@@ -74,8 +74,8 @@ func (r *Replay) Complete(_ context.Context, req pipeline.ModelRequest) (pipelin
 	case pipeline.StepVerify:
 		return r.reply(req, "unsure"), nil
 	case pipeline.StepRevise:
-		if draft, ok := between(req.Prompt, "<draft>", "</draft>"); ok {
-			return r.reply(req, draft), nil
+		if m := pipeline.PromptDraft.FindStringSubmatch(req.Prompt); m != nil {
+			return r.reply(req, m[1]), nil
 		}
 	}
 	return pipeline.ModelReply{}, pipeline.Permanent(fmt.Errorf("replay: no recorded reply for this %s prompt: the offline replay only knows the bundled examples, run over the bundled archive in a fresh database (a corpus with other documents gives other evidence, and so other prompts); configure a model (OPENAI_API_KEY or OPENAI_BASE_URL) for other statements and corpora", req.Step))
@@ -86,17 +86,4 @@ func (r *Replay) reply(req pipeline.ModelRequest, text string) pipeline.ModelRep
 		Text: text, Model: ReplayModel, FinishReason: "stop",
 		PromptTokens: int64(len(req.Prompt)+3) / 4, CompletionTokens: int64(len(text)+3) / 4,
 	}
-}
-
-func between(s, open, close string) (string, bool) {
-	i := strings.Index(s, open)
-	if i < 0 {
-		return "", false
-	}
-	rest := s[i+len(open):]
-	j := strings.Index(rest, close)
-	if j < 0 {
-		return "", false
-	}
-	return rest[:j], true
 }

@@ -2,7 +2,7 @@ package pipeline
 
 // Method names: what a job's "method" says, one constant each, defined here once. The registry
 // (package methods) builds a method from its name; internal/jobs validates a job's method
-// against jobs.Methods, these names in the order of DESIGN.md (a test keeps the two equal).
+// against MethodNames.
 const (
 	// MethodFactored is CoVe Factored (spec 001).
 	MethodFactored = "cove-factored"
@@ -18,10 +18,13 @@ const (
 	MethodMultihop = "multihop"
 )
 
-// MethodNames returns the name of every method, sorted: what a job's "method" may say. The
-// registry's test checks that package methods builds exactly these.
+// MethodNames returns the name of every method, in the order of DESIGN.md: what a job's
+// "method" may say. It is the one list of methods (jobs validates against it and the commands
+// name it in their help); the registry's test checks that package methods builds exactly these,
+// and jobs' test that the message schema's enum lists them in this order. It is here, in the
+// core, because jobs and the registry both import the core and neither imports the other.
 func MethodNames() []string {
-	return []string{MethodFactorRevise, MethodFactored, MethodJoint, MethodTwoStep, MethodCove2, MethodMultihop}
+	return []string{MethodFactored, MethodJoint, MethodTwoStep, MethodFactorRevise, MethodCove2, MethodMultihop}
 }
 
 // Steps named in the methods' traces (ModelCall.Step): the Chain-of-Verification variants use

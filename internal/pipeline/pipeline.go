@@ -39,6 +39,12 @@ type ModelRequest struct {
 	MaxTokens int
 }
 
+// DefaultMaxTokens bounds a reply when neither the request nor the model's configuration sets a
+// bound. It is defined here, in the contract of a request, because two packages that do not
+// import each other must agree on it: the model adapter (llm) sends it, and the rate limiter
+// (ratelimit) counts it against the token budget before the request is sent.
+const DefaultMaxTokens = 1024
+
 // OutputSchema is a JSON Schema for structured output, with the name the API wants for it.
 type OutputSchema struct {
 	Name   string

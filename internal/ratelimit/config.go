@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
 )
 
 // Defaults of Config, applied by New.
@@ -17,9 +19,6 @@ const (
 	DefaultHeadroom   = 0.03
 	DefaultPause      = time.Second
 	DefaultMaxPause   = 30 * time.Second
-	// DefaultMaxTokens is the reply bound assumed for a request that sets none; it matches
-	// llm.DefaultMaxTokens.
-	DefaultMaxTokens = 1024
 )
 
 // Config configures a Limiter for one provider.
@@ -33,7 +32,7 @@ type Config struct {
 	TokensPerMinute   int
 	MaxConcurrent     int
 	// DefaultMaxTokens is the reply bound used to estimate a request that sets none (the model
-	// client's own default); 0 means DefaultMaxTokens.
+	// client's own default); 0 means pipeline.DefaultMaxTokens, the model adapter's default.
 	DefaultMaxTokens int
 	// MaxRetries is how often a call answered by a transient 429 is retried here, after the
 	// pause, before its error is returned; 0 means DefaultMaxRetries, negative means never.
@@ -60,7 +59,7 @@ type Config struct {
 // WithDefaults returns c with every unset field at its default: the one place defaults live.
 func (c Config) WithDefaults() Config {
 	c.Name = cmp.Or(c.Name, "model")
-	c.DefaultMaxTokens = cmp.Or(c.DefaultMaxTokens, DefaultMaxTokens)
+	c.DefaultMaxTokens = cmp.Or(c.DefaultMaxTokens, pipeline.DefaultMaxTokens)
 	c.MaxRetries = cmp.Or(c.MaxRetries, DefaultMaxRetries)
 	c.Decrease = cmp.Or(c.Decrease, DefaultDecrease)
 	c.Recovery = cmp.Or(c.Recovery, DefaultRecovery)

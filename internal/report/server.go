@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/corroborate/corroborate/internal/jobs"
+	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/store"
 )
 
@@ -182,7 +183,7 @@ func liveFilter(q url.Values) (store.ReportFilter, formValues, int, error) {
 		*d.t = t.AddDate(0, 0, d.days)
 	}
 	if f.Method != "" && !jobs.KnownMethod(f.Method) {
-		problems = append(problems, fmt.Sprintf("method=%q: use one of %s", f.Method, strings.Join(jobs.Methods, ", ")))
+		problems = append(problems, fmt.Sprintf("method=%q: use one of %s", f.Method, strings.Join(pipeline.MethodNames(), ", ")))
 	}
 	if f.Verdict != "" && !slices.Contains(store.Verdicts, f.Verdict) {
 		problems = append(problems, fmt.Sprintf("verdict=%q: use one of %s", f.Verdict, strings.Join(store.Verdicts, ", ")))

@@ -150,7 +150,7 @@ func cacheKey(q pipeline.SearchQuery) (string, []byte) {
 		Limit:             cmp.Or(max(q.Limit, 0), pipeline.DefaultSearchLimit),
 	}
 	for _, u := range q.ExcludeURLs {
-		if n, err := CanonicalURL(u); err == nil {
+		if n, err := NormalizeURL(u); err == nil {
 			f.ExcludeURLs = append(f.ExcludeURLs, n)
 		} else if u = strings.TrimSpace(u); u != "" {
 			f.ExcludeURLs = append(f.ExcludeURLs, u)

@@ -316,7 +316,7 @@ type documentLine struct {
 // ParseDocument reads and validates one JSONL line: a JSON object with an absolute http(s) url,
 // a title or a body, an optional publisher, published_at (RFC 3339, or YYYY-MM-DD read as UTC
 // midnight) and language (ISO 639-1). Unknown fields are errors, so that a misspelt one is not
-// silently dropped. The URL comes back normalized (CanonicalURL); HTML markup is removed from
+// silently dropped. The URL comes back normalized (NormalizeURL); HTML markup is removed from
 // the title and body (documentText), and NUL characters, which PostgreSQL text cannot hold,
 // from every field.
 func ParseDocument(raw []byte) (Document, error) {
@@ -335,7 +335,7 @@ func ParseDocument(raw []byte) (Document, error) {
 	if len(*l.URL) > maxURLBytes {
 		return Document{}, fmt.Errorf(`"url" is %d bytes long; at most %d`, len(*l.URL), maxURLBytes)
 	}
-	u, err := CanonicalURL(*l.URL)
+	u, err := NormalizeURL(*l.URL)
 	if err != nil {
 		return Document{}, fmt.Errorf(`"url" %q is not an absolute http(s) URL: %v`, truncateRunes(*l.URL, 80), err)
 	}

@@ -32,10 +32,12 @@ func Domain(rawURL string) string {
 	return host
 }
 
-// CanonicalURL returns rawURL in the form the corpus stores and compares: scheme and host in
+// NormalizeURL returns rawURL in the form the corpus stores and compares: scheme and host in
 // lower case, no default port, no fragment. It fails for anything but an absolute http or https
-// URL with a host.
-func CanonicalURL(rawURL string) (string, error) {
+// URL with a host. It is an address, kept fetchable (scheme, www., trailing slash and query as
+// given); whether two URLs name one document is evidence.DocumentKey's question, which this
+// package's exclusions answer with urlVariants.
+func NormalizeURL(rawURL string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil {
 		return "", err
@@ -64,7 +66,7 @@ var (
 // https, with and without "www.", with and without a trailing slash. Excluding a URL excludes
 // them all: they are the same document for source independence.
 func urlVariants(rawURL string) []string {
-	n, err := CanonicalURL(rawURL)
+	n, err := NormalizeURL(rawURL)
 	if err != nil {
 		if s := strings.TrimSpace(rawURL); s != "" {
 			return []string{s}

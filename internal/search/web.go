@@ -285,7 +285,7 @@ func finish(provider string, q pipeline.SearchQuery, in []webResult) []pipeline.
 		if len(r.URL) > maxURLBytes {
 			continue
 		}
-		u, err := CanonicalURL(r.URL)
+		u, err := NormalizeURL(r.URL)
 		if err != nil || seen[u] || excludedURLs[u] {
 			continue
 		}

@@ -131,7 +131,7 @@ func PythonStrings(s string) []string {
 // canonical form the corpus keeps.
 func wikipediaURL(entity string) string {
 	raw := (&url.URL{Scheme: "https", Host: "en.wikipedia.org", Path: "/wiki/" + strings.ReplaceAll(entity, " ", "_")}).String()
-	if u, err := search.CanonicalURL(raw); err == nil {
+	if u, err := search.NormalizeURL(raw); err == nil {
 		return u
 	}
 	return raw

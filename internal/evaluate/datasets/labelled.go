@@ -186,7 +186,7 @@ func readFactcheckLabelled(path string, raw []byte) (*Set, error) {
 					if j >= len(s.AutoEvidenceURL[i]) {
 						break
 					}
-					u, err := search.CanonicalURL(s.AutoEvidenceURL[i][j])
+					u, err := search.NormalizeURL(s.AutoEvidenceURL[i][j])
 					if err != nil || strings.TrimSpace(passage) == "" {
 						continue
 					}
@@ -275,7 +275,7 @@ func readJSONL(name, path string, raw []byte) (*Set, error) {
 		it := Item{Probe: Probe{ID: cmp.Or(rec.ID, fmt.Sprint(line)), Text: strings.TrimSpace(rec.Text)},
 			Gold: Gold{Label: label, Raw: rec.Label, Hops: rec.Hops}}
 		for _, e := range rec.Evidence {
-			u, err := search.CanonicalURL(e.URL)
+			u, err := search.NormalizeURL(e.URL)
 			if err != nil {
 				return fmt.Errorf("%s:%d: evidence url %q: %w", path, line, e.URL, err)
 			}

@@ -78,58 +78,39 @@ func (f *Server) serve(w http.ResponseWriter, r *http.Request) {
 	llmtest.WriteResponse(w, req, llmtest.Response{Text: text})
 }
 
-// Markers of the prompts the fake answers (the templates in internal/pipeline/prompts).
-const (
-	fakeMultihopPlan = "You are planning the verification of a statement by multi-hop search query chains."
-	fakeJudge        = "Judge one claim against the numbered sources below"
-	fakeCovePlan     = "Write one verification question per line"
-	fakeCoveVerify   = "Answer the question with a short, factual answer."
-	fakeCoveRevise   = "Rewrite the answer so it agrees"
-	fakeCrossCheck   = "Is the claim consistent with the evidence?"
-	fakeFinalAnswer  = "Write the final answer from the consistent material only"
-	fakeJointPlan    = "then answer that question."
-	fakeFactorPlan   = "Claim: <the claim>"
-	fakeTwoStepBatch = "Number your answers to match the questions."
-)
-
 var (
-	fakeStatement = regexp.MustCompile(`(?s)<untrusted_statement[^>]*>\n(.*?)\n</untrusted_statement>`)
-	fakeMaxHops   = regexp.MustCompile(`Maximum hops per query chain: (\d+)\.`)
-	fakeClaim     = regexp.MustCompile(`(?s)<untrusted_claim>\n(.*?)\n</untrusted_claim>`)
-	fakeSource    = regexp.MustCompile(`(?s)<source n="(\d+)"[^>]*>\n(.*?)\n</source>`)
-	fakeDraft     = regexp.MustCompile(`(?s)<draft>(.*?)</draft>`)
-	fakeQuestion  = regexp.MustCompile(`(?s)<question>(.*?)</question>`)
-	fakeQuestions = regexp.MustCompile(`(?m)^Q: (.*)$`)
 	// clauseJoin splits a statement into clauses: ", and", "; ", " and " before a verb-led
 	// clause is too fine a cut for a fake; these three keep most spans whole.
 	clauseJoin = regexp.MustCompile(`,? and |; |, while |, which `)
 	fineJoin   = regexp.MustCompile(`,? and |; |, | but | as well as `)
 )
 
-// Answer is the scripted fake's reply to prompt.
+// Answer is the scripted fake's reply to prompt. It tells the prompts apart by pipeline's
+// markers and reads them with pipeline's patterns, defined beside the prompts and tested
+// against them.
 func Answer(prompt string) (string, error) {
 	switch {
-	case strings.Contains(prompt, fakeMultihopPlan):
-		m := fakeStatement.FindStringSubmatch(prompt)
+	case strings.Contains(prompt, pipeline.MarkerMultihopPlan):
+		m := pipeline.PromptStatement.FindStringSubmatch(prompt)
 		if m == nil {
 			return "", fmt.Errorf("a multihop plan prompt without its statement")
 		}
 		maxHops := pipeline.DefaultMaxHops
-		if h := fakeMaxHops.FindStringSubmatch(prompt); h != nil {
+		if h := pipeline.PromptMaxHops.FindStringSubmatch(prompt); h != nil {
 			maxHops, _ = strconv.Atoi(h[1])
 		}
 		return fakePlan(m[1], maxHops), nil
-	case strings.Contains(prompt, fakeJudge):
-		m := fakeClaim.FindStringSubmatch(prompt)
+	case strings.Contains(prompt, pipeline.MarkerMultihopJudge):
+		m := pipeline.PromptClaim.FindStringSubmatch(prompt)
 		if m == nil {
 			return "", fmt.Errorf("a judge prompt without its claim")
 		}
-		return fakeJudgement(m[1], fakeSource.FindAllStringSubmatch(prompt, -1)), nil
+		return fakeJudgement(m[1], pipeline.PromptSource.FindAllStringSubmatch(prompt, -1)), nil
 	// Revisions and cross-checks first: they quote the questions that other markers match.
-	case strings.Contains(prompt, fakeFinalAnswer):
+	case strings.Contains(prompt, pipeline.MarkerFinalAnswer):
 		return "Final answer from the consistent claims.", nil
-	case strings.Contains(prompt, fakeCoveRevise):
-		d := fakeDraft.FindStringSubmatch(prompt)
+	case strings.Contains(prompt, pipeline.MarkerRevise):
+		d := pipeline.PromptDraft.FindStringSubmatch(prompt)
 		if d == nil {
 			return "", fmt.Errorf("a revise prompt without its draft")
 		}
@@ -139,10 +120,10 @@ func Answer(prompt string) (string, error) {
 			return strings.Join(clauses[:max(len(clauses)-1, 1)], ", and ") + " (revised)", nil
 		}
 		return draft, nil
-	case strings.Contains(prompt, fakeCrossCheck):
+	case strings.Contains(prompt, pipeline.MarkerCrossCheck):
 		return "CONSISTENT", nil
-	case strings.Contains(prompt, fakeCovePlan):
-		d := fakeDraft.FindStringSubmatch(prompt)
+	case strings.Contains(prompt, pipeline.MarkerPlan):
+		d := pipeline.PromptDraft.FindStringSubmatch(prompt)
 		if d == nil {
 			return "", fmt.Errorf("a plan prompt without its draft")
 		}
@@ -151,8 +132,8 @@ func Answer(prompt string) (string, error) {
 			qs = append(qs, "Is it true that "+strings.TrimSuffix(c, ".")+"?")
 		}
 		return strings.Join(qs, "\n"), nil
-	case strings.Contains(prompt, fakeJointPlan):
-		d := fakeDraft.FindStringSubmatch(prompt)
+	case strings.Contains(prompt, pipeline.MarkerJointPlan):
+		d := pipeline.PromptDraft.FindStringSubmatch(prompt)
 		if d == nil {
 			return "", fmt.Errorf("a plan prompt without its draft")
 		}
@@ -162,8 +143,8 @@ func Answer(prompt string) (string, error) {
 			lines = append(lines, "Q: "+q, "A: "+fakeVerify(q))
 		}
 		return strings.Join(lines, "\n"), nil
-	case strings.Contains(prompt, fakeFactorPlan):
-		d := fakeDraft.FindStringSubmatch(prompt)
+	case strings.Contains(prompt, pipeline.MarkerFactorRevisePlan):
+		d := pipeline.PromptDraft.FindStringSubmatch(prompt)
 		if d == nil {
 			return "", fmt.Errorf("a plan prompt without its draft")
 		}
@@ -172,14 +153,14 @@ func Answer(prompt string) (string, error) {
 			lines = append(lines, "Claim: "+c, "Question: Is it true that "+strings.TrimSuffix(c, ".")+"?")
 		}
 		return strings.Join(lines, "\n"), nil
-	case strings.Contains(prompt, fakeTwoStepBatch):
+	case strings.Contains(prompt, pipeline.MarkerVerifyAll):
 		var lines []string
-		for i, q := range fakeQuestions.FindAllStringSubmatch(prompt, -1) {
-			lines = append(lines, fmt.Sprintf("%d. %s", i+1, fakeVerify(q[1])))
+		for _, q := range pipeline.PromptNumberedQuestion.FindAllStringSubmatch(prompt, -1) {
+			lines = append(lines, q[1]+". "+fakeVerify(q[2]))
 		}
 		return strings.Join(lines, "\n"), nil
-	case strings.Contains(prompt, fakeCoveVerify):
-		q := fakeQuestion.FindStringSubmatch(prompt)
+	case strings.Contains(prompt, pipeline.MarkerVerify):
+		q := pipeline.PromptQuestion.FindStringSubmatch(prompt)
 		if q == nil {
 			return "unsure", nil
 		}
@@ -305,13 +286,14 @@ func fakeQueryWords(claim string) (entities, rest []string) {
 	return entities, rest
 }
 
-// fakeJudgement judges claim by the share of its content words in its best source.
+// fakeJudgement judges claim by the share of its content words in its best source; sources
+// are the matches of pipeline.PromptSource (number, URL, text).
 func fakeJudgement(claim string, sources [][]string) string {
 	want := text.ContentWords(claim, "en")
 	best, bestShare := -1, 0.0
 	for i, s := range sources {
 		have := map[string]bool{}
-		for _, t := range text.ContentWords(s[2], "en") {
+		for _, t := range text.ContentWords(s[3], "en") {
 			have[t] = true
 		}
 		n := 0
@@ -328,7 +310,7 @@ func fakeJudgement(claim string, sources [][]string) string {
 		"supported_part": "", "correction": "", "confidence": "Low"}
 	if best >= 0 && bestShare >= 0.4 {
 		n, _ := strconv.Atoi(sources[best][1])
-		words := strings.Fields(sources[best][2])
+		words := strings.Fields(sources[best][3])
 		passage := strings.Join(words[:min(len(words), 6)], " ")
 		verdict, stance := pipeline.VerdictSupported, "supports"
 		if bestShare < 0.75 {

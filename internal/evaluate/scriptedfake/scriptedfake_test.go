@@ -12,7 +12,7 @@ import (
 // judgePrompt is a judge prompt as far as the fake reads it: the marker, the claim, the sources.
 func judgePrompt(claim string, sources ...string) string {
 	var sb strings.Builder
-	sb.WriteString(fakeJudge + ".\n<untrusted_claim>\n" + claim + "\n</untrusted_claim>\n")
+	sb.WriteString(pipeline.MarkerMultihopJudge + ".\n<untrusted_claim>\n" + claim + "\n</untrusted_claim>\n")
 	for i, s := range sources {
 		sb.WriteString("<source n=\"" + string(rune('1'+i)) + "\" url=\"https://example.org/\">\n" + s + "\n</source>\n")
 	}
@@ -59,7 +59,7 @@ func TestAnswerJudges(t *testing.T) {
 func TestAnswerPlans(t *testing.T) {
 	t.Parallel()
 	const statement = "The Eiffel Tower was completed in 1889, and it stands in Paris; Gustave Eiffel designed it"
-	prompt := fakeMultihopPlan + "\nMaximum hops per query chain: 2.\n<untrusted_statement lang=\"en\">\n" + statement + "\n</untrusted_statement>\n"
+	prompt := pipeline.MarkerMultihopPlan + "\nMaximum hops per query chain: 2.\n<untrusted_statement lang=\"en\">\n" + statement + "\n</untrusted_statement>\n"
 	text, err := Answer(prompt)
 	if err != nil {
 		t.Fatal(err)
@@ -90,19 +90,42 @@ func TestAnswerCoVe(t *testing.T) {
 	for _, tt := range []struct {
 		name, prompt, want string
 	}{
-		{"plan: one question per clause", fakeCovePlan + "\n<draft>Paris is in France, and Rome is in Italy.</draft>", "Is it true that Paris is in France?\nIs it true that Rome is in Italy?"},
-		{"cross-check", fakeCrossCheck, "CONSISTENT"},
-		{"final answer", fakeFinalAnswer, "Final answer from the consistent claims."},
-		{"a verification question without its question", fakeCoveVerify, "unsure"},
+		{"plan: one question per clause", pipeline.MarkerPlan + "\n<draft>Paris is in France, and Rome is in Italy.</draft>", "Is it true that Paris is in France?\nIs it true that Rome is in Italy?"},
+		{"cross-check", pipeline.MarkerCrossCheck, "CONSISTENT"},
+		{"final answer", pipeline.MarkerFinalAnswer, "Final answer from the consistent claims."},
+		{"a verification question without its question", pipeline.MarkerVerify, "unsure"},
 	} {
 		got, err := Answer(tt.prompt)
 		if err != nil || got != tt.want {
 			t.Errorf("%s: %q, %v; want %q", tt.name, got, err, tt.want)
 		}
 	}
-	for _, prompt := range []string{"Write a poem.", fakeMultihopPlan + " (no statement)", fakeJudge + " (no claim)", fakeCoveRevise + " (no draft)"} {
+	for _, prompt := range []string{"Write a poem.", pipeline.MarkerMultihopPlan + " (no statement)", pipeline.MarkerMultihopJudge + " (no claim)", pipeline.MarkerRevise + " (no draft)"} {
 		if got, err := Answer(prompt); err == nil {
 			t.Errorf("Answer(%q) = %q, want an error", prompt, got)
 		}
+	}
+}
+
+// Two-step's verify-all prompt, as the method renders it, gets one numbered answer per question:
+// the questions are numbered lines, not the "Q:" lines of the revisions.
+func TestAnswerTwoStepVerifyAll(t *testing.T) {
+	t.Parallel()
+	type question struct {
+		Number int
+		Text   string
+	}
+	prompt, err := pipeline.RenderPrompt("twostep_verify_all", struct{ Questions []question }{
+		[]question{{1, "Where was Hillary Clinton born?"}, {2, "Where was Donald Trump born?"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Answer(prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(got, "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "1. ") || !strings.HasPrefix(lines[1], "2. ") {
+		t.Errorf("Answer(verify all) = %q, want two numbered answers", got)
 	}
 }

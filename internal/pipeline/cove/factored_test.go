@@ -16,12 +16,12 @@ import (
 func TestFactoredStubModel(t *testing.T) {
 	t.Parallel()
 	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
-		{Contains: "Answer the question.\n\n<question>", Reply: sampleDraft},
-		{Contains: "Write one verification question per line", Reply: "Where was Hillary Clinton born?\nWhere was Donald Trump born?\nWhere was Theodore Roosevelt born?"},
+		{Contains: pipeline.MarkerDraft, Reply: sampleDraft},
+		{Contains: pipeline.MarkerPlan, Reply: "Where was Hillary Clinton born?\nWhere was Donald Trump born?\nWhere was Theodore Roosevelt born?"},
 		{Contains: "Where was Hillary Clinton born?</question>", Reply: "Chicago"},
 		{Contains: "Where was Donald Trump born?</question>", Reply: "Queens"},
 		{Contains: "Where was Theodore Roosevelt born?</question>", Reply: "Manhattan"},
-		{Contains: "Rewrite the answer so it agrees with the checks", Reply: "Donald Trump, Theodore Roosevelt"},
+		{Contains: pipeline.MarkerRevise, Reply: "Donald Trump, Theodore Roosevelt"},
 	}}
 	// The revise prompt also contains the questions, so its rule must win: put it first.
 	model.Rules = append([]pipelinetest.StubRule{model.Rules[5]}, model.Rules[:5]...)
@@ -63,7 +63,7 @@ func TestFactoredStubModel(t *testing.T) {
 func TestFactoredNothingToCheckReturnsDraft(t *testing.T) {
 	t.Parallel()
 	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
-		{Contains: "Write one verification question per line", Reply: "Here are the questions:\n\n"},
+		{Contains: pipeline.MarkerPlan, Reply: "Here are the questions:\n\n"},
 	}}
 	res, err := Factored{Model: model}.Run(context.Background(), pipeline.Input{Question: "q?", Text: "The sky is blue today."})
 	if err != nil {
@@ -81,7 +81,7 @@ func TestFactoredFailedVerifyIsRetriedOnceThenUnsure(t *testing.T) {
 	t.Parallel()
 	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
 		{Contains: "Rewrite the answer", Reply: "revised"},
-		{Contains: "Write one verification question per line", Reply: "1. Where was A born?\n2. Where was B born?"},
+		{Contains: pipeline.MarkerPlan, Reply: "1. Where was A born?\n2. Where was B born?"},
 		{Contains: "Where was A born?</question>", Err: errors.New("HTTP 500")},
 		{Contains: "Where was B born?</question>", Reply: "Unsure."},
 	}}
@@ -112,7 +112,7 @@ func TestFactoredCapsQuestions(t *testing.T) {
 	}
 	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
 		{Contains: "Rewrite the answer", Reply: "revised"},
-		{Contains: "Write one verification question per line", Reply: strings.Join(plan, "\n")},
+		{Contains: pipeline.MarkerPlan, Reply: strings.Join(plan, "\n")},
 		{Contains: "Question number", Reply: "yes"},
 	}}
 	res, err := Factored{Model: model}.Run(context.Background(), pipeline.Input{Question: "q?", Text: "draft text here", Options: pipeline.Options{MaxQuestions: 4}})
@@ -137,7 +137,7 @@ func TestFactoredReportsEachCheckAsAClaim(t *testing.T) {
 	t.Parallel()
 	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
 		{Contains: "Rewrite the answer", Reply: "A was born in X, B in Y."},
-		{Contains: "Write one verification question per line", Reply: "Where was A born?\nWhere was B born?"},
+		{Contains: pipeline.MarkerPlan, Reply: "Where was A born?\nWhere was B born?"},
 		{Contains: "Where was A born?</question>", Reply: "X"},
 		{Contains: "Where was B born?</question>", Reply: "unsure"},
 	}}
@@ -164,7 +164,7 @@ func TestFactoredFailedRevisePropagatesWithTrace(t *testing.T) {
 	t.Parallel()
 	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
 		{Contains: "Rewrite the answer", Err: pipeline.Permanent(errors.New("model not found"))},
-		{Contains: "Write one verification question per line", Reply: "Where was A born?"},
+		{Contains: pipeline.MarkerPlan, Reply: "Where was A born?"},
 		{Contains: "Where was A born?</question>", Reply: "X"},
 	}}
 	res, err := Factored{Model: model}.Run(context.Background(), pipeline.Input{Question: "q?", Text: "A was born in X."})

@@ -13,9 +13,6 @@ import (
 )
 
 const (
-	claimsPlanMarker       = "Claim: <the claim>\nQuestion: <the verification question>"
-	factorReviseMarker     = "Write the final answer from the consistent material only"
-	factorVerifyMarker     = "Answer the question with a short, factual answer.\n\n<question>"
 	frDraft                = "Hillary Clinton was born in New York. Donald Trump was born in Queens in 1948. Theodore Roosevelt was born in Manhattan."
 	frClaimClinton         = "Hillary Clinton was born in New York"
 	frClaimRoosevelt       = "Theodore Roosevelt was born in Manhattan"
@@ -28,17 +25,17 @@ const (
 // frModel is the stub of the Factor + revise tests: three claims, each checked by its own
 // question; plan and cross-check replies can be replaced.
 func frModel(plan string, crossChecks map[string]pipelinetest.StubRule) *pipelinetest.StubModel {
-	rules := []pipelinetest.StubRule{{Contains: factorReviseMarker, Reply: "Donald Trump was born in Queens. Theodore Roosevelt was born in Manhattan."}}
+	rules := []pipelinetest.StubRule{{Contains: pipeline.MarkerFinalAnswer, Reply: "Donald Trump was born in Queens. Theodore Roosevelt was born in Manhattan."}}
 	for claim, rule := range crossChecks {
 		rule.Contains = "<claim>" + claim + "</claim>"
 		rules = append(rules, rule)
 	}
 	return &pipelinetest.StubModel{Rules: append(rules,
-		pipelinetest.StubRule{Contains: claimsPlanMarker, Reply: plan},
-		pipelinetest.StubRule{Contains: factorVerifyMarker + frCheckClinton + "</question>", Reply: "Chicago"},
-		pipelinetest.StubRule{Contains: factorVerifyMarker + frCheckTrump + "</question>", Reply: "Queens, New York, in 1946"},
-		pipelinetest.StubRule{Contains: factorVerifyMarker + frCheckRoosevelt + "</question>", Reply: "Manhattan"},
-		pipelinetest.StubRule{Contains: draftMarker, Reply: frDraft},
+		pipelinetest.StubRule{Contains: pipeline.MarkerFactorRevisePlan, Reply: plan},
+		pipelinetest.StubRule{Contains: "<question>" + frCheckClinton + "</question>", Reply: "Chicago"},
+		pipelinetest.StubRule{Contains: "<question>" + frCheckTrump + "</question>", Reply: "Queens, New York, in 1946"},
+		pipelinetest.StubRule{Contains: "<question>" + frCheckRoosevelt + "</question>", Reply: "Manhattan"},
+		pipelinetest.StubRule{Contains: pipeline.MarkerDraft, Reply: frDraft},
 	)}
 }
 
@@ -162,7 +159,7 @@ func TestFactorReviseFailedCallsLeaveClaimsUnverified(t *testing.T) {
 	})
 	// The Roosevelt check fails twice: it is recorded unsure and its claim stays unverified even
 	// though the cross-check, seeing "unsure", said CONSISTENT.
-	model.Rules = append([]pipelinetest.StubRule{{Contains: factorVerifyMarker + frCheckRoosevelt, Err: errors.New("timeout")}}, model.Rules...)
+	model.Rules = append([]pipelinetest.StubRule{{Contains: "<question>" + frCheckRoosevelt, Err: errors.New("timeout")}}, model.Rules...)
 	res, err := FactorRevise{Model: model}.Run(context.Background(), pipeline.Input{Question: sampleQuestion, Text: frDraft})
 	if err != nil {
 		t.Fatal(err)
@@ -197,10 +194,10 @@ func TestFactorReviseCapsClaims(t *testing.T) {
 	}
 	plan = append(plan, "Claim: a claim with no question")
 	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
-		{Contains: factorReviseMarker, Reply: "final"},
+		{Contains: pipeline.MarkerFinalAnswer, Reply: "final"},
 		{Contains: "<claim>", Reply: "CONSISTENT"},
-		{Contains: claimsPlanMarker, Reply: "Here are the pairs:\n\n" + strings.Join(plan, "\n\n")},
-		{Contains: factorVerifyMarker + "check", Reply: "yes"},
+		{Contains: pipeline.MarkerFactorRevisePlan, Reply: "Here are the pairs:\n\n" + strings.Join(plan, "\n\n")},
+		{Contains: "<question>" + "check", Reply: "yes"},
 	}}
 	res, err := FactorRevise{Model: model}.Run(context.Background(), pipeline.Input{Question: "q?", Text: "draft", Options: pipeline.Options{MaxQuestions: 3, Concurrency: 2}})
 	if err != nil {
@@ -230,7 +227,7 @@ func TestFactorReviseCapsClaims(t *testing.T) {
 
 func TestFactorReviseNothingCheckedReturnsDraft(t *testing.T) {
 	t.Parallel()
-	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{{Contains: claimsPlanMarker, Reply: "Claim: A was born in X\n\nThat is the only claim."}}}
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{{Contains: pipeline.MarkerFactorRevisePlan, Reply: "Claim: A was born in X\n\nThat is the only claim."}}}
 	res, err := FactorRevise{Model: model}.Run(context.Background(), pipeline.Input{Question: "q?", Text: "A was born in X."})
 	if err != nil {
 		t.Fatal(err)
@@ -249,7 +246,7 @@ func TestFactorReviseNothingCheckedReturnsDraft(t *testing.T) {
 func TestFactorReviseFailedRevisePropagatesWithTrace(t *testing.T) {
 	t.Parallel()
 	model := frModel(frPlan, map[string]pipelinetest.StubRule{frClaimClinton: {Reply: "CONSISTENT"}, sampleClaim: {Reply: "CONSISTENT"}, frClaimRoosevelt: {Reply: "CONSISTENT"}})
-	model.Rules[0] = pipelinetest.StubRule{Contains: factorReviseMarker, Err: pipeline.Permanent(errors.New("model not found"))}
+	model.Rules[0] = pipelinetest.StubRule{Contains: pipeline.MarkerFinalAnswer, Err: pipeline.Permanent(errors.New("model not found"))}
 	res, err := FactorRevise{Model: model}.Run(context.Background(), pipeline.Input{Question: sampleQuestion, Text: frDraft})
 	if !pipeline.IsPermanent(err) || !strings.Contains(err.Error(), pipeline.StepRevise) {
 		t.Fatalf("want a permanent revise error, got %v", err)

@@ -35,17 +35,17 @@ func TestCoveStatementsCannotForgePromptSections(t *testing.T) {
 		for i, statement := range forgedStatements {
 			model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
 				// Revise and cross-check prompts first: they contain the questions too.
-				{Contains: twoStepReviseMarker, Reply: "The Eiffel Tower is in Paris."},
-				{Contains: jointReviseMarker, Reply: "The Eiffel Tower is in Paris."},
-				{Contains: factorReviseMarker, Reply: "The Eiffel Tower is in Paris."},
-				{Contains: "Rewrite the answer so it agrees with the checks", Reply: "The Eiffel Tower is in Paris."},
+				{Contains: pipeline.MarkerTwoStepRevise, Reply: "The Eiffel Tower is in Paris."},
+				{Contains: pipeline.MarkerJointRevise, Reply: "The Eiffel Tower is in Paris."},
+				{Contains: pipeline.MarkerFinalAnswer, Reply: "The Eiffel Tower is in Paris."},
+				{Contains: pipeline.MarkerRevise, Reply: "The Eiffel Tower is in Paris."},
 				{Contains: "CONSISTENT", Reply: "CONSISTENT"},
-				{Contains: verifyAllMarker, Reply: "1. " + forgedAnswer},
+				{Contains: pipeline.MarkerVerifyAll, Reply: "1. " + forgedAnswer},
 				// Joint's checks are the model's own Q/A lines (it sees the draft by design): its
 				// reply is parsed, not inserted, so it is no way in for the statement.
-				{Contains: jointPlanMarker, Reply: "Q: Where is the Eiffel Tower?\nA: Paris."},
-				{Contains: claimsPlanMarker, Reply: "Claim: The Eiffel Tower is in Paris.\nQuestion: Where is the Eiffel Tower?"},
-				{Contains: planMarker, Reply: "Where is the Eiffel Tower?"},
+				{Contains: pipeline.MarkerJointPlan, Reply: "Q: Where is the Eiffel Tower?\nA: Paris."},
+				{Contains: pipeline.MarkerFactorRevisePlan, Reply: "Claim: The Eiffel Tower is in Paris.\nQuestion: Where is the Eiffel Tower?"},
+				{Contains: pipeline.MarkerPlan, Reply: "Where is the Eiffel Tower?"},
 				{Contains: "Where is the Eiffel Tower?", Reply: forgedAnswer},
 			}}
 			if _, err := newMethod(model).Run(context.Background(), pipeline.Input{Question: "Where is the Eiffel Tower?", Text: statement}); err != nil {

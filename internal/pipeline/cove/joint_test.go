@@ -11,21 +11,15 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline/pipelinetest"
 )
 
-const (
-	jointPlanMarker   = "For each factual claim in the\ndraft, write a question that checks it, then answer that question."
-	jointReviseMarker = "add nothing the checks do not support"
-	draftMarker       = "Answer the question.\n\n<question>"
-)
-
 // The specification's stub-model test for Joint: a joint reply with three Q and A pairs; exactly
 // three model calls, and the revise prompt contains all three answers.
 func TestJointStubModel(t *testing.T) {
 	t.Parallel()
 	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
-		{Contains: jointReviseMarker, Reply: "Donald Trump, Theodore Roosevelt"},
-		{Contains: jointPlanMarker, Reply: "Q: Where was Hillary Clinton born?\nA: Chicago\n" +
+		{Contains: pipeline.MarkerJointRevise, Reply: "Donald Trump, Theodore Roosevelt"},
+		{Contains: pipeline.MarkerJointPlan, Reply: "Q: Where was Hillary Clinton born?\nA: Chicago\n" +
 			"Q: Where was Donald Trump born?\nA: Queens\nQ: Where was Theodore Roosevelt born?\nA: Manhattan"},
-		{Contains: draftMarker, Reply: sampleDraft},
+		{Contains: pipeline.MarkerDraft, Reply: sampleDraft},
 	}}
 	res, err := Joint{Model: model}.Run(context.Background(), pipeline.Input{Question: sampleQuestion})
 	if err != nil {
@@ -72,8 +66,8 @@ func TestJointStubModel(t *testing.T) {
 func TestJointAgreementWhenRevisionKeepsTheDraft(t *testing.T) {
 	t.Parallel()
 	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
-		{Contains: jointReviseMarker, Reply: "  hillary clinton; Donald Trump, Theodore Roosevelt.\n"},
-		{Contains: jointPlanMarker, Reply: "Q: Where was Hillary Clinton born?\nA: Chicago\nQ: Who is he?\nA: unsure"},
+		{Contains: pipeline.MarkerJointRevise, Reply: "  hillary clinton; Donald Trump, Theodore Roosevelt.\n"},
+		{Contains: pipeline.MarkerJointPlan, Reply: "Q: Where was Hillary Clinton born?\nA: Chicago\nQ: Who is he?\nA: unsure"},
 	}}
 	res, err := Joint{Model: model}.Run(context.Background(), pipeline.Input{Question: sampleQuestion, Text: sampleDraft})
 	if err != nil {
@@ -104,8 +98,8 @@ func TestJointAgreementWhenRevisionKeepsTheDraft(t *testing.T) {
 func TestJointQuestionWithoutAnswerIsSkipped(t *testing.T) {
 	t.Parallel()
 	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
-		{Contains: jointReviseMarker, Reply: "Donald Trump"},
-		{Contains: jointPlanMarker, Reply: "Here you go:\nQ: Where was Hillary Clinton born?\nQ: Where was Donald Trump born?\nA: Queens"},
+		{Contains: pipeline.MarkerJointRevise, Reply: "Donald Trump"},
+		{Contains: pipeline.MarkerJointPlan, Reply: "Here you go:\nQ: Where was Hillary Clinton born?\nQ: Where was Donald Trump born?\nA: Queens"},
 	}}
 	res, err := Joint{Model: model}.Run(context.Background(), pipeline.Input{Question: sampleQuestion, Text: sampleDraft})
 	if err != nil {
@@ -131,7 +125,7 @@ func TestJointQuestionWithoutAnswerIsSkipped(t *testing.T) {
 func TestJointNothingCheckedReturnsDraft(t *testing.T) {
 	t.Parallel()
 	for _, reply := range []string{"I have no checks to offer.", "Q: Where was A born?\nQ: Where was B born?"} {
-		model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{{Contains: jointPlanMarker, Reply: reply}}}
+		model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{{Contains: pipeline.MarkerJointPlan, Reply: reply}}}
 		res, err := Joint{Model: model}.Run(context.Background(), pipeline.Input{Question: "q?", Text: "A and B were born in X."})
 		if err != nil {
 			t.Fatal(err)
@@ -155,7 +149,7 @@ func TestJointNothingCheckedReturnsDraft(t *testing.T) {
 
 func TestJointFailedCallPropagatesWithTrace(t *testing.T) {
 	t.Parallel()
-	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{{Contains: jointPlanMarker, Err: errors.New("HTTP 503")}}}
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{{Contains: pipeline.MarkerJointPlan, Err: errors.New("HTTP 503")}}}
 	res, err := Joint{Model: model}.Run(context.Background(), pipeline.Input{Question: "q?", Text: "draft"})
 	if err == nil || !strings.Contains(err.Error(), pipeline.StepPlanAnswer) {
 		t.Fatalf("want a plan_answer error, got %v", err)

@@ -11,22 +11,16 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline/pipelinetest"
 )
 
-const (
-	planMarker          = "Write one verification question per line"
-	verifyAllMarker     = "Number your answers to match the questions."
-	twoStepReviseMarker = "were answered without seeing the draft"
-)
-
 // The specification's stub-model test for Two-step: draft three names, plan three questions,
 // answers 'Chicago', 'Queens', 'Manhattan'; four model calls, and the verify-all prompt contains
 // neither the draft nor the user's question.
 func TestTwoStepStubModel(t *testing.T) {
 	t.Parallel()
 	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
-		{Contains: twoStepReviseMarker, Reply: "Donald Trump, Theodore Roosevelt"},
-		{Contains: verifyAllMarker, Reply: "1. Chicago\n2. Queens\n3. Manhattan"},
-		{Contains: planMarker, Reply: "Where was Hillary Clinton born?\nWhere was Donald Trump born?\nWhere was Theodore Roosevelt born?"},
-		{Contains: draftMarker, Reply: sampleDraft},
+		{Contains: pipeline.MarkerTwoStepRevise, Reply: "Donald Trump, Theodore Roosevelt"},
+		{Contains: pipeline.MarkerVerifyAll, Reply: "1. Chicago\n2. Queens\n3. Manhattan"},
+		{Contains: pipeline.MarkerPlan, Reply: "Where was Hillary Clinton born?\nWhere was Donald Trump born?\nWhere was Theodore Roosevelt born?"},
+		{Contains: pipeline.MarkerDraft, Reply: sampleDraft},
 	}}
 	res, err := TwoStep{Model: model}.Run(context.Background(), pipeline.Input{Question: sampleQuestion})
 	if err != nil {
@@ -69,9 +63,9 @@ func TestTwoStepStubModel(t *testing.T) {
 func TestTwoStepMissingNumberIsUnsure(t *testing.T) {
 	t.Parallel()
 	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
-		{Contains: twoStepReviseMarker, Reply: "revised"},
-		{Contains: verifyAllMarker, Reply: "Here are my answers:\n\n**1.** Chicago\n3) I'm unsure\n4. Albany"},
-		{Contains: planMarker, Reply: "1. Where was A born?\n2. Where was B born?\n3. Where was C born?"},
+		{Contains: pipeline.MarkerTwoStepRevise, Reply: "revised"},
+		{Contains: pipeline.MarkerVerifyAll, Reply: "Here are my answers:\n\n**1.** Chicago\n3) I'm unsure\n4. Albany"},
+		{Contains: pipeline.MarkerPlan, Reply: "1. Where was A born?\n2. Where was B born?\n3. Where was C born?"},
 	}}
 	res, err := TwoStep{Model: model}.Run(context.Background(), pipeline.Input{Question: "q?", Text: "A, B and C were born in X."})
 	if err != nil {
@@ -113,9 +107,9 @@ func TestTwoStepCapsQuestions(t *testing.T) {
 		plan = append(plan, fmt.Sprintf("Question number %c?", 'a'+i))
 	}
 	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
-		{Contains: twoStepReviseMarker, Reply: "draft text here"},
-		{Contains: verifyAllMarker, Reply: "1. yes\n2. yes\n3. yes\n4. yes\n5. yes\n6. yes\n7. yes\n8. yes\n9. yes\n10. yes\n11. yes"},
-		{Contains: planMarker, Reply: strings.Join(plan, "\n")},
+		{Contains: pipeline.MarkerTwoStepRevise, Reply: "draft text here"},
+		{Contains: pipeline.MarkerVerifyAll, Reply: "1. yes\n2. yes\n3. yes\n4. yes\n5. yes\n6. yes\n7. yes\n8. yes\n9. yes\n10. yes\n11. yes"},
+		{Contains: pipeline.MarkerPlan, Reply: strings.Join(plan, "\n")},
 	}}
 	res, err := TwoStep{Model: model}.Run(context.Background(), pipeline.Input{Question: "q?", Text: "draft text here"})
 	if err != nil {
@@ -145,7 +139,7 @@ func TestTwoStepCapsQuestions(t *testing.T) {
 
 func TestTwoStepNothingCheckedReturnsDraft(t *testing.T) {
 	t.Parallel()
-	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{{Contains: planMarker, Reply: "```\n```"}}}
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{{Contains: pipeline.MarkerPlan, Reply: "```\n```"}}}
 	res, err := TwoStep{Model: model}.Run(context.Background(), pipeline.Input{Question: "q?", Text: "The sky is blue."})
 	if err != nil {
 		t.Fatal(err)
@@ -161,8 +155,8 @@ func TestTwoStepNothingCheckedReturnsDraft(t *testing.T) {
 func TestTwoStepFailedVerifyAllFailsTheRun(t *testing.T) {
 	t.Parallel()
 	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
-		{Contains: verifyAllMarker, Err: errors.New("HTTP 500")},
-		{Contains: planMarker, Reply: "Where was A born?"},
+		{Contains: pipeline.MarkerVerifyAll, Err: errors.New("HTTP 500")},
+		{Contains: pipeline.MarkerPlan, Reply: "Where was A born?"},
 	}}
 	res, err := TwoStep{Model: model}.Run(context.Background(), pipeline.Input{Question: "q?", Text: "A was born in X."})
 	if err == nil || !strings.Contains(err.Error(), pipeline.StepVerifyAll) {

@@ -155,8 +155,8 @@ func verifiedBridge(v Verification) evidence.Bridge {
 	answer := strings.TrimRight(text.OneLine(v.Answer), " .;:")
 	var grounding []int
 	for _, s := range v.Sources {
-		key := evidence.CanonicalURL(s.URL)
-		grounding = append(grounding, slices.IndexFunc(v.Retrieved, func(g evidence.Retrieved) bool { return evidence.CanonicalURL(g.URL) == key }))
+		key := evidence.DocumentKey(s.URL)
+		grounding = append(grounding, slices.IndexFunc(v.Retrieved, func(g evidence.Retrieved) bool { return evidence.DocumentKey(g.URL) == key }))
 	}
 	refused := evidence.Bridge{Reason: "its verifier cited no source"}
 	for k, s := range v.Sources {

@@ -389,7 +389,7 @@ func (r *cove2Run) addEvidence(position int, v Verification) {
 	quotes := map[string]string{}
 	for _, s := range v.Sources {
 		r.book.Number(s.URL)
-		quotes[evidence.CanonicalURL(s.URL)] = s.Quote
+		quotes[evidence.DocumentKey(s.URL)] = s.Quote
 	}
 	for _, e := range v.Retrieved {
 		ev := pipeline.Evidence{
@@ -397,7 +397,7 @@ func (r *cove2Run) addEvidence(position int, v Verification) {
 			URL: e.URL, Title: e.Title, Snippet: e.Snippet, Domain: evidence.HostOf(e.SearchResult), Publisher: e.Publisher,
 			PublishedAt: e.PublishedAt, Provider: e.Provider, Rank: e.Rank, Page: e.Page, Passages: e.Passages,
 		}
-		if q, ok := quotes[evidence.CanonicalURL(e.URL)]; ok {
+		if q, ok := quotes[evidence.DocumentKey(e.URL)]; ok {
 			ev.SourceNumber = r.book.Number(e.URL)
 			ev.Quote = q
 		}

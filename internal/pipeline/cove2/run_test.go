@@ -15,13 +15,6 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline/pipelinetest"
 )
 
-// Markers of the CoVe 2.0 prompts, for the stub model's rules.
-const (
-	cove2PlanMarker     = "Phase 1 (Adaptive Draft & Plan)"
-	cove2RepairMarker   = "Your previous reply was not valid"
-	cove2FinalizeMarker = "Phase 3 (Critique & Finalize with Citations)"
-)
-
 var cove2Today = time.Date(2026, time.December, 3, 9, 0, 0, 0, time.UTC)
 
 // planJSON writes a plan reply.
@@ -75,9 +68,9 @@ type cove2Script struct {
 func setupCove2(s cove2Script) cove2Setup {
 	var rules []pipelinetest.StubRule
 	if s.repair != "" {
-		rules = append(rules, pipelinetest.StubRule{Contains: cove2RepairMarker, Reply: s.repair})
+		rules = append(rules, pipelinetest.StubRule{Contains: pipeline.MarkerRepair, Reply: s.repair})
 	}
-	rules = append(rules, pipelinetest.StubRule{Contains: cove2FinalizeMarker, Reply: s.finalize}, pipelinetest.StubRule{Contains: cove2PlanMarker, Reply: s.plan})
+	rules = append(rules, pipelinetest.StubRule{Contains: pipeline.MarkerCove2Finalize, Reply: s.finalize}, pipelinetest.StubRule{Contains: pipeline.MarkerCove2Plan, Reply: s.plan})
 	for q, reply := range s.verify {
 		rules = append(rules, pipelinetest.StubRule{Contains: verifyMarker(q), Reply: reply})
 	}
@@ -315,7 +308,7 @@ func TestCove2PlanRepair(t *testing.T) {
 	}
 	repairs := s.model.Sent(pipeline.StepPlan + "_repair")
 	if len(repairs) != 1 || !strings.Contains(repairs[0], "/claims/0/tier") || !strings.Contains(repairs[0], "<previous_reply>") ||
-		!strings.Contains(repairs[0], cove2PlanMarker) {
+		!strings.Contains(repairs[0], pipeline.MarkerCove2Plan) {
 		t.Errorf("the repair prompt lists the violations and quotes the reply, fenced:\n%s", repairs)
 	}
 	if got := s.model.Calls(); got != 2+2+1 {

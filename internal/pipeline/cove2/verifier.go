@@ -124,7 +124,7 @@ func (v Verifier) Verify(ctx context.Context, target int, query string, fresh bo
 	var given []evidence.Retrieved
 	seen := map[string]bool{}
 	for _, r := range resp.Results {
-		key := evidence.CanonicalURL(r.URL)
+		key := evidence.DocumentKey(r.URL)
 		if strings.TrimSpace(r.URL) == "" || seen[key] {
 			continue
 		}

@@ -24,7 +24,7 @@ type SourceBook struct {
 
 // Number returns the number of the document at url, giving it the next one if it has none.
 func (b *SourceBook) Number(url string) int {
-	key := CanonicalURL(url)
+	key := DocumentKey(url)
 	if n, ok := b.numbers[key]; ok {
 		return n
 	}
@@ -50,7 +50,7 @@ func (b *SourceBook) Sources() []ReportSource {
 
 // Knows reports whether url is one of the sources.
 func (b *SourceBook) Knows(url string) bool {
-	_, ok := b.numbers[CanonicalURL(url)]
+	_, ok := b.numbers[DocumentKey(url)]
 	return ok
 }
 

@@ -106,7 +106,7 @@ type Grounding struct {
 
 // Ground applies the grounding rule of every open-book method: a citation counts only when it
 // names one of the sources the model was given. A number n names given[n-1]; a URL names the
-// first given source with the same document (CanonicalURL). Every other citation is removed,
+// first given source with the same document (DocumentKey). Every other citation is removed,
 // and named in Removed so that the run can flag it. cove2's verifier and multihop's judge both
 // cite through here.
 func Ground(refs []SourceRef, given []Retrieved) Grounding {
@@ -128,15 +128,15 @@ func Ground(refs []SourceRef, given []Retrieved) Grounding {
 func resolver(given []Retrieved) func(SourceRef) (int, bool) {
 	byURL := map[string]int{}
 	for i, e := range given {
-		if _, ok := byURL[CanonicalURL(e.URL)]; !ok {
-			byURL[CanonicalURL(e.URL)] = i
+		if _, ok := byURL[DocumentKey(e.URL)]; !ok {
+			byURL[DocumentKey(e.URL)] = i
 		}
 	}
 	return func(ref SourceRef) (int, bool) {
 		if ref.URL == "" {
 			return ref.Number - 1, ref.Number >= 1 && ref.Number <= len(given)
 		}
-		i, ok := byURL[CanonicalURL(ref.URL)]
+		i, ok := byURL[DocumentKey(ref.URL)]
 		return i, ok
 	}
 }

@@ -36,7 +36,7 @@ func KeysOf(r pipeline.SearchResult) SourceKeys {
 		Domain:       RegistrableDomain(domain),
 		Publisher:    NormalizePublisher(r.Publisher),
 		Organisation: NormalizePublisher(r.Organisation),
-		URL:          CanonicalURL(r.URL),
+		URL:          DocumentKey(r.URL),
 		Content:      FingerprintOf(r.Title + "\n" + r.Snippet),
 	}
 }

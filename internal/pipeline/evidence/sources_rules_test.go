@@ -35,7 +35,7 @@ func TestRegistrableDomainByThePublicSuffixList(t *testing.T) {
 	}
 }
 
-func TestCanonicalURL(t *testing.T) {
+func TestDocumentKey(t *testing.T) {
 	t.Parallel()
 	same := [][]string{
 		{"https://www.example.com/story/", "http://example.com/story", "https://example.com/story#comments",
@@ -47,10 +47,10 @@ func TestCanonicalURL(t *testing.T) {
 			"https://example.org/abs?doi=10.1000%2Fxyz123"},
 	}
 	for _, group := range same {
-		want := CanonicalURL(group[0])
+		want := DocumentKey(group[0])
 		for _, u := range group[1:] {
-			if got := CanonicalURL(u); got != want {
-				t.Errorf("CanonicalURL(%q) = %q, want %q (as %q)", u, got, want, group[0])
+			if got := DocumentKey(u); got != want {
+				t.Errorf("DocumentKey(%q) = %q, want %q (as %q)", u, got, want, group[0])
 			}
 		}
 	}
@@ -61,11 +61,11 @@ func TestCanonicalURL(t *testing.T) {
 		{"https://doi.org/10.1000/abc", "https://doi.org/10.1000/abd"},
 	}
 	for _, d := range different {
-		if CanonicalURL(d[0]) == CanonicalURL(d[1]) {
-			t.Errorf("CanonicalURL makes %q and %q one document (%q)", d[0], d[1], CanonicalURL(d[0]))
+		if DocumentKey(d[0]) == DocumentKey(d[1]) {
+			t.Errorf("DocumentKey makes %q and %q one document (%q)", d[0], d[1], DocumentKey(d[0]))
 		}
 	}
-	if got := CanonicalURL("https://doi.org/10.1000/XYZ123"); got != "doi:10.1000/xyz123" {
+	if got := DocumentKey("https://doi.org/10.1000/XYZ123"); got != "doi:10.1000/xyz123" {
 		t.Errorf("a DOI link is %q, want doi:10.1000/xyz123", got)
 	}
 }

@@ -300,8 +300,8 @@ func TestFollowUpHopForWhatIsMissing(t *testing.T) {
 	sup := evidence.StanceSupports
 	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
 		{Contains: later.Snippet, Reply: judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{2, "completed in March 1889", sup})},
-		{Contains: multihopJudgeMarker, Reply: judgeReplyJSON(t, "unverified", "Low", "Eiffel Tower completion year", nil)},
-		{Contains: multihopPlanMarker, Reply: planJSON(t, plan)},
+		{Contains: pipeline.MarkerMultihopJudge, Reply: judgeReplyJSON(t, "unverified", "Low", "Eiffel Tower completion year", nil)},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, plan)},
 	}}
 	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: examplePlanStatement})
 	if err != nil {
@@ -334,8 +334,8 @@ func TestFollowUpWithinMaxHops(t *testing.T) {
 	plan.Claims, plan.QueryChains = plan.Claims[:1], plan.QueryChains[:1]
 	plan.CrossValidationPairs, plan.CrossValidationQueries, plan.ExecutionOrder = []CrossValidationPair{}, []CrossValidationQuery{}, []string{"c1"}
 	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
-		{Contains: multihopJudgeMarker, Reply: judgeReplyJSON(t, "unverified", "Low", "Eiffel Tower completion year", nil)},
-		{Contains: multihopPlanMarker, Reply: planJSON(t, plan)},
+		{Contains: pipeline.MarkerMultihopJudge, Reply: judgeReplyJSON(t, "unverified", "Low", "Eiffel Tower completion year", nil)},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, plan)},
 	}}
 	searcher := &StubSearcher{rules: []searchRule{{contains: "Eiffel", results: []pipeline.SearchResult{
 		hit("https://a.example/1", "A", "The Eiffel Tower was opened for the 1889 exposition.", nil), hit("https://b.example/2", "B", "The Eiffel Tower was finished for the 1889 world fair.", nil)}}}}

@@ -10,9 +10,6 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline/pipelinetest"
 )
 
-// repairMarker is in every repair prompt and in no first plan prompt.
-const repairMarker = "Your previous reply was not valid"
-
 // hallucinatedPlan is validPlan with claim c1's span invented and two hops of c2 near-duplicates.
 func hallucinatedPlan() Plan {
 	p := validPlan()
@@ -35,11 +32,11 @@ func TestPlanStatement(t *testing.T) {
 		firstNearDuplicate int
 		plan               bool
 	}{
-		{"first reply valid", []pipelinetest.StubRule{{Contains: multihopPlanMarker, Reply: valid}}, PlanAccepted, 1, true, 0, 0, true},
-		{"repaired", []pipelinetest.StubRule{{Contains: repairMarker, Reply: valid}, {Contains: multihopPlanMarker, Reply: bad}}, PlanAccepted, 2, false, 1, 1, true},
-		{"invalid after repair", []pipelinetest.StubRule{{Contains: multihopPlanMarker, Reply: bad}}, PlanInvalid, 2, false, 1, 1, false},
-		{"not JSON, then still not", []pipelinetest.StubRule{{Contains: multihopPlanMarker, Reply: "I cannot help with that."}}, PlanInvalid, 2, false, 0, 0, false},
-		{"opinion only", []pipelinetest.StubRule{{Contains: multihopPlanMarker, Reply: opinion}}, PlanNoVerifiableClaim, 1, true, 0, 0, false},
+		{"first reply valid", []pipelinetest.StubRule{{Contains: pipeline.MarkerMultihopPlan, Reply: valid}}, PlanAccepted, 1, true, 0, 0, true},
+		{"repaired", []pipelinetest.StubRule{{Contains: pipeline.MarkerRepair, Reply: valid}, {Contains: pipeline.MarkerMultihopPlan, Reply: bad}}, PlanAccepted, 2, false, 1, 1, true},
+		{"invalid after repair", []pipelinetest.StubRule{{Contains: pipeline.MarkerMultihopPlan, Reply: bad}}, PlanInvalid, 2, false, 1, 1, false},
+		{"not JSON, then still not", []pipelinetest.StubRule{{Contains: pipeline.MarkerMultihopPlan, Reply: "I cannot help with that."}}, PlanInvalid, 2, false, 0, 0, false},
+		{"opinion only", []pipelinetest.StubRule{{Contains: pipeline.MarkerMultihopPlan, Reply: opinion}}, PlanNoVerifiableClaim, 1, true, 0, 0, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -98,13 +95,13 @@ func TestPlanStatementErrors(t *testing.T) {
 	if !errors.As(err, &rejected) || rejected.Field != fieldText || model.Calls() != 0 {
 		t.Fatalf("single word: %v after %d calls", err, model.Calls())
 	}
-	failing := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{{Contains: multihopPlanMarker, Err: errors.New("connection refused")}}}
+	failing := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{{Contains: pipeline.MarkerMultihopPlan, Err: errors.New("connection refused")}}}
 	if _, err := PlanStatement(context.Background(), failing, pipeline.Input{Text: specStatement}); err == nil || !strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("model failure: %v", err)
 	}
 	repairFails := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
-		{Contains: repairMarker, Err: errors.New("server error")},
-		{Contains: multihopPlanMarker, Reply: planJSON(t, hallucinatedPlan())},
+		{Contains: pipeline.MarkerRepair, Err: errors.New("server error")},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, hallucinatedPlan())},
 	}}
 	if a, err := PlanStatement(context.Background(), repairFails, pipeline.Input{Text: specStatement}); err == nil || len(a.Replies) != 1 {
 		t.Fatalf("repair call failure: %v with %d replies", err, len(a.Replies))

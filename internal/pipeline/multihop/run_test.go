@@ -428,8 +428,8 @@ func TestMultihopPlanRepair(t *testing.T) {
 	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
 		judgeRuleFor(apoeClaim1, judgeJSON("supported", []int{1}, "Medium", "ok", "")),
 		judgeRuleFor(apoeClaim2, judgeJSON("supported", []int{1}, "Medium", "ok", "")),
-		{Contains: "Your previous reply was not valid", Reply: good},
-		{Contains: multihopPlanMarker, Reply: planJSON(t, bad)},
+		{Contains: pipeline.MarkerRepair, Reply: good},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, bad)},
 	}}
 	res, err := Multihop{Model: model, Searcher: planSearcher(true)}.Run(context.Background(), pipeline.Input{Text: specStatement})
 	if err != nil {
@@ -443,8 +443,8 @@ func TestMultihopPlanRepair(t *testing.T) {
 	}
 
 	model = &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
-		{Contains: "Your previous reply was not valid", Reply: planJSON(t, bad)},
-		{Contains: multihopPlanMarker, Reply: planJSON(t, bad)},
+		{Contains: pipeline.MarkerRepair, Reply: planJSON(t, bad)},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, bad)},
 	}}
 	res, err = Multihop{Model: model, Searcher: planSearcher(true)}.Run(context.Background(), pipeline.Input{Text: specStatement})
 	if !pipeline.IsPermanent(err) || !strings.Contains(err.Error(), RuleHopQueryNotClaim) {
@@ -476,7 +476,7 @@ func TestMultihopRejects(t *testing.T) {
 		{"no claims at all", pipeline.Input{Text: "Jazz is the best music ever."}, `{"plan_id":"p","claims":[],"query_chains":[]}`, 1, fieldText},
 	}
 	for _, tt := range tests {
-		model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{{Contains: multihopPlanMarker, Reply: tt.reply}}}
+		model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{{Contains: pipeline.MarkerMultihopPlan, Reply: tt.reply}}}
 		res, err := Multihop{Model: model, Searcher: &StubSearcher{}}.Run(context.Background(), tt.in)
 		var r *pipeline.RejectedError
 		if !errors.As(err, &r) || r.Field != tt.field {

@@ -65,7 +65,7 @@ func honestlyExcluded(q pipeline.SearchQuery, r pipeline.SearchResult) bool {
 			return true
 		}
 	}
-	if slices.ContainsFunc(q.ExcludeURLs, func(u string) bool { return evidence.CanonicalURL(u) == k.URL }) ||
+	if slices.ContainsFunc(q.ExcludeURLs, func(u string) bool { return evidence.DocumentKey(u) == k.URL }) ||
 		k.Publisher != "" && slices.ContainsFunc(q.ExcludePublishers, func(p string) bool { return evidence.NormalizePublisher(p) == k.Publisher }) {
 		return true
 	}
@@ -116,12 +116,6 @@ func planSearcher(honour bool) *StubSearcher {
 	}}
 }
 
-// multihopPlanMarker and multihopJudgeMarker are in every plan and judge prompt.
-const (
-	multihopPlanMarker  = "You are planning the verification of a statement by multi-hop search query chains."
-	multihopJudgeMarker = "Judge one claim against the numbered sources below"
-)
-
 func judgeRuleFor(claim string, reply string) pipelinetest.StubRule {
 	return pipelinetest.StubRule{Contains: "<untrusted_claim>\n" + pipeline.EscapeFenced(claim) + "\n</untrusted_claim>", Reply: reply}
 }
@@ -150,7 +144,7 @@ func judgeCites(verdict, confidence, reason, correction string, cites ...judgeCi
 // planModel answers the plan prompt with plan and each claim's judge prompt with its reply.
 func planModel(t testing.TB, plan Plan, judgements map[string]string) *pipelinetest.StubModel {
 	t.Helper()
-	rules := []pipelinetest.StubRule{{Contains: multihopPlanMarker, Reply: planJSON(t, plan)}}
+	rules := []pipelinetest.StubRule{{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, plan)}}
 	for claim, reply := range judgements {
 		rules = append(rules, judgeRuleFor(claim, reply))
 	}

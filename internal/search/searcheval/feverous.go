@@ -132,7 +132,7 @@ func ReadFeverous(path string) ([]search.Document, []Claim, error) {
 // PageURL is the English Wikipedia URL of a page title, normalized as the corpus stores it.
 func PageURL(title string) string {
 	u := (&url.URL{Scheme: "https", Host: "en.wikipedia.org", Path: "/wiki/" + strings.ReplaceAll(title, " ", "_")}).String()
-	if n, err := search.CanonicalURL(u); err == nil {
+	if n, err := search.NormalizeURL(u); err == nil {
 		return n
 	}
 	return u

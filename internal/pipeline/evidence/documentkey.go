@@ -7,12 +7,14 @@ import (
 	"strings"
 )
 
-// CanonicalURL returns the document a URL names, so that two links to one document compare
+// DocumentKey returns the document a URL names, so that two links to one document compare
 // equal: a DOI wherever it is hosted is "doi:" and the DOI in lower case; otherwise the host in
 // lower case without "www." and without its default port, the path without a trailing slash,
 // the query without tracking parameters (utm_*, fbclid, gclid and their kind) and sorted, and no
 // scheme or fragment. A string that is not an absolute URL is returned trimmed and lower-cased.
-func CanonicalURL(raw string) string {
+// The key is an identity for comparing sources, not an address: it cannot be fetched. The form
+// in which the corpus stores and fetches a URL is search.NormalizeURL's.
+func DocumentKey(raw string) string {
 	raw = strings.TrimSpace(raw)
 	if doi := DOIOf(raw); doi != "" {
 		return "doi:" + doi
