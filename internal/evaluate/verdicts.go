@@ -322,6 +322,11 @@ type claimResult struct {
 	ModelVerdict string `json:"model_verdict,omitempty"`
 	Confidence   string `json:"confidence,omitempty"`
 	Reason       string `json:"reason,omitempty"`
+	// Hops are the claim's searches of a multi-hop run, one line each: number, why it ran,
+	// status, query, note.
+	Hops []string `json:"hops,omitempty"`
+	// Sources are the URLs of the evidence its judge was given.
+	Sources []string `json:"sources,omitempty"`
 }
 
 // balanced is the first n/len(classes) items of each class, in their order (fewer of a class
@@ -381,8 +386,18 @@ func scoreItem(ctx context.Context, method pipeline.Method, searcher pipeline.Se
 		}
 		for _, c := range res.Claims {
 			r.Claims = append(r.Claims, c.Verdict)
-			r.ClaimDetails = append(r.ClaimDetails, claimResult{Text: c.Text, Verdict: c.Verdict, ModelVerdict: c.VariantVerdict,
-				Confidence: c.Confidence, Reason: c.Reason})
+			cr := claimResult{Text: c.Text, Verdict: c.Verdict, ModelVerdict: c.VariantVerdict, Confidence: c.Confidence, Reason: c.Reason}
+			for _, h := range res.Hops {
+				if h.ClaimPosition == c.Position {
+					cr.Hops = append(cr.Hops, fmt.Sprintf("%d (%s) %s: %q; %s", h.Number, h.Reason, h.Status, h.Query, h.Note))
+				}
+			}
+			for _, e := range res.Evidence {
+				if e.ClaimPosition == c.Position {
+					cr.Sources = append(cr.Sources, e.URL)
+				}
+			}
+			r.ClaimDetails = append(r.ClaimDetails, cr)
 		}
 		for _, e := range res.Evidence {
 			if e.Quote != "" && !slices.Contains(r.Sources, e.URL) {
