@@ -688,3 +688,91 @@ func TestJudgeGetsTheStatementsOtherFindingsAboutItsClaim(t *testing.T) {
 		t.Errorf("claim 1's finding stored for claim 2: %+v", shared)
 	}
 }
+
+const makerStatement = "The Tesla Model S is a battery-powered liftback car produced by an American automotive and clean energy company."
+
+var (
+	srcModelSPage = hit("https://en.wikipedia.org/wiki/Tesla_Model_S", "Wikipedia", "The Tesla Model S is a battery-powered liftback car produced by Tesla, Inc.", nil)
+	srcTeslaPage  = hit("https://en.wikipedia.org/wiki/Tesla,_Inc.", "Wikipedia", "Tesla, Inc. is an American automotive and clean energy company based in Austin, Texas.", nil)
+	srcMuskPage   = hit("https://en.wikipedia.org/wiki/Elon_Musk", "Wikipedia", "Elon Musk is a businessman who leads an automotive and clean energy company.", nil)
+)
+
+// makerPlan is one claim whose entity is the car; what it says of the maker is on the maker's
+// page, which names no entity of the claim.
+func makerPlan() Plan {
+	return Plan{
+		PlanID: "tesla",
+		Claims: []PlanClaim{{ClaimID: "c1", ClaimText: "An automotive and clean energy company produces the Tesla Model S",
+			SourceSpan: "produced by an American automotive and clean energy company", Entities: []string{"Tesla Model S"}, Verifiable: true,
+			Interpretations: []Interpretation{}, DependsOn: []string{}, SubQueries: []string{"Tesla Model S manufacturer"}, SourceIndependenceScore: 1}},
+		QueryChains:          []QueryChain{{ClaimID: "c1", Hops: []PlanHop{{1, "Tesla Model S produced by company", "encyclopedia", "maker"}}}},
+		CrossValidationPairs: []CrossValidationPair{}, CrossValidationQueries: []CrossValidationQuery{}, ExecutionOrder: []string{"c1"},
+	}
+}
+
+// The judge names what its sources lack, by the name a source gives ("Tesla, Inc."): the
+// follow-up search finds that entity's page, which names none of the claim's entities, and it is
+// about the claim all the same: it reaches the judge (marked, for it shares the domain of hop 1),
+// and the claim is supported from the two pages. A real model's run left this claim unverified:
+// the follow-up kept nothing, for the page "was not about the claim".
+func TestFollowUpFindsTheEntityTheJudgeNamed(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		{Contains: srcTeslaPage.Snippet, Reply: judgeReplyJSON(t, "supported", "Medium", "", nil,
+			judgeCitation{1, "produced by Tesla, Inc.", sup}, judgeCitation{2, "Tesla, Inc. is an American automotive and clean energy company", sup})},
+		{Contains: pipeline.MarkerMultihopJudge, Reply: judgeReplyJSON(t, "partly_supported", "Medium", "Tesla, Inc. automotive and clean energy company", nil,
+			judgeCitation{1, "produced by Tesla, Inc.", sup})},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, makerPlan())},
+	}}
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "produced by company", results: []pipeline.SearchResult{srcModelSPage}},
+		{contains: "Tesla, Inc.", results: []pipeline.SearchResult{srcTeslaPage, srcModelSPage}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: makerStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	judged := model.Sent(pipeline.StepJudge)
+	if len(judged) != 2 || !strings.Contains(judged[1], srcTeslaPage.Snippet) {
+		t.Fatalf("judge calls %d; the second did not get the page of the entity the judge named", len(judged))
+	}
+	hop := findHop(res, 1, 2)
+	if hop.Reason != HopReasonFollowUp || hop.Status != HopNoIndependentSource || !strings.Contains(hop.Note, "not independent") {
+		t.Errorf("follow-up hop: %+v", hop)
+	}
+	if c := res.Claims[0]; c.Verdict != pipeline.VerdictSupported || c.Confidence != pipeline.ConfidenceMedium {
+		t.Errorf("claim: %+v", c)
+	}
+}
+
+// A name the judge asks for that no source it was given holds (one from its memory, or one a
+// hostile page planted in its reply) anchors nothing: the follow-up still runs, but a page about
+// that name alone is not about the claim, and is neither kept nor judged.
+func TestFollowUpNameNoSourceHoldsAnchorsNothing(t *testing.T) {
+	t.Parallel()
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		{Contains: pipeline.MarkerMultihopJudge, Reply: judgeReplyJSON(t, "partly_supported", "Medium", "Elon Musk automotive and clean energy company", nil,
+			judgeCitation{1, "produced by Tesla, Inc.", evidence.StanceSupports})},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, makerPlan())},
+	}}
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "produced by company", results: []pipeline.SearchResult{srcModelSPage}},
+		{contains: "Elon Musk", results: []pipeline.SearchResult{srcMuskPage}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: makerStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(model.Sent(pipeline.StepJudge)); n != 1 {
+		t.Errorf("judge calls %d, want 1: the follow-up kept nothing", n)
+	}
+	for _, e := range res.Evidence {
+		if e.URL == srcMuskPage.URL {
+			t.Errorf("a page about a name no source holds was kept: %+v", e)
+		}
+	}
+	if c := res.Claims[0]; c.Verdict != pipeline.VerdictUnverified {
+		t.Errorf("claim: %+v", c)
+	}
+}

@@ -274,7 +274,9 @@ func (r *multihopRun) followUp(ctx context.Context, st *chainState, v judgement)
 		used.add(e.SearchResult)
 	}
 	hop := pipeline.Hop{ClaimPosition: st.index + 1, Number: number, Reason: HopReasonFollowUp}
-	kept, repeats, err := r.runHop(ctx, &hop, v.missing, used, newHopTopic(r.in.language, v.missing, st.claim))
+	topic := newHopTopic(r.in.language, v.missing, st.claim)
+	topic.addNames(groundedNames(v.missing, givenOf(st)), r.in.language)
+	kept, repeats, err := r.runHop(ctx, &hop, v.missing, used, topic)
 	reason := "follow-up: the judge found the sources lack " + text.Quote(v.missing)
 	if err != nil {
 		hop.Status, hop.Note = HopFailed, err.Error()

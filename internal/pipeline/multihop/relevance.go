@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
 	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
@@ -70,6 +71,106 @@ func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
 		}
 	}
 	return t
+}
+
+// addNames adds names to the topic's anchors, each as nameWords reads it.
+func (t *hopTopic) addNames(names []string, language string) {
+	for _, n := range names {
+		words := topicWords(n, language)
+		if len(words) == 0 {
+			continue
+		}
+		for _, w := range words {
+			t.words[w] = true
+		}
+		t.names = append(t.names, nameWords(n, language, words))
+	}
+}
+
+// groundedNames are the names a follow-up query asks for that the sources its judge was given
+// hold: each run of capitalised words of the query ("Tesla, Inc.", "Smile from the Streets You
+// Hold", with the small words a title keeps inside it), cut to its longest opening that some
+// source writes word for word, and so on for the rest of the run ("Homer Hickam American" gives
+// "Homer Hickam" and "American"). A judge that finds the claim's maker named in a source
+// ("produced by Tesla, Inc.") asks for that maker's page, which names none of the claim's own
+// entities: this is what makes that page about the claim. A name no source holds (from the
+// model's memory, or planted in its reply) anchors nothing.
+func groundedNames(query string, given []evidence.Retrieved) []string {
+	var sources [][]string
+	for _, g := range given {
+		sources = append(sources, text.Words(text.FoldForMatch(g.Title+" "+evidence.SourceText(g))))
+	}
+	var names []string
+	for _, run := range capitalisedRuns(query) {
+		for len(run) > 0 {
+			n := len(run)
+			for ; n > 0; n-- {
+				if isCapitalised(run[n-1]) && slices.ContainsFunc(sources, func(words []string) bool { return holdsRun(words, run[:n]) }) {
+					break
+				}
+			}
+			if n == 0 {
+				run = run[1:]
+				continue
+			}
+			names = append(names, strings.Join(run[:n], " "))
+			run = run[n:]
+		}
+	}
+	return names
+}
+
+// capitalisedRuns are the runs of words of s that open with a capital, each with the small words
+// between two of them ("Smile from the Streets You Hold").
+func capitalisedRuns(s string) [][]string {
+	words := text.Tokens(s, "")
+	var runs [][]string
+	var run []string
+	flush := func() {
+		// A run ends on a capitalised word: the small words after its last one are not its.
+		for len(run) > 0 && !isCapitalised(run[len(run)-1]) {
+			run = run[:len(run)-1]
+		}
+		if len(run) > 0 {
+			runs = append(runs, run)
+		}
+		run = nil
+	}
+	for _, w := range words {
+		switch {
+		case isCapitalised(w):
+			run = append(run, w)
+		case len(run) > 0 && titleSmallWords[strings.ToLower(w)]:
+			run = append(run, w)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return runs
+}
+
+// titleSmallWords are the words a name or title keeps in lower case between its capitalised
+// words.
+var titleSmallWords = text.WordSet("of the from and in on for a an to de la le von van der du des")
+
+func isCapitalised(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r)
+}
+
+// holdsRun reports whether words holds run, folded as words are, as consecutive words.
+func holdsRun(words, run []string) bool {
+	want := text.Words(text.FoldForMatch(strings.Join(run, " ")))
+	if len(want) == 0 {
+		return false
+	}
+	for i := 0; i+len(want) <= len(words); i++ {
+		if slices.Equal(words[i:i+len(want)], want) {
+			return true
+		}
+	}
+	return false
 }
 
 // relevant reports whether a result with this title and text is about the topic (see hopTopic).

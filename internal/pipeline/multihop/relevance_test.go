@@ -1,6 +1,12 @@
 package multihop
 
-import "testing"
+import (
+	"slices"
+	"testing"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+)
 
 // The relevance rule of rule 7: an anchor (a number, a whole entity, an identifier) and one more
 // word of the claim or the query.
@@ -49,5 +55,27 @@ func TestRelevanceNamesAnEntityByItsProperNoun(t *testing.T) {
 	}
 	if topic.relevant("A lighthouse restored", "Volunteers relit the lamp of a lighthouse after its restoration.") {
 		t.Error("a report of another lighthouse is relevant")
+	}
+}
+
+func TestGroundedNames(t *testing.T) {
+	given := []evidence.Retrieved{
+		{SearchResult: pipeline.SearchResult{Title: "Homer Hickam", Snippet: "Jake Gyllenhaal's breakthrough role was as Homer Hickam in October Sky. The Tesla Model S is produced by Tesla, Inc."}},
+		{SearchResult: pipeline.SearchResult{Title: "Smile from the Streets You Hold", Snippet: "An album by John Frusciante, released on Birdman Records."}},
+	}
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"Homer Hickam American author", []string{"Homer Hickam"}},
+		{"Tesla, Inc. automotive and clean energy company", []string{"Tesla Inc"}},
+		{"John Frusciante solo recording Smile from the Streets You Hold", []string{"John Frusciante", "Smile from the Streets You Hold"}},
+		{"Elon Musk founder of the company", nil},                             // no source names him
+		{"October Sky Homer Hickam", []string{"October Sky", "Homer Hickam"}}, // the source writes them apart
+		{"birth date of the singer", nil},
+	} {
+		if got := groundedNames(tc.query, given); !slices.Equal(got, tc.want) {
+			t.Errorf("groundedNames(%q) = %q, want %q", tc.query, got, tc.want)
+		}
 	}
 }
