@@ -191,7 +191,7 @@ func noClaims(reply string) bool {
 // planClaims turns the plan's claims into the run's claims, in plan order: the verifiable ones
 // within the claim cap are checked; the others are not_checked with the reason.
 func (r *multihopRun) planClaims() {
-	checked := 0
+	toCheck := claimsToCheck(r.plan.Plan.Claims, r.opts.MaxQuestions)
 	for i, pc := range r.plan.Plan.Claims {
 		verifiable, temporal := pc.Verifiable, pc.RequiresTemporalScope
 		score := pc.SourceIndependenceScore
@@ -206,10 +206,9 @@ func (r *multihopRun) planClaims() {
 		switch {
 		case !pc.Verifiable:
 			c.Verdict, c.Reason = pipeline.VerdictNotChecked, "the plan marked it not verifiable (opinion, preference or prediction)"
-		case checked >= r.opts.MaxQuestions:
+		case !toCheck[i]:
 			c.Verdict, c.Reason = pipeline.VerdictNotChecked, pipeline.ClaimCapReason(r.opts.MaxQuestions)
 		default:
-			checked++
 			st.checked = true
 			if ch := r.chainOf(pc.ClaimID); ch != nil {
 				st.hops = ch.Hops
@@ -233,6 +232,85 @@ func (r *multihopRun) planClaims() {
 			}
 		}
 	}
+}
+
+// claimsToCheck says which of the plan's claims are checked: every verifiable one, or, when there
+// are more than limit, the limit riskiest (CoVe 2.0's cap: "prioritize the highest-risk
+// claims"; the rest are listed as skipped). A claim that states a number or a date comes first,
+// then one that builds on another claim (the statement's later hops, where a wrong entity hides),
+// then the others, each group in plan order; a claim is taken only with the claims it depends
+// on, so that none is checked without the facts it builds on. Two real plans of eleven claims
+// left unchecked the one claim that made their statement false ("{c8} is American", "a
+// population of less than a thousand by 2011") while checking "Avatar was co-edited by James
+// Cameron".
+func claimsToCheck(claims []PlanClaim, limit int) []bool {
+	out := make([]bool, len(claims))
+	var order []int
+	for i, c := range claims {
+		if c.Verifiable {
+			order = append(order, i)
+		}
+	}
+	if len(order) <= limit {
+		for _, i := range order {
+			out[i] = true
+		}
+		return out
+	}
+	risk := func(c PlanClaim) int {
+		r := 0
+		if claimStatesNumber(c.ClaimText) {
+			r += 2
+		}
+		if len(c.DependsOn) > 0 {
+			r++
+		}
+		return r
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return risk(claims[b]) - risk(claims[a]) })
+	index := map[string]int{}
+	for i, c := range claims {
+		index[c.ClaimID] = i
+	}
+	taken := 0
+	// with is i and, first, every verifiable claim it depends on, directly or not, not taken yet.
+	var with func(i int, seen map[int]bool) []int
+	with = func(i int, seen map[int]bool) []int {
+		if seen[i] || out[i] || !claims[i].Verifiable {
+			return nil
+		}
+		seen[i] = true
+		var need []int
+		for _, id := range claims[i].DependsOn {
+			if d, ok := index[id]; ok {
+				need = append(need, with(d, seen)...)
+			}
+		}
+		return append(need, i)
+	}
+	for _, i := range order {
+		need := with(i, map[int]bool{})
+		if taken+len(need) > limit {
+			continue
+		}
+		for _, k := range need {
+			out[k] = true
+		}
+		taken += len(need)
+	}
+	return out
+}
+
+// claimStatesNumber reports whether a claim's text holds a number or a date: a digit or a number
+// word other than "one" and "zero" ("one of the official languages" states no quantity); a
+// placeholder ("{c8}") is none.
+func claimStatesNumber(s string) bool {
+	for _, w := range text.Words(evidence.WithoutBridges(s)) {
+		if _, ok := text.NumberWord(w); (ok && w != "one" && w != "zero") || strings.ContainsAny(w, "0123456789") {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *multihopRun) chainOf(id string) *QueryChain {

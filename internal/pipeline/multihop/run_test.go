@@ -759,3 +759,36 @@ func TestEmptyHopWithExclusions(t *testing.T) {
 		t.Errorf("searches %d, hops %+v: want one search per hop and no_results", len(res.Searches), res.Hops)
 	}
 }
+
+// The claim cap checks the riskiest claims: numbers and dates first, then claims that build on
+// another, each with the claims it depends on; the descriptive rest, last in plan order, goes.
+func TestClaimCapChecksTheRiskiestClaims(t *testing.T) {
+	t.Parallel()
+	claim := func(id, text string, deps ...string) PlanClaim {
+		return PlanClaim{ClaimID: id, ClaimText: text, Verifiable: true, DependsOn: deps}
+	}
+	avatar := []PlanClaim{
+		claim("c1", "Avatar is a 2009 film"), claim("c2", "Avatar is an American film"), claim("c3", "Avatar is an epic science fiction film"),
+		claim("c4", "Avatar was directed by James Cameron"), claim("c5", "Avatar was written by James Cameron"),
+		claim("c6", "Avatar was produced by James Cameron"), claim("c7", "Avatar was co-edited by James Cameron"),
+		claim("c8", "An actor is best known for playing Jake Sully in Avatar"), claim("c9", "Avatar stars {c8}", "c8"),
+		claim("c10", "{c8} is British-born", "c8"), claim("c11", "{c8} is American", "c8"),
+	}
+	for _, tc := range []struct {
+		name   string
+		claims []PlanClaim
+		limit  int
+		want   []bool
+	}{
+		{"under the cap: all", avatar[:10], 10, []bool{true, true, true, true, true, true, true, true, true, true}},
+		{"over the cap: the last descriptive claim goes", avatar, 10, []bool{true, true, true, true, true, true, false, true, true, true, true}},
+		{"a dependent comes with its dependency", avatar, 3, []bool{true, false, false, false, false, false, false, true, true, false, false}},
+		{"not verifiable is never checked", []PlanClaim{claim("c1", "Rome has 3 million people"), {ClaimID: "c2", ClaimText: "Rome is lovely"}}, 1, []bool{true, false}},
+		{"no room for a dependent with its dependency: the next claim", []PlanClaim{claim("c1", "An actor starred in Heat"), claim("c2", "{c1} was born in 1970", "c1"), claim("c3", "Rome is in Italy")}, 1,
+			[]bool{true, false, false}},
+	} {
+		if got := claimsToCheck(tc.claims, tc.limit); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
