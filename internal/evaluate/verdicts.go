@@ -232,8 +232,7 @@ func openVerdictModel(m modelConfig) (pipeline.Model, string, string, func(), er
 			fake.Close()
 			return nil, "", "", nil, err
 		}
-		// The report names the fake as it did before the fake moved to internal/evaluate/scriptedfake:
-		// reports and docs/evaluation.md quote this line, and a move changes no output.
+		// The report names where the fake lives, for a reader who wants to know what answered.
 		return client, "the scripted fake (internal/evaluate/scriptedfake) over real HTTP", kindFake, fake.Close, nil
 	case llm.ReplayModel:
 		replay, err := llm.NewReplay(examples.Replay)
