@@ -445,8 +445,11 @@ func countIn(urls []string, set map[string]bool) int {
 //     of it is);
 //   - a closed-book CoVe run whose revision changed the statement: refuted (those methods give
 //     no claim-level refutation; the revision is their judgement that something was wrong);
-//   - at least one claim supported and every checked claim supported: supported;
-//   - anything else (nothing checked, a claim unverified): unverified.
+//   - at least one claim supported, every checked claim supported and none skipped by the claim
+//     cap: supported (a claim the cap skipped was never checked, and spec 000 says a summary must
+//     never imply full coverage when the cap dropped claims; a claim the plan found not
+//     verifiable does not count);
+//   - anything else (nothing checked, a claim unverified or skipped): unverified.
 //
 // confidence is the lowest confidence of the claims that decided it, "" when the method gives none.
 func statementVerdict(res *pipeline.Result) (verdict, confidence string) {
@@ -460,8 +463,11 @@ func statementVerdict(res *pipeline.Result) (verdict, confidence string) {
 		}
 		return out
 	}
-	supported, checked := 0, 0
+	supported, checked, skipped := 0, 0, 0
 	for _, c := range res.Claims {
+		if pipeline.SkippedByCap(c) {
+			skipped++
+		}
 		switch c.Verdict {
 		case pipeline.VerdictRefuted, pipeline.VerdictPartlySupported:
 			return pipeline.VerdictRefuted, lowest(res.Claims, pipeline.VerdictRefuted, pipeline.VerdictPartlySupported)
@@ -475,7 +481,7 @@ func statementVerdict(res *pipeline.Result) (verdict, confidence string) {
 	if res.DraftFromInput && res.Status == pipeline.StatusChecked && res.RevisedText != "" && !pipeline.SameText(res.Draft, res.RevisedText) && len(res.Evidence) == 0 {
 		return pipeline.VerdictRefuted, ""
 	}
-	if supported > 0 && supported == checked {
+	if supported > 0 && supported == checked && skipped == 0 {
 		return pipeline.VerdictSupported, lowest(res.Claims, pipeline.VerdictSupported)
 	}
 	return pipeline.VerdictUnverified, ""

@@ -15,7 +15,15 @@ const (
 
 // ClaimCapReason is the reason of a claim left not_checked by the claim cap.
 func ClaimCapReason(limit int) string {
-	return fmt.Sprintf("over the claim cap of %d", limit)
+	return fmt.Sprintf(claimCapReasonPrefix+"%d", limit)
+}
+
+const claimCapReasonPrefix = "over the claim cap of "
+
+// SkippedByCap reports whether c is a claim the claim cap left not_checked (ClaimCapReason): a
+// claim of the statement nobody checked, unlike one the plan found not verifiable.
+func SkippedByCap(c Claim) bool {
+	return c.Verdict == VerdictNotChecked && strings.HasPrefix(c.Reason, claimCapReasonPrefix)
 }
 
 // SameText reports whether a revision left the draft standing: the two are equal once case,
