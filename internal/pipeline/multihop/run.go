@@ -189,7 +189,8 @@ func noClaims(reply string) bool {
 }
 
 // planClaims turns the plan's claims into the run's claims, in plan order: the verifiable ones
-// within the claim cap are checked; the others are not_checked with the reason.
+// the claim cap lets through (claimsToCheck) are checked; the others are not_checked with the
+// reason.
 func (r *multihopRun) planClaims() {
 	toCheck := claimsToCheck(r.plan.Plan.Claims, r.opts.MaxQuestions)
 	for i, pc := range r.plan.Plan.Claims {
