@@ -682,7 +682,7 @@ func danglingPronoun(s string) string {
 				return true
 			case strings.ContainsAny(w, "0123456789"):
 				return true
-			case isCapitalised(w) && !SentenceStarters[lw] && !personalPronouns[lw] && !demonstratives[lw] && lw != "it":
+			case text.IsCapitalised(w) && !SentenceStarters[lw] && !personalPronouns[lw] && !demonstratives[lw] && lw != "it":
 				return true
 			}
 		}
@@ -692,7 +692,7 @@ func danglingPronoun(s string) string {
 		for j, w := range words {
 			lw := strings.ToLower(w)
 			if determiners[lw] && j+1 < len(words) || strings.ContainsAny(w, "0123456789") ||
-				(isCapitalised(w) && !SentenceStarters[lw] && !personalPronouns[lw] && !demonstratives[lw] && lw != "it") {
+				(text.IsCapitalised(w) && !SentenceStarters[lw] && !personalPronouns[lw] && !demonstratives[lw] && lw != "it") {
 				return true
 			}
 		}
@@ -731,11 +731,6 @@ func danglingPronoun(s string) string {
 // queryTokens splits a query into words, punctuation dropped.
 func queryTokens(s string) []string {
 	return text.Tokens(s, "'-.")
-}
-
-func isCapitalised(w string) bool {
-	r, _ := utf8.DecodeRuneInString(w)
-	return unicode.IsUpper(r)
 }
 
 var (

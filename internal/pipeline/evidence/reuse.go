@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/text"
@@ -159,8 +158,7 @@ func names(text string) map[string]bool {
 func nameSequence(claim string) []string {
 	var out []string
 	for _, w := range text.Tokens(possessive.ReplaceAllString(claim, "$1"), "") {
-		first, _ := utf8.DecodeRuneInString(w)
-		if !unicode.IsUpper(first) {
+		if !text.IsCapitalised(w) {
 			continue
 		}
 		if f := text.FoldForMatch(w); !nameStopwords[f] && !slices.Contains(out, f) {

@@ -8,12 +8,6 @@ import (
 	"unicode/utf8"
 )
 
-// titleMinorWords are the words title case leaves in lower case inside a title ("A Soldier and
-// a Maker", "Severn and Somme", "Gone with the Wind"), in the languages of the table.
-var titleMinorWords = text.WordSet(`a an the and or nor but for of in on at to by from with as into onto over up via vs per
-le la les un une de du des et ou en au aux der die das ein eine und oder von zu im am el los las y o del al il lo gli e di da
-con het een en van op`)
-
 // IsTitleText reports whether s reads as the title of a work or the name of something, as
 // written inside quotes or italics: one to twelve words, the first capitalised (or a number),
 // every other capitalised, a number, or a word title case leaves in lower case ("A Soldier and
@@ -28,8 +22,8 @@ func IsTitleText(s string) bool {
 			continue
 		}
 		r, _ := utf8.DecodeRuneInString(w)
-		capital := unicode.IsUpper(r) || unicode.IsDigit(r)
-		if !capital && (n == 0 || !titleMinorWords[strings.ToLower(w)]) {
+		capital := text.IsCapitalised(w) || unicode.IsDigit(r)
+		if !capital && (n == 0 || !text.IsTitleMinorWord(strings.ToLower(w))) {
 			return false
 		}
 		n++

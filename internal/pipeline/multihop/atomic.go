@@ -485,18 +485,7 @@ func isName(t token, i int, lang string, entityWords map[string]bool) bool {
 	if entityWords[t.key] {
 		return true
 	}
-	letters, digits, upper := 0, 0, 0
-	for _, r := range t.text {
-		switch {
-		case unicode.IsDigit(r):
-			digits++
-		case unicode.IsLetter(r):
-			letters++
-			if unicode.IsUpper(r) {
-				upper++
-			}
-		}
-	}
+	letters, digits, upper := letterCounts(t.text)
 	if digits > 0 || upper == letters {
 		return true
 	}

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
 	"github.com/corroborate/corroborate/internal/pipeline/text"
@@ -105,7 +104,7 @@ func groundedNames(query string, given []evidence.Retrieved) []string {
 		for len(run) > 0 {
 			n := len(run)
 			for ; n > 0; n-- {
-				if isCapitalised(run[n-1]) && slices.ContainsFunc(sources, func(words []string) bool { return holdsRun(words, run[:n]) }) {
+				if text.IsCapitalised(run[n-1]) && slices.ContainsFunc(sources, func(words []string) bool { return holdsRun(words, run[:n]) }) {
 					break
 				}
 			}
@@ -128,7 +127,7 @@ func capitalisedRuns(s string) [][]string {
 	var run []string
 	flush := func() {
 		// A run ends on a capitalised word: the small words after its last one are not its.
-		for len(run) > 0 && !isCapitalised(run[len(run)-1]) {
+		for len(run) > 0 && !text.IsCapitalised(run[len(run)-1]) {
 			run = run[:len(run)-1]
 		}
 		if len(run) > 0 {
@@ -138,9 +137,9 @@ func capitalisedRuns(s string) [][]string {
 	}
 	for _, w := range words {
 		switch {
-		case isCapitalised(w):
+		case text.IsCapitalised(w):
 			run = append(run, w)
-		case len(run) > 0 && titleSmallWords[strings.ToLower(w)]:
+		case len(run) > 0 && text.IsTitleMinorWord(strings.ToLower(w)):
 			run = append(run, w)
 		default:
 			flush()
@@ -148,15 +147,6 @@ func capitalisedRuns(s string) [][]string {
 	}
 	flush()
 	return runs
-}
-
-// titleSmallWords are the words a name or title keeps in lower case between its capitalised
-// words.
-var titleSmallWords = text.WordSet("of the from and in on for a an to de la le von van der du des")
-
-func isCapitalised(w string) bool {
-	r, _ := utf8.DecodeRuneInString(w)
-	return unicode.IsUpper(r)
 }
 
 // holdsRun reports whether words holds run, folded as words are, as consecutive words.
@@ -215,7 +205,7 @@ func (t hopTopic) relevant(title, text string) bool {
 func nameWords(entity, language string, words []string) []string {
 	var proper []string
 	for _, token := range strings.Fields(entity) {
-		if r, _ := utf8.DecodeRuneInString(token); unicode.IsUpper(r) {
+		if text.IsCapitalised(token) {
 			proper = append(proper, topicWords(token, language)...)
 		}
 	}
@@ -249,23 +239,29 @@ func isNumber(w string) bool {
 	return w != "" && strings.IndexFunc(w, func(r rune) bool { return !unicode.IsDigit(r) }) < 0
 }
 
+// letterCounts counts the letters, digits and upper-case letters of w: what tells an identifier
+// ("APOE4", "NIH") from a word.
+func letterCounts(w string) (letters, digits, upper int) {
+	for _, r := range w {
+		switch {
+		case unicode.IsDigit(r):
+			digits++
+		case unicode.IsLetter(r):
+			letters++
+			if unicode.IsUpper(r) {
+				upper++
+			}
+		}
+	}
+	return letters, digits, upper
+}
+
 // identifiers are the words of s written with letters and digits ("APOE4", "e4") or in capitals
 // of two letters or more ("NIH"), as topicWords gives them.
 func identifiers(s string) []string {
 	var out []string
 	for _, raw := range text.Tokens(s, "") {
-		letters, digits, upper := 0, 0, 0
-		for _, r := range raw {
-			switch {
-			case unicode.IsDigit(r):
-				digits++
-			case unicode.IsLetter(r):
-				letters++
-				if unicode.IsUpper(r) {
-					upper++
-				}
-			}
-		}
+		letters, digits, upper := letterCounts(raw)
 		if letters > 0 && digits > 0 || letters >= 2 && upper == letters {
 			if w := topicWords(raw, ""); len(w) == 1 {
 				out = append(out, w[0])

@@ -63,6 +63,22 @@ func TrimToWord(s string) string {
 	return strings.TrimFunc(s, func(r rune) bool { return !wordRune(r, "") })
 }
 
+// IsCapitalised reports whether w opens with an upper-case letter, as a name or a title word
+// does ("Tesla", "Inc").
+func IsCapitalised(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r)
+}
+
+// IsTitleMinorWord reports whether w (in lower case) is one of the words title case leaves in
+// lower case inside a title or a name ("A Soldier and a Maker", "Gone with the Wind", "Smile
+// from the Streets You Hold"), in the languages of the stop-word lists.
+func IsTitleMinorWord(w string) bool { return titleMinorWords[w] }
+
+var titleMinorWords = WordSet(`a an the and or nor but for of in on at to by from with as into onto over up via vs per
+le la les un une de du des et ou en au aux der die das ein eine und oder von zu im am el los las y o del al il lo gli e di da
+con het een en van op`)
+
 // wordRune reports whether r belongs to a word: a letter, a digit, or one of joiners.
 func wordRune(r rune, joiners string) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune(joiners, r)

@@ -187,3 +187,16 @@ func TestIsAnyStopWord(t *testing.T) {
 		}
 	}
 }
+
+func TestIsCapitalisedAndTitleMinorWords(t *testing.T) {
+	for w, want := range map[string]bool{"Tesla": true, "Éire": true, "tesla": false, "4th": false, "": false, "NIH": true} {
+		if got := IsCapitalised(w); got != want {
+			t.Errorf("IsCapitalised(%q) = %v", w, got)
+		}
+	}
+	for w, want := range map[string]bool{"from": true, "the": true, "von": true, "with": true, "streets": false, "You": false} {
+		if got := IsTitleMinorWord(w); got != want {
+			t.Errorf("IsTitleMinorWord(%q) = %v", w, got)
+		}
+	}
+}
