@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pipeline"
@@ -124,9 +127,38 @@ func (b *bundle) checkNothingLostNothingDoubled(t *testing.T, statements int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.State.Msgs != 0 || ci.NumPending != 0 || ci.NumAckPending != 0 || ci.NumRedelivered != 0 {
+	if ci.NumPending != 0 || ci.NumAckPending != 0 || ci.NumRedelivered != 0 {
 		t.Errorf("JetStream not drained: %d messages in the stream, consumer pending %d, ack pending %d, redelivered %d",
 			info.State.Msgs, ci.NumPending, ci.NumAckPending, ci.NumRedelivered)
+	}
+	if info.State.Msgs != 0 {
+		b.checkLeftoverMessagesAreDoneJobs(t, stream, info.State)
+	}
+}
+
+// checkLeftoverMessagesAreDoneJobs accepts messages the stream still holds when the consumer has
+// settled every one of them and each one's job is stored done exactly once. A server stopped
+// while it processes an ack can keep the message: the consumer records the ack, but the stream,
+// already closing, skips removing it (nats-server stream.ackMsg returns early on a closed stream),
+// and the consumer never delivers it again. Seen once in CI after a NATS restart (1 message left,
+// every job done). Any other leftover is a lost job.
+func (b *bundle) checkLeftoverMessagesAreDoneJobs(t *testing.T, stream jetstream.Stream, state jetstream.StreamState) {
+	t.Helper()
+	ctx := context.Background()
+	for seq := state.FirstSeq; seq <= state.LastSeq; seq++ {
+		msg, err := stream.GetMsg(ctx, seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("reading leftover message %d: %v", seq, err)
+		}
+		job := msg.Header.Get(jetstream.MsgIDHeader)
+		if n := b.count(t, `SELECT count(*) FROM job_outcomes WHERE job_id = $1 AND status = 'done'`, job); n != 1 {
+			t.Errorf("message %d (job %q) is still in the stream and its job has %d done outcomes, want 1", seq, job, n)
+			continue
+		}
+		t.Logf("message %d (job %s) was settled and its job is done, but the server kept it in the stream", seq, job)
 	}
 }
 
