@@ -776,3 +776,74 @@ func TestFollowUpNameNoSourceHoldsAnchorsNothing(t *testing.T) {
 		t.Errorf("claim: %+v", c)
 	}
 }
+
+const mallratsStatement = "Ben Affleck appeared in Mallrats, which stars an Irish actor and podcaster."
+
+var (
+	srcMallrats = hit("https://en.wikipedia.org/wiki/Mallrats", "Wikipedia", "Mallrats is a 1995 buddy comedy film starring Jason Mewes and Ben Affleck.", nil)
+	srcMewes    = hit("https://en.wikipedia.org/wiki/Jason_Mewes", "Wikipedia", "Jason Edward Mewes is an American actor, comedian and podcaster.", nil)
+)
+
+// mallratsPlan: c2 describes an actor of the film c1 establishes; its own hop finds nothing.
+func mallratsPlan() Plan {
+	return Plan{
+		PlanID: "mallrats",
+		Claims: []PlanClaim{
+			{ClaimID: "c1", ClaimText: "Ben Affleck appeared in Mallrats", SourceSpan: "Ben Affleck appeared in Mallrats",
+				Entities: []string{"Ben Affleck", "Mallrats"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries: []string{"Mallrats cast"}, SourceIndependenceScore: 1},
+			{ClaimID: "c2", ClaimText: "Mallrats stars an Irish actor and podcaster", SourceSpan: "Mallrats, which stars an Irish actor and podcaster",
+				Entities: []string{"Mallrats"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{"c1"},
+				SubQueries: []string{"Mallrats Irish actor podcaster"}, SourceIndependenceScore: 1},
+		},
+		QueryChains: []QueryChain{
+			{ClaimID: "c1", Hops: []PlanHop{{1, "Mallrats cast Ben Affleck", "encyclopedia", "cast"}}},
+			{ClaimID: "c2", Hops: []PlanHop{{1, "Mallrats Irish actor podcaster", "encyclopedia", "cast"}}},
+		},
+		CrossValidationPairs:   []CrossValidationPair{{"c1", "c2", "the same film"}},
+		CrossValidationQueries: []CrossValidationQuery{{"nineties buddy comedy film cast podcaster", []int{0, 1}}},
+		ExecutionOrder:         []string{"c1", "c2"},
+	}
+}
+
+// A follow-up hop keeps the rules of a planned hop: it excludes the sources of its own chain's
+// hops, not those its judge was given from the claims it depends on. A real model's judge asked
+// for "Jason Mewes nationality" after its own hops found nothing; the film's page (a
+// dependency's finding) had put Wikipedia out of the follow-up's reach, so the actor's page never
+// reached it, in a corpus of one publisher. The documents the claim already holds stay excluded:
+// finding them again adds nothing.
+func TestFollowUpExcludesItsChainsSourcesNotItsDependencies(t *testing.T) {
+	t.Parallel()
+	sup, ref := evidence.StanceSupports, evidence.StanceRefutes
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		{Contains: srcMewes.Snippet, Reply: judgeReplyJSON(t, "refuted", "Medium", "", nil,
+			judgeCitation{2, "Jason Edward Mewes is an American actor", ref})},
+		{Contains: "<untrusted_claim>\nBen Affleck appeared in Mallrats", Reply: judgeReplyJSON(t, "supported", "Medium", "", nil,
+			judgeCitation{1, "starring Jason Mewes and Ben Affleck", sup})},
+		{Contains: pipeline.MarkerMultihopJudge, Reply: judgeReplyJSON(t, "unverified", "Low", "Jason Mewes nationality actor podcaster", nil)},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, mallratsPlan())},
+	}}
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Mallrats cast", results: []pipeline.SearchResult{srcMallrats}},
+		{contains: "Jason Mewes", results: []pipeline.SearchResult{srcMallrats, srcMewes}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: mallratsStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hop := findHop(res, 2, 2)
+	if hop.Reason != HopReasonFollowUp || hop.Status != HopFound {
+		t.Fatalf("follow-up hop: %+v", hop)
+	}
+	if len(hop.ExcludedDomains)+len(hop.ExcludedPublishers) > 0 || !slices.Contains(hop.ExcludedURLs, evidence.KeysOf(srcMallrats).URL) {
+		t.Errorf("follow-up exclusions: domains %v, URLs %v; want the held document's URL and no domain or publisher of a dependency", hop.ExcludedDomains, hop.ExcludedURLs)
+	}
+	judged := model.Sent(pipeline.StepJudge)
+	last := judged[len(judged)-1]
+	if !strings.Contains(last, srcMewes.Snippet) || strings.Count(last, srcMallrats.Snippet) != 1 {
+		t.Fatalf("the last judge prompt should hold the actor's page once and the film's once:\n%s", last)
+	}
+	if c := res.Claims[1]; c.Verdict != pipeline.VerdictRefuted || c.Confidence != pipeline.ConfidenceMedium {
+		t.Errorf("claim 2: %+v", c)
+	}
+}

@@ -256,9 +256,12 @@ func withoutBridges(query string, ids []string) string {
 
 // followUp runs one follow-up hop for st (FIRE and SAFE's next search) when its judge found the
 // evidence short (unverified or partly supported) and named what is missing, within max_hops
-// and maxFollowUps: the same rules as a planned hop, excluding every source the claim holds,
-// recorded with its reason. It reports whether the hop added evidence, so that the claim is
-// judged again.
+// and maxFollowUps: the same rules as a planned hop, recorded with its reason. Like a planned
+// hop it excludes the domains, publishers and documents its chain's hops used; the documents
+// the claim has from elsewhere (its dependencies' findings, other claims') it excludes as
+// documents only: another chain's domain is no earlier hop of this one, and in a corpus of one
+// publisher excluding it left every follow-up empty. It reports whether the hop added
+// evidence, so that the claim is judged again.
 func (r *multihopRun) followUp(ctx context.Context, st *chainState, v judgement) bool {
 	if v.missing == "" || ctx.Err() != nil || st.followUps >= maxFollowUps || len(st.hopRecords) >= r.in.maxHops ||
 		(v.Verdict != pipeline.VerdictUnverified && v.Verdict != pipeline.VerdictPartlySupported) {
@@ -270,8 +273,9 @@ func (r *multihopRun) followUp(ctx context.Context, st *chainState, v judgement)
 		number = max(number, h.Number+1)
 	}
 	var used usedSources
+	used.merge(st.used)
 	for _, e := range st.evidence {
-		used.add(e.SearchResult)
+		used.hold(e.SearchResult)
 	}
 	hop := pipeline.Hop{ClaimPosition: st.index + 1, Number: number, Reason: HopReasonFollowUp}
 	topic := newHopTopic(r.in.language, v.missing, st.claim)

@@ -299,6 +299,9 @@ func (r *multihopRun) runHop(ctx context.Context, hop *pipeline.Hop, planned str
 	if dropped.irrelevant > 0 {
 		notes = append(notes, fmt.Sprintf("%d results were not about the claim and were not kept", dropped.irrelevant))
 	}
+	if dropped.held > 0 {
+		notes = append(notes, fmt.Sprintf("%d results were already among the claim's sources", dropped.held))
+	}
 	if len(kept) == 0 && dropped.independence == 0 && len(hop.ExcludedDomains)+len(hop.ExcludedPublishers)+len(hop.ExcludedURLs) > 0 {
 		note, err := r.excludedWouldFind(ctx, sq, used, topic)
 		if err != nil {
@@ -352,7 +355,7 @@ func (r *multihopRun) excludedWouldFind(ctx context.Context, sq pipeline.SearchQ
 		}
 		return withoutExclusions{text: fmt.Sprintf("the search without the exclusions (search %d) failed: %s", seq, err)}, nil
 	}
-	would, _ := r.filterResults(resp.Results, usedSources{}, topic)
+	would, _ := r.filterResults(resp.Results, usedSources{held: used.held}, topic)
 	n := 0
 	var found []evidence.Retrieved
 	for _, e := range would {
@@ -373,7 +376,9 @@ func (r *multihopRun) excludedWouldFind(ctx context.Context, sq pipeline.SearchQ
 // dropCounts says what filterResults dropped and why.
 type dropCounts struct {
 	independence, scope, irrelevant int
-	firstConflict                   string
+	// held counts results the claim already had from outside its chain (usedSources.hold).
+	held          int
+	firstConflict string
 }
 
 // filterResults keeps, in rank order, the results that share no source with used, lie inside the
@@ -391,6 +396,10 @@ func (r *multihopRun) filterResults(results []pipeline.SearchResult, used usedSo
 			continue
 		}
 		k := evidence.KeysOf(res)
+		if used.holds(k) {
+			d.held++
+			continue
+		}
 		relevant := topic.relevant(res.Title, res.Snippet)
 		if reason, excludable := r.in.rules.conflict(used, k); reason != "" {
 			if excludable {

@@ -323,6 +323,23 @@ func ruleWords(lower string) []string {
 type usedSources struct {
 	keys                      []evidence.SourceKeys
 	domains, publishers, urls []string
+	// held are documents the claim's judge has from elsewhere (a dependency's finding, another
+	// claim's): a follow-up hop excludes them, since finding one again adds nothing, but their
+	// domains and publishers are another chain's and exclude nothing (hold).
+	held []evidence.SourceKeys
+}
+
+// hold records a document the claim already has from outside its chain's hops.
+func (u *usedSources) hold(r pipeline.SearchResult) {
+	k := evidence.KeysOf(r)
+	if !u.holds(k) && !slices.ContainsFunc(u.keys, k.SameDocument) {
+		u.held = append(u.held, k)
+	}
+}
+
+// holds reports whether k is, or copies, a document recorded by hold.
+func (u usedSources) holds(k evidence.SourceKeys) bool {
+	return slices.ContainsFunc(u.held, func(h evidence.SourceKeys) bool { return k.SameDocument(h) || k.SameContent(h) })
 }
 
 // add records a source the chain used.
@@ -343,6 +360,7 @@ func (u *usedSources) add(r pipeline.SearchResult) {
 // merge records every source of o.
 func (u *usedSources) merge(o usedSources) {
 	u.keys = append(u.keys, o.keys...)
+	u.held = append(u.held, o.held...)
 	for _, lists := range [][2]*[]string{{&u.domains, &o.domains}, {&u.publishers, &o.publishers}, {&u.urls, &o.urls}} {
 		for _, v := range *lists[1] {
 			if !slices.Contains(*lists[0], v) {
@@ -388,6 +406,11 @@ func (r IndependenceRules) exclusions(used usedSources) (domains, publishers, ur
 	}
 	if r.DistinctURLs {
 		urls = slices.Clone(used.urls)
+	}
+	for _, h := range used.held {
+		if !slices.Contains(urls, h.URL) {
+			urls = append(urls, h.URL)
+		}
 	}
 	return domains, publishers, urls
 }
