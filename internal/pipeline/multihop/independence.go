@@ -329,7 +329,8 @@ type usedSources struct {
 	held []evidence.SourceKeys
 }
 
-// hold records a document the claim already has from outside its chain's hops.
+// hold records a document the claim already has that its chain's hops did not keep (a
+// dependency's finding, another claim's, a repeat of an emptied hop); one they kept is in keys.
 func (u *usedSources) hold(r pipeline.SearchResult) {
 	k := evidence.KeysOf(r)
 	if !u.holds(k) && !slices.ContainsFunc(u.keys, k.SameDocument) {
