@@ -847,3 +847,37 @@ func TestFollowUpExcludesItsChainsSourcesNotItsDependencies(t *testing.T) {
 		t.Errorf("claim 2: %+v", c)
 	}
 }
+
+// A bridged claim's own hops find the page of the entity its bridge names. Real plans list the
+// placeholder among a claim's entities ("{c1} is Canadian": entities ["{c1}"]); the placeholder
+// stayed in the hop's topic as the anchor "c1", which no page holds, so every hop of every
+// bridged claim of a real model's run kept nothing ("10 results were not about the claim",
+// Sidney Lumet's page for "Sidney Lumet is American").
+func TestBridgedClaimsHopsFindTheNamedEntitysPage(t *testing.T) {
+	t.Parallel()
+	srcBeachBio := hit("https://www.britannica.com/biography/Adam-Beach", "Britannica", "Adam Beach, Canadian actor born in Ashern, Manitoba.", nil)
+	plan := slipknotPlan()
+	plan.Claims[1] = PlanClaim{ClaimID: "c2", ClaimText: "{c1} is Canadian", SourceSpan: "is Canadian",
+		Entities: []string{"{c1}"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{"c1"},
+		SubQueries: []string{"{c1} nationality"}, SourceIndependenceScore: 0.5}
+	plan.QueryChains[1] = QueryChain{ClaimID: "c2", Hops: []PlanHop{{1, "{c1} nationality biography", "encyclopedia", "nationality"}}}
+	sup := evidence.StanceSupports
+	model := planModel(t, plan, map[string]string{
+		"An actor played Detective Chester Lake": judgeReplyJSON(t, "supported", "Medium", "",
+			&judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach played Detective Chester Lake"},
+			judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}),
+		"Adam Beach is Canadian": judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, Canadian actor", sup}),
+	})
+	searcher := slipknotSearcher()
+	searcher.rules = append(searcher.rules, searchRule{contains: "Adam Beach nationality", results: []pipeline.SearchResult{srcBeachBio}})
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: "The actor who played Detective Chester Lake is Canadian."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hop := findHop(res, 2, 1); hop.Query != "Adam Beach nationality biography" || hop.Status != HopFound {
+		t.Errorf("hop 1 of c2 kept nothing of the named entity's page: %+v", hop)
+	}
+	if c2 := res.Claims[1]; c2.Text != "Adam Beach is Canadian" || c2.Verdict != pipeline.VerdictSupported {
+		t.Errorf("claim 2: %+v", c2)
+	}
+}

@@ -203,6 +203,14 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 	claimText, _ := evidence.SubstituteBridges(st.claim.ClaimText, values)
 	st.claim.ClaimText = claimText
 	r.res.Claims[st.index].Text = claimText
+	// Real plans list the placeholder among the claim's entities ("{c1} is Canadian": ["{c1}"]);
+	// the entities anchor what its hops may keep (hopTopic), so they name the entity too.
+	entities := make([]string, len(st.claim.Entities))
+	for i, e := range st.claim.Entities {
+		entities[i], _ = evidence.SubstituteBridges(e, values)
+	}
+	st.claim.Entities = entities
+	r.res.Claims[st.index].Entities = slices.Clone(entities)
 	hops := slices.Clone(st.hops)
 	for i := range hops {
 		hops[i].Query, _ = evidence.SubstituteBridges(withoutBridges(hops[i].Query, described), values)

@@ -22,7 +22,8 @@ import (
 // query "Eiffel Tower completed 1889 official history" but neither 1889 nor the Eiffel Tower,
 // and "Lake Baikal holds 23 percent of the planet's fresh water" names Lake Baikal but shares
 // nothing else with "Lake Baikal reaches a depth of 1642 m": neither is relied on, kept, or
-// excluded from the chain's later hops.
+// excluded from the chain's later hops. The page titled with one of the names is relevant
+// whatever its text says (titled): it is that entity's own page.
 type hopTopic struct {
 	language string
 	words    map[string]bool
@@ -40,10 +41,13 @@ const minSharedWords = 2
 // with the planned query.
 func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
 	t := hopTopic{language: language, words: map[string]bool{}, numbers: map[string]bool{}}
-	texts := []string{planned}
+	// A placeholder left unresolved ("{c1}") names nothing a page could hold: read as the
+	// identifier "c1", it would be an anchor no result has.
+	texts := []string{evidence.WithoutBridges(planned)}
 	for _, c := range claims {
-		texts = append(texts, c.ClaimText)
+		texts = append(texts, evidence.WithoutBridges(c.ClaimText))
 		for _, e := range c.Entities {
+			e = evidence.WithoutBridges(e)
 			words := topicWords(e, language)
 			if len(words) == 0 {
 				continue
@@ -163,8 +167,12 @@ func holdsRun(words, run []string) bool {
 	return false
 }
 
-// relevant reports whether a result with this title and text is about the topic (see hopTopic).
+// relevant reports whether a result with this title and text is about the topic (see hopTopic),
+// or is the page of one of its names (titled).
 func (t hopTopic) relevant(title, text string) bool {
+	if t.titled(title) {
+		return true
+	}
 	have := map[string]bool{}
 	for _, w := range topicWords(title+" "+text, t.language) {
 		have[w] = true
@@ -193,6 +201,32 @@ func (t hopTopic) relevant(title, text string) bool {
 			all = all && have[w]
 		}
 		if all && sharedBesides(name) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// titled reports whether title is one of the topic's names and nothing else, a trailing
+// disambiguation aside ("Halsey (singer)"): the page of that entity, about the claim whatever
+// fact its text shows. Its text may say the claim's fact in other words ("produced" for
+// "produces", who defeated whom for "a British victory"), which the shared-word rule misses;
+// another entity's page sharing a word of the name ("Nikola Tesla" for the Tesla Model S) is not
+// titled with it.
+func (t hopTopic) titled(title string) bool {
+	title = strings.TrimSpace(title)
+	if open := strings.LastIndex(title, " ("); open > 0 && strings.HasSuffix(title, ")") {
+		title = title[:open]
+	}
+	words := topicWords(title, t.language)
+	if len(words) == 0 {
+		return false
+	}
+	slices.Sort(words)
+	words = slices.Compact(words)
+	for _, name := range t.names {
+		name = slices.Compact(slices.Sorted(slices.Values(name)))
+		if slices.Equal(words, name) {
 			return true
 		}
 	}

@@ -79,3 +79,33 @@ func TestGroundedNames(t *testing.T) {
 		}
 	}
 }
+
+// The page whose title is one of the claim's entities, and nothing else, is about the claim,
+// whatever fact its text shows: a real model's run kept nothing of "Tesla Model S" for "A company
+// produces the Tesla Model S" (the page says "produced", the claim "produces") or of "Battle of
+// Mactan" for "The Battle of Mactan was a British victory" (the page says who won, in other
+// words), and those claims ended unverified with the page in the corpus.
+func TestRelevanceOfTheEntitysOwnPage(t *testing.T) {
+	t.Parallel()
+	tesla := PlanClaim{ClaimText: "A company produces the Tesla Model S", Entities: []string{"Tesla Model S"}}
+	mactan := PlanClaim{ClaimText: "The Battle of Mactan was a British victory", Entities: []string{"Battle of Mactan"}}
+	halsey := PlanClaim{ClaimText: "Halsey is American", Entities: []string{"Halsey"}}
+	for _, tc := range []struct {
+		claim        PlanClaim
+		query, title string
+		text         string
+		relevant     bool
+	}{
+		{tesla, "Tesla Model S manufacturer company encyclopedia", "Tesla Model S", "The Tesla Model S is a battery-powered liftback car produced by Tesla, Inc.", true},
+		{mactan, "Battle of Mactan result combatants", "Battle of Mactan", "Warriors of Lapulapu, a native chieftain of Mactan, overpowered and defeated a Spanish force.", true},
+		{halsey, "Halsey birthplace biography", "Halsey (singer)", "Her debut album Badlands was released in 2015.", true},
+		// Another entity's page that shares a word of the name is not the entity's.
+		{tesla, "Tesla Model S manufacturer company encyclopedia", "Nikola Tesla", "Nikola Tesla was a Serbian-American inventor.", false},
+		{halsey, "Halsey birthplace biography", "Halsey Street station", "A station of the New York City Subway.", false},
+		{mactan, "Battle of Mactan result combatants", "", "Warriors of Lapulapu, a native chieftain of Mactan, overpowered and defeated a Spanish force.", false},
+	} {
+		if got := newHopTopic("en", tc.query, tc.claim).relevant(tc.title, tc.text); got != tc.relevant {
+			t.Errorf("relevant(%q, %q) to %q = %v, want %v", tc.title, tc.text, tc.claim.ClaimText, got, tc.relevant)
+		}
+	}
+}
