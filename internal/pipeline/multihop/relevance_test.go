@@ -99,6 +99,8 @@ func TestRelevanceOfTheEntitysOwnPage(t *testing.T) {
 		{tesla, "Tesla Model S manufacturer company encyclopedia", "Tesla Model S", "The Tesla Model S is a battery-powered liftback car produced by Tesla, Inc.", true},
 		{mactan, "Battle of Mactan result combatants", "Battle of Mactan", "Warriors of Lapulapu, a native chieftain of Mactan, overpowered and defeated a Spanish force.", true},
 		{halsey, "Halsey birthplace biography", "Halsey (singer)", "Her debut album Badlands was released in 2015.", true},
+		{PlanClaim{ClaimText: "Lake Baikal reaches a depth of 1642 m", Entities: []string{"Lake Baikal", "1642"}}, "Baikal bathymetry sonar survey",
+			"Lake Baikal", "Lake Baikal holds 23 percent of the planet's fresh surface water.", true},
 		// Another entity's page that shares a word of the name is not the entity's.
 		{tesla, "Tesla Model S manufacturer company encyclopedia", "Nikola Tesla", "Nikola Tesla was a Serbian-American inventor.", false},
 		{halsey, "Halsey birthplace biography", "Halsey Street station", "A station of the New York City Subway.", false},
