@@ -881,3 +881,50 @@ func TestBridgedClaimsHopsFindTheNamedEntitysPage(t *testing.T) {
 		t.Errorf("claim 2: %+v", c2)
 	}
 }
+
+// The statement's words for an unestablished bridge are not used when the dependent claim
+// restates them: a real plan's "{c1}'s solo recording released on August 26, 1997 was released
+// on Birdman Records", with c1's span "their guitarist, who released his solo recording on
+// August 26, 1997", was stored and judged as "their guitarist, who released his solo recording
+// on August 26, 1997's solo recording released on August 26, 1997 was released on Birdman
+// Records". The claim is left unresolved instead, as when the statement has no such words.
+func TestStatementWordsTheClaimRestatesAreNotUsed(t *testing.T) {
+	t.Parallel()
+	const statement = "The Red Hot Chili Peppers were co-founded by their guitarist, who released his solo recording on August 26, 1997 on Birdman Records."
+	plan := Plan{
+		PlanID: "rhcp",
+		Claims: []PlanClaim{
+			{ClaimID: "c1", ClaimText: "A guitarist of the Red Hot Chili Peppers released a solo recording on August 26, 1997",
+				SourceSpan: "their guitarist, who released his solo recording on August 26, 1997", Entities: []string{"Red Hot Chili Peppers", "August 26, 1997"},
+				Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{}, SubQueries: []string{"Red Hot Chili Peppers guitarist solo album"}, SourceIndependenceScore: 0.8},
+			{ClaimID: "c2", ClaimText: "{c1}'s solo recording released on August 26, 1997 was released on Birdman Records",
+				SourceSpan: "on Birdman Records", Entities: []string{"{c1}", "Birdman Records"}, Verifiable: true, Interpretations: []Interpretation{},
+				DependsOn: []string{"c1"}, SubQueries: []string{"Birdman Records solo album"}, SourceIndependenceScore: 0.5},
+		},
+		QueryChains: []QueryChain{
+			{ClaimID: "c1", Hops: []PlanHop{{1, "Red Hot Chili Peppers guitarist solo album 1997", "encyclopedia", "release date"}}},
+			{ClaimID: "c2", Hops: []PlanHop{{1, "Birdman Records {c1} solo album", "label catalogue", "label"}}},
+		},
+		CrossValidationPairs:   []CrossValidationPair{{"c1", "c2", "the same recording"}},
+		CrossValidationQueries: []CrossValidationQuery{{"Chili Peppers member record label debut solo release", []int{0, 1}}},
+		ExecutionOrder:         []string{"c1", "c2"},
+	}
+	model := planModel(t, plan, map[string]string{
+		"A guitarist of the Red Hot Chili Peppers released": judgeReplyJSON(t, "unverified", "Low", "", nil),
+	})
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "guitarist solo album 1997", results: []pipeline.SearchResult{
+			hit("https://en.wikipedia.org/wiki/John_Frusciante", "Wikipedia", "John Frusciante is a guitarist of the Red Hot Chili Peppers.", nil)}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: statement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := res.Claims[1]
+	if strings.Contains(c2.Text, "their guitarist") || c2.Verdict != pipeline.VerdictUnverified || !strings.Contains(c2.Reason, "no words of its own") {
+		t.Errorf("claim 2: %+v", c2)
+	}
+	if h := findHop(res, 2, 1); h.Status != HopRejected {
+		t.Errorf("hop 1 of c2: %+v", h)
+	}
+}

@@ -239,11 +239,35 @@ func (r *multihopRun) statementWordsFor(d, st *chainState) (string, bool) {
 	if !nounPhraseOpeners[strings.ToLower(first)] {
 		return "", false
 	}
+	if restates(evidence.WithoutBridges(st.claim.ClaimText), words, r.in.language) {
+		return "", false
+	}
 	// The opener is a determiner: in lower case unless the placeholder opens st's text.
 	if !strings.HasPrefix(strings.TrimSpace(st.claim.ClaimText), "{"+d.claim.ClaimID+"}") {
 		words = strings.ToLower(first) + words[len(first):]
 	}
 	return words, true
+}
+
+// restates reports whether claim already says most of span: more than half of the span's
+// content words are in it. The span would then stand beside its own restatement, and the claim
+// would read twice over ("their guitarist, who released his solo recording on August 26,
+// 1997's solo recording released on August 26, 1997 was released on Birdman Records", from a
+// real plan); "The actor who played Detective Chester Lake" shares one word of five with
+// "{c1} played Slipknot in Suicide Squad".
+func restates(claim, span, language string) bool {
+	have := map[string]bool{}
+	for _, w := range topicWords(claim, language) {
+		have[w] = true
+	}
+	words := topicWords(span, language)
+	shared := 0
+	for _, w := range words {
+		if have[w] {
+			shared++
+		}
+	}
+	return 2*shared > len(words)
 }
 
 // nounPhraseOpeners are the English determiners a description of an entity opens with ("the
