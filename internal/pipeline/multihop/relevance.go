@@ -207,14 +207,20 @@ func (t hopTopic) relevant(title, text string) bool {
 	return false
 }
 
-// titled reports whether title is one of the topic's names and nothing else, a trailing
-// disambiguation aside ("Halsey (singer)"): the page of that entity, about the claim whatever
-// fact its text shows. Its text may say the claim's fact in other words ("produced" for
-// "produces", who defeated whom for "a British victory"), which the shared-word rule misses;
-// another entity's page sharing a word of the name ("Nikola Tesla" for the Tesla Model S) is not
-// titled with it.
+// titled reports whether title is one of the topic's names and nothing else, the site a web
+// result's title ends with and a trailing disambiguation aside ("Halsey (singer) - Wikipedia"):
+// the page of that entity, about the claim whatever fact its text shows. Its text may say the
+// claim's fact in other words ("produced" for "produces", who defeated whom for "a British
+// victory"), which the shared-word rule misses; another entity's page sharing a word of the name
+// ("Nikola Tesla" for the Tesla Model S) is not titled with it.
 func (t hopTopic) titled(title string) bool {
 	title = strings.TrimSpace(title)
+	for _, sep := range []string{" - ", " | ", " – ", " — "} {
+		if cut := strings.LastIndex(title, sep); cut > 0 {
+			title = title[:cut]
+			break
+		}
+	}
 	if open := strings.LastIndex(title, " ("); open > 0 && strings.HasSuffix(title, ")") {
 		title = title[:open]
 	}

@@ -101,7 +101,11 @@ func TestRelevanceOfTheEntitysOwnPage(t *testing.T) {
 		{halsey, "Halsey birthplace biography", "Halsey (singer)", "Her debut album Badlands was released in 2015.", true},
 		{PlanClaim{ClaimText: "Lake Baikal reaches a depth of 1642 m", Entities: []string{"Lake Baikal", "1642"}}, "Baikal bathymetry sonar survey",
 			"Lake Baikal", "Lake Baikal holds 23 percent of the planet's fresh surface water.", true},
+		// A web result's title carries its site after a separator.
+		{halsey, "Halsey birthplace biography", "Halsey (singer) - Wikipedia", "Her debut album Badlands was released in 2015.", true},
+		{mactan, "Battle of Mactan result combatants", "Battle of Mactan | Britannica", "Lapulapu's warriors defeated a Spanish force.", true},
 		// Another entity's page that shares a word of the name is not the entity's.
+		{tesla, "Tesla Model S manufacturer company encyclopedia", "Nikola Tesla - Wikipedia", "Nikola Tesla was a Serbian-American inventor.", false},
 		{tesla, "Tesla Model S manufacturer company encyclopedia", "Nikola Tesla", "Nikola Tesla was a Serbian-American inventor.", false},
 		{halsey, "Halsey birthplace biography", "Halsey Street station", "A station of the New York City Subway.", false},
 		{mactan, "Battle of Mactan result combatants", "", "Warriors of Lapulapu, a native chieftain of Mactan, overpowered and defeated a Spanish force.", false},
