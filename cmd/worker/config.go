@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/corroborate/corroborate/internal/breaker"
 	"github.com/corroborate/corroborate/internal/envflag"
 	"github.com/corroborate/corroborate/internal/jobs"
@@ -62,11 +64,12 @@ type Config struct {
 	SearchRPM           int
 	SearchMaxConcurrent int
 
-	// FetchPages reads the pages behind the results the open-book methods keep, with a web
-	// provider (never with the corpus, whose documents are whole already): PagesPerHop of each
-	// hop's results, each page bounded by PageMaxBytes and PageTimeout, kept for PageCacheTTL,
-	// and each site paced by PageHostRPM and PageHostMaxConcurrent (0: learn from its 429s,
-	// no bound). See internal/pagefetch for the safety rules.
+	// FetchPages reads the pages behind the results the open-book methods keep: PagesPerHop of
+	// each hop's results. With a web provider each page is fetched over HTTP, bounded by
+	// PageMaxBytes and PageTimeout, kept for PageCacheTTL, and each site paced by PageHostRPM and
+	// PageHostMaxConcurrent (0: learn from its 429s, no bound; see internal/pagefetch for the
+	// safety rules); with the corpus the document is read from the corpus
+	// (search.Corpus.ReadPage), whose snippet of a long document is two fragments.
 	FetchPages            bool
 	PagesPerHop           int
 	PageMaxBytes          int
@@ -147,7 +150,7 @@ func (c *Config) flags(s *envflag.Set) {
 	c.Search.DefineFlags(s)
 	s.Int(&c.SearchRPM, "search-rpm", "CORROBORATE_SEARCH_RPM", 0, "web search requests per minute (SearxNG, Brave); 0 learns the limit from 429s and rate-limit headers")
 	s.Int(&c.SearchMaxConcurrent, "search-max-concurrent", "CORROBORATE_SEARCH_MAX_CONCURRENT", 0, "web search requests in flight at once; 0 means no bound")
-	s.Bool(&c.FetchPages, "fetch-pages", "CORROBORATE_FETCH_PAGES", true, "read the pages behind the web search results a hop keeps, so that the judge reads the page, not the snippet (web providers only: the corpus's documents are whole already)")
+	s.Bool(&c.FetchPages, "fetch-pages", "CORROBORATE_FETCH_PAGES", true, "read the pages behind the search results a hop keeps, so that the judge reads the page's passages that match the claim, not the snippet alone (a web result's page over HTTP; a corpus document from the corpus)")
 	s.Int(&c.PagesPerHop, "pages-per-hop", "CORROBORATE_PAGES_PER_HOP", evidence.DefaultPagesPerHop, "with --fetch-pages: how many of a hop's kept results have their page read (1 to 10)")
 	s.Int(&c.PageMaxBytes, "page-max-bytes", "CORROBORATE_PAGE_MAX_BYTES", pagefetch.DefaultMaxBytes, "with --fetch-pages: the largest page body read (bytes); a larger page is recorded as too_large")
 	s.Duration(&c.PageTimeout, "page-timeout", "CORROBORATE_PAGE_TIMEOUT", pagefetch.DefaultTimeout, "with --fetch-pages: the longest one page read may take, robots.txt and redirects included")
@@ -296,10 +299,9 @@ func (c *Config) modelLimits() ratelimit.Config {
 	}
 }
 
-// readsPages reports whether the worker reads the pages behind search results: asked to, and
-// with a web provider, whose results are snippets; the corpus's documents are whole already.
+// readsPages reports whether the worker reads the pages behind search results.
 func (c *Config) readsPages() bool {
-	return c.FetchPages && c.Search.Provider != search.ProviderPostgres
+	return c.FetchPages
 }
 
 // pageHostLimits is the configuration of each site's rate limiter.
@@ -309,9 +311,12 @@ func (c *Config) pageHostLimits() ratelimit.Config {
 
 // pageReader returns the worker's page reader (nil when it reads no pages): one per worker, so
 // that its page cache, robots.txt knowledge and per-site limits serve every job.
-func (c *Config) pageReader(log *slog.Logger) (pipeline.PageReader, error) {
+func (c *Config) pageReader(log *slog.Logger, pool *pgxpool.Pool) (pipeline.PageReader, error) {
 	if !c.readsPages() {
 		return nil, nil
+	}
+	if c.Search.UsesCorpus() {
+		return search.NewCorpus(pool, c.Search.Corpus), nil
 	}
 	limits := c.pageHostLimits()
 	limits.Logger = log

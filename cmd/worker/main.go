@@ -289,7 +289,7 @@ func connect(ctx context.Context, cfg Config, log *slog.Logger, withModel bool) 
 		}
 		// Every provider's results carry the organisation that owns their domain (source_owners).
 		s.searcher = search.WithOrganisations(searcher, st.SourceOwnerMap, search.OrganisationsOpts{Logger: log})
-		if s.pages, err = cfg.pageReader(log); err != nil {
+		if s.pages, err = cfg.pageReader(log, st.Pool()); err != nil {
 			return nil, err
 		}
 	}

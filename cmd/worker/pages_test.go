@@ -166,8 +166,8 @@ func TestWorkerJudgesOnThePageBehindAWebResult(t *testing.T) {
 	}
 }
 
-// Page reading is on by default with a web provider, off with the corpus, and
-// CORROBORATE_FETCH_PAGES=false turns it off.
+// Page reading is on by default, with a web provider over HTTP and with the corpus from its own
+// documents, and CORROBORATE_FETCH_PAGES=false turns it off.
 func TestFetchPagesDefaults(t *testing.T) {
 	for _, c := range []struct {
 		provider, env string
@@ -175,9 +175,10 @@ func TestFetchPagesDefaults(t *testing.T) {
 	}{
 		{search.ProviderSearxNG, "", true},
 		{search.ProviderBrave, "", true},
-		{search.ProviderPostgres, "", false},
-		{search.ProviderPostgres, "true", false},
+		{search.ProviderPostgres, "", true},
+		{search.ProviderPostgres, "true", true},
 		{search.ProviderSearxNG, "false", false},
+		{search.ProviderPostgres, "false", false},
 	} {
 		t.Run(c.provider+"-"+c.env, func(t *testing.T) {
 			t.Setenv("CORROBORATE_SEARCH", c.provider)
@@ -196,9 +197,13 @@ func TestFetchPagesDefaults(t *testing.T) {
 			if cfg.PagesPerHop != 3 || cfg.PageMaxBytes != pagefetch.DefaultMaxBytes || cfg.PageTimeout != pagefetch.DefaultTimeout {
 				t.Errorf("defaults: %d pages per hop, %d bytes, %s", cfg.PagesPerHop, cfg.PageMaxBytes, cfg.PageTimeout)
 			}
-			reader, err := cfg.pageReader(nil)
+			reader, err := cfg.pageReader(nil, nil)
 			if err != nil || (reader != nil) != c.want {
 				t.Errorf("pageReader: %v, %v", reader, err)
+			}
+			// The corpus reads its own documents: no HTTP fetcher for a corpus URL.
+			if _, corpus := reader.(*search.Corpus); c.want && corpus != (c.provider == search.ProviderPostgres) {
+				t.Errorf("provider %s: page reader %T", c.provider, reader)
 			}
 		})
 	}

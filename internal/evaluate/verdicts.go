@@ -19,6 +19,7 @@ import (
 	"github.com/corroborate/corroborate/internal/evaluate/scriptedfake"
 	"github.com/corroborate/corroborate/internal/llm"
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
 	"github.com/corroborate/corroborate/internal/pipeline/methods"
 	"github.com/corroborate/corroborate/internal/pipeline/text"
 	"github.com/corroborate/corroborate/internal/search"
@@ -184,7 +185,9 @@ func verdictsOn(ctx context.Context, cfg verdictsConfig, set *datasets.Set, stdo
 			fmt.Fprintln(stderr, "evaluate verdicts:", err)
 			return exitError
 		}
-		deps.Searcher = corpus
+		// As the worker does by default: the judge reads the passages of a long document
+		// that match its claim, not only the snippet chosen for the hop's query.
+		deps.Searcher, deps.Pages = corpus, evidence.PageReading{Reader: corpus}
 	}
 	method, err := methods.New(cfg.Method, deps)
 	if err != nil {

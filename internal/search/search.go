@@ -121,6 +121,12 @@ func (c Config) Validate(pool *pgxpool.Pool) error {
 	return nil
 }
 
+// UsesCorpus reports whether cfg searches the PostgreSQL corpus (the default provider).
+func (c Config) UsesCorpus() bool {
+	p := strings.ToLower(strings.TrimSpace(c.Provider))
+	return p == "" || p == ProviderPostgres
+}
+
 // New returns the configured provider, behind the cache for web providers, after validating
 // the whole configuration (every problem in one error).
 func New(cfg Config, pool *pgxpool.Pool) (pipeline.Searcher, error) {

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // Bounds of page reading.
@@ -24,9 +25,9 @@ const (
 	MaxPassageBytes = 700
 )
 
-// PageReading is how the open-book methods read the pages behind the results they keep. The
-// zero value reads nothing: the judge works from the snippets, as with the corpus, whose
-// documents are whole already.
+// PageReading is how the open-book methods read the pages behind the results they keep: a web
+// result's page over HTTP (internal/pagefetch), a corpus document from the corpus
+// (search.Corpus.ReadPage). The zero value reads nothing: the judge works from the snippets.
 type PageReading struct {
 	Reader pipeline.PageReader
 	// PerHop is how many of a hop's kept results (in rank order) have their page read; 0 means
@@ -51,7 +52,12 @@ func (p PageReading) Read(ctx context.Context, kept []Retrieved, claim string) {
 		wg.Go(func() {
 			page := p.Reader.ReadPage(ctx, kept[i].URL)
 			if page.Read() {
-				kept[i].Passages = MatchingPassages(page.Text, claim, PassagesPerPage)
+				// What the snippet shows already is not given twice: a corpus document of a
+				// few sentences is its own snippet.
+				shown := text.FoldForMatch(kept[i].Snippet)
+				kept[i].Passages = matchingPassages(page.Text, claim, PassagesPerPage, func(p pipeline.Passage) bool {
+					return strings.Contains(shown, text.FoldForMatch(p.Text))
+				})
 			}
 			// The whole text is not kept with the run (its hash says which text it was): a
 			// job reading dozens of pages would otherwise hold them all until it is stored.
@@ -70,6 +76,11 @@ func (p PageReading) Read(ctx context.Context, kept []Retrieved, claim string) {
 // the claim's rare terms comes before one that repeats its common ones. Passages that share no
 // word with the claim are never returned.
 func MatchingPassages(text, claim string, n int) []pipeline.Passage {
+	return matchingPassages(text, claim, n, nil)
+}
+
+// matchingPassages is MatchingPassages without the passages skip reports.
+func matchingPassages(text, claim string, n int, skip func(pipeline.Passage) bool) []pipeline.Passage {
 	claimTerms := uniqueTerms(contentTerms(claim))
 	if n <= 0 || len(claimTerms) == 0 {
 		return nil
@@ -99,7 +110,7 @@ func MatchingPassages(text, claim string, n int) []pipeline.Passage {
 				s += math.Log(1 + float64(len(passages))/float64(df[j]))
 			}
 		}
-		if s > 0 {
+		if s > 0 && (skip == nil || !skip(passages[i])) {
 			ranked = append(ranked, scored{i, s})
 		}
 	}

@@ -94,3 +94,32 @@ func TestPageReadingReadsTheTopKAndFencesThePassages(t *testing.T) {
 		t.Error("the zero PageReading read a page")
 	}
 }
+
+// A passage the snippet already shows is not given again: a corpus document of a few sentences
+// is its own snippet, and reading it as a page would repeat each of them to the judge.
+func TestPageReadingLeavesOutPassagesTheSnippetShows(t *testing.T) {
+	t.Parallel()
+	const body = "The Eiffel Tower was completed in 1889.\n\nIt was the world's tallest structure until 1930."
+	pages := &pipelinetestPages{texts: map[string]string{
+		"https://short.example/tower": body,
+		"https://long.example/tower":  body + "\n\nGustave Eiffel's company completed the tower in March 1889 for the fair.",
+	}}
+	kept := []Retrieved{
+		{SearchResult: pipeline.SearchResult{URL: "https://short.example/tower", Snippet: "The Eiffel Tower was completed in 1889. It was the world's tallest structure until 1930."}},
+		{SearchResult: pipeline.SearchResult{URL: "https://long.example/tower", Snippet: "The Eiffel Tower was completed in 1889. … tallest structure until 1930."}},
+	}
+	PageReading{Reader: pages}.Read(context.Background(), kept, "The Eiffel Tower was completed in 1889")
+	if kept[0].Page == nil || len(kept[0].Passages) != 0 {
+		t.Errorf("the short page's passages repeat its snippet: %+v", kept[0].Passages)
+	}
+	if len(kept[1].Passages) != 1 || !strings.Contains(kept[1].Passages[0].Text, "March 1889") {
+		t.Errorf("the long page's passages: %+v, want the one its snippet lacks", kept[1].Passages)
+	}
+}
+
+// pipelinetestPages reads the given texts (pipelinetest.StubPages would import this package).
+type pipelinetestPages struct{ texts map[string]string }
+
+func (p *pipelinetestPages) ReadPage(_ context.Context, url string) pipeline.Page {
+	return pipeline.Page{URL: url, FinalURL: url, ContentType: "text/plain", Text: p.texts[url]}
+}
