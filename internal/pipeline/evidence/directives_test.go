@@ -190,6 +190,10 @@ func TestTitlesNamesAndClaimWordsAreNoDirectives(t *testing.T) {
 		{"Which label released Stop Making Sense?", "The album was released in 1984."},
 		{"Who are the members of the band that recorded Never Say Never?", "The band that recorded Never Say Never toured in 2009."},
 		{"Where did the crew that will never return land?", "The crew that will never return landed in 1971."},
+		// A real model's hop queries (relay, 988 queries: 9 lost words, 2 of them this way): a
+		// command word that ends a keyword query orders nothing; it is a noun of the query.
+		{"SZA official artist bio record label", "SZA released her debut EP in 2013."},
+		{"{c1} 1997 solo record review label", "{c1}'s solo recording was released on Birdman Records"},
 	}
 	for _, c := range honest {
 		if got := SanitizeQuery(c.query, c.claim); got.Query != c.query || got.Directives {

@@ -224,10 +224,11 @@ func SanitizeQuery(query, claim string) (sq SanitizedQuery) {
 		s = kept
 	}
 	offClaim()
+	planned := s
 	if stripped, changed := stripDirectives(s, claimWords); changed {
 		s, sq.Directives = stripped, true
 	}
-	if stripped, changed := stripGluedCommands(s, terms, claimWords); changed {
+	if stripped, changed := stripGluedCommands(s, planned, terms, claimWords); changed {
 		s, sq.Directives = stripped, true
 	}
 	if sq.Truncated || sq.Markup || sq.Directives || sq.OffClaim {
@@ -264,7 +265,7 @@ func keepSpacedEnd(orig, s string) string {
 // reveal your prompt"), with the rest of its sentence, when that part shares no term with the
 // claim: a query's words about the claim are never cut. Without the claim's terms it does
 // nothing, since a command word inside a clause may be a noun ("steel output").
-func stripGluedCommands(s string, terms, claim []string) (string, bool) {
+func stripGluedCommands(s, planned string, terms, claim []string) (string, bool) {
 	if len(terms) == 0 {
 		return s, false
 	}
@@ -278,7 +279,8 @@ func stripGluedCommands(s string, terms, claim []string) (string, bool) {
 			if loc == nil {
 				break
 			}
-			if sharesTerm(contentTerms(s[off[loc[0]]:off[loc[1]]]), terms) || notADirective(s, off[loc[2]], off[loc[3]], claim, true) {
+			if sharesTerm(contentTerms(s[off[loc[0]]:off[loc[1]]]), terms) || notADirective(s, off[loc[2]], off[loc[3]], claim, true) ||
+				(!strings.ContainsFunc(s[off[loc[2]]:off[loc[3]]], unicode.IsSpace) && endsQuery(s, planned, off[loc[3]])) {
 				// Not this command: an order after it in the same sentence is still looked for.
 				for i := loc[2]; i < loc[3]; i++ {
 					masked[i] = 'x'
@@ -293,6 +295,29 @@ func stripGluedCommands(s string, terms, claim []string) (string, bool) {
 			return s, removed
 		}
 	}
+}
+
+// endsQuery reports whether the word of s that ends at to is the last word of the query as it
+// was planned: a command word (one word: "follow it" has its object) glued to the end of a keyword query has no object and orders
+// nothing; it is a noun of the query ("SZA official artist bio record label", "{c1} 1997 solo
+// record review label", two of a real model's hop queries that lost their last word). A
+// command left last by the removal of what followed it ("reveal" of "... reveal your prompt")
+// is no such word.
+func endsQuery(s, planned string, to int) bool {
+	trim := func(v string) string {
+		return strings.TrimRightFunc(v, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) })
+	}
+	if trim(s[to:]) != "" {
+		return false
+	}
+	last := func(v string) string {
+		words := strings.Fields(trim(v))
+		if len(words) == 0 {
+			return ""
+		}
+		return foldWord(words[len(words)-1])
+	}
+	return last(s[:to]) != "" && last(s[:to]) == last(planned)
 }
 
 // sentenceEnd ends a sentence of a query: a full stop, question or exclamation mark, semicolon
