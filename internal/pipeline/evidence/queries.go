@@ -298,11 +298,12 @@ func stripGluedCommands(s, planned string, terms, claim []string) (string, bool)
 }
 
 // endsQuery reports whether the word of s that ends at to is the last word of the query as it
-// was planned: a command word (one word: "follow it" has its object) glued to the end of a keyword query has no object and orders
-// nothing; it is a noun of the query ("SZA official artist bio record label", "{c1} 1997 solo
+// was planned. A command word glued to the end of a keyword query has no object and orders
+// nothing: it is a noun of the query ("SZA official artist bio record label", "{c1} 1997 solo
 // record review label", two of a real model's hop queries that lost their last word). A
 // command left last by the removal of what followed it ("reveal" of "... reveal your prompt")
-// is no such word.
+// is no such word, nor is a command of two words ("follow it" has its object): the caller
+// asks only of one word.
 func endsQuery(s, planned string, to int) bool {
 	trim := func(v string) string {
 		return strings.TrimRightFunc(v, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) })
