@@ -17,6 +17,7 @@ import (
 	"github.com/corroborate/corroborate/internal/jobs"
 	"github.com/corroborate/corroborate/internal/pagefetch"
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/multihop"
 	"github.com/corroborate/corroborate/internal/pipeline/pipelinetest"
 	"github.com/corroborate/corroborate/internal/search"
 )
@@ -229,5 +230,73 @@ func TestPageReadsAreCounted(t *testing.T) {
 		if got := got.GetCounter().GetValue(); got != want {
 			t.Errorf("corroborate_page_reads_total{result=%q} = %v, want %v", result, got, want)
 		}
+	}
+}
+
+// rollerWarriorsBody is a FEVEROUS-S document longer than a snippet: its search snippet for the
+// hop's query below is two fragments that leave out the third sentence, which decides the claim.
+const rollerWarriorsBody = "KCRW is a founding member of the Women's Flat Track Derby Association (WFTDA), and the Kansas City Roller Warriors All Star travel team was the winner of the 2007 WFTDA Championships, the \"Texas Shootout\", which took place in Austin, Texas.\n" +
+	"John Hernandez, a friend of the founders from college, became the team's first coach and the small contingent of team members distributed hand fliers to promote women to try out for the team.\n" +
+	"By the fall of 2004 the team was practicing at a local community center, on a basketball court.\n" +
+	"Along with Ami Geddon, Connie Magic, Jade Lightning, Bomb Pop, PDQ, Maiden Hell, Damsel of D'tension and Murphy's Law were the team's first coaches.\n" +
+	"In 2010 the league moved its home games to Municipal Auditorium in downtown Kansas City, where the bouts drew crowds of over two thousand fans."
+
+// The worker end to end with the corpus: the claim decided by a sentence its document's snippet
+// leaves out is unverified with page reading off, and supported with it on (the default, wired
+// as main wires it), the document's read stored with its evidence.
+func TestWorkerJudgesOnTheCorpusDocumentBehindAResult(t *testing.T) {
+	t.Parallel()
+	const (
+		statement = "Kansas City Roller Warriors started practicing at a local community center by the fall of 2004."
+		claim     = "Kansas City Roller Warriors started practicing at a local community center by the fall of 2004"
+		docURL    = "https://en.wikipedia.org/wiki/Kansas_City_Roller_Warriors"
+	)
+	plan := multihop.Plan{PlanID: "kcrw",
+		Claims: []multihop.PlanClaim{{ClaimID: "c1", ClaimText: claim, SourceSpan: claim, Entities: []string{"Kansas City Roller Warriors", "2004"},
+			Verifiable: true, Interpretations: []multihop.Interpretation{}, DependsOn: []string{},
+			SubQueries: []string{"Kansas City Roller Warriors early history"}, SourceIndependenceScore: 1}},
+		QueryChains: []multihop.QueryChain{{ClaimID: "c1", Hops: []multihop.PlanHop{
+			{HopNumber: 1, Query: "Kansas City Roller Warriors first coach founders", TargetSourceType: "encyclopedia", ExpectedEvidenceType: "history"}}}},
+		CrossValidationPairs: []multihop.CrossValidationPair{}, CrossValidationQueries: []multihop.CrossValidationQuery{}, ExecutionOrder: []string{"c1"}}
+	run := func(readPages bool) (string, *string, *string) {
+		b := setup(t)
+		_, st := throwawayPostgres(t, 8)
+		b.store = st
+		if _, err := search.NewCorpus(st.Pool(), search.CorpusOpts{}).Load(context.Background(), strings.NewReader(
+			fmt.Sprintf(`{"url": %q, "title": "Kansas City Roller Warriors", "publisher": "Wikipedia", "body": %q}`, docURL, rollerWarriorsBody)), search.LoadOpts{}); err != nil {
+			t.Fatal(err)
+		}
+		searcher, err := search.New(search.Config{Provider: search.ProviderPostgres}, st.Pool())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.searcher = searcher
+		b.cfg.FetchPages, b.cfg.PagesPerHop = readPages, 3
+		if b.pages, err = b.cfg.pageReader(nil, st.Pool()); err != nil {
+			t.Fatal(err)
+		}
+		b.multihopModel(t, plan, map[string]judgeAnswer{
+			"community center": {verdict: pipeline.VerdictSupported, sourcesWith: "practicing at a local community center"},
+		})
+		job := b.publish(t, jobs.Message{V: 1, Text: b.own(statement), Method: pipeline.MethodMultihop})
+		b.runWorkers(t, 1)
+		var verdict string
+		var sha, passages *string
+		if err := st.Pool().QueryRow(context.Background(), `SELECT c.verdict, e.page_text_sha256, e.page_passages::text
+			FROM claims c JOIN evidence e ON e.run_id = c.run_id AND e.claim_position = c.position
+			WHERE c.run_id = $1 AND c.position = 1 AND e.url = $2`, b.runOf(t, job).ID, docURL).Scan(&verdict, &sha, &passages); err != nil {
+			t.Fatal(err)
+		}
+		return verdict, sha, passages
+	}
+	if v, sha, _ := run(false); v != pipeline.VerdictUnverified || sha != nil {
+		t.Errorf("from the snippet alone the claim is %q (page read %v), want unverified with no page read", v, sha)
+	}
+	v, sha, passages := run(true)
+	if v != pipeline.VerdictSupported {
+		t.Errorf("with the corpus document read the claim is %q, want supported", v)
+	}
+	if sha == nil || *sha != pipelinetest.SHA256Hex(rollerWarriorsBody) || passages == nil || !strings.Contains(*passages, "practicing at a local community center") {
+		t.Errorf("the document's read: sha %v, passages %v", sha, passages)
 	}
 }
