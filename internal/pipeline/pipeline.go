@@ -94,6 +94,9 @@ type Input struct {
 	Options  Options
 	// Today anchors freshness-sensitive queries; zero means time.Now().
 	Today time.Time
+	// Published is when the statement was published (the job's published_at), nil when
+	// unknown: the date a claim's relative times ("15 years ago", "currently") are read from.
+	Published *time.Time
 	// Verified, when set, is looked up before a claim is verified (see VerifiedClaims).
 	Verified VerifiedClaims
 }

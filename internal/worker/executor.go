@@ -239,6 +239,8 @@ func (e *Executor) run(ctx context.Context, log *slog.Logger, d *jobs.Delivery, 
 		Language: msg.Language,
 		Options:  e.options(msg.Options),
 		Today:    e.cfg.Today(),
+		// A claim's relative times ("15 years ago") are read from when the statement appeared.
+		Published: msg.PublishedTime(),
 	}
 	started := e.cfg.Now()
 	log.Debug("running the method", "ran", methodName)

@@ -383,7 +383,7 @@ func TestExecutorRunsWithTheJobsOptions(t *testing.T) {
 	d := job(t, pipeline.MethodFactored)
 	three := 3
 	data, _ := json.Marshal(jobs.Message{V: 1, Text: "The Eiffel Tower was completed in 1889.", Method: pipeline.MethodFactored,
-		Options: jobs.MessageOptions{MaxHops: &three}})
+		Options: jobs.MessageOptions{MaxHops: &three}, PublishedAt: "2026-11-30T09:00:00Z"})
 	d.Data = data
 	if res := b.exec.Handle(context.Background(), d); res.Outcome != jobs.OutcomeDone {
 		t.Fatalf("outcome %s (%v)", res.Outcome, res.Err)
@@ -391,6 +391,10 @@ func TestExecutorRunsWithTheJobsOptions(t *testing.T) {
 	in := b.method.ran[0]
 	if in.Options.MaxQuestions != 5 || in.Options.Concurrency != 2 || in.Options.MaxHops != 3 || in.Text == "" {
 		t.Errorf("input %+v: want the worker's max questions and concurrency, the job's max hops", in.Options)
+	}
+	// The statement's publication time reaches the method: its relative times are read from it.
+	if in.Published == nil || !in.Published.Equal(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)) {
+		t.Errorf("input published %v, want the job's published_at", in.Published)
 	}
 	if string(b.store.saved[0].Options) != string(mustJSON(t, jobs.MessageOptions{MaxHops: &three})) {
 		t.Errorf("stored options %s", b.store.saved[0].Options)

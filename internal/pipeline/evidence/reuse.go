@@ -222,13 +222,21 @@ func SameClaim(a, b string) bool {
 
 // TimeSensitive reports whether a claim's verdict may change with time, so that it is never
 // reused: the plan said it needs a temporal scope, or the claim or one of its queries has a
-// freshness word (latest, current, now, prices, ...: FreshnessWords).
+// freshness word (latest, current, now, prices, ...: FreshnessWords) or a relative time ("15
+// years ago": RelativeTime), which says another thing on another day.
 func TimeSensitive(requiresTemporalScope bool, texts ...string) bool {
 	if requiresTemporalScope {
 		return true
 	}
-	return slices.ContainsFunc(texts, FreshnessWords.MatchString)
+	return slices.ContainsFunc(texts, FreshnessWords.MatchString) || slices.ContainsFunc(texts, RelativeTime.MatchString)
 }
+
+// RelativeTime matches a time stated relative to when the text was written: "15 years ago",
+// "two decades earlier than now", "last year", "next month", "yesterday", "currently", "this
+// year", "to date". A claim with one is judged from its statement's publication date
+// (pipeline.Input.Published), when known.
+var RelativeTime = regexp.MustCompile(`(?i)\b(?:(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|a\s+few|several|many)\s+(?:years?|months?|weeks?|days?|decades?|centur(?:y|ies))\s+ago` +
+	`|(?:last|next|this|past)\s+(?:year|month|week|decade|season|century)|yesterday|tomorrow|current(?:ly)?|nowadays|presently|at\s+present|to\s+date|so\s+far|recent(?:ly)?)\b`)
 
 // ReuseContext is what else two jobs must share for a claim's verification to stand for both:
 // the method, the language and the options that change what counts as evidence (temporal scope,

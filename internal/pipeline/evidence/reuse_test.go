@@ -184,3 +184,28 @@ func TestLeaseKeyOfRewordings(t *testing.T) {
 		t.Errorf("another year shares the lease key %q", a)
 	}
 }
+
+// RelativeTime finds the times a text states relative to when it was written, and not dates,
+// durations or ages.
+func TestRelativeTime(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"219 species of Cylindroleberididae were described 15 years ago", true},
+		{"The bridge opened a year ago", true},
+		{"The team won the title last season", true},
+		{"She is currently the mayor", true},
+		{"The record has stood to date", true},
+		{"The Eiffel Tower was completed in 1889", false},
+		{"The Eiffel Tower was the tallest structure for 41 years", false},
+		{"He retired at 65 years of age", false},
+		{"The lasting peace of the last century's treaties", true},
+		{"The album was released in the same year", false},
+	} {
+		if got := RelativeTime.MatchString(tc.text); got != tc.want {
+			t.Errorf("RelativeTime(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}

@@ -119,7 +119,7 @@ func TestBridgeResolvedFromTheCitedFinding(t *testing.T) {
 	own.Provider, own.Rank = "stub", 1
 	dep := evidence.Retrieved{SearchResult: srcLake, Relation: relationEstablished}
 	dep.Provider, dep.Rank = "stub", 1
-	want, err := renderJudgePrompt(resolvedSlipknot, []evidence.Retrieved{own, dep}, DefaultGrounding, false)
+	want, err := renderJudgePrompt(resolvedSlipknot, []evidence.Retrieved{own, dep}, DefaultGrounding, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func (r *multihopRun) judgeOne(ctx context.Context, st *chainState) {
 	}
 	st.judged = true
 	defer func() { st.judgedLen = len(st.evidence) }()
-	j := judge{rec: r.rec, grounding: r.in.grounding, calibration: r.calibration}
+	j := judge{rec: r.rec, grounding: r.in.grounding, calibration: r.calibration, published: r.in.published}
 	if st.unresolved != "" {
 		st.verdict = judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow, Reason: "the claim cannot be stated: " + st.unresolved}
 		st.bridge = evidence.Bridge{Reason: "it was not judged: " + st.unresolved}

@@ -47,7 +47,9 @@ type multihopInputs struct {
 	grounding    string
 	schemas      planSchemas
 	today        time.Time
-	reviewFlags  []pipeline.ReviewFlag
+	// published is the statement's publication date (YYYY-MM-DD), "" when unknown.
+	published   string
+	reviewFlags []pipeline.ReviewFlag
 }
 
 // checkMultihopInput checks every input of a multihop job as spec 004 says, in the order of the
@@ -85,6 +87,9 @@ func checkMultihopInput(in pipeline.Input) (multihopInputs, error) {
 	mi.today = in.Today
 	if mi.today.IsZero() {
 		mi.today = time.Now()
+	}
+	if in.Published != nil {
+		mi.published = in.Published.UTC().Format(time.DateOnly)
 	}
 	return mi, nil
 }

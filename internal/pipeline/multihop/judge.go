@@ -41,12 +41,14 @@ type judgement struct {
 }
 
 // judge holds what every judgement of a run shares: the model to call, the job's grounding
-// instruction and the calibration. It holds no statement and no claim: judgeClaim gets one
-// claim's text and its evidence, and nothing else can reach its prompt.
+// instruction, the calibration and the statement's publication date (YYYY-MM-DD, "" when
+// unknown). It holds no statement and no claim: judgeClaim gets one claim's text and its
+// evidence, and nothing else can reach its prompt.
 type judge struct {
 	rec         *pipeline.Recorder
 	grounding   string
 	calibration evidence.Calibration
+	published   string
 }
 
 // judgeRequest is the structured-output schema of a judgement, bounded; judgeBridgeRequest
@@ -158,7 +160,13 @@ func (p judgeReply) citations(given []evidence.Retrieved) (cites []evidence.Cita
 // the claims that bridge to it. A failed call is retried once. The grounding rule is enforced
 // on the reply in code: see groundVerdict.
 func (j judge) judgeClaim(ctx context.Context, position int, claim string, given []evidence.Retrieved, bridge bool) judgement {
-	prompt, err := renderJudgePrompt(claim, given, j.grounding, bridge)
+	// A relative time ("15 years ago") is read from the statement's date, when known; a claim
+	// without one is not told the date, so that its prompt stays as it was.
+	dated := ""
+	if evidence.RelativeTime.MatchString(claim) {
+		dated = j.published
+	}
+	prompt, err := renderJudgePrompt(claim, given, j.grounding, dated, bridge)
 	schema := judgeRequest()
 	if bridge {
 		schema = judgeBridgeRequest()
@@ -181,14 +189,15 @@ func (j judge) judgeClaim(ctx context.Context, position int, claim string, given
 
 // renderJudgePrompt renders the judge prompt: the claim fenced as untrusted data, the evidence
 // as CoVe 2.0's numbered <source> elements (renderEvidence), everything escaped. The paragraph
-// on relations is there only when a source carries one, and the request for the answer only
-// when bridge is set, so that a claim with neither costs no more tokens than before.
-func renderJudgePrompt(claim string, given []evidence.Retrieved, grounding string, bridge bool) (string, error) {
+// on relations is there only when a source carries one, the statement's date only when dated
+// is set (YYYY-MM-DD), and the request for the answer only when bridge is set, so that a claim
+// with none of them costs no more tokens than before.
+func renderJudgePrompt(claim string, given []evidence.Retrieved, grounding, dated string, bridge bool) (string, error) {
 	related := slices.ContainsFunc(given, func(e evidence.Retrieved) bool { return e.Relation != "" })
 	return pipeline.RenderPrompt("multihop_judge", struct {
-		Claim, Evidence, Grounding string
-		Related, Bridge            bool
-	}{pipeline.EscapeFenced(strings.TrimSpace(claim)), evidence.RenderEvidence(given), pipeline.EscapeFenced(text.OneLine(grounding)), related, bridge})
+		Claim, Evidence, Grounding, Dated string
+		Related, Bridge                   bool
+	}{pipeline.EscapeFenced(strings.TrimSpace(claim)), evidence.RenderEvidence(given), pipeline.EscapeFenced(text.OneLine(grounding)), dated, related, bridge})
 }
 
 // groundVerdict turns a judge's reply into a judgement under the grounding rules, in code:
