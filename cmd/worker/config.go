@@ -299,11 +299,6 @@ func (c *Config) modelLimits() ratelimit.Config {
 	}
 }
 
-// readsPages reports whether the worker reads the pages behind search results.
-func (c *Config) readsPages() bool {
-	return c.FetchPages
-}
-
 // pageHostLimits is the configuration of each site's rate limiter.
 func (c *Config) pageHostLimits() ratelimit.Config {
 	return ratelimit.Config{Name: "page", RequestsPerMinute: c.PageHostRPM, MaxConcurrent: c.PageHostMaxConcurrent}
@@ -312,7 +307,7 @@ func (c *Config) pageHostLimits() ratelimit.Config {
 // pageReader returns the worker's page reader (nil when it reads no pages): one per worker, so
 // that its page cache, robots.txt knowledge and per-site limits serve every job.
 func (c *Config) pageReader(log *slog.Logger, pool *pgxpool.Pool) (pipeline.PageReader, error) {
-	if !c.readsPages() {
+	if !c.FetchPages {
 		return nil, nil
 	}
 	if c.Search.UsesCorpus() {

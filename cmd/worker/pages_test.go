@@ -192,7 +192,7 @@ func TestFetchPagesDefaults(t *testing.T) {
 			if err := fs.Parse(nil); err != nil {
 				t.Fatal(err)
 			}
-			if got := cfg.readsPages(); got != c.want {
+			if got := cfg.FetchPages; got != c.want {
 				t.Errorf("provider %s, CORROBORATE_FETCH_PAGES=%q: reads pages %v, want %v", c.provider, c.env, got, c.want)
 			}
 			if cfg.PagesPerHop != 3 || cfg.PageMaxBytes != pagefetch.DefaultMaxBytes || cfg.PageTimeout != pagefetch.DefaultTimeout {

@@ -80,10 +80,7 @@ func (c *Config) DefineFlags(s *envflag.Set) {
 // New would be given (the corpus and the cache need it).
 func (c Config) Validate(pool *pgxpool.Pool) error {
 	var problems []string
-	provider := strings.ToLower(strings.TrimSpace(c.Provider))
-	if provider == "" {
-		provider = ProviderPostgres
-	}
+	provider := c.provider()
 	switch provider {
 	case ProviderPostgres:
 		if pool == nil {
@@ -121,11 +118,17 @@ func (c Config) Validate(pool *pgxpool.Pool) error {
 	return nil
 }
 
-// UsesCorpus reports whether cfg searches the PostgreSQL corpus (the default provider).
-func (c Config) UsesCorpus() bool {
+// provider is c.Provider as New reads it: trimmed, in lower case, ProviderPostgres when empty.
+func (c Config) provider() string {
 	p := strings.ToLower(strings.TrimSpace(c.Provider))
-	return p == "" || p == ProviderPostgres
+	if p == "" {
+		return ProviderPostgres
+	}
+	return p
 }
+
+// UsesCorpus reports whether cfg searches the PostgreSQL corpus (the default provider).
+func (c Config) UsesCorpus() bool { return c.provider() == ProviderPostgres }
 
 // New returns the configured provider, behind the cache for web providers, after validating
 // the whole configuration (every problem in one error).
@@ -135,7 +138,7 @@ func New(cfg Config, pool *pgxpool.Pool) (pipeline.Searcher, error) {
 	}
 	web := WebOpts{HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, MaxResponseBytes: cfg.MaxResponseBytes, OnResponse: cfg.OnResponse}
 	var p Provider
-	switch strings.ToLower(strings.TrimSpace(cfg.Provider)) {
+	switch cfg.provider() {
 	case ProviderSearxNG:
 		s, err := NewSearxNG(SearxNGOpts{URL: cfg.SearxNGURL, WebOpts: web})
 		if err != nil {

@@ -318,7 +318,8 @@ func endsQuery(s, planned string, to int) bool {
 		}
 		return foldWord(words[len(words)-1])
 	}
-	return last(s[:to]) != "" && last(s[:to]) == last(planned)
+	w := last(s[:to])
+	return w != "" && w == last(planned)
 }
 
 // sentenceEnd ends a sentence of a query: a full stop, question or exclamation mark, semicolon

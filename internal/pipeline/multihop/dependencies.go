@@ -256,10 +256,7 @@ func (r *multihopRun) statementWordsFor(d, st *chainState) (string, bool) {
 // real plan); "The actor who played Detective Chester Lake" shares one word of five with
 // "{c1} played Slipknot in Suicide Squad".
 func restates(claim, span, language string) bool {
-	have := map[string]bool{}
-	for _, w := range topicWords(claim, language) {
-		have[w] = true
-	}
+	have := tokenSet(topicWords(claim, language))
 	words := topicWords(span, language)
 	shared := 0
 	for _, w := range words {

@@ -224,15 +224,12 @@ func (t hopTopic) titled(title string) bool {
 	if open := strings.LastIndex(title, " ("); open > 0 && strings.HasSuffix(title, ")") {
 		title = title[:open]
 	}
-	words := topicWords(title, t.language)
+	words := tokenSet(topicWords(title, t.language))
 	if len(words) == 0 {
 		return false
 	}
-	slices.Sort(words)
-	words = slices.Compact(words)
 	for _, name := range t.names {
-		name = slices.Compact(slices.Sorted(slices.Values(name)))
-		if slices.Equal(words, name) {
+		if n := tokenSet(name); len(n) == len(words) && !slices.ContainsFunc(name, func(w string) bool { return !words[w] }) {
 			return true
 		}
 	}
