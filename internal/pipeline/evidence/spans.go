@@ -28,7 +28,29 @@ func LocateSpan(statement, span string) (start, end int, ok bool) {
 	last := i + len(normSpan) - 1
 	start = offsets[i]
 	_, size := utf8.DecodeRuneInString(statement[offsets[last]:])
-	return start, offsets[last] + size, true
+	end = offsets[last] + size
+	// Quote marks are not matched, so the quotes a span opens or closes with lie outside the
+	// match: take the statement's own.
+	trimmed := strings.TrimRight(strings.TrimSpace(span), ".,;:!? ")
+	if r, _ := utf8.DecodeRuneInString(trimmed); text.IsQuoteMark(r) {
+		for start > 0 {
+			q, n := utf8.DecodeLastRuneInString(statement[:start])
+			if !text.IsQuoteMark(q) {
+				break
+			}
+			start -= n
+		}
+	}
+	if r, _ := utf8.DecodeLastRuneInString(trimmed); text.IsQuoteMark(r) {
+		for end < len(statement) {
+			q, n := utf8.DecodeRuneInString(statement[end:])
+			if !text.IsQuoteMark(q) {
+				break
+			}
+			end += n
+		}
+	}
+	return start, end, true
 }
 
 // normalizeForSpan returns s normalized for span matching and, for each byte of the result, the

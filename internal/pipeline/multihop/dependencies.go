@@ -219,8 +219,8 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 	st.bridgeNote = strings.Join(from, "; ")
 }
 
-// statementWordsFor is how the statement itself names the entity claim d describes: d's span,
-// with its first letter in the case its place in st's text wants. ok is false when the statement
+// statementWordsFor is how the statement itself names the entity claim d describes: the words
+// of d's span that name it (entityWords), with the case its place in st's text wants. ok is false when the statement
 // has no such words apart from st's own (no d, no span, spans that overlap, or a span that is no
 // noun phrase).
 func (r *multihopRun) statementWordsFor(d, st *chainState) (string, bool) {
@@ -228,25 +228,25 @@ func (r *multihopRun) statementWordsFor(d, st *chainState) (string, bool) {
 		return "", false
 	}
 	dc, sc := r.res.Claims[d.index], r.res.Claims[st.index]
-	words := strings.TrimSpace(dc.SpanText)
-	if words == "" || (dc.SpanStart < sc.SpanEnd && sc.SpanStart < dc.SpanEnd) {
+	span := strings.TrimSpace(dc.SpanText)
+	if span == "" || (dc.SpanStart < sc.SpanEnd && sc.SpanStart < dc.SpanEnd) {
 		return "", false
 	}
-	// Only a noun phrase names the entity where the placeholder stands: a span that does not
-	// open with a determiner ("released an album on June 29, 2015" for "An artist released an
-	// album ...") would make the claim unreadable.
-	first, _, _ := strings.Cut(words, " ")
-	if !nounPhraseOpeners[strings.ToLower(first)] {
+	// d's text as planned: by now its own bridges may be resolved in d.claim.
+	words, ok := entityWords(r.plan.Plan.Claims[d.index].ClaimText, span)
+	if !ok {
 		return "", false
 	}
 	if restates(evidence.WithoutBridges(st.claim.ClaimText), words, r.in.language) {
 		return "", false
 	}
 	// The opener is a determiner: in lower case unless the placeholder opens st's text.
-	if !strings.HasPrefix(strings.TrimSpace(st.claim.ClaimText), "{"+d.claim.ClaimID+"}") {
-		words = strings.ToLower(first) + words[len(first):]
+	first, _, _ := strings.Cut(words, " ")
+	opener := strings.ToLower(first)
+	if strings.HasPrefix(strings.TrimSpace(st.claim.ClaimText), "{"+d.claim.ClaimID+"}") {
+		opener = strings.ToUpper(opener[:1]) + opener[1:]
 	}
-	return words, true
+	return opener + words[len(first):], true
 }
 
 // restates reports whether claim already says most of span: more than half of the span's
@@ -267,10 +267,40 @@ func restates(claim, span, language string) bool {
 	return 2*shared > len(words)
 }
 
+// entityWords is the part of span, the statement's words for the fact described states, that
+// names the entity described describes. Where the description ends the claim, after its
+// subject ("{c3} created an American war comedy-drama television series", "Ben Affleck appeared
+// in a buddy comedy film"), they are the span's words from that description on ("a creator and
+// producer of an American war comedy-drama television series" gives "an American war
+// comedy-drama television series": the whole span would name the creator). Otherwise the span
+// names the entity as a whole ("The actor who played Detective Chester Lake" for "An actor
+// played Detective Chester Lake") if it is a noun phrase: it must open with a determiner, for
+// "released an album on June 29, 2015" in place of a name would make the claim unreadable.
+// ok is false when the span has no such words.
+func entityWords(described, span string) (string, bool) {
+	words := strings.Fields(evidence.WithoutBridges(described))
+	if i := slices.IndexFunc(words, func(w string) bool { return indefiniteArticles[strings.ToLower(w)] }); i > 0 {
+		description := strings.ToLower(strings.Join(words[i:], " "))
+		if at := strings.Index(strings.ToLower(span), " "+description); at >= 0 {
+			return span[at+1:], true
+		}
+	}
+	if first, _, _ := strings.Cut(span, " "); !nounPhraseOpeners[strings.ToLower(first)] {
+		return "", false
+	}
+	return span, true
+}
+
+// indefiniteArticles open a description of an entity the claim does not name ("An actor",
+// "a 1974 novel").
+var indefiniteArticles = text.WordSet("a an")
+
 // nounPhraseOpeners are the English determiners a description of an entity opens with ("the
 // actor who played ...", "an American singer"). Other languages' spans are not used: their
 // claims stay unresolved.
-var nounPhraseOpeners = text.WordSet("the a an this that these those its his her their our")
+// "That" is not among them: a span opening with it is a relative clause ("that was originally
+// written by ..."), which a real plan gave and which read as a claim without a subject.
+var nounPhraseOpeners = text.WordSet("the a an this these those its his her their our")
 
 // withoutBridges removes the placeholders of the given claim ids from a query.
 func withoutBridges(query string, ids []string) string {

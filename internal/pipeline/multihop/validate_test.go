@@ -254,6 +254,10 @@ func TestLocateSpanTolerance(t *testing.T) {
 		{"THE NEW BRIDGE OPENED", "the “new bridge”  opened"},
 		{"March 2024 - ahead of schedule.", "March 2024 — ahead of schedule"},
 		{"ahead of schedule", "ahead of schedule"},
+		// Quote marks the span opens or closes with are its own (a real plan's span
+		// `who was referred to as the "Princess of Pop"` was stored without its closing quote).
+		{`said the "new bridge"`, "said the “new bridge”"},
+		{`"new bridge" opened`, "“new bridge”  opened"},
 	}
 	for _, tt := range tests {
 		start, end, ok := evidence.LocateSpan(statement, tt.span)
