@@ -929,19 +929,18 @@ func TestStatementWordsTheClaimRestatesAreNotUsed(t *testing.T) {
 	}
 }
 
-// The statement's words for an unestablished bridge are the words that name the entity, not the
-// whole span of the fact that describes it. A real plan's c1 "\"Umbrella\" was originally
-// written by an American singer, songwriter, and dancer" spanned "that was originally written by
-// ...", and its dependent claim was judged as the fragment "that was originally written by an
-// American singer, songwriter, and dancer was referred to as the \"Princess of Pop\"" (two
-// judges of a relay run said the claim "has no subject"); another, "{c3} created an American war
-// comedy-drama television series" spanning "a creator and producer of an American war ...",
-// gave "a creator and producer of an American war comedy-drama television series aired on CBS",
-// a claim about a person where the series was meant.
-func TestStatementWordsNameTheDescribedEntity(t *testing.T) {
+// The statement's words for an unestablished bridge are used only when they name the entity. A
+// real plan's c1 "\"Umbrella\" was originally written by an American singer, songwriter, and
+// dancer" spanned "that was originally written by ...", and its dependent claim was judged as
+// the fragment "that was originally written by an American singer, songwriter, and dancer was
+// referred to as the \"Princess of Pop\"" (two judges of a relay run said the claim "has no
+// subject"); another, "{c3} created an American war comedy-drama television series" spanning "a
+// creator and producer of an American war ...", gave "a creator and producer of an American war
+// comedy-drama television series aired on CBS", a claim about the creator where the series was
+// meant. Such a claim cannot be stated, as when the statement has no words for the entity.
+func TestStatementWordsThatNameAnotherThingAreNotUsed(t *testing.T) {
 	t.Parallel()
 	const statement = `"Umbrella" is a song that was originally written by an American singer, songwriter, and dancer who was referred to as the "Princess of Pop".`
-	const want = `An American singer, songwriter, and dancer was referred to as the "Princess of Pop"`
 	plan := Plan{
 		PlanID: "umbrella",
 		Claims: []PlanClaim{
@@ -962,7 +961,7 @@ func TestStatementWordsNameTheDescribedEntity(t *testing.T) {
 	}
 	model := planModel(t, plan, map[string]string{
 		`"Umbrella" was originally written by`: judgeReplyJSON(t, "unverified", "Low", "", nil),
-		want: judgeReplyJSON(t, "supported", "Medium", "", nil,
+		"Princess of Pop": judgeReplyJSON(t, "supported", "Medium", "", nil,
 			judgeCitation{1, `called the "Princess of Pop"`, evidence.StanceSupports}),
 	})
 	searcher := &StubSearcher{honour: true, rules: []searchRule{
@@ -973,42 +972,50 @@ func TestStatementWordsNameTheDescribedEntity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c2 := res.Claims[1]; c2.Text != want || c2.Verdict != pipeline.VerdictSupported {
+	if c2 := res.Claims[1]; strings.Contains(c2.Text, "that was") || c2.Verdict != pipeline.VerdictUnverified || !strings.Contains(c2.Reason, "no words of its own") {
 		t.Errorf("claim 2: %+v", c2)
 	}
-	if h := findHop(res, 2, 1); h.Query != "Princess of Pop" || !strings.Contains(h.Note, `"An American singer, songwriter, and dancer"`) {
+	if h := findHop(res, 2, 1); h.Status != HopRejected {
 		t.Errorf("hop 1 of c2: %+v", h)
+	}
+	for _, prompt := range model.Sent(pipeline.StepJudge) {
+		if strings.Contains(prompt, "referred to as") {
+			t.Errorf("claim 2 was judged:\n%s", prompt)
+		}
 	}
 }
 
-// entityWords picks, from the span of the claim that describes an entity, the words that name
-// it. Every case is from the plans of one relay run (1,016 calls, 2026-12-03): of 79 distinct
-// spans a bridge could take its words from, this changes 22, each to the description of the
-// entity or to none where the old rule made a fragment.
+// entityWords decides whether a span names the entity its claim describes. Every case is from
+// the plans of one relay run (1,016 calls, 2026-12-03): of 79 distinct spans a bridge could take
+// its words from, 24 opened with a determiner and were used; 17 of those are refused now, each a
+// relative clause, a phrase headed by another thing, or one without the fact that pins the entity.
 func TestEntityWords(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ described, span, want string }{
-		// The description opens the claim: the span names the entity as a whole.
-		{"An actor played Detective Chester Lake", "The actor who played Detective Chester Lake", "The actor who played Detective Chester Lake"},
-		{"A guitarist of the Red Hot Chili Peppers released a solo recording on August 26, 1997",
-			"their guitarist, who released his solo recording on August 26, 1997", "their guitarist, who released his solo recording on August 26, 1997"},
-		// The description ends the claim: the span's words from it on.
-		{`"Umbrella" was originally written by an American singer, songwriter, and dancer`,
-			"that was originally written by an American singer, songwriter, and dancer", "an American singer, songwriter, and dancer"},
-		{"{c3} created an American war comedy-drama television series",
-			"a creator and producer of an American war comedy-drama television series", "an American war comedy-drama television series"},
-		{"{c5} released an album on June 29, 2015", "who released an album on June 29, 2015", "an album on June 29, 2015"},
-		{"The Center Theatre is located in a neighborhood", "the Center Theatre in a neighborhood", "a neighborhood"},
-		{"Ben Affleck appeared in a buddy comedy film", "Ben Affleck has appeared in various films, including a buddy comedy film", "a buddy comedy film"},
-		{"The Tulsa Sound draws on a genre", "a loose genre drawing on a genre", "a genre"},
-		// No noun phrase: a relative clause ("that was ...") or a verb phrase names nothing.
-		{`"Umbrella" was originally written by a person`, "that was originally written by an American singer, songwriter, and dancer", ""},
-		{"An artist released an album on June 29, 2015", "released an album on June 29, 2015, by Black Ice Records", ""},
-		{`"Umbrella" is a song by a singer`, `"Umbrella" is a song by a Barbadian singer`, ""},
+	for _, tc := range []struct {
+		described, span string
+		used            bool
+	}{
+		{"An actor played Detective Chester Lake", "The actor who played Detective Chester Lake", true},
+		{"A British-born American actor played Jake Sully in Avatar", "a British-born American actor best known for playing Jake Sully in Avatar", true},
+		{"Adrian Lyne directed a 1987 psychological thriller film", "a 1987 psychological thriller film directed by Adrian Lyne", true},
+		{"A fictional character was bound to the Venom symbiote and turned into Agent Venom",
+			"a fictional character bound to the Venom symbiote and turned into Agent Venom", true},
+		// A relative clause, or a verb phrase.
+		{`"Umbrella" was originally written by an American singer, songwriter, and dancer`, "that was originally written by an American singer, songwriter, and dancer", false},
+		{"An artist released an album on June 29, 2015", "released an album on June 29, 2015, by Black Ice Records", false},
+		// Headed by another thing than the entity.
+		{"{c3} created an American war comedy-drama television series", "a creator and producer of an American war comedy-drama television series", false},
+		{"The Center Theatre is located in a neighborhood", "the Center Theatre in a neighborhood", false},
+		{"Corinth was a city-state in a civilization", "a city-state in a northeastern Mediterranean civilization", false},
+		{"A singer released the studio album Sweet Dream in 2002", "her hit studio album Sweet Dream in 2002", false},
+		{"The Red Hot Chili Peppers were co-founded by their guitarist", "The Red Hot Chili Peppers were co-founded by their guitarist", false},
+		// Without the fact that pins the entity down.
+		{"Mallrats stars an Irish actor", "an Irish actor", false},
+		{"Cleopatra VII Philopator had a native language", "her native language", false},
 	} {
-		got, ok := entityWords(tc.described, tc.span)
-		if got != tc.want || ok != (tc.want != "") {
-			t.Errorf("entityWords(%q, %q) = %q, %v; want %q", tc.described, tc.span, got, ok, tc.want)
+		words, used := entityWords(tc.described, tc.span, "en")
+		if used != tc.used || (used && words != tc.span) {
+			t.Errorf("entityWords(%q, %q) = %q, %v; want used %v", tc.described, tc.span, words, used, tc.used)
 		}
 	}
 }

@@ -219,10 +219,10 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 	st.bridgeNote = strings.Join(from, "; ")
 }
 
-// statementWordsFor is how the statement itself names the entity claim d describes: the words
-// of d's span that name it (entityWords), with the case its place in st's text wants. ok is false when the statement
-// has no such words apart from st's own (no d, no span, spans that overlap, or a span that is no
-// noun phrase).
+// statementWordsFor is how the statement itself names the entity claim d describes: d's span
+// when it names the entity (entityWords), with the case its place in st's text wants. ok is
+// false when the statement has no such words apart from st's own (no d, no span, spans that
+// overlap, a span that does not name the entity, or one st restates).
 func (r *multihopRun) statementWordsFor(d, st *chainState) (string, bool) {
 	if d == nil {
 		return "", false
@@ -233,7 +233,7 @@ func (r *multihopRun) statementWordsFor(d, st *chainState) (string, bool) {
 		return "", false
 	}
 	// d's text as planned: by now its own bridges may be resolved in d.claim.
-	words, ok := entityWords(r.plan.Plan.Claims[d.index].ClaimText, span)
+	words, ok := entityWords(r.plan.Plan.Claims[d.index].ClaimText, span, r.in.language)
 	if !ok {
 		return "", false
 	}
@@ -267,28 +267,56 @@ func restates(claim, span, language string) bool {
 	return 2*shared > len(words)
 }
 
-// entityWords is the part of span, the statement's words for the fact described states, that
-// names the entity described describes. Where the description ends the claim, after its
-// subject ("{c3} created an American war comedy-drama television series", "Ben Affleck appeared
-// in a buddy comedy film"), they are the span's words from that description on ("a creator and
-// producer of an American war comedy-drama television series" gives "an American war
-// comedy-drama television series": the whole span would name the creator). Otherwise the span
-// names the entity as a whole ("The actor who played Detective Chester Lake" for "An actor
-// played Detective Chester Lake") if it is a noun phrase: it must open with a determiner, for
-// "released an album on June 29, 2015" in place of a name would make the claim unreadable.
-// ok is false when the span has no such words.
-func entityWords(described, span string) (string, bool) {
-	words := strings.Fields(evidence.WithoutBridges(described))
-	if i := slices.IndexFunc(words, func(w string) bool { return indefiniteArticles[strings.ToLower(w)] }); i > 0 {
-		description := strings.ToLower(strings.Join(words[i:], " "))
-		if at := strings.Index(strings.ToLower(span), " "+description); at >= 0 {
-			return span[at+1:], true
-		}
+// entityWords reports whether span, the statement's words for the fact described states, names
+// the entity described describes, so that a claim building on it can be stated with them:
+//
+//   - they are a noun phrase: they open with a determiner ("released an album on June 29, 2015"
+//     or "that was originally written by ..." in place of a name reads as no claim);
+//   - headed by the entity: the span's first content word is that of described's description of
+//     it, its subject ("An actor played Detective Chester Lake": "The actor who played ...") or
+//     else its last indefinite noun phrase ("{c3} created an American war comedy-drama television
+//     series"), where "a creator and producer of an American war ..." names the creator;
+//   - and they state the fact that pins the entity down (more than half of described's content
+//     words): "an Irish actor" alone, for "Mallrats stars an Irish actor", would make "An Irish
+//     actor is a comedian" a claim any Irish comedian bears out.
+func entityWords(described, span, language string) (string, bool) {
+	first, _, _ := strings.Cut(span, " ")
+	if !nounPhraseOpeners[strings.ToLower(first)] {
+		return "", false
 	}
-	if first, _, _ := strings.Cut(span, " "); !nounPhraseOpeners[strings.ToLower(first)] {
+	claim := evidence.WithoutBridges(described)
+	description := describedEntity(claim)
+	if description == "" {
+		return "", false
+	}
+	head, spanHead := topicWords(description, language), topicWords(span, language)
+	if len(head) == 0 || len(spanHead) == 0 || head[0] != spanHead[0] {
+		return "", false
+	}
+	if !restates(span, claim, language) {
 		return "", false
 	}
 	return span, true
+}
+
+// describedEntity is how claim describes the entity it does not name: its subject when it opens
+// with an indefinite article ("An actor played ..."), else its last indefinite noun phrase on
+// ("Corinth was a city-state in a civilization": "a civilization"); "" when it has none.
+func describedEntity(claim string) string {
+	words := strings.Fields(claim)
+	at := -1
+	for i, w := range words {
+		if indefiniteArticles[strings.ToLower(w)] {
+			at = i
+			if i == 0 {
+				break
+			}
+		}
+	}
+	if at < 0 {
+		return ""
+	}
+	return strings.Join(words[at+1:], " ")
 }
 
 // indefiniteArticles open a description of an entity the claim does not name ("An actor",
