@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/search"
@@ -140,18 +141,63 @@ func wikipediaURL(entity string) string {
 // pageTitle is an entity's title as a page shows it: "Miguel (singer)".
 func pageTitle(entity string) string { return strings.ReplaceAll(entity, "_", " ") }
 
-// pageOf is the entity a sentence is about: the one whose name (its title without the
-// disambiguation in parentheses) the sentence names first, else the claim's first.
+// pageOf is the entity a sentence is about: the one its subject names by another form of its
+// name (subjectEntity), else the one whose name (its title without the disambiguation in
+// parentheses) the sentence names first, else the claim's first.
 func pageOf(sentence string, entities []string) string {
+	if e, ok := subjectEntity(sentence, entities); ok {
+		return e
+	}
 	best, at := entities[0], -1
 	lower := strings.ToLower(sentence)
 	for _, e := range entities {
-		name, _, _ := strings.Cut(pageTitle(e), " (")
-		if i := strings.Index(lower, strings.ToLower(strings.TrimSpace(name))); i >= 0 && (at < 0 || i < at) {
+		if i := strings.Index(lower, strings.ToLower(entityName(e))); i >= 0 && (at < 0 || i < at) {
 			best, at = e, i
 		}
 	}
 	return best
+}
+
+// subjectEntity is the entity a sentence's subject (its words before the first "is", "was",
+// "are", "were", "has" or "had") names by a form of its name other than its title: EX-FEVER
+// writes the full name a person's page opens with ("Edward Thomas Hardy is an English actor
+// nominated for two Critics' Choice Movie Awards" is about Tom_Hardy, not the awards). ok only
+// when the subject names no entity's title in full and shares a capitalised word of three
+// letters or more with exactly one.
+func subjectEntity(sentence string, entities []string) (string, bool) {
+	verb := subjectVerb.FindStringIndex(sentence)
+	if verb == nil {
+		return "", false
+	}
+	subject := sentence[:verb[0]]
+	words := map[string]bool{}
+	for _, w := range strings.Fields(subject) {
+		if r, _ := utf8.DecodeRuneInString(w); unicode.IsUpper(r) {
+			words[strings.ToLower(strings.Trim(w, `,'"`))] = true
+		}
+	}
+	var named []string
+	for _, e := range entities {
+		name := entityName(e)
+		if strings.Contains(strings.ToLower(subject), strings.ToLower(name)) {
+			return "", false
+		}
+		if slices.ContainsFunc(strings.Fields(name), func(w string) bool { return utf8.RuneCountInString(w) > 2 && words[strings.ToLower(w)] }) {
+			named = append(named, e)
+		}
+	}
+	if len(named) != 1 {
+		return "", false
+	}
+	return named[0], true
+}
+
+var subjectVerb = regexp.MustCompile(`\s(is|was|are|were|has|had)\s`)
+
+// entityName is an entity's title without the disambiguation in parentheses.
+func entityName(entity string) string {
+	name, _, _ := strings.Cut(pageTitle(entity), " (")
+	return strings.TrimSpace(name)
 }
 
 // sentences splits an explanation at a full stop followed by a space and a capital letter or a
