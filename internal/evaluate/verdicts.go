@@ -292,15 +292,18 @@ type itemCost struct {
 
 // itemResult is one claim scored: the JSONL line of --out.
 type itemResult struct {
-	ID         string   `json:"id"`
-	Gold       string   `json:"gold"`
-	GoldRaw    string   `json:"gold_label"`
-	Predicted  string   `json:"predicted"`
-	Confidence string   `json:"confidence,omitempty"`
-	Hops       int      `json:"hops"`
-	Sources    []string `json:"sources"`
-	Flags      []string `json:"flags"`
-	Claims     []string `json:"claim_verdicts"`
+	ID         string `json:"id"`
+	Gold       string `json:"gold"`
+	GoldRaw    string `json:"gold_label"`
+	Predicted  string `json:"predicted"`
+	Confidence string `json:"confidence,omitempty"`
+	Hops       int    `json:"hops"`
+	// ClosedWorld: the claim is false only under a closed-world reading (its subject is another
+	// entity's: datasets.Gold.SwappedSubject), and the corpus holds nothing to refute it with.
+	ClosedWorld bool     `json:"closed_world,omitempty"`
+	Sources     []string `json:"sources"`
+	Flags       []string `json:"flags"`
+	Claims      []string `json:"claim_verdicts"`
 	// ClaimDetails are the method's claims with what was decided of each and why, in the
 	// method's order: what an analyst reads to see which claim left a statement unverified.
 	ClaimDetails []claimResult `json:"claims"`
@@ -351,8 +354,8 @@ func balanced(items []datasets.Item, classes []string, n int) []datasets.Item {
 func scoreItems(ctx context.Context, method pipeline.Method, searcher pipeline.Searcher, items []datasets.Item, today time.Time, concurrency int, progress func(string)) []itemResult {
 	results := make([]itemResult, len(items))
 	for i, it := range items {
-		results[i] = itemResult{ID: it.Probe.ID, Gold: it.Gold.Label, GoldRaw: it.Gold.Raw, Hops: it.Gold.Hops,
-			Predicted: pipeline.VerdictUnverified, Error: "not verified: interrupted", Sources: []string{}, Flags: []string{}, Claims: []string{}, ClaimDetails: []claimResult{}}
+		results[i] = newItemResult(it)
+		results[i].Predicted, results[i].Error = pipeline.VerdictUnverified, "not verified: interrupted"
 	}
 	var mu sync.Mutex
 	done := 0
@@ -367,10 +370,15 @@ func scoreItems(ctx context.Context, method pipeline.Method, searcher pipeline.S
 	return results
 }
 
+// newItemResult is it's line of --out before it is verified: what the scoring knows of it.
+func newItemResult(it datasets.Item) itemResult {
+	return itemResult{ID: it.Probe.ID, Gold: it.Gold.Label, GoldRaw: it.Gold.Raw, Hops: it.Gold.Hops, ClosedWorld: it.Gold.SwappedSubject != "",
+		Sources: []string{}, Flags: []string{}, Claims: []string{}, ClaimDetails: []claimResult{}, GoldDocs: len(it.Gold.Evidence)}
+}
+
 // scoreItem runs one claim through method, on today; the method sees pipelineInput(it.Probe) only.
 func scoreItem(ctx context.Context, method pipeline.Method, searcher pipeline.Searcher, it datasets.Item, today time.Time) itemResult {
-	r := itemResult{ID: it.Probe.ID, Gold: it.Gold.Label, GoldRaw: it.Gold.Raw, Hops: it.Gold.Hops,
-		Sources: []string{}, Flags: []string{}, Claims: []string{}, ClaimDetails: []claimResult{}, GoldDocs: len(it.Gold.Evidence)}
+	r := newItemResult(it)
 	start := time.Now()
 	res, err := method.Run(ctx, pipelineInput(it.Probe, today))
 	r.Cost.Seconds = time.Since(start).Seconds()
@@ -595,21 +603,26 @@ type baseline struct {
 
 // verdictReport is the report of `evaluate verdicts`.
 type verdictReport struct {
-	Kind      string                  `json:"model_kind"`
-	Model     string                  `json:"model"`
-	Method    string                  `json:"method"`
-	Dataset   string                  `json:"dataset"`
-	Path      string                  `json:"path"`
-	Command   string                  `json:"command"`
-	Mapping   []datasets.LabelMapping `json:"label_mapping"`
-	Overall   labelScores             `json:"overall"`
-	ByHops    []hopGroup              `json:"by_hops"`
-	Errors    int                     `json:"errors"`
-	Cost      itemCost                `json:"cost_per_claim"`
-	Retrieval hopGroup                `json:"retrieval"`
-	Baselines []baseline              `json:"baselines"`
-	Confusion map[string]int          `json:"confusion"`
-	Results   []itemResult            `json:"-"`
+	Kind    string                  `json:"model_kind"`
+	Model   string                  `json:"model"`
+	Method  string                  `json:"method"`
+	Dataset string                  `json:"dataset"`
+	Path    string                  `json:"path"`
+	Command string                  `json:"command"`
+	Mapping []datasets.LabelMapping `json:"label_mapping"`
+	Overall labelScores             `json:"overall"`
+	ByHops  []hopGroup              `json:"by_hops"`
+	Errors  int                     `json:"errors"`
+	// ClosedWorld counts the claims false only under a closed-world reading (itemResult), and
+	// UnverifiedHeld is the share unverified of the others: issue 23's target reads "unverified
+	// where the corpus holds the evidence".
+	ClosedWorld    int            `json:"closed_world_claims"`
+	UnverifiedHeld ratio          `json:"unverified_where_the_corpus_holds_the_evidence"`
+	Cost           itemCost       `json:"cost_per_claim"`
+	Retrieval      hopGroup       `json:"retrieval"`
+	Baselines      []baseline     `json:"baselines"`
+	Confusion      map[string]int `json:"confusion"`
+	Results        []itemResult   `json:"-"`
 }
 
 // Citations of the published baselines. A figure not found in the offline references (see
@@ -656,6 +669,14 @@ func summarizeVerdicts(set *datasets.Set, method, model, kind string, results []
 			rep.Retrieval.ClaimFound += r.ClaimFound
 		}
 	}
+	for _, r := range results {
+		if r.ClosedWorld {
+			rep.ClosedWorld++
+			continue
+		}
+		rep.UnverifiedHeld.Of++
+		rep.UnverifiedHeld.N += b2i(r.Predicted == pipeline.VerdictUnverified)
+	}
 	for _, h := range slices.Sorted(maps.Keys(groups)) {
 		g := hopGroup{Hops: h, Scores: scoreLabels(groups[h], set.Classes)}
 		for _, r := range groups[h] {
@@ -693,6 +714,10 @@ func writeVerdictTable(w io.Writer, rep verdictReport) {
 	fmt.Fprintf(w, "| accuracy | %.3f |\n", rep.Overall.Accuracy)
 	fmt.Fprintf(w, "| macro-F1 (over %s) | %.3f |\n", strings.Join(classNames(rep.Overall.Classes), ", "), rep.Overall.MacroF1)
 	fmt.Fprintf(w, "| predicted unverified | %s |\n", rep.Overall.Unverified)
+	if rep.ClosedWorld > 0 {
+		fmt.Fprintf(w, "| predicted unverified where the corpus holds the evidence | %s (left out, false only under a closed-world reading: %d claims whose subject is another entity's, of which the corpus says nothing) |\n",
+			rep.UnverifiedHeld, rep.ClosedWorld)
+	}
 	fmt.Fprintf(w, "| runs that failed (counted unverified) | %d |\n", rep.Errors)
 	if n > 0 {
 		fmt.Fprintf(w, "| cost per claim | %.2f model calls, %d tokens, %.2f searches, %.2f s |\n",

@@ -367,3 +367,28 @@ func TestBalanced(t *testing.T) {
 		t.Errorf("balanced: %q, want %q", ids, want)
 	}
 }
+
+// The report gives the share unverified where the corpus holds the evidence beside the overall
+// one: a claim false only under a closed-world reading (its subject is another entity's) is left
+// out of it, and the line appears only when a data set marks such claims.
+func TestUnverifiedWhereTheCorpusHoldsTheEvidence(t *testing.T) {
+	t.Parallel()
+	s, r, u := pipeline.VerdictSupported, pipeline.VerdictRefuted, pipeline.VerdictUnverified
+	set := &datasets.Set{Name: "EX-FEVER test", Classes: []string{s, r}}
+	results := []itemResult{{Gold: s, Predicted: s}, {Gold: r, Predicted: r}, {Gold: s, Predicted: u}, {Gold: r, Predicted: u, ClosedWorld: true}}
+	rep := summarizeVerdicts(set, "multihop", "m", kindEndpoint, results)
+	if rep.Overall.Unverified != (ratio{2, 4}) || rep.ClosedWorld != 1 || rep.UnverifiedHeld != (ratio{1, 3}) {
+		t.Errorf("overall %v, closed-world %d, held %v", rep.Overall.Unverified, rep.ClosedWorld, rep.UnverifiedHeld)
+	}
+	var b strings.Builder
+	writeVerdictTable(&b, rep)
+	if !strings.Contains(b.String(), "| predicted unverified where the corpus holds the evidence | 1/3 = 0.333 (left out, false only under a closed-world reading: 1 claims") {
+		t.Errorf("the table:\n%s", b.String())
+	}
+	b.Reset()
+	results[3].ClosedWorld = false
+	writeVerdictTable(&b, summarizeVerdicts(set, "multihop", "m", kindEndpoint, results))
+	if strings.Contains(b.String(), "where the corpus holds") {
+		t.Errorf("a set without closed-world claims printed the line:\n%s", b.String())
+	}
+}

@@ -130,3 +130,33 @@ func TestPageOfReadsTheSentencesSubject(t *testing.T) {
 		}
 	}
 }
+
+// A REFUTE claim whose explanation says its subject is another entity's ("The Lonesome Dove, not
+// The Mighty Dove, is an American television miniseries ...") is false only under a closed-world
+// reading: the corpus holds the other entity's facts and nothing of the subject the claim names,
+// so no source can contradict it. The scoring counts such claims apart (issue 23's target is
+// unverified where the corpus holds the evidence); a swapped attribute ("an American, not
+// Irish, actor") is no such claim, for the corpus states the right one.
+func TestSwappedSubject(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ claim, explanation, want string }{
+		{"The Mighty Dove is an American television miniseries based upon a screenplay by an award-winning director.",
+			"The Lonesome Dove, not The Mighty Dove, is an American television miniseries based upon a screenplay by Peter Bogdanovich.", "The Mighty Dove"},
+		{"Simon Kunz's notable filmography includes a 1986 American neo-noir romantic thriller film.",
+			"Dennis Quaid's notable filmography includes The Big Easy, not Simon Kunz. The Big Easy is a 1986 American neo-noir romantic thriller film.", "Simon Kunz"},
+		{"Martin Scorsese is an American film director who began his career working alongside an American television writer.",
+			`Heywood "Woody" Allen, not Martin Scorsese is an American film director who began his career working alongside Larry Gelbart.`, "Martin Scorsese"},
+		{"The 85th Academy Awards took place at the Center Theatre in a neighborhood.",
+			"The 84th Academy Awards, not the 85th Academy Awards, took place at the Hollywood and Highland Center Theatre in Hollywood, Los Angeles.", "the 85th Academy Awards"},
+		// A swapped attribute, or no swap named.
+		{"Ben Affleck has appeared in a buddy comedy film starring an Irish actor.",
+			"Mallrats is a buddy comedy film starring Jason Mewes. Jason Edward Mewes is an American actor, not Irish, comedian.", ""},
+		{"Logan follows a 2009 American superhero film directed by Mel Gibson.",
+			"The Wolverine follows X-Men Origins: Wolverine directed by Gavin Hood, not Mel Gibson.", ""},
+		{"Harbour Lights is a song by a band formed in 1973.", "Harbour Lights is a song by Northgate Avenue. Northgate Avenue is a band formed in 1983.", ""},
+	} {
+		if got := swappedSubject(tc.claim, tc.explanation); got != tc.want {
+			t.Errorf("swappedSubject(%q) = %q, want %q", tc.claim, got, tc.want)
+		}
+	}
+}

@@ -77,11 +77,13 @@ func readExFeverLabelled(path string) (*Set, error) {
 		if claim == "" || explanation == "" || len(entities) == 0 {
 			return nil, fmt.Errorf("%s:%d: a %s claim needs its text, its explanation and its gold entities", path, line, raw)
 		}
+		swapped := ""
 		if label == pipeline.VerdictRefuted {
+			swapped = swappedSubject(claim, explanation)
 			explanation = correctionPart.ReplaceAllString(explanation, "")
 		}
 		it := Item{Probe: Probe{ID: fmt.Sprintf("exfever-%d", line), Text: claim},
-			Gold: Gold{Label: label, Raw: raw, Hops: len(entities)}}
+			Gold: Gold{Label: label, Raw: raw, Hops: len(entities), SwappedSubject: swapped}}
 		for _, e := range entities {
 			u := wikipediaURL(e)
 			if !slices.Contains(it.Gold.Evidence, u) {
@@ -216,3 +218,28 @@ func sentences(text string) []string {
 	}
 	return out
 }
+
+// swappedSubject is the subject a REFUTE explanation says the claim names wrongly ("The Lonesome
+// Dove, not The Mighty Dove, is ..." for "The Mighty Dove is ..."), "" when it says no such
+// thing: a ", not X" part whose X, up to its verb, opens the claim.
+func swappedSubject(claim, explanation string) string {
+	opening := strings.ToLower(strings.TrimPrefix(claim, "The "))
+	for _, m := range notPart.FindAllStringSubmatch(explanation, -1) {
+		x := strings.TrimSpace(m[1])
+		if loc := subjectVerb.FindStringIndex(x); loc != nil {
+			x = x[:loc[0]]
+		}
+		x = strings.TrimSpace(x)
+		name := strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(x, "the "), "The "))
+		if name == "" || !strings.HasPrefix(opening, name) {
+			continue
+		}
+		if rest := opening[len(name):]; rest == "" || !unicode.IsLetter([]rune(rest)[0]) {
+			return x
+		}
+	}
+	return ""
+}
+
+// notPart is a ", not X" part of an explanation, X up to the next comma, full stop or semicolon.
+var notPart = regexp.MustCompile(`,\s+not\s+([^,.;]+)`)

@@ -47,6 +47,11 @@ type Gold struct {
 	Evidence []string
 	// Challenge is the claim's FEVEROUS challenge type ("Multi-hop Reasoning"), "" elsewhere.
 	Challenge string
+	// SwappedSubject is, for an EX-FEVER REFUTE claim whose explanation says its subject is
+	// another entity's ("The Lonesome Dove, not The Mighty Dove, is ..."), the subject it names
+	// wrongly: the corpus holds nothing of it, and the claim is false only under a closed-world
+	// reading. "" elsewhere.
+	SwappedSubject string
 }
 
 // Item is one labelled claim, split into what the pipeline sees and what it must not.
