@@ -118,9 +118,9 @@ type Corroborated struct {
 //     with no stance takes the verdict's own;
 //   - High needs two independent sources of that stance, or one authoritative one; one voice is
 //     at most Medium, with FlagSingleSource; no source of that stance is unverified;
-//   - the stated confidence is a ceiling (Calibrate), and a supported or refuted verdict that
-//     ends at Low is unverified: a Low confirmation confirms nothing, a Low contradiction
-//     corrects nothing (CoVe 2.0's confidence gate).
+//   - the stated confidence is a ceiling (Calibrate), and a verdict that ends at Low is
+//     unverified: a Low confirmation confirms nothing, a Low contradiction, of the claim or a
+//     part of it, corrects nothing (CoVe 2.0's confidence gate: "count it under Uncertain").
 func (c Calibration) Corroborate(verdict, stated string, given []Retrieved, cited []CitedSource) Corroborated {
 	own := ""
 	switch verdict {
@@ -175,6 +175,8 @@ func (c Calibration) Corroborate(verdict, stated string, given []Retrieved, cite
 			return unverified("the evidence supports the claim only at Low confidence, which is no confirmation: " + out.Note)
 		case pipeline.VerdictRefuted:
 			return unverified("the evidence contradicts the claim only at Low confidence, which is no ground for a correction: the claim is kept")
+		case pipeline.VerdictPartlySupported:
+			return unverified("the evidence contradicts part of the claim only at Low confidence, which is no ground for a correction: the claim is kept")
 		}
 	}
 	if cal.OneVoice() {

@@ -34,7 +34,8 @@ func TestAttribute(t *testing.T) {
 }
 
 // Corroborate: High on two independent agreeing sources, Medium and single_source on one voice,
-// unverified with sources_conflict on conflicting stances, nothing supported at Low.
+// unverified with sources_conflict on conflicting stances, nothing supported, refuted or partly
+// supported at Low.
 func TestCorroborate(t *testing.T) {
 	t.Parallel()
 	given := []Retrieved{
@@ -55,6 +56,9 @@ func TestCorroborate(t *testing.T) {
 		{"conflict", pipeline.VerdictSupported, "High", []CitedSource{cite(0, StanceSupports), cite(1, StanceRefutes)}, pipeline.VerdictUnverified, "Low", []string{pipeline.FlagSourcesConflict}},
 		{"partly supported conflict", pipeline.VerdictPartlySupported, "High", []CitedSource{cite(0, StanceSupports), cite(1, StanceRefutes)}, pipeline.VerdictPartlySupported, "Medium", []string{pipeline.FlagSourcesConflict}},
 		{"supported at Low", pipeline.VerdictSupported, "Low", []CitedSource{cite(0, StanceSupports), cite(1, StanceSupports)}, pipeline.VerdictUnverified, "Low", nil},
+		// A real judge marked "sold to the Ohai Railway Board" partly supported at Low (the page
+		// names one locomotive, not several), and the true statement was scored refuted.
+		{"partly supported at Low", pipeline.VerdictPartlySupported, "Low", []CitedSource{cite(2, StanceRefutes)}, pipeline.VerdictUnverified, "Low", nil},
 		{"no source of the verdict's stance", pipeline.VerdictSupported, "High", []CitedSource{cite(0, StanceRefutes)}, pipeline.VerdictUnverified, "Low", nil},
 	}
 	for _, tt := range tests {

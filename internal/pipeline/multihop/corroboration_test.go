@@ -93,6 +93,41 @@ func TestJudgeSupportedAtLowIsNotConfirmed(t *testing.T) {
 	}
 }
 
+// A contradiction at Low confidence, of the whole claim or a part of it, corrects nothing (CoVe
+// 2.0's confidence gate: "count it under Uncertain"): the claim is unverified and no correction
+// is stored. A real judge marked "Locomotives of the NZR WD class were sold to Ohai Railway Board
+// for private use" partly supported at Low (the page names one locomotive sold), and, kept as
+// partly supported, it made its true statement refuted.
+func TestJudgeContradictionAtLowCorrectsNothing(t *testing.T) {
+	t.Parallel()
+	given := []evidence.Retrieved{{SearchResult: srcNature}, {SearchResult: srcBMJ}}
+	const (
+		naturePassage = "the strongest genetic risk factor for late-onset Alzheimer's"
+		bmjPassage    = "APOE4 carriers had a lower incidence of several cancers"
+	)
+	reply := func(verdict string) string {
+		cites := []judgeCitation{{2, bmjPassage, evidence.StanceRefutes}}
+		if verdict == pipeline.VerdictPartlySupported {
+			cites = append(cites, judgeCitation{1, naturePassage, evidence.StanceSupports})
+		}
+		raw := []json.RawMessage{}
+		for _, c := range cites {
+			b, _ := json.Marshal(c)
+			raw = append(raw, b)
+		}
+		b, _ := json.Marshal(judgeReply{Verdict: verdict, Citations: raw, Reason: "Perhaps.", SupportedPart: "APOE4 is a risk factor",
+			Correction: "APOE4 lowers cancer incidence.", Confidence: "Low"})
+		return string(b)
+	}
+	j := judge{grounding: DefaultGrounding}
+	for _, verdict := range []string{pipeline.VerdictPartlySupported, pipeline.VerdictRefuted} {
+		got := j.groundVerdict(reply(verdict), given)
+		if got.Verdict != pipeline.VerdictUnverified || got.Correction != "" || !strings.Contains(got.Reason, "only at Low confidence") {
+			t.Errorf("%s at Low: stored %s, correction %q (%s)", verdict, got.Verdict, got.Correction, got.Reason)
+		}
+	}
+}
+
 // "Partly supported" is a finding that part of a claim is false: a judge that confirms part of
 // the claim and finds nothing on the rest (seen with a real model: "Tom Hardy is an American
 // actor", the sources saying he is an actor and nothing of his nationality) has not shown the
