@@ -80,7 +80,7 @@ func readExFeverLabelled(path string) (*Set, error) {
 		swapped := ""
 		if label == pipeline.VerdictRefuted {
 			swapped = swappedSubject(claim, explanation)
-			explanation = correctionPart.ReplaceAllString(explanation, "")
+			explanation = withoutCorrections(explanation)
 		}
 		it := Item{Probe: Probe{ID: fmt.Sprintf("exfever-%d", line), Text: claim},
 			Gold: Gold{Label: label, Raw: raw, Hops: len(entities), SwappedSubject: swapped}}
@@ -110,9 +110,22 @@ func readExFeverLabelled(path string) (*Set, error) {
 	return set, nil
 }
 
-// correctionPart is the part of a REFUTE explanation that names the claim's wrong value (", not
-// Canadian,", ", not 1973"): left in, the evidence would say the claim is wrong in so many words.
-var correctionPart = regexp.MustCompile(`,\s+not\s+[^,.;]+(,)?`)
+// withoutCorrections is a REFUTE explanation without its ", not X" parts, the claim's wrong
+// values (", not Canadian,", ", not 1973"): left in, the evidence would say the claim is wrong in
+// so many words. X is wrongValue's: the facts after it stay.
+func withoutCorrections(explanation string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range notPart.FindAllStringSubmatchIndex(explanation, -1) {
+		b.WriteString(explanation[last:m[0]])
+		last = m[1]
+		if x := explanation[m[2]:m[3]]; wrongValue(x) != x {
+			last = m[2] + len(wrongValue(x)) // the facts after X stay, after their space
+		}
+	}
+	b.WriteString(explanation[last:])
+	return b.String()
+}
 
 // pythonString is one quoted item of a Python list literal, as EX-FEVER writes its entities.
 var pythonString = regexp.MustCompile(`'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"`)
@@ -241,5 +254,36 @@ func swappedSubject(claim, explanation string) string {
 	return ""
 }
 
-// notPart is a ", not X" part of an explanation, X up to the next comma, full stop or semicolon.
-var notPart = regexp.MustCompile(`,\s+not\s+([^,.;]+)`)
+// notPart is a ", not X" part of an explanation, X up to the next comma, full stop or semicolon,
+// with the comma that closes it.
+var notPart = regexp.MustCompile(`,\s+not\s+([^,.;]+),?`)
+
+// wrongValue is the wrong value a ", not X" part names, from X read up to the next comma or full
+// stop: a long one (four words or more) ends before its first verb, past participle, relative
+// pronoun or preposition ("guitar on two tracks on BS&T's 1972 album New Blood" is "guitar", "Martin
+// Scorsese is an American film director ..." is "Martin Scorsese"), for the facts after it are
+// the explanation's own.
+func wrongValue(x string) string {
+	words := strings.Fields(x)
+	if len(words) < 4 {
+		return x
+	}
+	for i, w := range words[1:] {
+		if valueEnds[strings.ToLower(w)] || isParticiple(w) {
+			return strings.Join(words[:i+1], " ")
+		}
+	}
+	return x
+}
+
+// isParticiple reports whether w reads as a past participle that opens a fact ("produced and
+// directed by Michael Mann", "based in Houston"): lower case (not "United"), ending in "ed".
+func isParticiple(w string) bool {
+	return len(w) > 4 && strings.HasSuffix(w, "ed") && strings.ToLower(w) == w
+}
+
+// valueEnds are the words a wrong value ends before: verbs of being, relative pronouns and the
+// prepositions that open a fact about it ("of" opens a part of a name: "the Kingdom of Ireland").
+var valueEnds = map[string]bool{"is": true, "was": true, "are": true, "were": true, "has": true, "had": true,
+	"who": true, "which": true, "that": true, "whose": true,
+	"on": true, "in": true, "at": true, "from": true, "with": true, "by": true, "for": true, "to": true, "during": true, "since": true, "until": true}
