@@ -187,3 +187,18 @@ func TestWithoutCorrections(t *testing.T) {
 		}
 	}
 }
+
+// An explanation is split into sentences at a full stop, but not after an initial or an
+// abbreviation: "John F. Kennedy" was split after "F.", and "Kennedy, the president of the United
+// States" went to another page as a sentence of its own (a relay judge read "Lee Harvey Oswald
+// ... assassinated John F." as cut off).
+func TestSentences(t *testing.T) {
+	t.Parallel()
+	got := sentences("Lee Harvey Oswald was a U.S. Marine veteran who assassinated John F. Kennedy. J. J. Cale was born in Oklahoma. Martin Luther King Jr. Day is a holiday. It is 5.4 km long. 1983 was a year. Photoshop is published by Adobe Inc. Adobe Inc. is a company. She starred in It's Like, You Know... It's Like, You Know... is a sitcom.")
+	want := []string{"Lee Harvey Oswald was a U.S. Marine veteran who assassinated John F. Kennedy.", "J. J. Cale was born in Oklahoma.",
+		"Martin Luther King Jr. Day is a holiday.", "It is 5.4 km long.", "1983 was a year.", "Photoshop is published by Adobe Inc.", "Adobe Inc. is a company.",
+		"She starred in It's Like, You Know...", "It's Like, You Know... is a sitcom."}
+	if !slices.Equal(got, want) {
+		t.Errorf("sentences:\n got %q\nwant %q", got, want)
+	}
+}

@@ -216,12 +216,13 @@ func entityName(entity string) string {
 }
 
 // sentences splits an explanation at a full stop followed by a space and a capital letter or a
-// digit; good enough for EX-FEVER's plain sentences.
+// digit, but not after an initial ("John F. Kennedy", "J. J. Cale") or an abbreviation ("Jr.",
+// "U.S."): good enough for EX-FEVER's plain sentences.
 func sentences(text string) []string {
 	var out []string
 	start := 0
 	for i := 0; i+2 < len(text); i++ {
-		if next := rune(text[i+2]); text[i] == '.' && text[i+1] == ' ' && (unicode.IsUpper(next) || unicode.IsDigit(next)) {
+		if next := rune(text[i+2]); text[i] == '.' && text[i+1] == ' ' && (unicode.IsUpper(next) || unicode.IsDigit(next)) && !abbreviated(text[start:i]) {
 			out = append(out, strings.TrimSpace(text[start:i+1]))
 			start = i + 2
 		}
@@ -231,6 +232,18 @@ func sentences(text string) []string {
 	}
 	return out
 }
+
+// abbreviated reports whether the last word of text, before a full stop, is an initial or an
+// abbreviation: one letter, a word with full stops of its own ("U.S", not an ellipsis), or one
+// of abbreviations (titles that stand before a name; "Inc." often ends a sentence, and is not
+// among them).
+func abbreviated(text string) bool {
+	last := text[strings.LastIndexAny(text, " (")+1:]
+	return utf8.RuneCountInString(last) == 1 || (strings.Contains(last, ".") && !strings.HasSuffix(last, ".")) || abbreviations[strings.ToLower(last)]
+}
+
+var abbreviations = map[string]bool{"jr": true, "sr": true, "dr": true, "mr": true, "mrs": true, "ms": true, "st": true, "mt": true,
+	"vs": true, "no": true, "ft": true, "gen": true, "col": true, "lt": true, "sgt": true, "rev": true, "prof": true}
 
 // swappedSubject is the subject a REFUTE explanation says the claim names wrongly ("The Lonesome
 // Dove, not The Mighty Dove, is ..." for "The Mighty Dove is ..."), "" when it says no such
