@@ -181,6 +181,8 @@ func TestWithoutCorrections(t *testing.T) {
 		{"The president is the head of state, not the chief of the government.", "The president is the head of state."},
 		{"Heat is a 1995 crime film, not 2016 American action thriller film produced and directed by Michael Mann.",
 			"Heat is a 1995 crime film produced and directed by Michael Mann."},
+		{"Heat is a 1995 crime film, not 2016  American action thriller  film produced and directed by Michael Mann.",
+			"Heat is a 1995 crime film produced and directed by Michael Mann."},
 	} {
 		if got := withoutCorrections(tc.explanation); got != tc.want {
 			t.Errorf("withoutCorrections(%q)\n = %q\nwant %q", tc.explanation, got, tc.want)

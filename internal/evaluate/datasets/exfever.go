@@ -120,7 +120,7 @@ func withoutCorrections(explanation string) string {
 		b.WriteString(explanation[last:m[0]])
 		last = m[1]
 		if x := explanation[m[2]:m[3]]; wrongValue(x) != x {
-			last = m[2] + len(wrongValue(x)) // the facts after X stay, after their space
+			last = m[2] + len(wrongValue(x)) // the facts after X stay, with the space before them
 		}
 	}
 	b.WriteString(explanation[last:])
@@ -277,17 +277,20 @@ var notPart = regexp.MustCompile(`,\s+not\s+([^,.;]+),?`)
 // Scorsese is an American film director ..." is "Martin Scorsese"), for the facts after it are
 // the explanation's own.
 func wrongValue(x string) string {
-	words := strings.Fields(x)
+	words := wordSpan.FindAllStringIndex(x, -1)
 	if len(words) < 4 {
 		return x
 	}
-	for i, w := range words[1:] {
-		if valueEnds[strings.ToLower(w)] || isParticiple(w) {
-			return strings.Join(words[:i+1], " ")
+	for _, w := range words[1:] {
+		if word := x[w[0]:w[1]]; valueEnds[strings.ToLower(word)] || isParticiple(word) {
+			return strings.TrimRight(x[:w[0]], " ")
 		}
 	}
 	return x
 }
+
+// wordSpan is a word as written, for its position.
+var wordSpan = regexp.MustCompile(`\S+`)
 
 // isParticiple reports whether w reads as a past participle that opens a fact ("produced and
 // directed by Michael Mann", "based in Houston"): lower case (not "United"), ending in "ed".
