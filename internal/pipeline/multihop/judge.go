@@ -209,9 +209,9 @@ func renderJudgePrompt(claim string, given []evidence.Retrieved, grounding, date
 //   - an unreadable reply, or a verdict outside the vocabulary, is unverified, with the reason;
 //   - the verdict is re-grounded on the citations that remain (evidence.Corroborate): agreement
 //     of stances, High only on two independent sources or one authoritative, one voice at most
-//     Medium, and nothing supported or refuted at Low;
-//   - below Medium confidence nothing is corrected (CoVe 2.0's confidence gate): a partly
-//     supported claim loses its correction.
+//     Medium, and nothing supported, refuted or partly supported at Low;
+//   - below Medium confidence nothing is corrected (CoVe 2.0's confidence gate; Corroborate
+//     leaves nothing but unverified at Low, and this holds whatever it leaves).
 func (j judge) groundVerdict(reply string, given []evidence.Retrieved) judgement {
 	var p judgeReply
 	if err := json.Unmarshal(pipeline.ReplyJSONObject(reply), &p); err != nil {
