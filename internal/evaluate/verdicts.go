@@ -370,7 +370,7 @@ func scoreItems(ctx context.Context, method pipeline.Method, searcher pipeline.S
 	return results
 }
 
-// newItemResult is it's line of --out before it is verified: what the scoring knows of it.
+// newItemResult is the --out line of item it before it is verified: what the scoring knows.
 func newItemResult(it datasets.Item) itemResult {
 	return itemResult{ID: it.Probe.ID, Gold: it.Gold.Label, GoldRaw: it.Gold.Raw, Hops: it.Gold.Hops, ClosedWorld: it.Gold.SwappedSubject != "",
 		Sources: []string{}, Flags: []string{}, Claims: []string{}, ClaimDetails: []claimResult{}, GoldDocs: len(it.Gold.Evidence)}
