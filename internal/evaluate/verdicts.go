@@ -662,20 +662,18 @@ func summarizeVerdicts(set *datasets.Set, method, model, kind string, results []
 		rep.Cost.Searches += r.Cost.Searches
 		rep.Cost.Seconds += r.Cost.Seconds
 		rep.Confusion[r.Gold+" -> "+r.Predicted]++
+		if r.ClosedWorld {
+			rep.ClosedWorld++
+		} else {
+			rep.UnverifiedHeld.Of++
+			rep.UnverifiedHeld.N += b2i(r.Predicted == pipeline.VerdictUnverified)
+		}
 		if r.Retrieval {
 			rep.Retrieval.Scores.N++
 			rep.Retrieval.GoldDocs += r.GoldDocs
 			rep.Retrieval.ChainFound += r.ChainFound
 			rep.Retrieval.ClaimFound += r.ClaimFound
 		}
-	}
-	for _, r := range results {
-		if r.ClosedWorld {
-			rep.ClosedWorld++
-			continue
-		}
-		rep.UnverifiedHeld.Of++
-		rep.UnverifiedHeld.N += b2i(r.Predicted == pipeline.VerdictUnverified)
 	}
 	for _, h := range slices.Sorted(maps.Keys(groups)) {
 		g := hopGroup{Hops: h, Scores: scoreLabels(groups[h], set.Classes)}

@@ -232,8 +232,9 @@ func TimeSensitive(requiresTemporalScope bool, texts ...string) bool {
 }
 
 // RelativeTime matches a time stated relative to when the text was written: "15 years ago",
-// "a decade ago", "last year", "next month", "yesterday", "currently", "this year", "to date". A claim with one is judged from its statement's publication date
-// (pipeline.Input.Published), when known.
+// "a decade ago", "last year", "next month", "yesterday", "currently", "this year", "to date".
+// A claim with one is judged from its statement's publication date (pipeline.Input.Published),
+// when known.
 var RelativeTime = regexp.MustCompile(`(?i)\b(?:(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|a\s+few|several|many)\s+(?:years?|months?|weeks?|days?|decades?|centur(?:y|ies))\s+ago` +
 	`|(?:last|next|this|past)\s+(?:year|month|week|decade|season|century)|yesterday|tomorrow|current(?:ly)?|nowadays|presently|at\s+present|to\s+date|so\s+far|recent(?:ly)?)\b`)
 
