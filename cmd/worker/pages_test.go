@@ -233,13 +233,15 @@ func TestPageReadsAreCounted(t *testing.T) {
 	}
 }
 
-// rollerWarriorsBody is a FEVEROUS-S document longer than a snippet: its search snippet for the
-// hop's query below is two fragments that leave out the third sentence, which decides the claim.
-const rollerWarriorsBody = "KCRW is a founding member of the Women's Flat Track Derby Association (WFTDA), and the Kansas City Roller Warriors All Star travel team was the winner of the 2007 WFTDA Championships, the \"Texas Shootout\", which took place in Austin, Texas.\n" +
-	"John Hernandez, a friend of the founders from college, became the team's first coach and the small contingent of team members distributed hand fliers to promote women to try out for the team.\n" +
-	"By the fall of 2004 the team was practicing at a local community center, on a basketball court.\n" +
-	"Along with Ami Geddon, Connie Magic, Jade Lightning, Bomb Pop, PDQ, Maiden Hell, Damsel of D'tension and Murphy's Law were the team's first coaches.\n" +
-	"In 2010 the league moved its home games to Municipal Auditorium in downtown Kansas City, where the bouts drew crowds of over two thousand fans."
+// rollerWarriorsBody is a made-up encyclopedia document of the shape a relay run found in
+// FEVEROUS-S (whose text stays in ../shared): longer than a snippet, so that its search snippet
+// for the hop's query below is two fragments that leave out the third sentence, which decides
+// the claim.
+const rollerWarriorsBody = "HCR is a founding member of the Coastal Flat Track League, and the Harbour City Rollers travel team won the 2009 league championship, the \"Lighthouse Cup\", which took place in Port Ellis.\n" +
+	"Maria Okafor, a friend of the founders from college, became the team's first coach and the small group of team members handed out fliers to invite women to try out for the team.\n" +
+	"From the autumn of 2004 the team trained at a local community center, on a basketball court.\n" +
+	"Along with Ada Strike, Lucy Loop, Quick Jess and Brick Lane Betty, Tom Reyes and Sam Ortiz were the team's first coaches.\n" +
+	"In 2010 the league moved its home games to the Municipal Hall in downtown Harbour City, where the bouts drew crowds of over two thousand fans."
 
 // The worker end to end with the corpus: the claim decided by a sentence its document's snippet
 // leaves out is unverified with page reading off, and supported with it on (the default, wired
@@ -247,23 +249,23 @@ const rollerWarriorsBody = "KCRW is a founding member of the Women's Flat Track 
 func TestWorkerJudgesOnTheCorpusDocumentBehindAResult(t *testing.T) {
 	t.Parallel()
 	const (
-		statement = "Kansas City Roller Warriors started practicing at a local community center by the fall of 2004."
-		claim     = "Kansas City Roller Warriors started practicing at a local community center by the fall of 2004"
-		docURL    = "https://en.wikipedia.org/wiki/Kansas_City_Roller_Warriors"
+		statement = "Harbour City Rollers trained at a local community center from the autumn of 2004."
+		claim     = "Harbour City Rollers trained at a local community center from the autumn of 2004"
+		docURL    = "https://en.wikipedia.org/wiki/Harbour_City_Rollers"
 	)
-	plan := multihop.Plan{PlanID: "kcrw",
-		Claims: []multihop.PlanClaim{{ClaimID: "c1", ClaimText: claim, SourceSpan: claim, Entities: []string{"Kansas City Roller Warriors", "2004"},
+	plan := multihop.Plan{PlanID: "hcr",
+		Claims: []multihop.PlanClaim{{ClaimID: "c1", ClaimText: claim, SourceSpan: claim, Entities: []string{"Harbour City Rollers", "2004"},
 			Verifiable: true, Interpretations: []multihop.Interpretation{}, DependsOn: []string{},
-			SubQueries: []string{"Kansas City Roller Warriors early history"}, SourceIndependenceScore: 1}},
+			SubQueries: []string{"Harbour City Rollers early history"}, SourceIndependenceScore: 1}},
 		QueryChains: []multihop.QueryChain{{ClaimID: "c1", Hops: []multihop.PlanHop{
-			{HopNumber: 1, Query: "Kansas City Roller Warriors first coach founders", TargetSourceType: "encyclopedia", ExpectedEvidenceType: "history"}}}},
+			{HopNumber: 1, Query: "Harbour City Rollers first coach founders", TargetSourceType: "encyclopedia", ExpectedEvidenceType: "history"}}}},
 		CrossValidationPairs: []multihop.CrossValidationPair{}, CrossValidationQueries: []multihop.CrossValidationQuery{}, ExecutionOrder: []string{"c1"}}
 	run := func(readPages bool) (string, *string, *string) {
 		b := setup(t)
 		_, st := throwawayPostgres(t, 8)
 		b.store = st
 		if _, err := search.NewCorpus(st.Pool(), search.CorpusOpts{}).Load(context.Background(), strings.NewReader(
-			fmt.Sprintf(`{"url": %q, "title": "Kansas City Roller Warriors", "publisher": "Wikipedia", "body": %q}`, docURL, rollerWarriorsBody)), search.LoadOpts{}); err != nil {
+			fmt.Sprintf(`{"url": %q, "title": "Harbour City Rollers", "publisher": "Wikipedia", "body": %q}`, docURL, rollerWarriorsBody)), search.LoadOpts{}); err != nil {
 			t.Fatal(err)
 		}
 		searcher, err := search.New(search.Config{Provider: search.ProviderPostgres}, st.Pool())
@@ -276,7 +278,7 @@ func TestWorkerJudgesOnTheCorpusDocumentBehindAResult(t *testing.T) {
 			t.Fatal(err)
 		}
 		b.multihopModel(t, plan, map[string]judgeAnswer{
-			"community center": {verdict: pipeline.VerdictSupported, sourcesWith: "practicing at a local community center"},
+			"community center": {verdict: pipeline.VerdictSupported, sourcesWith: "trained at a local community center"},
 		})
 		job := b.publish(t, jobs.Message{V: 1, Text: b.own(statement), Method: pipeline.MethodMultihop})
 		b.runWorkers(t, 1)
@@ -296,7 +298,7 @@ func TestWorkerJudgesOnTheCorpusDocumentBehindAResult(t *testing.T) {
 	if v != pipeline.VerdictSupported {
 		t.Errorf("with the corpus document read the claim is %q, want supported", v)
 	}
-	if sha == nil || *sha != pipelinetest.SHA256Hex(rollerWarriorsBody) || passages == nil || !strings.Contains(*passages, "practicing at a local community center") {
+	if sha == nil || *sha != pipelinetest.SHA256Hex(rollerWarriorsBody) || passages == nil || !strings.Contains(*passages, "trained at a local community center") {
 		t.Errorf("the document's read: sha %v, passages %v", sha, passages)
 	}
 }

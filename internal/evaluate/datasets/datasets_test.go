@@ -112,18 +112,18 @@ func TestPageOfReadsTheSentencesSubject(t *testing.T) {
 		entities []string
 		want     string
 	}{
-		{"Edward Thomas Hardy is an English actor nominated for two Critics' Choice Movie Awards.",
-			[]string{"Bronson_(film)", "Tom_Hardy", "Critics'_Choice_Movie_Awards"}, "Tom_Hardy"},
-		{"Andrés Arturo García Menéndez is an American actor and director.",
-			[]string{"The_Godfather_Part_III", "Andy_García"}, "Andy_García"},
-		{"Greek is the official language of Greece and Cyprus.", []string{"Cleopatra", "Greek_language"}, "Greek_language"},
+		{"Margaret Ellen Vale is an English actor nominated for two Harbour Film Awards.",
+			[]string{"Quiet_Orchards_(film)", "Meg_Vale", "Harbour_Film_Awards"}, "Meg_Vale"},
+		{"Tomás Andrés Ruiz Ortega is an American actor and director.",
+			[]string{"The_Northgate_Affair", "Tomás_Ruiz"}, "Tomás_Ruiz"},
+		{"Norn is the old language of Shetland and Orkney.", []string{"Skerry_Point", "Norn_language"}, "Norn_language"},
 		// The subject names an entity in full, or none: the first title named, else the first.
-		{"Bronson is a 2008 British biographical film starring Tom Hardy.",
-			[]string{"Bronson_(film)", "Tom_Hardy"}, "Bronson_(film)"},
-		{"The film stars Tom Hardy as Charles Bronson.", []string{"Bronson_(film)", "Tom_Hardy"}, "Tom_Hardy"},
-		{"It was released in 2008.", []string{"Bronson_(film)", "Tom_Hardy"}, "Bronson_(film)"},
+		{"Quiet Orchards is a 2008 British film starring Meg Vale.",
+			[]string{"Quiet_Orchards_(film)", "Meg_Vale"}, "Quiet_Orchards_(film)"},
+		{"The film stars Meg Vale as Ada Orchard.", []string{"Quiet_Orchards_(film)", "Meg_Vale"}, "Meg_Vale"},
+		{"It was released in 2008.", []string{"Quiet_Orchards_(film)", "Meg_Vale"}, "Quiet_Orchards_(film)"},
 		// A subject sharing a word with two titles says nothing of which.
-		{"Thomas Jones Hardy was a singer.", []string{"Tom_Jones", "Tom_Hardy"}, "Tom_Jones"},
+		{"Marian Jones Vale was a singer.", []string{"Ada_Jones", "Ada_Vale"}, "Ada_Jones"},
 	} {
 		if got := pageOf(tc.sentence, tc.entities); got != tc.want {
 			t.Errorf("pageOf(%q) = %s, want %s", tc.sentence, got, tc.want)
@@ -140,19 +140,19 @@ func TestPageOfReadsTheSentencesSubject(t *testing.T) {
 func TestSwappedSubject(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ claim, explanation, want string }{
-		{"The Mighty Dove is an American television miniseries based upon a screenplay by an award-winning director.",
-			"The Lonesome Dove, not The Mighty Dove, is an American television miniseries based upon a screenplay by Peter Bogdanovich.", "The Mighty Dove"},
-		{"Simon Kunz's notable filmography includes a 1986 American neo-noir romantic thriller film.",
-			"Dennis Quaid's notable filmography includes The Big Easy, not Simon Kunz. The Big Easy is a 1986 American neo-noir romantic thriller film.", "Simon Kunz"},
-		{"Martin Scorsese is an American film director who began his career working alongside an American television writer.",
-			`Heywood "Woody" Allen, not Martin Scorsese is an American film director who began his career working alongside Larry Gelbart.`, "Martin Scorsese"},
-		{"The 85th Academy Awards took place at the Center Theatre in a neighborhood.",
-			"The 84th Academy Awards, not the 85th Academy Awards, took place at the Hollywood and Highland Center Theatre in Hollywood, Los Angeles.", "the 85th Academy Awards"},
+		{"The Silver Heron is an American television miniseries based upon a screenplay by an award-winning director.",
+			"The Grey Heron, not The Silver Heron, is an American television miniseries based upon a screenplay by Ada Vale.", "The Silver Heron"},
+		{"Tom Reyes's notable filmography includes a 1986 American thriller film.",
+			"Sam Ortiz's notable filmography includes The Quiet Harbour, not Tom Reyes. The Quiet Harbour is a 1986 American thriller film.", "Tom Reyes"},
+		{"Ada Vale is an American film director who began her career working alongside an American television writer.",
+			`Margaret "Meg" Jones, not Ada Vale is an American film director who began her career working alongside Sam Ortiz.`, "Ada Vale"},
+		{"The 12th Harbour Film Awards took place at the Lantern Theatre in a neighborhood.",
+			"The 11th Harbour Film Awards, not the 12th Harbour Film Awards, took place at the Lantern Theatre in Port Ellis.", "the 12th Harbour Film Awards"},
 		// A swapped attribute, or no swap named.
-		{"Ben Affleck has appeared in a buddy comedy film starring an Irish actor.",
-			"Mallrats is a buddy comedy film starring Jason Mewes. Jason Edward Mewes is an American actor, not Irish, comedian.", ""},
-		{"Logan follows a 2009 American superhero film directed by Mel Gibson.",
-			"The Wolverine follows X-Men Origins: Wolverine directed by Gavin Hood, not Mel Gibson.", ""},
+		{"Ada Vale has appeared in a comedy film starring an Irish actor.",
+			"Quiet Orchards is a comedy film starring Sam Ortiz. Sam Ortiz is an American actor, not Irish, comedian.", ""},
+		{"Northgate follows a 2009 American thriller film directed by Tom Reyes.",
+			"The Harbour follows Quiet Orchards directed by Sam Ortiz, not Tom Reyes.", ""},
 		{"Harbour Lights is a song by a band formed in 1973.", "Harbour Lights is a song by Northgate Avenue. Northgate Avenue is a band formed in 1983.", ""},
 	} {
 		if got := swappedSubject(tc.claim, tc.explanation); got != tc.want {
@@ -169,20 +169,20 @@ func TestSwappedSubject(t *testing.T) {
 func TestWithoutCorrections(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ explanation, want string }{
-		{"Bobby Doyle is an American who played piano, not guitar on two tracks on BS&T's 1972 album New Blood.",
-			"Bobby Doyle is an American who played piano on two tracks on BS&T's 1972 album New Blood."},
-		{`Heywood "Woody" Allen, not Martin Scorsese is an American film director who began his career working alongside Larry Gelbart.`,
-			`Heywood "Woody" Allen is an American film director who began his career working alongside Larry Gelbart.`},
-		{"Elvis Presley, not Canadian singer who began recording with producer Sam Phillips at Sun Records.",
-			"Elvis Presley who began recording with producer Sam Phillips at Sun Records."},
+		{"Sam Ortiz is an American who played piano, not guitar on two tracks on Northgate Avenue's 1972 album Low Tide.",
+			"Sam Ortiz is an American who played piano on two tracks on Northgate Avenue's 1972 album Low Tide."},
+		{`Margaret "Meg" Jones, not Ada Vale is an American film director who began her career working alongside Sam Ortiz.`,
+			`Margaret "Meg" Jones is an American film director who began her career working alongside Sam Ortiz.`},
+		{"Ada Vale, not Canadian singer who began recording with producer Sam Ortiz at Harbour Records.",
+			"Ada Vale who began recording with producer Sam Ortiz at Harbour Records."},
 		{"Northgate Avenue is a band formed in 1983, not 1973. It is from Newcastle.", "Northgate Avenue is a band formed in 1983. It is from Newcastle."},
-		{"The Lonesome Dove, not The Mighty Dove, is an American television miniseries.", "The Lonesome Dove is an American television miniseries."},
-		{"Jason Edward Mewes is an American actor, not Irish, comedian.", "Jason Edward Mewes is an American actor comedian."},
+		{"The Grey Heron, not The Silver Heron, is an American television miniseries.", "The Grey Heron is an American television miniseries."},
+		{"Sam Ortiz is an American actor, not Irish, comedian.", "Sam Ortiz is an American actor comedian."},
 		{"The president is the head of state, not the chief of the government.", "The president is the head of state."},
-		{"Heat is a 1995 crime film, not 2016 American action thriller film produced and directed by Michael Mann.",
-			"Heat is a 1995 crime film produced and directed by Michael Mann."},
-		{"Heat is a 1995 crime film, not 2016  American action thriller  film produced and directed by Michael Mann.",
-			"Heat is a 1995 crime film produced and directed by Michael Mann."},
+		{"Low Tide is a 1995 crime film, not 2016 American action thriller film produced and directed by Tom Reyes.",
+			"Low Tide is a 1995 crime film produced and directed by Tom Reyes."},
+		{"Low Tide is a 1995 crime film, not 2016  American action thriller  film produced and directed by Tom Reyes.",
+			"Low Tide is a 1995 crime film produced and directed by Tom Reyes."},
 	} {
 		if got := withoutCorrections(tc.explanation); got != tc.want {
 			t.Errorf("withoutCorrections(%q)\n = %q\nwant %q", tc.explanation, got, tc.want)
@@ -196,10 +196,10 @@ func TestWithoutCorrections(t *testing.T) {
 // ... assassinated John F." as cut off).
 func TestSentences(t *testing.T) {
 	t.Parallel()
-	got := sentences("Lee Harvey Oswald was a U.S. Marine veteran who assassinated John F. Kennedy. J. J. Cale was born in Oklahoma. Martin Luther King Jr. Day is a holiday. It is 5.4 km long. 1983 was a year. Photoshop is published by Adobe Inc. Adobe Inc. is a company. She starred in It's Like, You Know... It's Like, You Know... is a sitcom.")
-	want := []string{"Lee Harvey Oswald was a U.S. Marine veteran who assassinated John F. Kennedy.", "J. J. Cale was born in Oklahoma.",
-		"Martin Luther King Jr. Day is a holiday.", "It is 5.4 km long.", "1983 was a year.", "Photoshop is published by Adobe Inc.", "Adobe Inc. is a company.",
-		"She starred in It's Like, You Know...", "It's Like, You Know... is a sitcom."}
+	got := sentences("Sam Ortiz was a U.S. Navy veteran who worked for Ada F. Vale. J. R. Reyes was born in Port Ellis. Tom Reyes Jr. Day is a holiday there. It is 5.4 km long. 1983 was a year. Low Tide is published by Harbour Inc. Harbour Inc. is a company. She starred in Well, You See... Well, You See... is a sitcom.")
+	want := []string{"Sam Ortiz was a U.S. Navy veteran who worked for Ada F. Vale.", "J. R. Reyes was born in Port Ellis.",
+		"Tom Reyes Jr. Day is a holiday there.", "It is 5.4 km long.", "1983 was a year.", "Low Tide is published by Harbour Inc.", "Harbour Inc. is a company.",
+		"She starred in Well, You See...", "Well, You See... is a sitcom."}
 	if !slices.Equal(got, want) {
 		t.Errorf("sentences:\n got %q\nwant %q", got, want)
 	}

@@ -940,33 +940,33 @@ func TestStatementWordsTheClaimRestatesAreNotUsed(t *testing.T) {
 // meant. Such a claim cannot be stated, as when the statement has no words for the entity.
 func TestStatementWordsThatNameAnotherThingAreNotUsed(t *testing.T) {
 	t.Parallel()
-	const statement = `"Umbrella" is a song that was originally written by an American singer, songwriter, and dancer who was referred to as the "Princess of Pop".`
+	const statement = `"Low Tide" is a song that was originally written by an American singer, songwriter, and dancer who was referred to as the "Queen of Folk".`
 	plan := Plan{
-		PlanID: "umbrella",
+		PlanID: "low-tide",
 		Claims: []PlanClaim{
-			{ClaimID: "c1", ClaimText: `"Umbrella" was originally written by an American singer, songwriter, and dancer`,
-				SourceSpan: "that was originally written by an American singer, songwriter, and dancer", Entities: []string{"Umbrella"},
-				Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{}, SubQueries: []string{"Umbrella song original songwriter"}, SourceIndependenceScore: 0.8},
-			{ClaimID: "c2", ClaimText: `{c1} was referred to as the "Princess of Pop"`,
-				SourceSpan: `who was referred to as the "Princess of Pop"`, Entities: []string{"{c1}", "Princess of Pop"}, Verifiable: true, Interpretations: []Interpretation{},
-				DependsOn: []string{"c1"}, SubQueries: []string{"Princess of Pop nickname singer"}, SourceIndependenceScore: 0.5},
+			{ClaimID: "c1", ClaimText: `"Low Tide" was originally written by an American singer, songwriter, and dancer`,
+				SourceSpan: "that was originally written by an American singer, songwriter, and dancer", Entities: []string{"Low Tide"},
+				Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{}, SubQueries: []string{"Low Tide song original songwriter"}, SourceIndependenceScore: 0.8},
+			{ClaimID: "c2", ClaimText: `{c1} was referred to as the "Queen of Folk"`,
+				SourceSpan: `who was referred to as the "Queen of Folk"`, Entities: []string{"{c1}", "Queen of Folk"}, Verifiable: true, Interpretations: []Interpretation{},
+				DependsOn: []string{"c1"}, SubQueries: []string{"Queen of Folk nickname singer"}, SourceIndependenceScore: 0.5},
 		},
 		QueryChains: []QueryChain{
-			{ClaimID: "c1", Hops: []PlanHop{{1, "Umbrella song written originally for singer", "encyclopedia", "songwriting history"}}},
-			{ClaimID: "c2", Hops: []PlanHop{{1, "{c1} Princess of Pop", "encyclopedia", "nickname"}}},
+			{ClaimID: "c1", Hops: []PlanHop{{1, "Low Tide song written originally for singer", "encyclopedia", "songwriting history"}}},
+			{ClaimID: "c2", Hops: []PlanHop{{1, "{c1} Queen of Folk", "encyclopedia", "nickname"}}},
 		},
 		CrossValidationPairs:   []CrossValidationPair{{"c1", "c2", "the same singer"}},
-		CrossValidationQueries: []CrossValidationQuery{{"pop princess songwriter Rihanna hit", []int{0, 1}}},
+		CrossValidationQueries: []CrossValidationQuery{{"folk queen songwriter ballad hit", []int{0, 1}}},
 		ExecutionOrder:         []string{"c1", "c2"},
 	}
 	model := planModel(t, plan, map[string]string{
-		`"Umbrella" was originally written by`: judgeReplyJSON(t, "unverified", "Low", "", nil),
-		"Princess of Pop": judgeReplyJSON(t, "supported", "Medium", "", nil,
-			judgeCitation{1, `called the "Princess of Pop"`, evidence.StanceSupports}),
+		`"Low Tide" was originally written by`: judgeReplyJSON(t, "unverified", "Low", "", nil),
+		"Queen of Folk": judgeReplyJSON(t, "supported", "Medium", "", nil,
+			judgeCitation{1, `called the "Queen of Folk"`, evidence.StanceSupports}),
 	})
 	searcher := &StubSearcher{honour: true, rules: []searchRule{
-		{contains: "Princess of Pop", results: []pipeline.SearchResult{
-			hit("https://en.wikipedia.org/wiki/Britney_Spears", "Wikipedia", `Britney Spears is an American singer, songwriter, and dancer, called the "Princess of Pop".`, nil)}},
+		{contains: "Queen of Folk", results: []pipeline.SearchResult{
+			hit("https://en.wikipedia.org/wiki/Ada_Vale", "Wikipedia", `Ada Vale is an American singer, songwriter, and dancer, called the "Queen of Folk".`, nil)}},
 	}}
 	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: statement})
 	if err != nil {
@@ -985,10 +985,11 @@ func TestStatementWordsThatNameAnotherThingAreNotUsed(t *testing.T) {
 	}
 }
 
-// entityWords decides whether a span names the entity its claim describes. Every case is from
-// the plans of one relay run (1,016 calls, 2026-12-03): of 79 distinct spans a bridge could take
-// its words from, 24 opened with a determiner and were used; 17 of those are refused now, each a
-// relative clause, a phrase headed by another thing, or one without the fact that pins the entity.
+// entityWords decides whether a span names the entity its claim describes. Every case has the
+// shape of one from the plans of a relay run (1,016 calls, 2026-12-03), its names made up: of 79
+// distinct spans a bridge could take its words from, 24 opened with a determiner and were used;
+// 17 of those are refused now, each a relative clause, a phrase headed by another thing, or one
+// without the fact that pins the entity.
 func TestEntityWords(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -996,22 +997,22 @@ func TestEntityWords(t *testing.T) {
 		used            bool
 	}{
 		{"An actor played Detective Chester Lake", "The actor who played Detective Chester Lake", true},
-		{"A British-born American actor played Jake Sully in Avatar", "a British-born American actor best known for playing Jake Sully in Avatar", true},
-		{"Adrian Lyne directed a 1987 psychological thriller film", "a 1987 psychological thriller film directed by Adrian Lyne", true},
-		{"A fictional character was bound to the Venom symbiote and turned into Agent Venom",
-			"a fictional character bound to the Venom symbiote and turned into Agent Venom", true},
+		{"A British-born American actor played Captain Lark in Low Tide", "a British-born American actor best known for playing Captain Lark in Low Tide", true},
+		{"Tom Reyes directed a 1987 psychological thriller film", "a 1987 psychological thriller film directed by Tom Reyes", true},
+		{"A fictional character was bound to the Silver symbiote and turned into Agent Silver",
+			"a fictional character bound to the Silver symbiote and turned into Agent Silver", true},
 		// A relative clause, or a verb phrase.
-		{`"Umbrella" was originally written by an American singer, songwriter, and dancer`, "that was originally written by an American singer, songwriter, and dancer", false},
-		{"An artist released an album on June 29, 2015", "released an album on June 29, 2015, by Black Ice Records", false},
+		{`"Low Tide" was originally written by an American singer, songwriter, and dancer`, "that was originally written by an American singer, songwriter, and dancer", false},
+		{"An artist released an album on June 29, 2015", "released an album on June 29, 2015, by Harbour Records", false},
 		// Headed by another thing than the entity.
-		{"{c3} created an American war comedy-drama television series", "a creator and producer of an American war comedy-drama television series", false},
-		{"The Center Theatre is located in a neighborhood", "the Center Theatre in a neighborhood", false},
-		{"Corinth was a city-state in a civilization", "a city-state in a northeastern Mediterranean civilization", false},
-		{"A singer released the studio album Sweet Dream in 2002", "her hit studio album Sweet Dream in 2002", false},
-		{"The Red Hot Chili Peppers were co-founded by their guitarist", "The Red Hot Chili Peppers were co-founded by their guitarist", false},
+		{"{c3} created an American medical drama television series", "a creator and producer of an American medical drama television series", false},
+		{"The Lantern Theatre is located in a neighborhood", "the Lantern Theatre in a neighborhood", false},
+		{"Port Ellis was a city-state in a civilization", "a city-state in a northern coastal civilization", false},
+		{"A singer released the studio album Low Tide in 2002", "her hit studio album Low Tide in 2002", false},
+		{"Northgate Avenue was co-founded by their guitarist", "Northgate Avenue was co-founded by their guitarist", false},
 		// Without the fact that pins the entity down.
-		{"Mallrats stars an Irish actor", "an Irish actor", false},
-		{"Cleopatra VII Philopator had a native language", "her native language", false},
+		{"Quiet Orchards stars an Irish actor", "an Irish actor", false},
+		{"Ada Vale had a native language", "her native language", false},
 	} {
 		words, used := entityWords(tc.described, tc.span, "en")
 		if used != tc.used || (used && words != tc.span) {
