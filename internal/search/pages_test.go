@@ -12,17 +12,17 @@ import (
 	"github.com/corroborate/corroborate/internal/search"
 )
 
-// rollerWarriors is a FEVEROUS-S document longer than a snippet: its search snippet is two
-// fragments around the query's words, and a real model's judge, given that snippet, found that
-// the source "says nothing about practicing at a local community center", which its third
-// sentence says.
-var rollerWarriors = map[string]any{"url": "https://en.wikipedia.org/wiki/Kansas_City_Roller_Warriors", "title": "Kansas City Roller Warriors",
+// rollerWarriors is a made-up document of the shape a relay run met in FEVEROUS-S (whose text
+// stays in ../shared), longer than a snippet: its search snippet is two fragments around the
+// query's words, and a real model's judge, given such a snippet, found that the source said
+// nothing of the fact its third sentence says.
+var rollerWarriors = map[string]any{"url": "https://en.wikipedia.org/wiki/Harbour_City_Rollers", "title": "Harbour City Rollers",
 	"publisher": "Wikipedia", "language": "en",
-	"body": "KCRW is a founding member of the Women's Flat Track Derby Association (WFTDA), and the Kansas City Roller Warriors All Star travel team was the winner of the 2007 WFTDA Championships, the \"Texas Shootout\", which took place in Austin, Texas.\n" +
-		"John Hernandez, a friend of the founders from college, became the team's first coach and the small contingent of team members distributed hand fliers to promote women to try out for the team.\n" +
-		"By the fall of 2004 the team was practicing at a local community center, on a basketball court.\n" +
-		"Along with Ami Geddon, Connie Magic, Jade Lightning, Bomb Pop, PDQ, Maiden Hell, Damsel of D'tension and Murphy's Law were the team's first coaches.\n" +
-		"In 2010 the league moved its home games to Municipal Auditorium in downtown Kansas City, where the bouts drew crowds of over two thousand fans."}
+	"body": "HCR is a founding member of the Coastal Flat Track League, and the Harbour City Rollers travel team won the 2009 league championship, the \"Lighthouse Cup\", which took place in Port Ellis.\n" +
+		"Maria Okafor, a friend of the founders from college, became the team's first coach and the small group of team members handed out fliers to invite women to try out for the team.\n" +
+		"From the autumn of 2004 the team trained at a local community center, on a basketball court.\n" +
+		"Along with Ada Strike, Lucy Loop, Quick Jess and Brick Lane Betty, Tom Reyes and Sam Ortiz were the team's first coaches.\n" +
+		"In 2010 the league moved its home games to the Municipal Hall in downtown Harbour City, where the bouts drew crowds of over two thousand fans."}
 
 // The corpus reads its own documents as pages: a long document's body, whose passages that best
 // match the claim reach the judge, where the snippet chosen for the hop's query left the fact out.
@@ -31,9 +31,9 @@ func TestCorpusReadsItsDocumentsAsPages(t *testing.T) {
 	b := setup(t, search.CorpusOpts{})
 	b.load(t, rollerWarriors)
 	ctx := context.Background()
-	const claim = "Kansas City Roller Warriors started practicing at a local community center by the fall of 2004"
+	const claim = "Harbour City Rollers trained at a local community center from the autumn of 2004"
 
-	resp, err := b.corpus.Search(ctx, pipeline.SearchQuery{Query: "Kansas City Roller Warriors first coach founders", Language: "en"})
+	resp, err := b.corpus.Search(ctx, pipeline.SearchQuery{Query: "Harbour City Rollers first coach founders", Language: "en"})
 	if err != nil || len(resp.Results) != 1 {
 		t.Fatalf("search: %v, %d results", err, len(resp.Results))
 	}
@@ -51,7 +51,7 @@ func TestCorpusReadsItsDocumentsAsPages(t *testing.T) {
 	}
 	kept := []evidence.Retrieved{{SearchResult: resp.Results[0]}}
 	evidence.PageReading{Reader: b.corpus}.Read(ctx, kept, claim)
-	if kept[0].Page == nil || !strings.Contains(evidence.SourceText(kept[0]), "By the fall of 2004 the team was practicing at a local community center") {
+	if kept[0].Page == nil || !strings.Contains(evidence.SourceText(kept[0]), "From the autumn of 2004 the team trained at a local community center") {
 		t.Errorf("the judge's text of the source lacks the passage:\n%s", evidence.SourceText(kept[0]))
 	}
 
