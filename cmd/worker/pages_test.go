@@ -234,7 +234,7 @@ func TestPageReadsAreCounted(t *testing.T) {
 }
 
 // rollerWarriorsBody is a made-up encyclopedia document of the shape a relay run found in
-// FEVEROUS-S (whose text stays in ../shared): longer than a snippet, so that its search snippet
+// FEVEROUS-S (whose text is never copied in): longer than a snippet, so that its search snippet
 // for the hop's query below is two fragments that leave out the third sentence, which decides
 // the claim.
 const rollerWarriorsBody = "HCR is a founding member of the Coastal Flat Track League, and the Harbour City Rollers travel team won the 2009 league championship, the \"Lighthouse Cup\", which took place in Port Ellis.\n" +

@@ -13,7 +13,7 @@ import (
 )
 
 // rollerWarriors is a made-up document of the shape a relay run met in FEVEROUS-S (whose text
-// stays in ../shared), longer than a snippet: its search snippet is two fragments around the
+// is never copied in), longer than a snippet: its search snippet is two fragments around the
 // query's words, and a real model's judge, given such a snippet, found that the source said
 // nothing of the fact its third sentence says.
 var rollerWarriors = map[string]any{"url": "https://en.wikipedia.org/wiki/Harbour_City_Rollers", "title": "Harbour City Rollers",
