@@ -3,6 +3,7 @@ package multihop
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
@@ -114,9 +115,37 @@ func checkBridgePlaceholders(p Plan) []PlanViolation {
 // evidence.ResolveBridge: it cites one of the sources that ground the verdict, its passage is in
 // THAT source's text, and the value is in the passage. Anything else is no bridge, with the
 // reason: a model cannot put a name of its own into a later claim.
-func resolveBridge(v judgement, given []evidence.Retrieved) evidence.Bridge {
-	if v.Verdict != pipeline.VerdictSupported && v.Verdict != pipeline.VerdictPartlySupported {
-		return evidence.Bridge{Reason: fmt.Sprintf("its verdict is %s, so its sources establish no answer", v.Verdict)}
+//
+// A judge that confirmed the claim only in part (partly supported with nothing contradicted, or
+// supported at Low: unverified once the rules in code read it, its citations kept) names a
+// provisional bridge, under the same checks on the sources it cited: "A Canadian actor played
+// Detective Chester Lake" from a source that names Adam Beach and says nothing of where he is
+// from. The claims building on it are stated with the name, and the claim is judged again with
+// what they find (settleProvisional). A judge that found the sources insufficient, or
+// contradicting the claim, names none.
+func resolveBridge(v judgement, given []evidence.Retrieved) (b evidence.Bridge, provisional bool) {
+	switch {
+	case v.Verdict == pipeline.VerdictSupported || v.Verdict == pipeline.VerdictPartlySupported:
+		return evidence.ResolveBridge(evidence.BridgeAnswer(v.answer), given, v.cited, "judge"), false
+	case v.Verdict == pipeline.VerdictUnverified && len(v.cited) > 0 && confirmedInPart(v):
+		b := evidence.ResolveBridge(evidence.BridgeAnswer(v.answer), given, v.cited, "judge")
+		return b, b.Value != ""
 	}
-	return evidence.ResolveBridge(evidence.BridgeAnswer(v.answer), given, v.cited, "judge")
+	return evidence.Bridge{Reason: fmt.Sprintf("its verdict is %s, so its sources establish no answer", v.Verdict)}, false
+}
+
+// confirmedInPart reports whether the judge's own verdict confirmed the claim, whole or in
+// part, and every source it cited supports it.
+func confirmedInPart(v judgement) bool {
+	switch strings.ToLower(v.VariantVerdict) {
+	case pipeline.VerdictSupported, pipeline.VerdictPartlySupported:
+	default:
+		return false
+	}
+	for _, k := range v.cited {
+		if v.stances[k] == evidence.StanceRefutes {
+			return false
+		}
+	}
+	return true
 }

@@ -25,6 +25,7 @@ const maxFollowUps = 1
 const (
 	relationEstablished = "established for a claim this claim depends on"
 	relationShared      = "found by the searches of another claim of this statement"
+	relationBuiltOn     = "found by searching for the entity this claim describes"
 )
 
 // maxSharedSources bounds the sources of the statement's other claims one judge is given
@@ -41,7 +42,7 @@ func (r *multihopRun) judgeOne(ctx context.Context, st *chainState) {
 	}
 	st.judged = true
 	defer func() { st.judgedLen = len(st.evidence) }()
-	j := judge{rec: r.rec, grounding: r.in.grounding, calibration: r.calibration, published: r.in.published}
+	j := r.newJudge()
 	if st.unresolved != "" {
 		st.verdict = judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow, Reason: "the claim cannot be stated: " + st.unresolved}
 		st.bridge = evidence.Bridge{Reason: "it was not judged: " + st.unresolved}
@@ -62,7 +63,7 @@ func (r *multihopRun) judgeOne(ctx context.Context, st *chainState) {
 	}
 	st.verdict = v
 	if st.bridged {
-		st.bridge = resolveBridge(v, given)
+		st.bridge, st.provisional = resolveBridge(v, given)
 		if st.bridge.Value == "" && v.answer.Value != "" {
 			r.flag(pipeline.Flagf(pipeline.FlagQuoteNotInSource, "claim %d: the answer %q was refused as a bridge: %s",
 				st.index+1, text.Truncate(v.answer.Value, 60), st.bridge.Reason))
@@ -77,6 +78,8 @@ func givenOf(st *chainState) []evidence.Retrieved {
 	for k, e := range st.evidence {
 		given[k] = e.Retrieved
 		switch {
+		case e.builtOn:
+			given[k].Relation = relationBuiltOn
 		case e.shared:
 			given[k].Relation = relationShared
 		case e.fromClaim > 0:
@@ -184,7 +187,11 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 		d := r.stateOf(id)
 		if d != nil && d.checked && d.bridge.Value != "" {
 			values[id] = d.bridge.Value
-			from = append(from, fmt.Sprintf("{%s} is %q, the answer of %s read from its cited source %s", id, d.bridge.Value, id, d.evidence[d.bridge.Source].URL))
+			note := fmt.Sprintf("{%s} is %q, the answer of %s read from its cited source %s", id, d.bridge.Value, id, d.evidence[d.bridge.Source].URL)
+			if d.provisional {
+				note += fmt.Sprintf(" (provisional: its judge confirmed %s only in part, and judges it again with what the claims building on the name find)", id)
+			}
+			from = append(from, note)
 			continue
 		}
 		why := "it was not checked"

@@ -67,6 +67,10 @@ type chainState struct {
 	// asked to name it, and bridge holds what code made of that answer (resolveBridge).
 	bridged bool
 	bridge  evidence.Bridge
+	// provisional: bridge.Value was named by a judge that confirmed the claim only in part; the
+	// claims building on it are stated with it, and the claim is judged again with what they
+	// found (settleProvisional).
+	provisional bool
 	// unresolved says why a bridge this claim builds on was not established: its hops do not
 	// run and it is unverified, for it cannot be stated.
 	unresolved string
@@ -96,6 +100,9 @@ type hopEvidence struct {
 	fromClaim int
 	// shared: another claim's hops found this source, about this claim too (shareFindings).
 	shared bool
+	// builtOn: a claim stated with this claim's provisional bridge cited this source, found by
+	// searching for the entity (settleProvisional); fromClaim is that claim's position.
+	builtOn bool
 	// repeats is the number of the earlier hop this source is not independent of: the search
 	// of an emptied hop, run without its exclusions, found it (runHop). 0 otherwise.
 	repeats int

@@ -191,13 +191,15 @@ func (j judge) judgeClaim(ctx context.Context, position int, claim string, given
 // as CoVe 2.0's numbered <source> elements (renderEvidence), everything escaped. The paragraph
 // on relations is there only when a source carries one, the statement's date only when dated
 // is set (YYYY-MM-DD), and the request for the answer only when bridge is set, so that a claim
-// with none of them costs no more tokens than before.
+// with none of them costs no more tokens than before; the sentence on sources found by searching
+// for the entity is there only in a provisional bridge's second judgement (settleProvisional).
 func renderJudgePrompt(claim string, given []evidence.Retrieved, grounding, dated string, bridge bool) (string, error) {
 	related := slices.ContainsFunc(given, func(e evidence.Retrieved) bool { return e.Relation != "" })
+	builtOn := slices.ContainsFunc(given, func(e evidence.Retrieved) bool { return e.Relation == relationBuiltOn })
 	return pipeline.RenderPrompt("multihop_judge", struct {
 		Claim, Evidence, Grounding, Dated string
-		Related, Bridge                   bool
-	}{pipeline.EscapeFenced(strings.TrimSpace(claim)), evidence.RenderEvidence(given), pipeline.EscapeFenced(text.OneLine(grounding)), dated, related, bridge})
+		Related, BuiltOn, Bridge          bool
+	}{pipeline.EscapeFenced(strings.TrimSpace(claim)), evidence.RenderEvidence(given), pipeline.EscapeFenced(text.OneLine(grounding)), dated, related, builtOn, bridge})
 }
 
 // groundVerdict turns a judge's reply into a judgement under the grounding rules, in code:
@@ -331,6 +333,7 @@ func (r *multihopRun) judgeAll(ctx context.Context) {
 		})
 	}
 	_ = g.Wait() // no call returns an error: each records its own failure
+	r.settleProvisional(ctx)
 	for _, st := range targets {
 		v := st.verdict
 		for _, n := range v.removed {

@@ -1,0 +1,118 @@
+package multihop
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
+)
+
+// A provisional bridge (issue 23): the judge of a claim later claims bridge to often finds the
+// entity and not every attribute the claim gives it ("A guitarist released a solo recording on
+// August 26, 1997 on Birdman Records": the album's page names John Frusciante and says nothing
+// of his guitar), and an unconfirmed bridge left every claim building on it unstated. The name
+// it cited (resolveBridge) states them instead; their hops search for the entity and find its
+// own page, which holds what the first sources left out. Once they are judged, the bridge claim
+// is judged again with the sources they cited (settleProvisional). Evidence gathered on the one
+// entity a judge named can establish that entity, never refute the description: another entity
+// may fit it ("Mallrats stars an Irish actor" is not refuted by one cast member's page). So the
+// second judgement counts only when it confirms the claim naming the same entity; otherwise the
+// claim keeps its first judgement, and every claim stated with the name is unverified.
+
+// settleProvisional judges each claim with a provisional bridge again once the claims building
+// on it have been judged, the latest in execution order first, so that a provisional bridge
+// building on another is settled before the one it builds on.
+func (r *multihopRun) settleProvisional(ctx context.Context) {
+	order := r.plan.Plan.ExecutionOrder
+	for i := len(order) - 1; i >= 0; i-- {
+		st := r.stateOf(order[i])
+		if st == nil || !st.checked || !st.provisional {
+			continue
+		}
+		if why := r.confirmProvisional(ctx, st); why != "" {
+			r.unsettle(st, why)
+		}
+	}
+}
+
+// confirmProvisional judges st again with the sources the claims stated with its name cited,
+// each marked as found by searching for the entity, and keeps that judgement when it confirms
+// st (supported, so at Medium or above) and names the same entity under resolveBridge's checks.
+// It returns why it did not ("" when it did); the extra sources are then dropped with the
+// judgement that was not kept.
+func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) string {
+	name := st.bridge.Value
+	before := len(st.evidence)
+	for _, o := range r.buildingOn(st) {
+		for _, k := range o.verdict.cited {
+			e := o.evidence[k]
+			if holdsURL(st.evidence, e.SearchResult) {
+				continue
+			}
+			st.evidence = append(st.evidence, hopEvidence{Retrieved: evidence.Retrieved{SearchResult: e.SearchResult, SearchSeq: e.SearchSeq, Page: e.Page, Passages: e.Passages},
+				hop: e.hop, group: 400 + o.index, fromClaim: o.index + 1, builtOn: true})
+		}
+	}
+	if len(st.evidence) == before {
+		return "the claims stated with the name cited no source it was not given"
+	}
+	given := givenOf(st)
+	v := r.newJudge().judgeClaim(ctx, st.index+1, st.claim.ClaimText, given, true)
+	b, _ := resolveBridge(v, given)
+	switch {
+	case v.Verdict != pipeline.VerdictSupported:
+		st.evidence = st.evidence[:before]
+		return fmt.Sprintf("judged again with what they found, it was %s", v.Verdict)
+	case text.FoldForMatch(b.Value) != text.FoldForMatch(name):
+		st.evidence = st.evidence[:before]
+		return fmt.Sprintf("judged again with what they found, it was supported but named no entity, or another (%s)", text.Truncate(b.Value+b.Reason, 120))
+	}
+	st.verdict, st.bridge, st.provisional, st.judgedLen = v, b, false, len(st.evidence)
+	return ""
+}
+
+// unsettle leaves st's bridge not established, st with its first judgement, and makes every
+// claim stated with its name (and, in turn, with a name read from one of those) unverified:
+// such a claim is about an entity no judge confirmed, whatever its own judge made of it.
+func (r *multihopRun) unsettle(st *chainState, why string) {
+	name := st.bridge.Value
+	st.bridge, st.provisional = evidence.Bridge{Reason: fmt.Sprintf("its judge named %q but confirmed %s only in part, and %s", name, st.claim.ClaimID, why)}, false
+	affected := []string{st.claim.ClaimID}
+	for _, id := range r.plan.Plan.ExecutionOrder {
+		o := r.stateOf(id)
+		if o == nil || !o.checked || o.unresolved != "" || !slices.ContainsFunc(r.bridgesOf(o), func(b string) bool { return slices.Contains(affected, b) }) {
+			continue
+		}
+		affected = append(affected, o.claim.ClaimID)
+		was := o.verdict
+		o.verdict = judgement{Verdict: pipeline.VerdictUnverified, VariantVerdict: was.VariantVerdict, Confidence: pipeline.ConfidenceLow,
+			Reason: fmt.Sprintf("it was stated with %q, the entity claim %d describes as its judge named it, which was not established (claim %d was confirmed only in part, and %s); its own judge said %s: %s",
+				name, st.index+1, st.index+1, why, was.Verdict, was.Reason)}
+	}
+}
+
+// buildingOn are the checked claims stated with st's bridge value: each writes st's placeholder
+// and was not left unresolved.
+func (r *multihopRun) buildingOn(st *chainState) []*chainState {
+	var out []*chainState
+	for _, o := range r.claims {
+		if o.checked && o.unresolved == "" && slices.Contains(r.bridgesOf(o), st.claim.ClaimID) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// bridgesOf are the claim ids st's planned text, sub-queries and hops write placeholders for
+// (st.claim holds the text with its bridges resolved).
+func (r *multihopRun) bridgesOf(st *chainState) []string {
+	return claimBridges(r.plan.Plan.Claims[st.index], r.chainOf(st.claim.ClaimID))
+}
+
+// newJudge is the judge of this run's claims.
+func (r *multihopRun) newJudge() judge {
+	return judge{rec: r.rec, grounding: r.in.grounding, calibration: r.calibration, published: r.in.published}
+}

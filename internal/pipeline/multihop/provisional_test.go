@@ -1,0 +1,185 @@
+package multihop
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/pipelinetest"
+)
+
+// Scripted-model tests of the provisional bridge (issue 23): a bridge claim whose judge named
+// the entity from a source it cited but confirmed the claim only in part is judged again with
+// what the claims building on it found about that entity.
+
+const canadianStatement = "The Canadian actor who played Detective Chester Lake played Slipknot in Suicide Squad."
+
+const (
+	canadianClaim     = "A Canadian actor played Detective Chester Lake"
+	canadianDependent = "Adam Beach played Slipknot in Suicide Squad"
+)
+
+// srcBeachCanadian is what c2's hop finds on the name c1's judge gave: the fact c1's own sources
+// left out (that the actor is Canadian).
+var srcBeachCanadian = hit("https://www.imdb.com/name/adam-beach", "IMDb", "Adam Beach, a Canadian actor, plays Slipknot in Suicide Squad (2016), written and directed by David Ayer.", nil)
+
+func canadianPlan() Plan {
+	p := slipknotPlan()
+	p.PlanID = "canadian"
+	p.Claims[0].ClaimText, p.Claims[0].SourceSpan = canadianClaim, "The Canadian actor who played Detective Chester Lake"
+	p.Claims[0].SubQueries = []string{"Canadian actor Detective Chester Lake"}
+	return p
+}
+
+func canadianSearcher() *StubSearcher {
+	return &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Detective Chester Lake Law Order", results: []pipeline.SearchResult{srcLake}},
+		{contains: "Adam Beach Slipknot", results: []pipeline.SearchResult{srcBeachCanadian}},
+	}}
+}
+
+// c1's first judgement: the actor is named and cited, his nationality is not covered.
+func canadianFirstJudgement(t testing.TB) string {
+	return judgeReplyJSON(t, "partly_supported", "Medium", "", &judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach played Detective Chester Lake"},
+		judgeCitation{1, "Adam Beach played Detective Chester Lake", evidence.StanceSupports})
+}
+
+// canadianModel scripts c1's first judgement, c2's, and c1's second (the prompt that carries a
+// source found by searching for the entity).
+func canadianModel(t testing.TB, dependent, second string) *pipelinetest.StubModel {
+	model := planModel(t, canadianPlan(), map[string]string{canadianClaim: canadianFirstJudgement(t), canadianDependent: dependent})
+	model.Rules = append([]pipelinetest.StubRule{{Contains: relationBuiltOn, Reply: second}}, model.Rules...)
+	return model
+}
+
+// The judge of c1 names Adam Beach but cannot confirm he is Canadian; c2 is searched and judged
+// on that name; c1 is judged again with the source c2 cited, which says he is Canadian, and is
+// supported: the bridge is established and the statement confirmed. c1's second judge gets
+// that source marked, and no text of c2 or of the statement.
+func TestProvisionalBridgeSettledByWhatItsDependentsFound(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	model := canadianModel(t,
+		judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, a Canadian actor, plays Slipknot in Suicide Squad", sup}),
+		judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach played Detective Chester Lake"},
+			judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}, judgeCitation{2, "Adam Beach, a Canadian actor", sup}))
+	res, err := Multihop{Model: model, Searcher: canadianSearcher()}.Run(context.Background(), pipeline.Input{Text: canadianStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1, c2 := res.Claims[0], res.Claims[1]
+	if c1.Verdict != pipeline.VerdictSupported || c1.Confidence != pipeline.ConfidenceMedium {
+		t.Errorf("claim 1: %+v", c1)
+	}
+	if c2.Text != canadianDependent || c2.Verdict != pipeline.VerdictSupported {
+		t.Errorf("claim 2: %+v", c2)
+	}
+	if hop := findHop(res, 2, 1); !strings.Contains(hop.Query, "Adam Beach") || !strings.Contains(hop.Note, `{c1} is "Adam Beach"`) || !strings.Contains(hop.Note, "only in part") {
+		t.Errorf("hop 1 of c2: %+v", hop)
+	}
+	var second []string
+	for _, p := range model.Sent(pipeline.StepJudge) {
+		if strings.Contains(p, "<untrusted_claim>\n"+canadianClaim+"\n") && strings.Contains(p, relationBuiltOn) {
+			second = append(second, p)
+		}
+	}
+	own := evidence.Retrieved{SearchResult: srcLake}
+	own.Provider, own.Rank = "stub", 1
+	found := evidence.Retrieved{SearchResult: srcBeachCanadian, Relation: relationBuiltOn}
+	found.Provider, found.Rank = "stub", 1
+	want, err := renderJudgePrompt(canadianClaim, []evidence.Retrieved{own, found}, DefaultGrounding, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(second) != 1 || second[0] != want {
+		t.Fatalf("c1's second judge prompts (%d):\n%s\nwant\n%s", len(second), strings.Join(second, "\n----\n"), want)
+	}
+	for _, leak := range []string{canadianDependent, canadianStatement, "{c1}"} {
+		if strings.Contains(second[0], leak) {
+			t.Errorf("c1's second judge prompt holds %q", leak)
+		}
+	}
+	if !slices.ContainsFunc(res.Evidence, func(e pipeline.Evidence) bool {
+		return e.ClaimPosition == 1 && e.URL == srcBeachCanadian.URL && e.FromClaimPosition == 2 && e.SourceNumber > 0 && e.Quote != ""
+	}) {
+		t.Errorf("the source c2 found is not stored as c1's cited evidence: %+v", res.Evidence)
+	}
+}
+
+// Evidence gathered on the one entity a judge named can establish it, never refute the claim
+// that describes it: another entity may fit the description. When c1's second judgement does
+// not confirm c1 with the same name, c1 keeps its first judgement, and whatever c2's judge made
+// of Adam Beach (here a refutation) is unverified, for c2 is about an entity not established.
+func TestProvisionalBridgeNotConfirmedLeavesItsDependentsUnverified(t *testing.T) {
+	t.Parallel()
+	sup, ref := evidence.StanceSupports, evidence.StanceRefutes
+	cite := judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}
+	tests := []struct {
+		name, second string
+	}{
+		{"refuted on the named entity's page", judgeReplyJSON(t, "refuted", "High", "",
+			&judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach played Detective Chester Lake"}, cite, judgeCitation{2, "Adam Beach, a Canadian actor", ref})},
+		{"confirmed for another name", judgeReplyJSON(t, "supported", "Medium", "",
+			&judgeAnswer{Value: "Jason Momoa", Source: 1, Passage: "Adam Beach played Detective Chester Lake"}, cite, judgeCitation{2, "Adam Beach, a Canadian actor", sup})},
+		{"confirmed at Low", judgeReplyJSON(t, "supported", "Low", "",
+			&judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach played Detective Chester Lake"}, cite, judgeCitation{2, "Adam Beach, a Canadian actor", sup})},
+		{"still unverified", judgeReplyJSON(t, "unverified", "Low", "", nil)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			model := canadianModel(t, judgeCites("refuted", "Medium", "scripted", "Adam Beach played Deadshot in Suicide Squad",
+				judgeCitation{1, "Adam Beach, a Canadian actor, plays Slipknot", ref}), tt.second)
+			res, err := Multihop{Model: model, Searcher: canadianSearcher()}.Run(context.Background(), pipeline.Input{Text: canadianStatement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c1, c2 := res.Claims[0], res.Claims[1]
+			if c1.Verdict != pipeline.VerdictUnverified || c1.VariantVerdict != pipeline.VerdictPartlySupported {
+				t.Errorf("claim 1: %+v", c1)
+			}
+			if c2.Verdict != pipeline.VerdictUnverified || c2.CorrectedText != "" || !strings.Contains(c2.Reason, `"Adam Beach"`) || !strings.Contains(c2.Reason, "not established") {
+				t.Errorf("claim 2: %+v", c2)
+			}
+			if slices.ContainsFunc(res.Evidence, func(e pipeline.Evidence) bool { return e.ClaimPosition == 1 && e.URL == srcBeachCanadian.URL }) {
+				t.Errorf("c1 keeps the source of a judgement that was not kept: %+v", res.Evidence)
+			}
+			if res.RevisedText != canadianStatement {
+				t.Errorf("revised text: %q", res.RevisedText)
+			}
+		})
+	}
+}
+
+// Only a judge that confirmed part of the claim, citing its sources, names a provisional
+// entity: one that found the sources insufficient, or that refuted the claim, gives no name a
+// later claim is stated with, whatever its answer says.
+func TestNoProvisionalBridgeWithoutAConfirmation(t *testing.T) {
+	t.Parallel()
+	answer := &judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach played Detective Chester Lake"}
+	for _, first := range []string{
+		judgeReplyJSON(t, "unverified", "Low", "", answer),
+		judgeReplyJSON(t, "refuted", "Low", "", answer, judgeCitation{1, "Adam Beach played Detective Chester Lake", evidence.StanceRefutes}),
+	} {
+		model := planModel(t, canadianPlan(), map[string]string{
+			canadianClaim: first,
+			"The Canadian actor who played Detective Chester Lake played Slipknot in Suicide Squad": judgeReplyJSON(t, "unverified", "Low", "", nil),
+		})
+		searcher := canadianSearcher()
+		res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: canadianStatement})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c2 := res.Claims[1]; strings.Contains(c2.Text, "Adam Beach") {
+			t.Errorf("claim 2 stated with a name no confirmation gave: %+v", c2)
+		}
+		for _, q := range searcher.sent() {
+			if strings.Contains(q.Query, "Adam Beach") {
+				t.Errorf("a search ran with the name: %q", q.Query)
+			}
+		}
+	}
+}
