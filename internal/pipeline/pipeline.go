@@ -311,8 +311,10 @@ type Evidence struct {
 	PublishedAt *time.Time
 	Provider    string
 	Rank        int
-	// FromClaimPosition is set on a source a claim's judge was given because a claim it depends
-	// on cited it (multihop): that claim's position. 0 for the claim's own evidence.
+	// FromClaimPosition is set on a source a claim's judge was given because another claim
+	// found it (multihop): a claim it depends on cited it, another claim's hops found it about
+	// this one, or a claim stated with this claim's provisional bridge cited it. That claim's
+	// position; 0 for the claim's own evidence.
 	FromClaimPosition int
 	// NotIndependentOfHop is set on a source the judge was given although it shares a domain,
 	// publisher or document with an earlier hop of the chain: the number of the hop it repeats
