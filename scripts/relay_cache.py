@@ -2,17 +2,23 @@
 and forwards any other to a model endpoint (the relay of ../shared/tools/relayllm.py, whose log
 it reads).
 
-    python3 scripts/relay_cache.py /tmp/q/log.jsonl 8392 http://127.0.0.1:8391/v1
+    python3 scripts/relay_cache.py /tmp/q/log.jsonl 8392 http://127.0.0.1:8391/v1 [ONLY]
 
 Point `evaluate verdicts --openai-base-url http://127.0.0.1:8392/v1` at it. A run of code that
 sends the prompts of an earlier run gets that run's replies back at once (the model as if at
 temperature 0), and only the prompts a change made new reach the model: a change to the rules in
 code is measured in minutes, and a change that alters prompts costs only its new calls. Every
 reply is still one the model wrote for exactly that prompt. Prints its hits and misses.
+
+With ONLY, a recorded reply is served only to a prompt that contains ONLY ("You are planning"
+serves the recorded plans and sends every judge prompt to the model): an A/B of a judge-prompt
+change runs both arms on the same plans, their judges answered afresh by the same sessions, so
+that neither arm keeps replies from sessions the other never met.
 """
 import json, sys, time, threading, urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 LOG, PORT, RELAY = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+ONLY = sys.argv[4] if len(sys.argv) > 4 else ""
 cache = {}
 def key(req): return json.dumps(req.get("messages", []), sort_keys=True)
 for l in open(LOG):
@@ -34,6 +40,8 @@ class H(BaseHTTPRequestHandler):
         req = json.loads(raw)
         k = key(req)
         with lock: content = cache.get(k)
+        if ONLY and ONLY not in k:
+            content = None
         if content is None:
             with lock: stats["miss"] += 1
             r = urllib.request.Request(RELAY + "/chat/completions", data=raw, headers={"Content-Type": "application/json"})
