@@ -50,7 +50,11 @@ func canadianFirstJudgement(t testing.TB) string {
 // canadianModel scripts c1's first judgement, c2's, and c1's second (the prompt that carries a
 // source found by searching for the entity).
 func canadianModel(t testing.TB, dependent, second string) *pipelinetest.StubModel {
-	model := planModel(t, canadianPlan(), map[string]string{canadianClaim: canadianFirstJudgement(t), canadianDependent: dependent})
+	return canadianModelFrom(t, canadianFirstJudgement(t), dependent, second)
+}
+
+func canadianModelFrom(t testing.TB, first, dependent, second string) *pipelinetest.StubModel {
+	model := planModel(t, canadianPlan(), map[string]string{canadianClaim: first, canadianDependent: dependent})
 	model.Rules = append([]pipelinetest.StubRule{{Contains: relationBuiltOn, Reply: second}}, model.Rules...)
 	return model
 }
@@ -181,5 +185,24 @@ func TestNoProvisionalBridgeWithoutAConfirmation(t *testing.T) {
 				t.Errorf("a search ran with the name: %q", q.Query)
 			}
 		}
+	}
+}
+
+// A confirmation at Low is no confirmation (the confidence gate), but its judge named the entity
+// from a source it cited: the name is provisional like that of a partial confirmation.
+func TestProvisionalBridgeFromAConfirmationAtLow(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	answer := &judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach played Detective Chester Lake"}
+	model := canadianModelFrom(t,
+		judgeReplyJSON(t, "supported", "Low", "", answer, judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}),
+		judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, a Canadian actor, plays Slipknot", sup}),
+		judgeReplyJSON(t, "supported", "Medium", "", answer, judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}, judgeCitation{2, "Adam Beach, a Canadian actor", sup}))
+	res, err := Multihop{Model: model, Searcher: canadianSearcher()}.Run(context.Background(), pipeline.Input{Text: canadianStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c1, c2 := res.Claims[0], res.Claims[1]; c1.Verdict != pipeline.VerdictSupported || c2.Text != canadianDependent || c2.Verdict != pipeline.VerdictSupported {
+		t.Errorf("claims: %+v\n%+v", c1, c2)
 	}
 }
