@@ -108,15 +108,30 @@ func (r *multihopRun) addDependencySources(st *chainState) {
 		if d == nil || !d.checked || d.reused != nil {
 			continue
 		}
-		for _, i := range d.verdict.cited {
-			e := d.evidence[i]
-			if holdsURL(st.evidence, e.SearchResult) {
-				continue
-			}
-			st.evidence = append(st.evidence, hopEvidence{Retrieved: evidence.Retrieved{SearchResult: e.SearchResult, SearchSeq: e.SearchSeq},
-				hop: e.hop, group: 200 + d.index, fromClaim: d.index + 1})
-		}
+		st.addCitedOf(d, 200+d.index, false)
 	}
+}
+
+// addCitedOf appends to st's evidence, in group, each source o's verdict cited that st does not
+// hold yet, and returns how many it added. A source that builtOn marks (a provisional bridge's
+// second judgement: settleProvisional) keeps the page passages o's judge read, since they may
+// hold what st's own sources left out; a dependency's finding is given as its search result,
+// since its passages were chosen for o's fact, not st's.
+func (st *chainState) addCitedOf(o *chainState, group int, builtOn bool) int {
+	added := 0
+	for _, k := range o.verdict.cited {
+		e := o.evidence[k]
+		if holdsURL(st.evidence, e.SearchResult) {
+			continue
+		}
+		r := evidence.Retrieved{SearchResult: e.SearchResult, SearchSeq: e.SearchSeq}
+		if builtOn {
+			r.Page, r.Passages = e.Page, e.Passages
+		}
+		st.evidence = append(st.evidence, hopEvidence{Retrieved: r, hop: e.hop, group: group, fromClaim: o.index + 1, builtOn: builtOn})
+		added++
+	}
+	return added
 }
 
 // shareFindings sets aside, for each claim still to be judged, what the other claims' hops kept

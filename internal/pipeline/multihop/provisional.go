@@ -45,18 +45,11 @@ func (r *multihopRun) settleProvisional(ctx context.Context) {
 // judgement that was not kept.
 func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) string {
 	name := st.bridge.Value
-	before := len(st.evidence)
+	before, added := len(st.evidence), 0
 	for _, o := range r.buildingOn(st) {
-		for _, k := range o.verdict.cited {
-			e := o.evidence[k]
-			if holdsURL(st.evidence, e.SearchResult) {
-				continue
-			}
-			st.evidence = append(st.evidence, hopEvidence{Retrieved: evidence.Retrieved{SearchResult: e.SearchResult, SearchSeq: e.SearchSeq, Page: e.Page, Passages: e.Passages},
-				hop: e.hop, group: 400 + o.index, fromClaim: o.index + 1, builtOn: true})
-		}
+		added += st.addCitedOf(o, 400+o.index, true)
 	}
-	if len(st.evidence) == before {
+	if added == 0 {
 		return "the claims stated with the name cited no source it was not given"
 	}
 	given := givenOf(st)
