@@ -204,7 +204,9 @@ func TestBridgeRefusedWhenNotInTheCitedPassage(t *testing.T) {
 // spans the dependent claim's words, or its span is no noun phrase: a real model's plan spanned
 // "released an album on June 29, 2015, ..." for "An artist released an album ...", and the
 // dependent claim read "See.SZA.Run was compared to the work of released an album ..."), an
-// unestablished bridge leaves the claim unverified, with no search run for it.
+// unestablished bridge leaves the claim unverified. It runs one search for the entity by what the
+// statement says of it (nameByDescription); here that finds nothing, and the bridge claim is not
+// judged again.
 func TestUnestablishedBridgeWithoutWordsOfItsOwn(t *testing.T) {
 	t.Parallel()
 	for _, span := range []string{slipknotStatement, "played Detective Chester Lake"} {
@@ -230,11 +232,36 @@ func testUnestablishedBridgeWithoutWordsOfItsOwn(t *testing.T, span string) {
 	if c2.Verdict != pipeline.VerdictUnverified || !strings.Contains(c2.Reason, "no words of its own") {
 		t.Errorf("claim 2: %+v", c2)
 	}
-	if h := findHop(res, 2, 1); h.Status != HopRejected || !strings.HasPrefix(h.Note, "not run: ") {
+	if h := findHop(res, 2, 1); h.Query != "An actor played Detective Chester Lake played Slipknot in Suicide Squad" || h.Reason != HopReasonDescription || h.Status != HopNoResults {
 		t.Errorf("hop 1 of c2: %+v", h)
 	}
 	if n := len(model.Sent(pipeline.StepJudge)); n != 1 {
 		t.Errorf("judge calls: %d, want c1's only", n)
+	}
+}
+
+// A bridge claim whose judge refuted it describes no entity worth searching for: the claims
+// building on it run no hop at all.
+func TestRefutedBridgeIsNotSearchedForByDescription(t *testing.T) {
+	t.Parallel()
+	plan := slipknotPlan()
+	plan.Claims[0].SourceSpan = "played Detective Chester Lake"
+	model := planModel(t, plan, map[string]string{
+		"An actor played Detective Chester Lake": judgeReplyJSON(t, "refuted", "Medium", "", nil,
+			judgeCitation{1, "Adam Beach played Detective Chester Lake", evidence.StanceRefutes}),
+	})
+	searcher := slipknotSearcher()
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: slipknotStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := findHop(res, 2, 1); h.Status != HopRejected || !strings.HasPrefix(h.Note, "not run: ") {
+		t.Errorf("hop 1 of c2: %+v", h)
+	}
+	for _, q := range searcher.sent() {
+		if strings.Contains(q.Query, "Slipknot") {
+			t.Errorf("c2 searched: %q", q.Query)
+		}
 	}
 }
 
@@ -924,7 +951,7 @@ func TestStatementWordsTheClaimRestatesAreNotUsed(t *testing.T) {
 	if strings.Contains(c2.Text, "their guitarist") || c2.Verdict != pipeline.VerdictUnverified || !strings.Contains(c2.Reason, "no words of its own") {
 		t.Errorf("claim 2: %+v", c2)
 	}
-	if h := findHop(res, 2, 1); h.Status != HopRejected {
+	if h := findHop(res, 2, 1); strings.Contains(h.Query, "{c1}") || strings.Contains(h.Query, "their guitarist") {
 		t.Errorf("hop 1 of c2: %+v", h)
 	}
 }

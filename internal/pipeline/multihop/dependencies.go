@@ -26,6 +26,7 @@ const (
 	relationEstablished = "established for a claim this claim depends on"
 	relationShared      = "found by the searches of another claim of this statement"
 	relationBuiltOn     = "found by searching for the entity this claim describes"
+	relationDescribed   = "found by searching for the entity this claim describes, by other facts about it"
 )
 
 // maxSharedSources bounds the sources of the statement's other claims one judge is given
@@ -61,7 +62,7 @@ func (r *multihopRun) judgeOne(ctx context.Context, st *chainState) {
 		given = givenOf(st)
 		v = j.judgeClaim(ctx, st.index+1, st.claim.ClaimText, given, st.bridged)
 	}
-	st.verdict = v
+	st.verdict = refutesNoDescription(st, v)
 	if st.bridged {
 		st.bridge, st.provisional = resolveBridge(v, given)
 		if st.bridge.Value == "" && v.answer.Value != "" {
@@ -80,6 +81,8 @@ func givenOf(st *chainState) []evidence.Retrieved {
 		switch {
 		case e.builtOn:
 			given[k].Relation = relationBuiltOn
+		case e.described:
+			given[k].Relation = relationDescribed
 		case e.shared:
 			given[k].Relation = relationShared
 		case e.fromClaim > 0:
@@ -216,6 +219,11 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 		words, ok := r.statementWordsFor(d, st)
 		if !ok {
 			st.unresolved = fmt.Sprintf("it builds on the answer of %s, which was not established (%s), and the statement has no words of its own for it", id, why)
+			if len(ids) == 1 && describable(d) {
+				st.awaiting = id
+				st.hops = []PlanHop{{HopNumber: 1, Query: descriptionQuery(d, st)}}
+				st.bridgeNote = fmt.Sprintf("{%s} was not established (%s) and the statement has no words of its own for it: one search for the entity by what the statement says of it, %s's words and this claim's, stands for the planned hops, and %s is judged again with what it finds", id, why, id, id)
+			}
 			return
 		}
 		values[id] = words

@@ -74,6 +74,14 @@ type chainState struct {
 	// unresolved says why a bridge this claim builds on was not established: its hops do not
 	// run and it is unverified, for it cannot be stated.
 	unresolved string
+	// awaiting is the id of the bridge claim whose judge named no entity while the statement
+	// has no words of its own for it: the claim is unresolved, yet its hops run with the
+	// placeholder dropped, searching for the entity by the facts this claim states, and the
+	// bridge claim is judged again with what they find (nameByDescription). "" otherwise.
+	awaiting string
+	// namedBy is the id of the bridge claim whose name, given when it was judged again with
+	// what this claim's description search found, this claim is stated with (stateWithName).
+	namedBy string
 	// judged is set once the claim has its judgement; judgedLen is how many of its evidence
 	// entries the judgement indexes (what came later is never cited).
 	judged    bool
@@ -103,6 +111,10 @@ type hopEvidence struct {
 	// builtOn: a claim stated with this claim's provisional bridge cited this source, found by
 	// searching for the entity (settleProvisional); fromClaim is that claim's position.
 	builtOn bool
+	// described: the hops of a claim building on this one found this source, searching for the
+	// entity this claim describes by the facts that claim states (nameByDescription); fromClaim
+	// is that claim's position.
+	described bool
 	// repeats is the number of the earlier hop this source is not independent of: the search
 	// of an emptied hop, run without its exclusions, found it (runHop). 0 otherwise.
 	repeats int
@@ -192,15 +204,23 @@ const (
 	HopReasonPlan = "plan"
 	// HopReasonFollowUp: a search for what the claim's judge found the sources lack (followUp).
 	HopReasonFollowUp = "follow_up"
+	// HopReasonDescription: a search for the entity a bridge claim describes whose judge named
+	// none, by the words of that claim and of the claim building on it (nameByDescription).
+	HopReasonDescription = "description"
 )
 
 // runChain runs the hops of one chain in order: each excludes what the earlier hops kept. A
-// claim whose bridge was not established runs none: each hop is recorded as not run.
+// claim whose bridge was not established runs none (each hop is recorded as not run), unless it
+// awaits a name by description: its one hop then searches for the entity (descriptionQuery).
 func (r *multihopRun) runChain(ctx context.Context, st *chainState) error {
+	reason := HopReasonPlan
+	if st.awaiting != "" {
+		reason = HopReasonDescription
+	}
 	for _, h := range st.hops {
 		hop := pipeline.Hop{ClaimPosition: st.index + 1, Number: h.HopNumber, TargetSourceType: h.TargetSourceType,
-			ExpectedEvidenceType: h.ExpectedEvidenceType, Reason: HopReasonPlan}
-		if st.unresolved != "" {
+			ExpectedEvidenceType: h.ExpectedEvidenceType, Reason: reason}
+		if st.unresolved != "" && st.awaiting == "" {
 			hop.Query, hop.Status, hop.Note = text.Truncate(h.Query, evidence.MaxVerificationQueryBytes), HopRejected, "not run: "+st.unresolved
 			st.hopRecords = append(st.hopRecords, hop)
 			continue

@@ -196,10 +196,11 @@ func (j judge) judgeClaim(ctx context.Context, position int, claim string, given
 func renderJudgePrompt(claim string, given []evidence.Retrieved, grounding, dated string, bridge bool) (string, error) {
 	related := slices.ContainsFunc(given, func(e evidence.Retrieved) bool { return e.Relation != "" })
 	builtOn := slices.ContainsFunc(given, func(e evidence.Retrieved) bool { return e.Relation == relationBuiltOn })
+	described := slices.ContainsFunc(given, func(e evidence.Retrieved) bool { return e.Relation == relationDescribed })
 	return pipeline.RenderPrompt("multihop_judge", struct {
-		Claim, Evidence, Grounding, Dated string
-		Related, BuiltOn, Bridge          bool
-	}{pipeline.EscapeFenced(strings.TrimSpace(claim)), evidence.RenderEvidence(given), pipeline.EscapeFenced(text.OneLine(grounding)), dated, related, builtOn, bridge})
+		Claim, Evidence, Grounding, Dated   string
+		Related, BuiltOn, Described, Bridge bool
+	}{pipeline.EscapeFenced(strings.TrimSpace(claim)), evidence.RenderEvidence(given), pipeline.EscapeFenced(text.OneLine(grounding)), dated, related, builtOn, described, bridge})
 }
 
 // groundVerdict turns a judge's reply into a judgement under the grounding rules, in code:

@@ -84,30 +84,39 @@ func TestProvisionalBridgeSettledByWhatItsDependentsFound(t *testing.T) {
 	if hop := findHop(res, 2, 1); !strings.Contains(hop.Query, "Adam Beach") || !strings.Contains(hop.Note, `{c1} is "Adam Beach"`) || !strings.Contains(hop.Note, "only in part") {
 		t.Errorf("hop 1 of c2: %+v", hop)
 	}
+	checkSecondJudgement(t, model, res, canadianClaim, srcLake, srcBeachCanadian, relationBuiltOn, canadianDependent, canadianStatement)
+}
+
+// checkSecondJudgement checks that c1 (claim) was judged again exactly once, with its own source
+// and the one a claim building on it found, marked with relation, in the exact prompt, that no
+// text of that claim or of the statement reached it, and that the found source is stored as
+// c1's cited evidence from claim 2.
+func checkSecondJudgement(t *testing.T, model *pipelinetest.StubModel, res *pipeline.Result, claim string, own, found pipeline.SearchResult, relation string, leaks ...string) {
+	t.Helper()
 	var second []string
 	for _, p := range model.Sent(pipeline.StepJudge) {
-		if strings.Contains(p, "<untrusted_claim>\n"+canadianClaim+"\n") && strings.Contains(p, relationBuiltOn) {
+		if strings.Contains(p, "<untrusted_claim>\n"+claim+"\n") && strings.Contains(p, relation) {
 			second = append(second, p)
 		}
 	}
-	own := evidence.Retrieved{SearchResult: srcLake}
-	own.Provider, own.Rank = "stub", 1
-	found := evidence.Retrieved{SearchResult: srcBeachCanadian, Relation: relationBuiltOn}
-	found.Provider, found.Rank = "stub", 1
-	want, err := renderJudgePrompt(canadianClaim, []evidence.Retrieved{own, found}, DefaultGrounding, "", true)
+	ownSource := evidence.Retrieved{SearchResult: own}
+	ownSource.Provider, ownSource.Rank = "stub", 1
+	foundSource := evidence.Retrieved{SearchResult: found, Relation: relation}
+	foundSource.Provider, foundSource.Rank = "stub", 1
+	want, err := renderJudgePrompt(claim, []evidence.Retrieved{ownSource, foundSource}, DefaultGrounding, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(second) != 1 || second[0] != want {
 		t.Fatalf("c1's second judge prompts (%d):\n%s\nwant\n%s", len(second), strings.Join(second, "\n----\n"), want)
 	}
-	for _, leak := range []string{canadianDependent, canadianStatement, "{c1}"} {
+	for _, leak := range append(leaks, "{c1}") {
 		if strings.Contains(second[0], leak) {
 			t.Errorf("c1's second judge prompt holds %q", leak)
 		}
 	}
 	if !slices.ContainsFunc(res.Evidence, func(e pipeline.Evidence) bool {
-		return e.ClaimPosition == 1 && e.URL == srcBeachCanadian.URL && e.FromClaimPosition == 2 && e.SourceNumber > 0 && e.Quote != ""
+		return e.ClaimPosition == 1 && e.URL == found.URL && e.FromClaimPosition == 2 && e.SourceNumber > 0 && e.Quote != ""
 	}) {
 		t.Errorf("the source c2 found is not stored as c1's cited evidence: %+v", res.Evidence)
 	}

@@ -129,6 +129,7 @@ func (r *multihopRun) run(ctx context.Context, in pipeline.Input) error {
 	if err := r.execute(ctx); err != nil {
 		return err
 	}
+	r.nameByDescription(ctx)
 	r.judgeAll(ctx)
 	if err := ctx.Err(); err != nil {
 		return pipeline.StepError(pipeline.StepJudge, err)

@@ -1,0 +1,171 @@
+package multihop
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
+)
+
+// A bridge named by description (issue 23): the judge of a claim later claims bridge to often
+// names no entity, because the claim's own searches look for the entity by the one fact that
+// claim gives it ("The Hui people speak a Sinitic language" finds the page of the Hui, which
+// names no language), while the claims building on it hold the facts that find it ("{c3} is
+// primarily spoken in Kazakhstan"). When the statement has no words of its own for the entity
+// either, those claims cannot be stated; their hops still run, with the placeholder dropped,
+// searching for the entity by the facts they state. The bridge claim is then judged again with
+// what they found, each source marked as found that way, and a name it gives under
+// resolveBridge's checks states them. Nothing of another claim's text reaches the judge: only
+// sources a search returned.
+
+// maxDescribedSources bounds the sources found by description a bridge claim is judged again
+// with: each costs prompt tokens in that call.
+const maxDescribedSources = 4
+
+// describable reports whether the claims building on d may search for the entity d describes by
+// their own facts: d was judged on evidence of its own, named no entity, and its verdict found
+// nothing against the claim (a refuted or contradicted description names no entity worth
+// searching for).
+func describable(d *chainState) bool {
+	return d != nil && d.checked && d.judged && d.reused == nil && d.unresolved == "" && d.bridge.Value == "" &&
+		len(d.evidence) > 0 && (d.verdict.Verdict == pipeline.VerdictUnverified || d.verdict.Verdict == pipeline.VerdictSupported)
+}
+
+// nameByDescription judges again, in execution order, each bridge claim whose dependents await
+// a name by description, and states them with the name when the second judgement confirms the
+// claim (supported, so at Medium or above) naming the entity from a passage it cites. A
+// provisional name (a confirmation in part) is not enough here: the claims building on it have
+// searched already, and no further search would settle it. Otherwise the bridge claim keeps its
+// first judgement, the sources it was given for the second are dropped with it, and its
+// dependents stay unstated, saying why.
+func (r *multihopRun) nameByDescription(ctx context.Context) {
+	for _, id := range r.plan.Plan.ExecutionOrder {
+		d := r.stateOf(id)
+		var waiting []*chainState
+		for _, st := range r.claims {
+			if st.checked && st.awaiting == id {
+				waiting = append(waiting, st)
+			}
+		}
+		if d == nil || len(waiting) == 0 {
+			continue
+		}
+		why := r.judgeWithDescriptions(ctx, d, waiting)
+		for _, st := range waiting {
+			st.awaiting = ""
+			if why != "" {
+				st.unresolved += "; " + why
+				if st.judged { // a claim others depend on was judged when its chain ran
+					st.verdict.Reason += "; " + why
+				}
+				continue
+			}
+			r.stateWithName(st, d)
+		}
+	}
+}
+
+// judgeWithDescriptions gives d, each once and at most maxDescribedSources, the sources the
+// hops of the waiting claims kept (a source of each in turn), marked as found by description,
+// and judges d again. It keeps that judgement when it names the entity under resolveBridge's
+// checks and is no provisional name, and returns why it did not ("" when it did).
+func (r *multihopRun) judgeWithDescriptions(ctx context.Context, d *chainState, waiting []*chainState) string {
+	before := len(d.evidence)
+	for k := 0; len(d.evidence)-before < maxDescribedSources; k++ {
+		more := false
+		for _, st := range waiting {
+			own := ownFinds(st)
+			if k >= len(own) {
+				continue
+			}
+			more = true
+			e := own[k]
+			if holdsURL(d.evidence, e.SearchResult) || len(d.evidence)-before >= maxDescribedSources {
+				continue
+			}
+			d.evidence = append(d.evidence, hopEvidence{Retrieved: evidence.Retrieved{SearchResult: e.SearchResult, SearchSeq: e.SearchSeq, Page: e.Page, Passages: e.Passages},
+				hop: e.hop, group: 400 + st.index, fromClaim: st.index + 1, described: true})
+		}
+		if !more {
+			break
+		}
+	}
+	if len(d.evidence) == before {
+		return fmt.Sprintf("the searches for the entity by the facts it states found no source %s's judge was not given, so %s was not judged again", d.claim.ClaimID, d.claim.ClaimID)
+	}
+	given := givenOf(d)
+	v := r.newJudge().judgeClaim(ctx, d.index+1, d.claim.ClaimText, given, true)
+	b, provisional := resolveBridge(v, given)
+	if v.Verdict != pipeline.VerdictSupported || b.Value == "" || provisional {
+		d.evidence = d.evidence[:before]
+		named := b.Reason
+		if b.Value != "" {
+			named = fmt.Sprintf("it named %q", b.Value)
+		}
+		return fmt.Sprintf("%s, judged again with what the searches for the entity by the facts it states found, was %s and named no entity it confirmed (%s)",
+			d.claim.ClaimID, v.Verdict, text.Truncate(named, 160))
+	}
+	d.verdict, d.bridge, d.judgedLen = v, b, len(d.evidence)
+	return ""
+}
+
+// descriptionQuery is the search for the entity d describes by what the statement says of it:
+// d's words and st's, the placeholder dropped ("Leipzig is in a state of Germany" and "{c3}
+// borders the state of Brandenburg"). The planned hops of st were written for the name and, the
+// placeholder dropped, ask for next to nothing ("geography landlocked encyclopedia", from a
+// real plan); d's own hops asked for the entity by d's fact alone.
+func descriptionQuery(d, st *chainState) string {
+	var parts []string
+	for _, c := range []string{d.claim.ClaimText, st.claim.ClaimText} {
+		parts = append(parts, strings.TrimRight(strings.TrimSpace(evidence.WithoutBridges(c)), ".!?;"))
+	}
+	return strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
+}
+
+// ownFinds is what st's own hops and cross-validation queries kept: no other claim's finding.
+func ownFinds(st *chainState) []hopEvidence {
+	var out []hopEvidence
+	for _, e := range st.evidence {
+		if e.fromClaim == 0 && !e.shared {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// stateWithName states st with the name d's second judgement gave, to be judged like any claim
+// (judgeAll): with what its hops found and d's cited sources. Its first hop says where the name
+// came from.
+func (r *multihopRun) stateWithName(st, d *chainState) {
+	values := map[string]string{d.claim.ClaimID: d.bridge.Value}
+	st.claim.ClaimText, _ = evidence.SubstituteBridges(st.claim.ClaimText, values)
+	r.res.Claims[st.index].Text = st.claim.ClaimText
+	for i, e := range st.claim.Entities {
+		st.claim.Entities[i], _ = evidence.SubstituteBridges(e, values)
+	}
+	r.res.Claims[st.index].Entities = append([]string(nil), st.claim.Entities...)
+	st.unresolved, st.judged, st.verdict, st.bridge, st.namedBy = "", false, judgement{}, evidence.Bridge{}, d.claim.ClaimID
+	if len(st.hopRecords) > 0 {
+		h := &st.hopRecords[0]
+		h.Note += fmt.Sprintf("; {%s} is %q, the answer of %s read from its cited source %s when it was judged again with what these hops found",
+			d.claim.ClaimID, d.bridge.Value, d.claim.ClaimID, d.evidence[d.bridge.Source].URL)
+	}
+}
+
+// refutesNoDescription keeps the judgement of a claim stated with a name found by description
+// from refuting it: the entity was found by searching, not named by the statement, and evidence
+// on that one entity can confirm the claim, never refute it, since another entity may fit what
+// the statement says of it ("A person originally wrote the song Umbrella": a real judge named one
+// of its co-writers, whose page refuted the claims the statement made of another). A
+// contradiction is unverified, with its judge's verdict in the reason.
+func refutesNoDescription(st *chainState, v judgement) judgement {
+	if st.namedBy == "" || (v.Verdict != pipeline.VerdictRefuted && v.Verdict != pipeline.VerdictPartlySupported) {
+		return v
+	}
+	return judgement{Verdict: pipeline.VerdictUnverified, VariantVerdict: v.VariantVerdict, Confidence: pipeline.ConfidenceLow,
+		Reason: fmt.Sprintf("it was stated with the entity %s's judge named from what a search by this claim's facts found, which can confirm the claim and never refute it (another entity may fit what the statement says); its own judge said %s: %s",
+			st.namedBy, v.Verdict, v.Reason)}
+}

@@ -1,0 +1,184 @@
+package multihop
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/pipelinetest"
+)
+
+// Scripted-model tests of a bridge named by description (issue 23): a bridge claim whose judge
+// named no entity, where the statement has no words of its own for it, is judged again with
+// what the claims building on it found by searching for the entity by the facts they state.
+
+// In this statement the actor is no noun phrase of its own ("Detective Chester Lake was played
+// by an actor"), so c2 cannot be stated with the statement's words.
+const describedStatement = "Detective Chester Lake was played by an actor who played Slipknot in Suicide Squad."
+
+var (
+	// srcLakeUnnamed is c1's only source: it says the character exists and names no actor.
+	srcLakeUnnamed = hit("https://en.wikipedia.org/wiki/Chester_Lake", "Wikipedia", "Detective Chester Lake is a character of Law & Order: Special Victims Unit, a detective of the 16th precinct.", nil)
+	// srcSlipknotLake is what c2's search by description finds: it names the actor and joins
+	// the two roles.
+	srcSlipknotLake = hit("https://www.imdb.com/title/suicide-squad", "IMDb", "Suicide Squad (2016): Adam Beach, known as Detective Chester Lake of Law & Order: Special Victims Unit, plays Slipknot.", nil)
+)
+
+// describedQuery is c2's one search while c1 names no entity: c1's words and c2's, the
+// placeholder dropped.
+const describedQuery = "An actor played Detective Chester Lake played Slipknot in Suicide Squad"
+
+func describedPlan() Plan {
+	p := slipknotPlan()
+	p.PlanID = "described"
+	p.Claims[0].SourceSpan = "Detective Chester Lake was played by an actor"
+	p.Claims[1].SourceSpan = "who played Slipknot in Suicide Squad"
+	return p
+}
+
+func describedSearcher() *StubSearcher {
+	return &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Detective Chester Lake Law Order", results: []pipeline.SearchResult{srcLakeUnnamed}},
+		{contains: describedQuery, results: []pipeline.SearchResult{srcSlipknotLake}},
+	}}
+}
+
+// describedModel scripts c1's first judgement (no name), its second (the prompt that carries a
+// source found by description) and c2's once it is stated with the name.
+func describedModel(t testing.TB, second, dependent string) *pipelinetest.StubModel {
+	model := planModel(t, describedPlan(), map[string]string{
+		slipknotPlan().Claims[0].ClaimText: judgeReplyJSON(t, "unverified", "Low", "", nil),
+		resolvedSlipknot:                   dependent,
+	})
+	model.Rules = append([]pipelinetest.StubRule{{Contains: relationDescribed, Reply: second}}, model.Rules...)
+	return model
+}
+
+// c1's judge finds the character and no actor. c2 cannot be stated, so it runs one search by
+// what the statement says of the actor, c1's words and its own, and finds the film's cast page,
+// which names Adam Beach as the actor of both roles. c1 is judged again with that page, marked, and names him from it: c2 is stated
+// with the name and judged. c1's second judge gets no text of c2 or of the statement.
+func TestBridgeNamedByWhatItsDependentsFoundByDescription(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	model := describedModel(t,
+		judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "Adam Beach", Source: 2, Passage: "Adam Beach, known as Detective Chester Lake"},
+			judgeCitation{2, "Adam Beach, known as Detective Chester Lake", sup}),
+		judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, known as Detective Chester Lake of Law & Order: Special Victims Unit, plays Slipknot", sup}))
+	res, err := Multihop{Model: model, Searcher: describedSearcher()}.Run(context.Background(), pipeline.Input{Text: describedStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1, c2 := res.Claims[0], res.Claims[1]
+	if c1.Verdict != pipeline.VerdictSupported || c1.Confidence != pipeline.ConfidenceMedium {
+		t.Errorf("claim 1: %+v", c1)
+	}
+	if c2.Text != resolvedSlipknot || c2.Verdict != pipeline.VerdictSupported {
+		t.Errorf("claim 2: %+v", c2)
+	}
+	hop := findHop(res, 2, 1)
+	if hop.Query != describedQuery || hop.Reason != HopReasonDescription || hop.Status != HopFound || !strings.Contains(hop.Note, "one search for the entity by what the statement says of it") ||
+		!strings.Contains(hop.Note, `{c1} is "Adam Beach"`) || slices.ContainsFunc(res.Hops, func(h pipeline.Hop) bool { return h.ClaimPosition == 2 && h.Number != 1 }) {
+		t.Errorf("hop 1 of c2: %+v", hop)
+	}
+	checkSecondJudgement(t, model, res, slipknotPlan().Claims[0].ClaimText, srcLakeUnnamed, srcSlipknotLake, relationDescribed, "played Slipknot in Suicide Squad", describedStatement)
+}
+
+// A second judgement that does not confirm c1 naming an entity from a passage it cites names
+// nothing: c1 keeps its first judgement and the source it was given for it, c2 stays unstated
+// and unverified, and no search ever carries a name the model gave.
+func TestBridgeNotNamedByDescriptionLeavesItsDependentsUnstated(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	cite := judgeCitation{2, "Adam Beach, known as Detective Chester Lake", sup}
+	tests := []struct{ name, second string }{
+		{"a name no cited passage holds", judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "Jason Momoa", Source: 2, Passage: "Jason Momoa, known as Detective Chester Lake"}, cite)},
+		{"a confirmation at Low", judgeReplyJSON(t, "supported", "Low", "", &judgeAnswer{Value: "Adam Beach", Source: 2, Passage: "Adam Beach, known as Detective Chester Lake"}, cite)},
+		{"a quote no source holds", judgeReplyJSON(t, "supported", "High", "", &judgeAnswer{Value: "Adam Beach", Source: 2, Passage: "Adam Beach played Detective Chester Lake"},
+			judgeCitation{2, "Adam Beach played Detective Chester Lake", sup})},
+		{"still unverified", judgeReplyJSON(t, "unverified", "Low", "", nil)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			model := describedModel(t, tt.second, judgeReplyJSON(t, "supported", "High", "", nil, judgeCitation{1, "plays Slipknot", sup}))
+			searcher := describedSearcher()
+			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: describedStatement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c1, c2 := res.Claims[0], res.Claims[1]
+			if c1.Verdict != pipeline.VerdictUnverified || c1.VariantVerdict != pipeline.VerdictUnverified {
+				t.Errorf("claim 1: %+v", c1)
+			}
+			if c2.Verdict != pipeline.VerdictUnverified || strings.Contains(c2.Text, "Adam Beach") || strings.Contains(c2.Text, "Jason Momoa") ||
+				!strings.Contains(c2.Reason, "cannot be stated") || !strings.Contains(c2.Reason, "judged again") {
+				t.Errorf("claim 2: %+v", c2)
+			}
+			if slices.ContainsFunc(res.Evidence, func(e pipeline.Evidence) bool { return e.ClaimPosition == 1 && e.URL == srcSlipknotLake.URL }) {
+				t.Errorf("c1 keeps the source of a judgement that was not kept: %+v", res.Evidence)
+			}
+			for _, q := range searcher.sent() {
+				if strings.Contains(q.Query, "Adam Beach") || strings.Contains(q.Query, "Momoa") {
+					t.Errorf("a search ran with a name: %q", q.Query)
+				}
+			}
+			if res.RevisedText != describedStatement {
+				t.Errorf("revised text: %q", res.RevisedText)
+			}
+		})
+	}
+}
+
+// When the searches by description find nothing c1's judge was not given, c1 is not judged
+// again: the call would cost tokens and could change nothing.
+func TestNoSecondJudgementWithoutSourcesFoundByDescription(t *testing.T) {
+	t.Parallel()
+	model := describedModel(t, judgeReplyJSON(t, "unverified", "Low", "", nil), judgeReplyJSON(t, "unverified", "Low", "", nil))
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Detective Chester Lake Law Order", results: []pipeline.SearchResult{srcLakeUnnamed}},
+		{contains: describedQuery, results: []pipeline.SearchResult{srcLakeUnnamed}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: describedStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range model.Sent(pipeline.StepJudge) {
+		if strings.Contains(p, relationDescribed) {
+			t.Errorf("c1 judged again with nothing new:\n%s", p)
+		}
+	}
+	if c2 := res.Claims[1]; c2.Verdict != pipeline.VerdictUnverified || !strings.Contains(c2.Reason, "cannot be stated") {
+		t.Errorf("claim 2: %+v", c2)
+	}
+	if hop := findHop(res, 2, 1); hop.Query != describedQuery || hop.Status != HopNoResults {
+		t.Errorf("hop 1 of c2: %+v", hop)
+	}
+}
+
+// A name found by searching is one entity that fits what the statement says, not the one it
+// means: a judge that refutes the claim stated with it leaves the claim unverified, with its
+// verdict in the reason, and the statement is not refuted on it.
+func TestClaimStatedWithANameFoundByDescriptionIsNotRefutedOnIt(t *testing.T) {
+	t.Parallel()
+	sup, ref := evidence.StanceSupports, evidence.StanceRefutes
+	model := describedModel(t,
+		judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "Adam Beach", Source: 2, Passage: "Adam Beach, known as Detective Chester Lake"},
+			judgeCitation{2, "Adam Beach, known as Detective Chester Lake", sup}),
+		judgeCites("refuted", "Medium", "scripted", "Adam Beach played Deadshot in Suicide Squad", judgeCitation{1, "Adam Beach, known as Detective Chester Lake", ref}))
+	res, err := Multihop{Model: model, Searcher: describedSearcher()}.Run(context.Background(), pipeline.Input{Text: describedStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := res.Claims[1]
+	if c2.Text != resolvedSlipknot || c2.Verdict != pipeline.VerdictUnverified || c2.VariantVerdict != pipeline.VerdictRefuted || c2.CorrectedText != "" ||
+		!strings.Contains(c2.Reason, "never refute") || !strings.Contains(c2.Reason, "said refuted") {
+		t.Errorf("claim 2: %+v", c2)
+	}
+	if strings.Contains(res.RevisedText, "Deadshot") {
+		t.Errorf("revised text: %q", res.RevisedText)
+	}
+}
