@@ -15,10 +15,10 @@ import (
 // claim gives it ("The Hui people speak a Sinitic language" finds the page of the Hui, which
 // names no language), while the claims building on it hold the facts that find it ("{c3} is
 // primarily spoken in Kazakhstan"). When the statement has no words of its own for the entity
-// either, those claims cannot be stated; their hops still run, with the placeholder dropped,
-// searching for the entity by the facts they state. The bridge claim is then judged again with
-// what they found, each source marked as found that way, and a name it gives under
-// resolveBridge's checks states them. Nothing of another claim's text reaches the judge: only
+// either, those claims cannot be stated; each still runs one search for the entity by the bridge
+// claim's words and its own (descriptionQuery). The bridge claim is then judged again with what
+// they found, each source marked as found that way, and a name it confirms under resolveBridge's
+// checks states them. Nothing of another claim's text reaches the judge: only
 // sources a search returned.
 
 // maxDescribedSources bounds the sources found by description a bridge claim is judged again
@@ -26,7 +26,7 @@ import (
 const maxDescribedSources = 4
 
 // describable reports whether the claims building on d may search for the entity d describes by
-// their own facts: d was judged on evidence of its own, named no entity, and its verdict found
+// description: d was judged on evidence of its own, named no entity, and its verdict found
 // nothing against the claim (a refuted or contradicted description names no entity worth
 // searching for).
 func describable(d *chainState) bool {
@@ -69,7 +69,7 @@ func (r *multihopRun) nameByDescription(ctx context.Context) {
 }
 
 // judgeWithDescriptions gives d, each once and at most maxDescribedSources, the sources the
-// hops of the waiting claims kept (a source of each in turn), marked as found by description,
+// searches of the waiting claims kept (a source of each in turn), marked as found by description,
 // and judges d again. It keeps that judgement when it names the entity under resolveBridge's
 // checks and is no provisional name, and returns why it did not ("" when it did).
 func (r *multihopRun) judgeWithDescriptions(ctx context.Context, d *chainState, waiting []*chainState) string {
@@ -94,7 +94,7 @@ func (r *multihopRun) judgeWithDescriptions(ctx context.Context, d *chainState, 
 		}
 	}
 	if len(d.evidence) == before {
-		return fmt.Sprintf("the searches for the entity by the facts it states found no source %s's judge was not given, so %s was not judged again", d.claim.ClaimID, d.claim.ClaimID)
+		return fmt.Sprintf("the search for the entity by what the statement says of it found no source %s's judge was not given, so %s was not judged again", d.claim.ClaimID, d.claim.ClaimID)
 	}
 	given := givenOf(d)
 	v := r.newJudge().judgeClaim(ctx, d.index+1, d.claim.ClaimText, given, true)
@@ -105,7 +105,7 @@ func (r *multihopRun) judgeWithDescriptions(ctx context.Context, d *chainState, 
 		if b.Value != "" {
 			named = fmt.Sprintf("it named %q", b.Value)
 		}
-		return fmt.Sprintf("%s, judged again with what the searches for the entity by the facts it states found, was %s and named no entity it confirmed (%s)",
+		return fmt.Sprintf("%s, judged again with what the search for the entity by what the statement says of it found, was %s and named no entity it confirmed (%s)",
 			d.claim.ClaimID, v.Verdict, text.Truncate(named, 160))
 	}
 	d.verdict, d.bridge, d.judgedLen = v, b, len(d.evidence)
@@ -150,13 +150,13 @@ func (r *multihopRun) stateWithName(st, d *chainState) {
 	st.unresolved, st.judged, st.verdict, st.bridge, st.namedBy = "", false, judgement{}, evidence.Bridge{}, d.claim.ClaimID
 	if len(st.hopRecords) > 0 {
 		h := &st.hopRecords[0]
-		h.Note += fmt.Sprintf("; {%s} is %q, the answer of %s read from its cited source %s when it was judged again with what these hops found",
+		h.Note += fmt.Sprintf("; {%s} is %q, the answer of %s read from its cited source %s when it was judged again with what this search found",
 			d.claim.ClaimID, d.bridge.Value, d.claim.ClaimID, d.evidence[d.bridge.Source].URL)
 	}
 }
 
 // refutesNoDescription keeps the judgement of a claim stated with a name found by description
-// from refuting it: the entity was found by searching, not named by the statement, and evidence
+// from refuting it: the entity was found by a search, not named by the statement, and evidence
 // on that one entity can confirm the claim, never refute it, since another entity may fit what
 // the statement says of it ("A person originally wrote the song Umbrella": a real judge named one
 // of its co-writers, whose page refuted the claims the statement made of another). A

@@ -75,9 +75,9 @@ type chainState struct {
 	// run and it is unverified, for it cannot be stated.
 	unresolved string
 	// awaiting is the id of the bridge claim whose judge named no entity while the statement
-	// has no words of its own for it: the claim is unresolved, yet its hops run with the
-	// placeholder dropped, searching for the entity by the facts this claim states, and the
-	// bridge claim is judged again with what they find (nameByDescription). "" otherwise.
+	// has no words of its own for it: the claim is unresolved, yet it runs one search for the
+	// entity by the bridge claim's words and its own (descriptionQuery), and the bridge claim is
+	// judged again with what it finds (nameByDescription). "" otherwise.
 	awaiting string
 	// namedBy is the id of the bridge claim whose name, given when it was judged again with
 	// what this claim's description search found, this claim is stated with (stateWithName).
@@ -111,9 +111,9 @@ type hopEvidence struct {
 	// builtOn: a claim stated with this claim's provisional bridge cited this source, found by
 	// searching for the entity (settleProvisional); fromClaim is that claim's position.
 	builtOn bool
-	// described: the hops of a claim building on this one found this source, searching for the
-	// entity this claim describes by the facts that claim states (nameByDescription); fromClaim
-	// is that claim's position.
+	// described: a claim building on this one found this source, searching for the entity this
+	// claim describes by the words of both claims (nameByDescription); fromClaim is that claim's
+	// position.
 	described bool
 	// repeats is the number of the earlier hop this source is not independent of: the search
 	// of an emptied hop, run without its exclusions, found it (runHop). 0 otherwise.
