@@ -62,6 +62,9 @@ func (r *multihopRun) judgeOne(ctx context.Context, st *chainState) {
 		given = givenOf(st)
 		v = j.judgeClaim(ctx, st.index+1, st.claim.ClaimText, given, st.bridged)
 	}
+	if !st.bridged {
+		v, _ = j.secondLook(ctx, st.index+1, st.claim.ClaimText, v, given)
+	}
 	st.verdict = refutesNoDescription(st, v)
 	if st.bridged {
 		st.bridge, st.provisional = resolveBridge(v, given)

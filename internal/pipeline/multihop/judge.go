@@ -166,7 +166,7 @@ func (j judge) judgeClaim(ctx context.Context, position int, claim string, given
 	if evidence.RelativeTime.MatchString(claim) {
 		dated = j.published
 	}
-	prompt, err := renderJudgePrompt(claim, given, j.grounding, dated, bridge)
+	prompt, err := renderJudgePrompt(claim, given, j.grounding, dated, bridge, "")
 	schema := judgeRequest()
 	if bridge {
 		schema = judgeBridgeRequest()
@@ -193,14 +193,15 @@ func (j judge) judgeClaim(ctx context.Context, position int, claim string, given
 // is set (YYYY-MM-DD), and the request for the answer only when bridge is set, so that a claim
 // with none of them costs no more tokens than before; the sentence on sources found by searching
 // for the entity is there only in a provisional bridge's second judgement (settleProvisional).
-func renderJudgePrompt(claim string, given []evidence.Retrieved, grounding, dated string, bridge bool) (string, error) {
+func renderJudgePrompt(claim string, given []evidence.Retrieved, grounding, dated string, bridge bool, part string) (string, error) {
 	related := slices.ContainsFunc(given, func(e evidence.Retrieved) bool { return e.Relation != "" })
 	builtOn := slices.ContainsFunc(given, func(e evidence.Retrieved) bool { return e.Relation == relationBuiltOn })
 	described := slices.ContainsFunc(given, func(e evidence.Retrieved) bool { return e.Relation == relationDescribed })
 	return pipeline.RenderPrompt("multihop_judge", struct {
-		Claim, Evidence, Grounding, Dated   string
-		Related, BuiltOn, Described, Bridge bool
-	}{pipeline.EscapeFenced(strings.TrimSpace(claim)), evidence.RenderEvidence(given), pipeline.EscapeFenced(text.OneLine(grounding)), dated, related, builtOn, described, bridge})
+		Claim, Evidence, Grounding, Dated, Part string
+		Related, BuiltOn, Described, Bridge     bool
+	}{pipeline.EscapeFenced(strings.TrimSpace(claim)), evidence.RenderEvidence(given), pipeline.EscapeFenced(text.OneLine(grounding)), dated,
+		pipeline.EscapeFenced(text.OneLine(part)), related, builtOn, described, bridge})
 }
 
 // groundVerdict turns a judge's reply into a judgement under the grounding rules, in code:
@@ -419,4 +420,49 @@ func (r *multihopRun) crossValidationVerdicts() {
 			cv.Reason = "no judgement of the claims it joins rested on its evidence"
 		}
 	}
+}
+
+// secondLook reads a partial confirmation once more (issue 23): a judge that confirmed part of
+// a claim and found the rest not covered, with nothing contradicted, often left out a
+// qualifier the sources state in other words ("13 games in his first season at City" for "13
+// games in his first season"). The claim is judged again with only the sources that judge
+// cited, told which part it confirmed (its own words, fenced) and asked to compare fact by fact.
+// The reply goes through the same grounding rules (groundVerdict), and only a confirmation
+// counts: supported, so at Medium or above, citing passages of those sources. Anything else
+// leaves the first judgement as it was: a second look can confirm, never refute. A claim later
+// claims bridge to is left to the provisional bridge (resolveBridge), which judges it again
+// with what they find.
+func (j judge) secondLook(ctx context.Context, position int, claim string, v judgement, given []evidence.Retrieved) (judgement, bool) {
+	if v.Verdict != pipeline.VerdictUnverified || !strings.EqualFold(v.VariantVerdict, pipeline.VerdictPartlySupported) ||
+		v.SupportedPart == "" || len(v.cited) == 0 || !confirmedInPart(v) {
+		return v, false
+	}
+	shown := make([]evidence.Retrieved, len(v.cited))
+	for i, k := range v.cited {
+		shown[i] = given[k]
+		if strings.HasPrefix(shown[i].Relation, "not independent of source") {
+			shown[i].Relation = "not independent of an earlier source" // its numbers are not these
+		}
+	}
+	prompt, err := renderJudgePrompt(claim, shown, j.grounding, "", false, v.SupportedPart)
+	if err != nil {
+		return v, false
+	}
+	reply, err := j.rec.Complete(ctx, pipeline.StepJudge, position, pipeline.ModelRequest{Prompt: prompt, Schema: judgeRequest(), MaxTokens: 1024})
+	if err != nil {
+		return v, false
+	}
+	w := j.groundVerdict(reply, shown)
+	if w.Verdict != pipeline.VerdictSupported {
+		return v, false
+	}
+	// Back to the indices of the claim's evidence.
+	quotes, stances := map[int]string{}, map[int]string{}
+	for i, k := range w.cited {
+		w.cited[i] = v.cited[k]
+		quotes[v.cited[k]], stances[v.cited[k]] = w.quotes[k], w.stances[k]
+	}
+	w.quotes, w.stances = quotes, stances
+	w.Reason = "a second look at the part the first reading left uncovered confirmed it: " + w.Reason
+	return w, true
 }

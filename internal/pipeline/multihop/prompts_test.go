@@ -44,7 +44,7 @@ func TestMultihopPromptsGolden(t *testing.T) {
 	}
 	checkPromptGolden(t, "multihop_plan", plan)
 
-	judgePrompt, err := renderJudgePrompt(apoeClaim1, []evidence.Retrieved{{SearchResult: srcNature}, {SearchResult: srcNIH}}, DefaultGrounding, "", false)
+	judgePrompt, err := renderJudgePrompt(apoeClaim1, []evidence.Retrieved{{SearchResult: srcNature}, {SearchResult: srcNIH}}, DefaultGrounding, "", false, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,7 +103,7 @@ func checkSecondJudgement(t *testing.T, model *pipelinetest.StubModel, res *pipe
 	ownSource.Provider, ownSource.Rank = "stub", 1
 	foundSource := evidence.Retrieved{SearchResult: found, Relation: relation}
 	foundSource.Provider, foundSource.Rank = "stub", 1
-	want, err := renderJudgePrompt(claim, []evidence.Retrieved{ownSource, foundSource}, DefaultGrounding, "", true)
+	want, err := renderJudgePrompt(claim, []evidence.Retrieved{ownSource, foundSource}, DefaultGrounding, "", true, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -348,7 +348,7 @@ func TestMultihopJudgeIsIsolated(t *testing.T) {
 		if len(given) > 2 {
 			given[2].Rank = 2
 		}
-		prompt, err := renderJudgePrompt(claim, given, DefaultGrounding, "", false)
+		prompt, err := renderJudgePrompt(claim, given, DefaultGrounding, "", false, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,130 @@
+package multihop
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/pipelinetest"
+)
+
+// Scripted-model tests of the second look at a partial confirmation (issue 23).
+
+// secondLookMarker is in the judge prompt of a second look only.
+const secondLookMarker = "A first reading of these sources found this part of the claim confirmed"
+
+// c2's first judge confirms that Adam Beach plays Slipknot and finds "in Suicide Squad" not
+// covered, citing its own source only; the second look is scripted by second.
+func secondLookModel(t testing.TB, second string) *pipelinetest.StubModel {
+	sup := evidence.StanceSupports
+	first := judgeReplyJSON(t, "partly_supported", "Medium", "Suicide Squad cast", nil, judgeCitation{1, "Adam Beach plays Slipknot", sup})
+	first = strings.Replace(first, `"supported_part":""`, `"supported_part":"Adam Beach plays Slipknot."`, 1)
+	model := planModel(t, slipknotPlan(), map[string]string{
+		"An actor played Detective Chester Lake": judgeReplyJSON(t, "supported", "Medium", "",
+			&judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach played Detective Chester Lake"},
+			judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}),
+		resolvedSlipknot: first,
+	})
+	model.Rules = append([]pipelinetest.StubRule{{Contains: secondLookMarker, Reply: second}}, model.Rules...)
+	return model
+}
+
+// The second look gets the claim, the part the first reading confirmed, and only the source
+// that reading cited, renumbered; it finds the rest stated ("Suicide Squad (2016) ... Adam Beach
+// plays Slipknot") and the claim is supported, citing that source.
+func TestSecondLookConfirmsAPartialConfirmation(t *testing.T) {
+	t.Parallel()
+	model := secondLookModel(t, judgeReplyJSON(t, "supported", "Medium", "", nil,
+		judgeCitation{1, "Suicide Squad (2016), written and directed by David Ayer. Adam Beach plays Slipknot", evidence.StanceSupports}))
+	res, err := Multihop{Model: model, Searcher: slipknotSearcher()}.Run(context.Background(), pipeline.Input{Text: slipknotStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := res.Claims[1]
+	if c2.Verdict != pipeline.VerdictSupported || c2.Confidence != pipeline.ConfidenceMedium || !strings.Contains(c2.Reason, "second look") || !slices.Equal(c2.Citations, []int{2}) { // stored numbers: c1's source is 1
+		t.Errorf("claim 2: %+v", c2)
+	}
+	var looks []string
+	for _, p := range model.Sent(pipeline.StepJudge) {
+		if strings.Contains(p, secondLookMarker) {
+			looks = append(looks, p)
+		}
+	}
+	own := evidence.Retrieved{SearchResult: srcSlipknot}
+	own.Provider, own.Rank = "stub", 1
+	want, err := renderJudgePrompt(resolvedSlipknot, []evidence.Retrieved{own}, DefaultGrounding, "", false, "Adam Beach plays Slipknot.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(looks) != 1 || looks[0] != want {
+		t.Fatalf("second looks (%d):\n%s\nwant\n%s", len(looks), strings.Join(looks, "\n----\n"), want)
+	}
+	if strings.Contains(looks[0], srcLake.Snippet) || strings.Contains(looks[0], slipknotStatement) || strings.Contains(looks[0], "An actor played") {
+		t.Errorf("the second look holds a source its first reading did not cite, or another claim's text:\n%s", looks[0])
+	}
+}
+
+// A second look can confirm and nothing else: a dishonest one that refutes, cites a source it
+// was not shown, quotes what its source does not say, or confirms at Low leaves the first
+// judgement (unverified, its confirmed part kept); one that claims High on a single source is
+// held to Medium.
+func TestSecondLookCannotRefuteOrSmuggle(t *testing.T) {
+	t.Parallel()
+	sup, ref := evidence.StanceSupports, evidence.StanceRefutes
+	tests := []struct {
+		name, second, verdict, confidence string
+	}{
+		{"refutes", judgeCites("refuted", "High", "scripted", "Adam Beach plays Deadshot", judgeCitation{1, "Adam Beach plays Slipknot", ref}), pipeline.VerdictUnverified, pipeline.ConfidenceLow},
+		{"cites a source it was not shown", judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{2, "Adam Beach played Detective Chester Lake", sup}), pipeline.VerdictUnverified, pipeline.ConfidenceLow},
+		{"quotes what no source says", judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach plays Slipknot in Suicide Squad", sup}), pipeline.VerdictUnverified, pipeline.ConfidenceLow},
+		{"confirms at Low", judgeReplyJSON(t, "supported", "Low", "", nil, judgeCitation{1, "Adam Beach plays Slipknot", sup}), pipeline.VerdictUnverified, pipeline.ConfidenceLow},
+		{"claims High on one source", judgeReplyJSON(t, "supported", "High", "", nil, judgeCitation{1, "Adam Beach plays Slipknot", sup}), pipeline.VerdictSupported, pipeline.ConfidenceMedium},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := Multihop{Model: secondLookModel(t, tt.second), Searcher: slipknotSearcher()}.Run(context.Background(), pipeline.Input{Text: slipknotStatement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c2 := res.Claims[1]
+			if c2.Verdict != tt.verdict || c2.Confidence != tt.confidence || c2.CorrectedText != "" || strings.Contains(res.RevisedText, "Deadshot") {
+				t.Errorf("claim 2: %+v", c2)
+			}
+			if tt.verdict == pipeline.VerdictUnverified && (c2.VariantVerdict != pipeline.VerdictPartlySupported || !strings.Contains(c2.Reason, "confirm part of the claim")) {
+				t.Errorf("claim 2 lost its first judgement: %+v", c2)
+			}
+		})
+	}
+}
+
+// Only a partial confirmation with nothing contradicted gets a second look: not a claim the
+// sources contradict in part, not one they leave unverified, not a claim later claims bridge
+// to (the provisional bridge reads those again).
+func TestNoSecondLookWithoutAPartialConfirmation(t *testing.T) {
+	t.Parallel()
+	sup, ref := evidence.StanceSupports, evidence.StanceRefutes
+	for _, first := range []string{
+		judgeCites("partly_supported", "Medium", "scripted", "Adam Beach plays Deadshot in Suicide Squad", judgeCitation{1, "Adam Beach plays Slipknot", ref}),
+		judgeReplyJSON(t, "unverified", "Low", "", nil),
+		judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach plays Slipknot", sup}),
+	} {
+		model := planModel(t, slipknotPlan(), map[string]string{
+			"An actor played Detective Chester Lake": judgeReplyJSON(t, "supported", "Medium", "",
+				&judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach played Detective Chester Lake"},
+				judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}),
+			resolvedSlipknot: first,
+		})
+		if _, err := (Multihop{Model: model, Searcher: slipknotSearcher()}).Run(context.Background(), pipeline.Input{Text: slipknotStatement}); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range model.Sent(pipeline.StepJudge) {
+			if strings.Contains(p, secondLookMarker) {
+				t.Errorf("a second look after %s", first)
+			}
+		}
+	}
+}
