@@ -454,6 +454,8 @@ func (j judge) secondLook(ctx context.Context, position int, claim string, v jud
 	}
 	w := j.groundVerdict(reply, shown)
 	if w.Verdict != pipeline.VerdictSupported {
+		// What the second look broke (a quote no source holds) is still for the editor to see.
+		v.flags = append(v.flags, w.flags...)
 		return v, false
 	}
 	// Back to the indices of the claim's evidence.

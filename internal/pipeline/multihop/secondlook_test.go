@@ -97,6 +97,9 @@ func TestSecondLookCannotRefuteOrSmuggle(t *testing.T) {
 			if tt.verdict == pipeline.VerdictUnverified && (c2.VariantVerdict != pipeline.VerdictPartlySupported || !strings.Contains(c2.Reason, "confirm part of the claim")) {
 				t.Errorf("claim 2 lost its first judgement: %+v", c2)
 			}
+			if tt.name == "quotes what no source says" && !slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool { return f.Code == pipeline.FlagQuoteNotInSource }) {
+				t.Errorf("the second look's quote is not flagged: %v", res.ReviewFlags)
+			}
 		})
 	}
 }
