@@ -233,23 +233,28 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 		described = append(described, id)
 		from = append(from, fmt.Sprintf("{%s} was not established (%s): the claim is stated with the statement's words for it, %q, and searched without it", id, why, words))
 	}
-	claimText, _ := evidence.SubstituteBridges(st.claim.ClaimText, values)
-	st.claim.ClaimText = claimText
-	r.res.Claims[st.index].Text = claimText
-	// Real plans list the placeholder among the claim's entities ("{c1} is Canadian": ["{c1}"]);
-	// the entities anchor what its hops may keep (hopTopic), so they name the entity too.
-	entities := make([]string, len(st.claim.Entities))
-	for i, e := range st.claim.Entities {
-		entities[i], _ = evidence.SubstituteBridges(e, values)
-	}
-	st.claim.Entities = entities
-	r.res.Claims[st.index].Entities = slices.Clone(entities)
+	r.stateWith(st, values)
 	hops := slices.Clone(st.hops)
 	for i := range hops {
 		hops[i].Query, _ = evidence.SubstituteBridges(withoutBridges(hops[i].Query, described), values)
 	}
 	st.hops = hops
 	st.bridgeNote = strings.Join(from, "; ")
+}
+
+// stateWith writes the names of values into st's text and entities, and into its result claim.
+// Real plans list the placeholder among the claim's entities ("{c1} is Canadian": ["{c1}"]); the
+// entities anchor what its hops may keep (hopTopic), so they name the entity too. They go into a
+// new slice: st.claim's shares its array with the plan's, which keeps the placeholders.
+func (r *multihopRun) stateWith(st *chainState, values map[string]string) {
+	st.claim.ClaimText, _ = evidence.SubstituteBridges(st.claim.ClaimText, values)
+	r.res.Claims[st.index].Text = st.claim.ClaimText
+	entities := make([]string, len(st.claim.Entities))
+	for i, e := range st.claim.Entities {
+		entities[i], _ = evidence.SubstituteBridges(e, values)
+	}
+	st.claim.Entities = entities
+	r.res.Claims[st.index].Entities = slices.Clone(entities)
 }
 
 // statementWordsFor is how the statement itself names the entity claim d describes: d's span

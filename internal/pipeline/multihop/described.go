@@ -3,7 +3,6 @@ package multihop
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
@@ -141,16 +140,7 @@ func ownFinds(st *chainState) []hopEvidence {
 // (judgeAll): with what its hops found and d's cited sources. Its first hop says where the name
 // came from.
 func (r *multihopRun) stateWithName(st, d *chainState) {
-	values := map[string]string{d.claim.ClaimID: d.bridge.Value}
-	st.claim.ClaimText, _ = evidence.SubstituteBridges(st.claim.ClaimText, values)
-	r.res.Claims[st.index].Text = st.claim.ClaimText
-	// A new slice: st.claim's shares its array with the plan's, which keeps the placeholders.
-	entities := make([]string, len(st.claim.Entities))
-	for i, e := range st.claim.Entities {
-		entities[i], _ = evidence.SubstituteBridges(e, values)
-	}
-	st.claim.Entities = entities
-	r.res.Claims[st.index].Entities = slices.Clone(entities)
+	r.stateWith(st, map[string]string{d.claim.ClaimID: d.bridge.Value})
 	st.unresolved, st.judged, st.verdict, st.bridge, st.namedBy = "", false, judgement{}, evidence.Bridge{}, d.claim.ClaimID
 	if len(st.hopRecords) > 0 {
 		h := &st.hopRecords[0]
