@@ -125,7 +125,8 @@ func openedClauses(claim string) (left, right string) {
 // "while" or ";": two predicates ("is 330 metres tall and weighs 10,100 tonnes"), two numbers or
 // dates ("repainted in 1990 and 2005"; "between 1990 and 2000" is one range), or two named
 // subjects the statement states separately ("Paris and London have a metro" from "Paris has a
-// metro. London has one too."; "Procter and Gamble" as the statement writes it is one name).
+// metro. London has one too."; "Procter and Gamble" as the statement writes it is one name, and
+// "between Anna Berg and Karl Olsen" one relation).
 // A claim that opens with "while" or "whereas" joins the clause it opens to the one after its
 // comma. The plan must split such a claim into one claim per fact.
 //
@@ -195,7 +196,7 @@ func joinKind(left, right []token, lang, foldedStatement string, conj []string) 
 		return "two numbers or dates"
 	}
 	a, b := left[len(left)-1], right[0]
-	if lang != "de" && a.capital && b.capital && !a.number && !b.number && (lang != "en" || !isPredicate(left)) &&
+	if lang != "de" && a.capital && b.capital && !a.number && !b.number && (lang != "en" || !isPredicate(left)) && !nameAfterRangeWord(left) &&
 		!strings.Contains(foldedStatement, text.FoldForMatch(a.text+" and "+b.text)) &&
 		!containsJoined(foldedStatement, a.text, b.text, conj) {
 		return "two named subjects"
@@ -216,6 +217,17 @@ func ranged(left []token, at int) bool {
 		}
 	}
 	return false
+}
+
+// nameAfterRangeWord reports whether left ends in a name that a range word opens ("the friendship
+// between Anna Berg", "runs between Paris"): with the name after the conjunction, one relation
+// of the two ("between Anna Berg and Karl Olsen"), not two facts about each.
+func nameAfterRangeWord(left []token) bool {
+	i := len(left) - 1
+	for i >= 0 && left[i].capital && !left[i].number {
+		i--
+	}
+	return i >= 0 && i < len(left)-1 && rangeWords[left[i].key]
 }
 
 // consecutiveDecades reports whether left[at] and right's first number are two decades in a
