@@ -54,6 +54,7 @@ func (r *multihopRun) judgeOne(ctx context.Context, st *chainState) {
 	if len(st.evidence) == 0 {
 		st.verdict = judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow, Reason: r.noEvidenceReason(st)}
 		st.bridge = evidence.Bridge{Reason: "its hops found no evidence"}
+		st.foundNothing = !st.bridged
 		return
 	}
 	given := givenOf(st)
@@ -171,6 +172,65 @@ func (r *multihopRun) shareFindings(targets []*chainState) {
 			}
 		}
 	}
+}
+
+// minCitedSharedWords is how many of a claim's content words a source another claim cited must
+// hold to be given to the claim when its own hops found nothing (judgeOnOthersCitations).
+const minCitedSharedWords = 3
+
+// judgeOnOthersCitations judges once more, after every other claim, each claim that had no
+// source when it was judged (foundNothing): with the sources the other claims' verdicts cited
+// that hold at least minCitedSharedWords of its content words (all of them when it has fewer),
+// at most maxSharedSources, marked as another claim's findings. A real model's run: "Two women
+// were killed by a truck driver in <a region's long official name>" kept nothing, since the
+// pages give the region's short name and the hop relevance test wants every word of a name,
+// and it was judged before the others, since the victims' claims build on it; their searches,
+// by the victims' names, found and cited the page that says so. A cited source is one a judge
+// read and relied on: with enough of the claim's words it is about the claim's fact, whatever
+// name it gives the claim's entities, and the judge, under the same grounding rules, says
+// whether it states it. A claim is judged again only when such a source exists, so a run
+// without one costs nothing more. The claims are judged one after another, in plan order, so
+// that none reads a verdict while it changes; a bridge is not judged again (its dependents were
+// stated without its name, and stay so).
+func (r *multihopRun) judgeOnOthersCitations(ctx context.Context, targets []*chainState) {
+	for _, st := range targets {
+		if !st.foundNothing || st.reused != nil || ctx.Err() != nil {
+			continue
+		}
+		words := tokenSet(topicWords(evidence.WithoutBridges(st.claim.ClaimText), r.in.language))
+		need := min(minCitedSharedWords, len(words))
+		for _, o := range targets {
+			if o == st || o.foundNothing || o.reused != nil {
+				continue
+			}
+			for _, k := range o.verdict.cited {
+				e := o.evidence[k]
+				if len(st.sharedFinds) >= maxSharedSources || holdsURL(st.sharedFinds, e.SearchResult) || need == 0 ||
+					sharedWordCount(words, e.Title+" "+evidence.SourceText(e.Retrieved), r.in.language) < need {
+					continue
+				}
+				found := e.Retrieved
+				found.Relation = ""
+				st.sharedFinds = append(st.sharedFinds, hopEvidence{Retrieved: found, hop: e.hop, group: 300 + o.index, fromClaim: o.index + 1, shared: true})
+			}
+		}
+		if len(st.sharedFinds) == 0 {
+			continue
+		}
+		st.judged, st.foundNothing = false, false
+		r.judgeOne(ctx, st)
+	}
+}
+
+// sharedWordCount counts the distinct words of words that s holds, read as topicWords reads it.
+func sharedWordCount(words map[string]bool, s, language string) int {
+	n := 0
+	for w := range tokenSet(topicWords(s, language)) {
+		if words[w] {
+			n++
+		}
+	}
+	return n
 }
 
 // addShared puts the findings shareFindings set aside for st after its evidence, each source once.

@@ -89,8 +89,12 @@ type chainState struct {
 	// followUps counts the follow-up hops the claim ran (followUp).
 	followUps int
 	// sharedFinds are the other claims' findings set aside for this claim's judge
-	// (shareFindings), added to its evidence when it is judged.
+	// (shareFindings, judgeOnOthersCitations), added to its evidence when it is judged.
 	sharedFinds []hopEvidence
+	// foundNothing: when the claim was judged, its hops, its dependencies and the statement's
+	// other findings had given it no source, and it is no bridge: judgeOnOthersCitations judges
+	// it again with what the other claims cited.
+	foundNothing bool
 	// bridgeNote says which names the claim's bridges took, and from which source.
 	bridgeNote string
 }

@@ -1,0 +1,156 @@
+package multihop
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+)
+
+const stormStatement = "In Ostmoor y la Baja Frisia Region, two riders, Anna Berg and Karl Olsen, were injured by a falling sign."
+
+const (
+	stormRegionClaim = "Two riders were injured by a falling sign in Ostmoor y la Baja Frisia Region"
+	stormRiderClaim  = "Anna Berg was one of the two riders injured by the falling sign"
+)
+
+// The page of the night's storm names the region by its short name only ("Ostmoor"), so the
+// region claim's own search keeps nothing; the rider's search, by her name, finds it.
+var (
+	srcStorm     = hit("https://en.wikipedia.org/wiki/2019_Ostmoor_storm", "Wikipedia", "Two riders, Anna Berg, 19, and Karl Olsen, 23, were injured by a falling sign during the storm in Ostmoor that night.", nil)
+	srcRiderBorn = hit("https://en.wikipedia.org/wiki/Anna_Berg", "Wikipedia", "Anna Berg (born 2000) is a Norwegian show jumper and one of the riders of the Ostmoor stable.", nil)
+	srcSignMaker = hit("https://www.example.org/signs", "Example", "Falling signs are a hazard of every storm season.", nil)
+)
+
+// stormPlan is the statement's plan: the region claim, and the rider's claim built on it, each
+// with one hop.
+func stormPlan(riderClaim string) Plan {
+	return Plan{
+		PlanID: "storm",
+		Claims: []PlanClaim{
+			{ClaimID: "c1", ClaimText: stormRegionClaim, SourceSpan: "In Ostmoor y la Baja Frisia Region, two riders, Anna Berg and Karl Olsen, were injured by a falling sign",
+				Entities: []string{"Ostmoor y la Baja Frisia Region"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries: []string{"riders injured falling sign"}, SourceIndependenceScore: 0.8},
+			{ClaimID: "c2", ClaimText: riderClaim, SourceSpan: "two riders, Anna Berg and Karl Olsen, were injured by a falling sign",
+				Entities: []string{"Anna Berg"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{"c1"},
+				SubQueries: []string{"Anna Berg injured"}, SourceIndependenceScore: 0.8},
+		},
+		QueryChains: []QueryChain{
+			{ClaimID: "c1", Hops: []PlanHop{{1, "riders hurt falling sign Baja Frisia", "news report", "the accident"}}},
+			{ClaimID: "c2", Hops: []PlanHop{{1, "Anna Berg rider", "encyclopedia", "the rider"}}},
+		},
+		CrossValidationPairs:   []CrossValidationPair{{"c1", "c2", "the accident"}},
+		CrossValidationQueries: []CrossValidationQuery{{"storm accident riders", []int{0, 1}}},
+		ExecutionOrder:         []string{"c1", "c2"},
+	}
+}
+
+// A claim whose own hops found nothing is judged once more after the statement's other claims,
+// with the sources their verdicts cited that share its words (issue 23). A real model's run:
+// "Two women were killed by a truck driver in <a region's long official name>" kept nothing,
+// every page giving the region's short name, and was judged first, since the victims' claims
+// built on it, as "no retrievable evidence", while the victims' searches by their names found
+// and cited the page that says so: a true statement left unverified.
+func TestClaimThatFoundNothingIsJudgedOnWhatTheOthersCited(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	model := planModel(t, stormPlan(stormRiderClaim), map[string]string{
+		stormRiderClaim:  judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Two riders, Anna Berg, 19, and Karl Olsen, 23, were injured", sup}),
+		stormRegionClaim: judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "were injured by a falling sign during the storm in Ostmoor", sup}),
+	})
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Baja Frisia", results: []pipeline.SearchResult{srcSignMaker}},
+		{contains: "Anna Berg rider", results: []pipeline.SearchResult{srcStorm}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: stormStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Claims[0]; c.Verdict != pipeline.VerdictSupported || c.Confidence != pipeline.ConfidenceMedium {
+		t.Errorf("claim 1 = %s (%s): %s, want supported at Medium on the page claim 2 cited", c.Verdict, c.Confidence, c.Reason)
+	}
+	var judgedC1 []string
+	for _, p := range model.Sent(pipeline.StepJudge) {
+		if strings.Contains(p, "<untrusted_claim>\n"+stormRegionClaim) {
+			judgedC1 = append(judgedC1, p)
+		}
+	}
+	if len(judgedC1) != 1 {
+		t.Fatalf("claim 1 was judged %d times, want once, after claim 2", len(judgedC1))
+	}
+	for _, want := range []string{srcStorm.Snippet, relationShared} {
+		if !strings.Contains(judgedC1[0], want) {
+			t.Errorf("claim 1's judge prompt lacks %q:\n%s", want, judgedC1[0])
+		}
+	}
+	// Spec 001's isolation: the judge never sees the statement or another claim's text.
+	for _, never := range []string{stormRiderClaim, stormStatement} {
+		if strings.Contains(judgedC1[0], never) {
+			t.Errorf("claim 1's judge saw %q:\n%s", never, judgedC1[0])
+		}
+	}
+	if !slices.ContainsFunc(res.Evidence, func(e pipeline.Evidence) bool {
+		return e.ClaimPosition == 1 && e.FromClaimPosition == 2 && e.URL == srcStorm.URL && e.Quote != ""
+	}) {
+		t.Errorf("claim 2's cited page is not stored as claim 1's evidence from claim 2: %+v", res.Evidence)
+	}
+}
+
+// What the other claims cited reaches the claim only when it shares the claim's words, and a
+// dishonest judge gains nothing from it: a quote the page does not hold and a source it was not
+// given leave the claim unverified, flagged, as the grounding rules have it.
+func TestClaimThatFoundNothingOnlyWithWhatIsAboutIt(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	for _, tt := range []struct {
+		name, riderClaim string
+		riderPage        pipeline.SearchResult
+		regionReply      string
+		wantJudged       bool
+		wantReason, flag string
+	}{
+		{"a page about another fact", "Anna Berg was a rider", srcRiderBorn,
+			judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "one of the riders of the Ostmoor stable", sup}),
+			false, "no retrievable evidence", ""},
+		{"a quote the page does not hold", stormRiderClaim, srcStorm,
+			judgeReplyJSON(t, "supported", "High", "", nil, judgeCitation{1, "killed by a falling sign in Ostmoor y la Baja Frisia Region", sup}),
+			true, "cited no source", pipeline.FlagQuoteNotInSource},
+		{"a source it was not given", stormRiderClaim, srcStorm,
+			judgeReplyJSON(t, "supported", "High", "", nil, judgeCitation{4, "were injured by a falling sign", sup}),
+			true, "cited no source", pipeline.FlagCitationRemoved},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			model := planModel(t, stormPlan(tt.riderClaim), map[string]string{
+				tt.riderClaim:    judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, tt.riderPage.Snippet[:30], sup}),
+				stormRegionClaim: tt.regionReply,
+			})
+			searcher := &StubSearcher{honour: true, rules: []searchRule{{contains: "Anna Berg rider", results: []pipeline.SearchResult{tt.riderPage}}}}
+			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: stormStatement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := res.Claims[1]; c.Verdict != pipeline.VerdictSupported {
+				t.Fatalf("claim 2 = %s: %s; the test needs its page cited", c.Verdict, c.Reason)
+			}
+			judged := slices.ContainsFunc(model.Sent(pipeline.StepJudge), func(p string) bool {
+				return strings.Contains(p, "<untrusted_claim>\n"+stormRegionClaim)
+			})
+			if judged != tt.wantJudged {
+				t.Errorf("claim 1 judged = %v, want %v", judged, tt.wantJudged)
+			}
+			c := res.Claims[0]
+			if c.Verdict != pipeline.VerdictUnverified || !strings.Contains(c.Reason, tt.wantReason) {
+				t.Errorf("claim 1 = %s: %q, want unverified with %q", c.Verdict, c.Reason, tt.wantReason)
+			}
+			if tt.flag != "" && !slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool {
+				return f.Code == tt.flag && strings.Contains(f.Detail, "claim 1")
+			}) {
+				t.Errorf("no %s flag on claim 1: %+v", tt.flag, res.ReviewFlags)
+			}
+		})
+	}
+}
