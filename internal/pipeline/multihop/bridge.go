@@ -80,6 +80,24 @@ func withoutPlaceholders(p Plan) Plan {
 	return p
 }
 
+// declareBridges lists in each claim's depends_on the claims its placeholders name: "{c1}" is
+// the answer of c1, so the claim depends on c1 whether or not the model listed it (a real model
+// left it out in 5 of 12 plan repairs, each a second plan call of some 5,000 tokens). Only
+// another verifiable claim of the plan is added: a placeholder naming the claim itself or no
+// verifiable claim is left to checkBridgePlaceholders, and a dependency that breaks the
+// execution order or makes a cycle to the rules on those.
+func declareBridges(p Plan) Plan {
+	for i, c := range p.Claims {
+		for _, id := range claimBridges(c, p.chainOf(c.ClaimID)) {
+			k := slices.IndexFunc(p.Claims, func(o PlanClaim) bool { return o.ClaimID == id })
+			if id != c.ClaimID && k >= 0 && p.Claims[k].Verifiable && !slices.Contains(p.Claims[i].DependsOn, id) {
+				p.Claims[i].DependsOn = append(slices.Clone(p.Claims[i].DependsOn), id)
+			}
+		}
+	}
+	return p
+}
+
 // RuleBridgeDeclared: a placeholder "{cN}" names a verifiable claim the claim depends on.
 const RuleBridgeDeclared = "bridge_names_a_dependency"
 
@@ -89,13 +107,7 @@ const RuleBridgeDeclared = "bridge_names_a_dependency"
 func checkBridgePlaceholders(p Plan) []PlanViolation {
 	var out []PlanViolation
 	for _, c := range p.Claims {
-		var chain *QueryChain
-		for i := range p.QueryChains {
-			if p.QueryChains[i].ClaimID == c.ClaimID {
-				chain = &p.QueryChains[i]
-			}
-		}
-		for _, id := range claimBridges(c, chain) {
+		for _, id := range claimBridges(c, p.chainOf(c.ClaimID)) {
 			k := slices.IndexFunc(p.Claims, func(o PlanClaim) bool { return o.ClaimID == id })
 			switch {
 			case id == c.ClaimID:

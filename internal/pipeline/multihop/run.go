@@ -316,9 +316,14 @@ func claimStatesNumber(s string) bool {
 }
 
 func (r *multihopRun) chainOf(id string) *QueryChain {
-	for i := range r.plan.Plan.QueryChains {
-		if r.plan.Plan.QueryChains[i].ClaimID == id {
-			return &r.plan.Plan.QueryChains[i]
+	return r.plan.Plan.chainOf(id)
+}
+
+// chainOf is the query chain of claim id, or nil when the plan has none.
+func (p Plan) chainOf(id string) *QueryChain {
+	for i := range p.QueryChains {
+		if p.QueryChains[i].ClaimID == id {
+			return &p.QueryChains[i]
 		}
 	}
 	return nil

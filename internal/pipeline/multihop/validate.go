@@ -198,6 +198,7 @@ func ValidatePlan(reply string, pc PlanContext) (*ValidatedPlan, []PlanViolation
 		}
 		return nil, violations
 	}
+	plan = declareBridges(plan)
 	pv := &planValidation{plan: withoutPlaceholders(plan), written: plan, ctx: pc, spans: make([][2]int, len(plan.Claims))}
 	for _, r := range planRules {
 		for _, msg := range r.check(pv) {
