@@ -183,7 +183,7 @@ func joinKind(left, right []token, lang, foldedStatement string, conj []string) 
 	if len(left) == 0 || len(right) == 0 {
 		return ""
 	}
-	if lang == "en" && isPredicate(left) && isPredicate(mainClause(right)) && !sharedComplement(left[len(left)-1], right[0]) {
+	if lang == "en" && isPredicate(relativeClause(left)) && isPredicate(mainClause(right)) && !sharedComplement(left[len(left)-1], right[0]) {
 		return "two predicates"
 	}
 	at := -1
@@ -261,6 +261,23 @@ func mainClause(words []token) []token {
 		return words[:1]
 	}
 	return words
+}
+
+// relativePronouns open a relative clause; "that", "when" and "where" are left out, since they
+// are as often a determiner or an adverb ("left that city and moved to Rome").
+var relativePronouns = text.WordSet("who whom whose which")
+
+// relativeClause is the words of a left conjunct from its last relative pronoun on, or all of
+// them when it has none: a conjunction after "whose" joins within that clause ("parents whose
+// habits and outlook differed": two nouns of it), so the verb before the pronoun, the main
+// clause's, is not the predicate of the conjunct ("was raised by parents whose habits").
+func relativeClause(left []token) []token {
+	for i := len(left) - 1; i >= 0; i-- {
+		if relativePronouns[left[i].key] {
+			return left[i+1:]
+		}
+	}
+	return left
 }
 
 // sharedComplement reports whether the words either side of a conjunction are two modifiers
