@@ -26,12 +26,14 @@ import (
 const maxDescribedSources = 4
 
 // describable reports whether the claims building on d may search for the entity d describes by
-// description: d was judged on evidence of its own, named no entity, and its verdict found
-// nothing against the claim (a refuted or contradicted description names no entity worth
-// searching for).
+// description: d was judged, named no entity, and its verdict found nothing against the claim (a
+// refuted or contradicted description names no entity worth searching for). A d whose hops
+// found nothing qualifies too: its own searches missed the entity's pages (in a relay run,
+// under another name of the organisation the claim names), which a search by what the
+// statement says of the entity may find.
 func describable(d *chainState) bool {
 	return d != nil && d.checked && d.judged && d.reused == nil && d.unresolved == "" && d.bridge.Value == "" &&
-		len(d.evidence) > 0 && (d.verdict.Verdict == pipeline.VerdictUnverified || d.verdict.Verdict == pipeline.VerdictSupported)
+		(d.verdict.Verdict == pipeline.VerdictUnverified || d.verdict.Verdict == pipeline.VerdictSupported)
 }
 
 // nameByDescription judges again, in execution order, each bridge claim whose dependents await

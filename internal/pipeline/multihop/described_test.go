@@ -87,6 +87,40 @@ func TestBridgeNamedByWhatItsDependentsFoundByDescription(t *testing.T) {
 	checkSecondJudgement(t, model, res, slipknotPlan().Claims[0].ClaimText, srcLakeUnnamed, srcSlipknotLake, relationDescribed, "played Slipknot in Suicide Squad", describedStatement)
 }
 
+// A bridge claim whose own hops found nothing named no entity and found nothing against the
+// claim: the claims building on it search for the entity by description all the same, and c1 is
+// judged on what they find (a relay run: "An accolade is bestowed by the members of the Hollywood
+// Foreign Press Organization" kept nothing under the Association's other name, and "Anne
+// Hathaway has received {c3}" was never stated, though her page names the award).
+func TestBridgeThatFoundNothingNamedByDescription(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	model := describedModel(t,
+		judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach, known as Detective Chester Lake"},
+			judgeCitation{1, "Adam Beach, known as Detective Chester Lake", sup}),
+		judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, known as Detective Chester Lake of Law & Order: Special Victims Unit, plays Slipknot", sup}))
+	searcher := &StubSearcher{honour: true, rules: []searchRule{{contains: describedQuery, results: []pipeline.SearchResult{srcSlipknotLake}}}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: describedStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1, c2 := res.Claims[0], res.Claims[1]
+	if c1.Verdict != pipeline.VerdictSupported || c1.Confidence != pipeline.ConfidenceMedium {
+		t.Errorf("claim 1: %+v", c1)
+	}
+	if c2.Text != resolvedSlipknot || c2.Verdict != pipeline.VerdictSupported {
+		t.Errorf("claim 2: %+v", c2)
+	}
+	if hop := findHop(res, 2, 1); hop.Query != describedQuery || hop.Reason != HopReasonDescription || hop.Status != HopFound {
+		t.Errorf("hop 1 of c2: %+v", hop)
+	}
+	for _, p := range model.Sent(pipeline.StepJudge) {
+		if strings.Contains(p, relationDescribed) && (strings.Contains(p, "played Slipknot in Suicide Squad\n</untrusted_claim>") || strings.Contains(p, describedStatement)) {
+			t.Errorf("c1's second judge saw another claim's text or the statement:\n%s", p)
+		}
+	}
+}
+
 // A second judgement that does not confirm c1 naming an entity from a passage it cites names
 // nothing: c1 keeps its first judgement and the source it was given for it, c2 stays unstated
 // and unverified, and no search ever carries a name the model gave.
