@@ -59,65 +59,53 @@ func describedModel(t testing.TB, second, dependent string) *pipelinetest.StubMo
 
 // c1's judge finds the character and no actor. c2 cannot be stated, so it runs one search by
 // what the statement says of the actor, c1's words and its own, and finds the film's cast page,
-// which names Adam Beach as the actor of both roles. c1 is judged again with that page, marked, and names him from it: c2 is stated
-// with the name and judged. c1's second judge gets no text of c2 or of the statement.
+// which names Adam Beach as the actor of both roles. c1 is judged again with that page, marked,
+// and names him from it: c2 is stated with the name and judged. c1's second judge gets no text
+// of c2 or of the statement. A c1 whose own hops found nothing named no entity and found nothing
+// against the claim either, and is named the same way (a relay run: "An accolade is bestowed by
+// the members of the Hollywood Foreign Press Organization" kept nothing under the Association's
+// other name, and "Anne Hathaway has received {c3}" was never stated, though her page names the
+// award).
 func TestBridgeNamedByWhatItsDependentsFoundByDescription(t *testing.T) {
 	t.Parallel()
 	sup := evidence.StanceSupports
-	model := describedModel(t,
-		judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "Adam Beach", Source: 2, Passage: "Adam Beach, known as Detective Chester Lake"},
-			judgeCitation{2, "Adam Beach, known as Detective Chester Lake", sup}),
-		judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, known as Detective Chester Lake of Law & Order: Special Victims Unit, plays Slipknot", sup}))
-	res, err := Multihop{Model: model, Searcher: describedSearcher()}.Run(context.Background(), pipeline.Input{Text: describedStatement})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c1, c2 := res.Claims[0], res.Claims[1]
-	if c1.Verdict != pipeline.VerdictSupported || c1.Confidence != pipeline.ConfidenceMedium {
-		t.Errorf("claim 1: %+v", c1)
-	}
-	if c2.Text != resolvedSlipknot || c2.Verdict != pipeline.VerdictSupported {
-		t.Errorf("claim 2: %+v", c2)
-	}
-	hop := findHop(res, 2, 1)
-	if hop.Query != describedQuery || hop.Reason != HopReasonDescription || hop.Status != HopFound || !strings.Contains(hop.Note, "one search for the entity by what the statement says of it") ||
-		!strings.Contains(hop.Note, `{c1} is "Adam Beach"`) || slices.ContainsFunc(res.Hops, func(h pipeline.Hop) bool { return h.ClaimPosition == 2 && h.Number != 1 }) {
-		t.Errorf("hop 1 of c2: %+v", hop)
-	}
-	checkSecondJudgement(t, model, res, slipknotPlan().Claims[0].ClaimText, srcLakeUnnamed, srcSlipknotLake, relationDescribed, "played Slipknot in Suicide Squad", describedStatement)
-}
-
-// A bridge claim whose own hops found nothing named no entity and found nothing against the
-// claim: the claims building on it search for the entity by description all the same, and c1 is
-// judged on what they find (a relay run: "An accolade is bestowed by the members of the Hollywood
-// Foreign Press Organization" kept nothing under the Association's other name, and "Anne
-// Hathaway has received {c3}" was never stated, though her page names the award).
-func TestBridgeThatFoundNothingNamedByDescription(t *testing.T) {
-	t.Parallel()
-	sup := evidence.StanceSupports
-	model := describedModel(t,
-		judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach, known as Detective Chester Lake"},
-			judgeCitation{1, "Adam Beach, known as Detective Chester Lake", sup}),
-		judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, known as Detective Chester Lake of Law & Order: Special Victims Unit, plays Slipknot", sup}))
-	searcher := &StubSearcher{honour: true, rules: []searchRule{{contains: describedQuery, results: []pipeline.SearchResult{srcSlipknotLake}}}}
-	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: describedStatement})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c1, c2 := res.Claims[0], res.Claims[1]
-	if c1.Verdict != pipeline.VerdictSupported || c1.Confidence != pipeline.ConfidenceMedium {
-		t.Errorf("claim 1: %+v", c1)
-	}
-	if c2.Text != resolvedSlipknot || c2.Verdict != pipeline.VerdictSupported {
-		t.Errorf("claim 2: %+v", c2)
-	}
-	if hop := findHop(res, 2, 1); hop.Query != describedQuery || hop.Reason != HopReasonDescription || hop.Status != HopFound {
-		t.Errorf("hop 1 of c2: %+v", hop)
-	}
-	for _, p := range model.Sent(pipeline.StepJudge) {
-		if strings.Contains(p, relationDescribed) && (strings.Contains(p, "played Slipknot in Suicide Squad\n</untrusted_claim>") || strings.Contains(p, describedStatement)) {
-			t.Errorf("c1's second judge saw another claim's text or the statement:\n%s", p)
-		}
+	for _, tt := range []struct {
+		name     string
+		own      pipeline.SearchResult // c1's own source; none when its hops found nothing
+		searcher *StubSearcher
+	}{
+		{"c1 found the character", srcLakeUnnamed, describedSearcher()},
+		{"c1 found nothing", pipeline.SearchResult{},
+			&StubSearcher{honour: true, rules: []searchRule{{contains: describedQuery, results: []pipeline.SearchResult{srcSlipknotLake}}}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			found := 2 // the source found by description comes after c1's own
+			if tt.own.URL == "" {
+				found = 1
+			}
+			model := describedModel(t,
+				judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "Adam Beach", Source: found, Passage: "Adam Beach, known as Detective Chester Lake"},
+					judgeCitation{found, "Adam Beach, known as Detective Chester Lake", sup}),
+				judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, known as Detective Chester Lake of Law & Order: Special Victims Unit, plays Slipknot", sup}))
+			res, err := Multihop{Model: model, Searcher: tt.searcher}.Run(context.Background(), pipeline.Input{Text: describedStatement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c1, c2 := res.Claims[0], res.Claims[1]
+			if c1.Verdict != pipeline.VerdictSupported || c1.Confidence != pipeline.ConfidenceMedium {
+				t.Errorf("claim 1: %+v", c1)
+			}
+			if c2.Text != resolvedSlipknot || c2.Verdict != pipeline.VerdictSupported {
+				t.Errorf("claim 2: %+v", c2)
+			}
+			hop := findHop(res, 2, 1)
+			if hop.Query != describedQuery || hop.Reason != HopReasonDescription || hop.Status != HopFound || !strings.Contains(hop.Note, "one search for the entity by what the statement says of it") ||
+				!strings.Contains(hop.Note, `{c1} is "Adam Beach"`) || slices.ContainsFunc(res.Hops, func(h pipeline.Hop) bool { return h.ClaimPosition == 2 && h.Number != 1 }) {
+				t.Errorf("hop 1 of c2: %+v", hop)
+			}
+			checkSecondJudgement(t, model, res, slipknotPlan().Claims[0].ClaimText, tt.own, srcSlipknotLake, relationDescribed, "played Slipknot in Suicide Squad", describedStatement)
+		})
 	}
 }
 

@@ -99,11 +99,15 @@ func checkSecondJudgement(t *testing.T, model *pipelinetest.StubModel, res *pipe
 			second = append(second, p)
 		}
 	}
-	ownSource := evidence.Retrieved{SearchResult: own}
-	ownSource.Provider, ownSource.Rank = "stub", 1
+	var given []evidence.Retrieved
+	if own.URL != "" { // c1's own hops found nothing: the zero result
+		ownSource := evidence.Retrieved{SearchResult: own}
+		ownSource.Provider, ownSource.Rank = "stub", 1
+		given = append(given, ownSource)
+	}
 	foundSource := evidence.Retrieved{SearchResult: found, Relation: relation}
 	foundSource.Provider, foundSource.Rank = "stub", 1
-	want, err := renderJudgePrompt(claim, []evidence.Retrieved{ownSource, foundSource}, DefaultGrounding, "", true, "")
+	want, err := renderJudgePrompt(claim, append(given, foundSource), DefaultGrounding, "", true, "")
 	if err != nil {
 		t.Fatal(err)
 	}
