@@ -42,8 +42,10 @@ import (
 //     reviseStatement): no model call.
 //
 // Cost per statement: 1 plan call (+1 repair), 1 judge call per checked claim with evidence (a
-// claim whose hops found nothing costs no call; a failed judge call is retried once), and one
-// search per hop and per cross-validation query.
+// claim whose hops found nothing costs no call unless another claim cited a source that holds
+// its words: judgeOnOthersCitations; a failed judge call is retried once), and one search per
+// hop and per cross-validation query. A follow-up hop, a second look, a provisional bridge and a
+// bridge named by description each add a judge call where they apply (docs/multihop-rules.md).
 type Multihop struct {
 	Model    pipeline.Model
 	Searcher pipeline.Searcher
