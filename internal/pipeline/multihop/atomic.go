@@ -183,7 +183,7 @@ func joinKind(left, right []token, lang, foldedStatement string, conj []string) 
 	if len(left) == 0 || len(right) == 0 {
 		return ""
 	}
-	if lang == "en" && isPredicate(relativeClause(left)) && isPredicate(mainClause(right)) && !sharedComplement(left[len(left)-1], right[0]) {
+	if lang == "en" && isPredicate(relativeClause(left)) && isPredicate(mainClause(right)) && !sharedComplement(left[len(left)-1], right) {
 		return "two predicates"
 	}
 	at := -1
@@ -196,7 +196,7 @@ func joinKind(left, right []token, lang, foldedStatement string, conj []string) 
 		return "two numbers or dates"
 	}
 	a, b := left[len(left)-1], right[0]
-	if lang != "de" && a.capital && b.capital && !a.number && !b.number && (lang != "en" || !isPredicate(left)) && !nameAfterRangeWord(left) &&
+	if lang != "de" && a.capital && b.capital && !a.number && !b.number && (lang != "en" || !isPredicate(left)) && !nameAfterRangeWord(left) && !reciprocal(right) &&
 		!strings.Contains(foldedStatement, text.FoldForMatch(a.text+" and "+b.text)) &&
 		!containsJoined(foldedStatement, a.text, b.text, conj) {
 		return "two named subjects"
@@ -219,15 +219,44 @@ func ranged(left []token, at int) bool {
 	return false
 }
 
-// nameAfterRangeWord reports whether left ends in a name that a range word opens ("the friendship
-// between Anna Berg", "runs between Paris"): with the name after the conjunction, one relation
-// of the two ("between Anna Berg and Karl Olsen"), not two facts about each.
+// nameAfterRangeWord reports whether left ends in a name that a range word opens, an article
+// between them or not ("the friendship between Anna Berg", "runs between Paris", "the agreement
+// between the Croatian"): with the name after the conjunction, one relation of the two
+// ("between Anna Berg and Karl Olsen"), not two facts about each.
 func nameAfterRangeWord(left []token) bool {
 	i := len(left) - 1
 	for i >= 0 && left[i].capital && !left[i].number {
 		i--
 	}
-	return i >= 0 && i < len(left)-1 && rangeWords[left[i].key]
+	if i == len(left)-1 {
+		return false
+	}
+	if i >= 0 && articles[left[i].key] {
+		i--
+	}
+	return i >= 0 && rangeWords[left[i].key]
+}
+
+// articles may stand between a range word and the name it opens ("between the Croatian").
+var articles = text.WordSet("the a an")
+
+// reciprocalWords state a relation of the two subjects to each other ("Malcolm Young and Angus
+// Young are brothers", "were married", "met each other"): one fact of the pair, which neither
+// subject has alone.
+var reciprocalWords = text.WordSet("brothers sisters siblings twins cousins friends married partners rivals spouses teammates bandmates")
+
+// reciprocal reports whether the right side of a join of two subjects states their relation to
+// each other: a word of reciprocalWords, or "each other" or "one another".
+func reciprocal(right []token) bool {
+	for i, w := range right {
+		if reciprocalWords[w.key] {
+			return true
+		}
+		if i+1 < len(right) && (w.key == "each" && right[i+1].key == "other" || w.key == "one" && right[i+1].key == "another") {
+			return true
+		}
+	}
+	return false
 }
 
 // consecutiveDecades reports whether left[at] and right's first number are two decades in a
@@ -285,7 +314,13 @@ func relativeClause(left []token) []token {
 // "disillusioned and bored", "liquefied and viscous", "extracting and classifying"): one
 // description, not two clauses. A finite verb of the list after the conjunction ("renamed and
 // sold") is a second clause still.
-func sharedComplement(a, b token) bool {
+//
+// An adverb in "-ly" before the second modifies it: "landlocked and heavily forested".
+func sharedComplement(a token, right []token) bool {
+	b := right[0]
+	if len(right) > 1 && len(b.key) > 4 && strings.HasSuffix(b.key, "ly") && !b.capital {
+		b = right[1]
+	}
 	return !a.capital && !b.capital && !a.number && !b.number && !finiteVerbs[b.key] && !finiteVerbs[a.key] &&
 		modifierForm(a.key) && modifierForm(b.key)
 }
