@@ -62,9 +62,9 @@ func describedModel(t testing.TB, second, dependent string) *pipelinetest.StubMo
 // which names Adam Beach as the actor of both roles. c1 is judged again with that page, marked,
 // and names him from it: c2 is stated with the name and judged. c1's second judge gets no text
 // of c2 or of the statement. A c1 whose own hops found nothing named no entity and found nothing
-// against the claim either, and is named the same way (a relay run: "An accolade is bestowed by
-// the members of the Hollywood Foreign Press Organization" kept nothing under the Association's
-// other name, and "Anne Hathaway has received {c3}" was never stated, though her page names the
+// against the claim either, and is named the same way (in a relay run a claim describing an award
+// by the organisation that bestows it kept nothing, the organisation being named otherwise on its
+// pages, and the claim that an actress received {c3} was never stated, though her page names the
 // award).
 func TestBridgeNamedByWhatItsDependentsFoundByDescription(t *testing.T) {
 	t.Parallel()

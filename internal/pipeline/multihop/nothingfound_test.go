@@ -20,7 +20,7 @@ const (
 // The page of the night's storm names the region by its short name only ("Ostmoor"), so the
 // region claim's own search keeps nothing; the rider's search, by her name, finds it.
 var (
-	srcStorm     = hit("https://en.wikipedia.org/wiki/2019_Ostmoor_storm", "Wikipedia", "Two riders, Anna Berg, 19, and Karl Olsen, 23, were injured by a falling sign during the storm in Ostmoor that night.", nil)
+	srcStorm     = hit("https://en.wikipedia.org/wiki/2019_Ostmoor_storm", "Wikipedia", "Anna Berg (19) and Karl Olsen (23), two riders, were injured by a falling sign when the storm reached Ostmoor.", nil)
 	srcRiderBorn = hit("https://en.wikipedia.org/wiki/Anna_Berg", "Wikipedia", "Anna Berg (born 2000) is a Norwegian show jumper and one of the riders of the Ostmoor stable.", nil)
 	srcSignMaker = hit("https://www.example.org/signs", "Example", "Falling signs are a hazard of every storm season.", nil)
 )
@@ -49,17 +49,17 @@ func stormPlan(riderClaim string) Plan {
 }
 
 // A claim whose own hops found nothing is judged once more after the statement's other claims,
-// with the sources their verdicts cited that share its words (issue 23). A real model's run:
-// "Two women were killed by a truck driver in <a region's long official name>" kept nothing,
-// every page giving the region's short name, and was judged first, since the victims' claims
-// built on it, as "no retrievable evidence", while the victims' searches by their names found
+// with the sources their verdicts cited that share its words (issue 23). In a real model's run a
+// claim that named a region by its long official name kept nothing, every page giving the
+// region's short name, and was judged first, since the claims about the people it was about
+// built on it, as "no retrievable evidence", while their searches by the people's names found
 // and cited the page that says so: a true statement left unverified.
 func TestClaimThatFoundNothingIsJudgedOnWhatTheOthersCited(t *testing.T) {
 	t.Parallel()
 	sup := evidence.StanceSupports
 	model := planModel(t, stormPlan(stormRiderClaim), map[string]string{
-		stormRiderClaim:  judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Two riders, Anna Berg, 19, and Karl Olsen, 23, were injured", sup}),
-		stormRegionClaim: judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "were injured by a falling sign during the storm in Ostmoor", sup}),
+		stormRiderClaim:  judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Anna Berg (19) and Karl Olsen (23), two riders, were injured", sup}),
+		stormRegionClaim: judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "were injured by a falling sign when the storm reached Ostmoor", sup}),
 	})
 	searcher := &StubSearcher{honour: true, rules: []searchRule{
 		{contains: "Baja Frisia", results: []pipeline.SearchResult{srcSignMaker}},
