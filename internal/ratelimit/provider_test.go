@@ -94,7 +94,10 @@ func TestStaysUnderConfiguredLimits(t *testing.T) {
 
 func TestLearnsLimitsFromHeaders(t *testing.T) {
 	t.Parallel()
-	p := ratelimittest.Start(ratelimittest.Config{RPM: 1200, TPM: 600000, Burst: time.Second, Latency: ratelimittest.Uniform(5*time.Millisecond, 20*time.Millisecond)})
+	// The provider holds two seconds, as in TestTokenLimitFollowsRepliesNotTheirBound: with one,
+	// admission-to-arrival jitter on a loaded machine (CI, -race, packages in parallel) once had
+	// one call of the paced phase arrive before the provider's bucket held it.
+	p := ratelimittest.Start(ratelimittest.Config{RPM: 1200, TPM: 600000, Burst: 2 * time.Second, Latency: ratelimittest.Uniform(5*time.Millisecond, 20*time.Millisecond)})
 	defer p.Close()
 	w := newWorker(t, p, ratelimit.Config{}) // nothing configured
 
