@@ -80,33 +80,20 @@ func withoutPlaceholders(p Plan) Plan {
 	return p
 }
 
-// declareBridges lists in each claim's depends_on the claims its placeholders name: "{c1}" is
-// the answer of c1, so the claim depends on c1 whether or not the model listed it (a real model
-// left it out in 5 of 12 plan repairs, each a second plan call of some 5,000 tokens). Only
-// another verifiable claim of the plan is added: a placeholder naming the claim itself or no
-// verifiable claim is left to checkBridgePlaceholders, and a dependency that breaks the
-// execution order or makes a cycle to the rules on those.
-func declareBridges(p Plan) Plan {
-	for i, c := range p.Claims {
-		for _, id := range claimBridges(c, p.chainOf(c.ClaimID)) {
-			k := slices.IndexFunc(p.Claims, func(o PlanClaim) bool { return o.ClaimID == id })
-			if id != c.ClaimID && k >= 0 && p.Claims[k].Verifiable && !slices.Contains(p.Claims[i].DependsOn, id) {
-				p.Claims[i].DependsOn = append(slices.Clone(p.Claims[i].DependsOn), id)
-			}
-		}
-	}
-	return p
-}
-
-// RuleBridgeDeclared: a placeholder "{cN}" names a verifiable claim the claim depends on.
+// RuleBridgeDeclared: a placeholder "{cN}" names another verifiable claim of the plan, which the
+// claim depends on.
 const RuleBridgeDeclared = "bridge_names_a_dependency"
 
-// checkBridgePlaceholders: every placeholder of a claim (text, sub-queries, readings, hops) names a
-// verifiable claim of the plan listed in its depends_on, so that the claim runs after the
-// finding it needs, and no claim bridges to itself.
-func checkBridgePlaceholders(p Plan) []PlanViolation {
+// declareBridges checks every placeholder of a claim (text, sub-queries, readings, hops): it names
+// another verifiable claim of the plan, so that the claim runs after the finding it needs, and
+// no claim bridges to itself. The placeholder declares the dependency: "{c1}" is the answer of
+// c1, so the claim depends on c1 whether or not the model listed it (a real model left it out in
+// 5 of 12 plan repairs, each a second plan call of some 5,000 tokens), and the plan it returns
+// lists it in depends_on. A dependency that breaks the execution order or makes a cycle is left
+// to the rules on those.
+func declareBridges(p Plan) (Plan, []PlanViolation) {
 	var out []PlanViolation
-	for _, c := range p.Claims {
+	for i, c := range p.Claims {
 		for _, id := range claimBridges(c, p.chainOf(c.ClaimID)) {
 			k := slices.IndexFunc(p.Claims, func(o PlanClaim) bool { return o.ClaimID == id })
 			switch {
@@ -114,12 +101,12 @@ func checkBridgePlaceholders(p Plan) []PlanViolation {
 				out = append(out, PlanViolation{RuleBridgeDeclared, fmt.Sprintf("claim %s writes {%s}, its own answer: a placeholder stands for the answer of an earlier claim", c.ClaimID, id)})
 			case k < 0 || !p.Claims[k].Verifiable:
 				out = append(out, PlanViolation{RuleBridgeDeclared, fmt.Sprintf("claim %s writes {%s}, which is no verifiable claim of the plan", c.ClaimID, id)})
-			case !slices.Contains(c.DependsOn, id):
-				out = append(out, PlanViolation{RuleBridgeDeclared, fmt.Sprintf("claim %s writes {%s} but does not list %s in depends_on", c.ClaimID, id, id)})
+			case !slices.Contains(p.Claims[i].DependsOn, id):
+				p.Claims[i].DependsOn = append(slices.Clone(p.Claims[i].DependsOn), id)
 			}
 		}
 	}
-	return out
+	return p, out
 }
 
 // resolveBridge reads the bridge value of a judged claim, under the grounding rules, in code:

@@ -199,13 +199,16 @@ func (r *multihopRun) judgeOnOthersCitations(ctx context.Context, targets []*cha
 		}
 		words := tokenSet(topicWords(evidence.WithoutBridges(st.claim.ClaimText), r.in.language))
 		need := min(minCitedSharedWords, len(words))
+		if need == 0 {
+			continue // a claim of no content words shares none with any source
+		}
 		for _, o := range targets {
 			if o == st || o.foundNothing || o.reused != nil {
 				continue
 			}
 			for _, k := range o.verdict.cited {
 				e := o.evidence[k]
-				if len(st.sharedFinds) >= maxSharedSources || holdsURL(st.sharedFinds, e.SearchResult) || need == 0 ||
+				if len(st.sharedFinds) >= maxSharedSources || holdsURL(st.sharedFinds, e.SearchResult) ||
 					sharedWordCount(words, e.Title+" "+evidence.SourceText(e.Retrieved), r.in.language) < need {
 					continue
 				}

@@ -198,14 +198,14 @@ func ValidatePlan(reply string, pc PlanContext) (*ValidatedPlan, []PlanViolation
 		}
 		return nil, violations
 	}
-	plan = declareBridges(plan)
+	plan, bridgeViolations := declareBridges(plan)
 	pv := &planValidation{plan: withoutPlaceholders(plan), written: plan, ctx: pc, spans: make([][2]int, len(plan.Claims))}
 	for _, r := range planRules {
 		for _, msg := range r.check(pv) {
 			violations = append(violations, PlanViolation{r.name, msg})
 		}
 	}
-	violations = append(violations, checkBridgePlaceholders(plan)...)
+	violations = append(violations, bridgeViolations...)
 	if len(violations) > 0 {
 		return nil, violations
 	}
