@@ -48,6 +48,10 @@ type verdictsConfig struct {
 	// Balance takes N/len(classes) claims of each class (in file order) instead of the first N:
 	// a sample whose macro-F1 does not rest on a handful of claims of one label.
 	Balance bool
+	// Skip leaves out the first Skip claims (with Balance, the first Skip/len(classes) of each
+	// class) before N are taken: the claims after those an earlier evaluation scored, held out
+	// from whatever was designed on that one.
+	Skip int
 	// Today is the date (YYYY-MM-DD) every claim's run takes as today (pipeline.Input.Today);
 	// runVerdicts fills in the day it runs when none is given, and the report's command line
 	// names it, so that a run can be repeated with the same prompts.
@@ -77,6 +81,9 @@ func (c *verdictsConfig) validate() error {
 	}
 	if c.N < 0 {
 		problems = append(problems, fmt.Sprintf("--n %d: give 0 (every claim) or more", c.N))
+	}
+	if c.Skip < 0 {
+		problems = append(problems, fmt.Sprintf("--skip %d: give 0 (from the first claim) or more", c.Skip))
 	}
 	if c.Dataset == "" {
 		problems = append(problems, "--dataset is empty: give feverous-s, factcheck-bench or a file")
@@ -118,6 +125,7 @@ func runVerdicts(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.Bool(&cfg.JSON, "json", "CORROBORATE_EVAL_JSON", false, "print the report as JSON")
 	fs.String(&cfg.Challenge, "challenge", "CORROBORATE_EVAL_CHALLENGE", "", `score only the claims of this FEVEROUS challenge type, e.g. "Multi-hop Reasoning" (before --n)`)
 	fs.Bool(&cfg.Balance, "balance", "CORROBORATE_EVAL_BALANCE", false, "with --n: take an equal share of each gold label (in file order) instead of the first N")
+	fs.Int(&cfg.Skip, "skip", "CORROBORATE_EVAL_SKIP", 0, "leave out the first SKIP claims before taking --n (with --balance, SKIP/classes of each label): --n 80 --skip 160 scores the 80 after those --n 160 scored")
 	fs.String(&cfg.Today, "today", "CORROBORATE_TODAY", "", "the date (YYYY-MM-DD) every run takes as today, which cove2's prompts carry (empty: the day the evaluation runs; the report's command names it)")
 	if code, ok := parse(fs, args, stderr); !ok {
 		return code
@@ -149,7 +157,9 @@ func verdictsOn(ctx context.Context, cfg verdictsConfig, set *datasets.Set, stdo
 		items = slices.DeleteFunc(slices.Clone(items), func(it datasets.Item) bool { return !strings.EqualFold(it.Gold.Challenge, cfg.Challenge) })
 	}
 	if cfg.Balance && cfg.N > 0 {
-		items = balanced(items, set.Classes, cfg.N)
+		items = balanced(items, set.Classes, cfg.N, cfg.Skip)
+	} else {
+		items = items[min(cfg.Skip, len(items)):]
 	}
 	if cfg.N > 0 && len(items) > cfg.N {
 		items = items[:cfg.N]
@@ -334,15 +344,19 @@ type claimResult struct {
 	Sources []string `json:"sources,omitempty"`
 }
 
-// balanced is the first n/len(classes) items of each class, in their order (fewer of a class
-// that has fewer).
-func balanced(items []datasets.Item, classes []string, n int) []datasets.Item {
+// balanced is the first n/len(classes) items of each class after its first skip/len(classes), in
+// their order (fewer of a class that has fewer).
+func balanced(items []datasets.Item, classes []string, n, skip int) []datasets.Item {
 	per := max(n/max(len(classes), 1), 1)
-	taken := map[string]int{}
+	skipPer := skip / max(len(classes), 1)
+	seen := map[string]int{}
 	var out []datasets.Item
 	for _, it := range items {
-		if slices.Contains(classes, it.Gold.Label) && taken[it.Gold.Label] < per {
-			taken[it.Gold.Label]++
+		if !slices.Contains(classes, it.Gold.Label) {
+			continue
+		}
+		seen[it.Gold.Label]++
+		if k := seen[it.Gold.Label]; k > skipPer && k <= skipPer+per {
 			out = append(out, it)
 		}
 	}
@@ -520,6 +534,9 @@ func verdictsCommand(cfg verdictsConfig) string {
 	}
 	if cfg.Balance {
 		parts = append(parts, "--balance")
+	}
+	if cfg.Skip > 0 {
+		parts = append(parts, fmt.Sprintf("--skip %d", cfg.Skip))
 	}
 	if cfg.Today != "" {
 		parts = append(parts, "--today "+cfg.Today)

@@ -309,8 +309,8 @@ func TestVerdictsConfiguration(t *testing.T) {
 	t.Setenv("CORROBORATE_DATASETS", "")
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("OPENAI_BASE_URL", "")
-	code, _, errOut := evaluate(t, "verdicts", "--method", "guess", "--n", "-1", "--model", scriptedfake.Name)
-	if code != exitInvalid || !strings.Contains(errOut, `--method "guess"`) || !strings.Contains(errOut, "--n -1") {
+	code, _, errOut := evaluate(t, "verdicts", "--method", "guess", "--n", "-1", "--skip", "-2", "--model", scriptedfake.Name)
+	if code != exitInvalid || !strings.Contains(errOut, `--method "guess"`) || !strings.Contains(errOut, "--n -1") || !strings.Contains(errOut, "--skip -2") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 	code, _, errOut = evaluate(t, "verdicts", "--dataset", "feverous-s", "--model", scriptedfake.Name)
@@ -360,11 +360,19 @@ func TestBalanced(t *testing.T) {
 		items = append(items, datasets.Item{Probe: datasets.Probe{ID: itoa(i)}, Gold: datasets.Gold{Label: l}})
 	}
 	var ids []string
-	for _, it := range balanced(items, []string{"s", "r"}, 4) {
+	for _, it := range balanced(items, []string{"s", "r"}, 4, 0) {
 		ids = append(ids, it.Probe.ID)
 	}
 	if want := []string{"0", "1", "3", "5"}; !slices.Equal(ids, want) {
 		t.Errorf("balanced: %q, want %q", ids, want)
+	}
+	// --skip 2 leaves out the first of each label: the claims after those --n 2 scored.
+	ids = nil
+	for _, it := range balanced(items, []string{"s", "r"}, 4, 2) {
+		ids = append(ids, it.Probe.ID)
+	}
+	if want := []string{"1", "2", "5", "6"}; !slices.Equal(ids, want) {
+		t.Errorf("balanced after skipping 2: %q, want %q", ids, want)
 	}
 }
 
