@@ -58,6 +58,9 @@ func (r *multihopRun) nameByDescription(ctx context.Context) {
 		why := r.judgeWithDescriptions(ctx, d, waiting)
 		for _, st := range waiting {
 			st.awaiting = ""
+			if why != "" && r.stateWithDescription(st, d, why) {
+				continue
+			}
 			if why != "" {
 				st.unresolved += "; " + why
 				if st.judged { // a claim others depend on was judged when its chain ran
@@ -150,6 +153,76 @@ func (r *multihopRun) stateWithName(st, d *chainState) {
 			d.claim.ClaimID, d.bridge.Value, d.claim.ClaimID, d.evidence[d.bridge.Source].URL)
 	}
 }
+
+// stateWithDescription states st, which waited for a name d's judgement did not give (why), with
+// d's description of the entity instead (describedAs: "the province that is the easternmost
+// province of ..."), to be judged like any claim (judgeAll) with what its search by description
+// found and d's cited sources, and reports whether it could. The name is what d could not
+// establish; the description is what the statement says of the entity, so the claim so stated
+// says what the statement says, and a source that contradicts it refutes it. In a relay run, a
+// statement that put a dialect's home in "the easternmost province" of the wrong country had no
+// entity that fits (no judge can name one) and stayed unverified, with its search by description
+// holding the page that places the dialect elsewhere. It is not stated so when there is nothing
+// to judge it with (its search found nothing and d cited nothing), when st already says most of
+// the description (it would read it twice over, as restates says), or when st was judged already,
+// unstated (a claim others depend on is judged when its chain runs).
+func (r *multihopRun) stateWithDescription(st, d *chainState, why string) bool {
+	if st.judged || (len(ownFinds(st)) == 0 && len(d.verdict.cited) == 0) {
+		return false
+	}
+	words, ok := describedAs(d.claim.ClaimText)
+	if !ok || restates(evidence.WithoutBridges(st.claim.ClaimText), words, r.in.language) {
+		return false
+	}
+	if strings.HasPrefix(strings.TrimSpace(st.claim.ClaimText), "{"+d.claim.ClaimID+"}") {
+		words = "The" + words[len("the"):]
+	}
+	r.stateWith(st, map[string]string{d.claim.ClaimID: words})
+	st.unresolved, st.verdict, st.bridge = "", judgement{}, evidence.Bridge{}
+	if len(st.hopRecords) > 0 {
+		h := &st.hopRecords[0]
+		h.Note += fmt.Sprintf("; %s: the claim is stated with %s's description of the entity, %q, and judged with what this search found",
+			why, d.claim.ClaimID, words)
+	}
+	return true
+}
+
+// describedAs is claim as a noun phrase for the entity it describes, when it describes it as its
+// subject: "An actor played Detective Chester Lake" is "the actor that played Detective Chester
+// Lake". The subject ends at the predicate's first verb: an auxiliary ("is", "has", "was"), a
+// past tense in -ed or a common irregular one ("won", "wrote"); a participle followed by "by"
+// ("directed by") still describes the subject. ok is false when the claim opens with no
+// indefinite article, holds a placeholder, or has no such verb, and when the subject it would give
+// holds a clause or a list ("that", "which", "and", a comma): "A company manufactures cars that
+// were designed in Turin" has its verb outside what the rule reads, and no description is better
+// than a wrong one.
+func describedAs(claim string) (string, bool) {
+	words := strings.Fields(strings.TrimRight(strings.TrimSpace(claim), ".!?;"))
+	if len(words) < 3 || !indefiniteArticles[strings.ToLower(words[0])] || strings.Contains(claim, "{") {
+		return "", false
+	}
+	for k := 2; k < len(words); k++ {
+		w := strings.ToLower(words[k-1])
+		if subjectBreakers[strings.Trim(w, ",;:")] || strings.ContainsAny(w, ",;:") {
+			return "", false
+		}
+		v := strings.ToLower(words[k])
+		passive := k+1 < len(words) && strings.EqualFold(words[k+1], "by")
+		if predicateVerbs[v] || (len(v) > 4 && strings.HasSuffix(v, "ed") && !passive) {
+			return "the " + strings.Join(words[1:k], " ") + " that " + strings.Join(words[k:], " "), true
+		}
+	}
+	return "", false
+}
+
+// predicateVerbs are the auxiliaries and common irregular past tenses a description's predicate
+// opens with (describedAs).
+var predicateVerbs = text.WordSet("is are was were has have had will would can could may might must shall should does did " +
+	"won wrote led made became began took gave held built sang ran met saw left lost sold bought taught drew grew fought " +
+	"went came told found said kept stood spoke brought flew sat hit")
+
+// subjectBreakers end a subject describedAs can read: a clause or a second subject.
+var subjectBreakers = text.WordSet("that which who whom whose and or")
 
 // refutesNoDescription keeps the judgement of a claim stated with a name found by description
 // from refuting it: the entity was found by a search, not named by the statement, and evidence

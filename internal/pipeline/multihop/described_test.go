@@ -110,9 +110,10 @@ func TestBridgeNamedByWhatItsDependentsFoundByDescription(t *testing.T) {
 }
 
 // A second judgement that does not confirm c1 naming an entity from a passage it cites names
-// nothing: c1 keeps its first judgement and the source it was given for it, c2 stays unstated
-// and unverified, and no search ever carries a name the model gave.
-func TestBridgeNotNamedByDescriptionLeavesItsDependentsUnstated(t *testing.T) {
+// nothing: c1 keeps its first judgement and the source it was given for it, c2 is stated with
+// c1's description of the entity and never with a name, and no search ever carries a name the
+// model gave.
+func TestBridgeNotNamedByDescriptionLeavesItsDependentsWithoutAName(t *testing.T) {
 	t.Parallel()
 	sup := evidence.StanceSupports
 	cite := judgeCitation{2, "Adam Beach, known as Detective Chester Lake", sup}
@@ -127,6 +128,7 @@ func TestBridgeNotNamedByDescriptionLeavesItsDependentsUnstated(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			model := describedModel(t, tt.second, judgeReplyJSON(t, "supported", "High", "", nil, judgeCitation{1, "plays Slipknot", sup}))
+			model.Rules = append([]pipelinetest.StubRule{judgeRuleFor(describedSlipknot, judgeReplyJSON(t, "unverified", "Low", "", nil))}, model.Rules...)
 			searcher := describedSearcher()
 			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: describedStatement})
 			if err != nil {
@@ -136,9 +138,11 @@ func TestBridgeNotNamedByDescriptionLeavesItsDependentsUnstated(t *testing.T) {
 			if c1.Verdict != pipeline.VerdictUnverified || c1.VariantVerdict != pipeline.VerdictUnverified {
 				t.Errorf("claim 1: %+v", c1)
 			}
-			if c2.Verdict != pipeline.VerdictUnverified || strings.Contains(c2.Text, "Adam Beach") || strings.Contains(c2.Text, "Jason Momoa") ||
-				!strings.Contains(c2.Reason, "cannot be stated") || !strings.Contains(c2.Reason, "judged again") {
+			if c2.Verdict != pipeline.VerdictUnverified || c2.Text != describedSlipknot {
 				t.Errorf("claim 2: %+v", c2)
+			}
+			if hop := findHop(res, 2, 1); !strings.Contains(hop.Note, "judged again") || !strings.Contains(hop.Note, "stated with c1's description") {
+				t.Errorf("hop 1 of c2: %+v", hop)
 			}
 			if slices.ContainsFunc(res.Evidence, func(e pipeline.Evidence) bool { return e.ClaimPosition == 1 && e.URL == srcSlipknotLake.URL }) {
 				t.Errorf("c1 keeps the source of a judgement that was not kept: %+v", res.Evidence)
@@ -202,5 +206,91 @@ func TestClaimStatedWithANameFoundByDescriptionIsNotRefutedOnIt(t *testing.T) {
 	}
 	if strings.Contains(res.RevisedText, "Deadshot") {
 		t.Errorf("revised text: %q", res.RevisedText)
+	}
+}
+
+// describedSlipknot is c2 stated with c1's description of the actor, when neither a name nor the
+// statement's own words for him could be had.
+const describedSlipknot = "The actor that played Detective Chester Lake played Slipknot in Suicide Squad"
+
+// A bridge that no judgement named still has its description: c2 is stated with it ("the actor
+// that played Detective Chester Lake") and judged with what its search by description found.
+// Unlike a name found by searching, the description is what the statement says of the entity, so
+// a source that contradicts the claim so stated refutes it. A dishonest judge gains nothing: a
+// refutation on a passage its source does not hold leaves the claim unverified and flagged.
+func TestClaimStatedWithItsBridgesDescriptionIsJudged(t *testing.T) {
+	t.Parallel()
+	ref := evidence.StanceRefutes
+	tests := []struct {
+		name, reply, verdict string
+		flagged              bool
+	}{
+		{"a refutation on what the source says", judgeCites("refuted", "Medium", "scripted", "The actor that played Detective Chester Lake played Slipknot in Suicide Squad, and also Deadshot",
+			judgeCitation{1, "Adam Beach, known as Detective Chester Lake of Law & Order: Special Victims Unit, plays Slipknot", ref}), pipeline.VerdictRefuted, false},
+		{"a refutation on a passage no source holds", judgeCites("refuted", "Medium", "scripted", "The actor that played Detective Chester Lake played Deadshot",
+			judgeCitation{1, "Jason Momoa plays Slipknot", ref}), pipeline.VerdictUnverified, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			model := describedModel(t, judgeReplyJSON(t, "unverified", "Low", "", nil), judgeReplyJSON(t, "supported", "High", "", nil))
+			model.Rules = append([]pipelinetest.StubRule{judgeRuleFor(describedSlipknot, tt.reply)}, model.Rules...)
+			res, err := Multihop{Model: model, Searcher: describedSearcher()}.Run(context.Background(), pipeline.Input{Text: describedStatement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c1, c2 := res.Claims[0], res.Claims[1]
+			if c1.Verdict != pipeline.VerdictUnverified {
+				t.Errorf("claim 1: %+v", c1)
+			}
+			if c2.Text != describedSlipknot || c2.Verdict != tt.verdict || strings.Contains(c2.Reason, "cannot be stated") {
+				t.Errorf("claim 2: %+v", c2)
+			}
+			var c2Prompt string
+			for _, p := range model.Sent(pipeline.StepJudge) {
+				if strings.Contains(p, describedSlipknot) {
+					c2Prompt = p
+				}
+			}
+			if !strings.Contains(c2Prompt, srcSlipknotLake.URL) || strings.Contains(c2Prompt, describedStatement) || strings.Contains(c2Prompt, "An actor played") {
+				t.Errorf("claim 2's judge prompt:\n%s", c2Prompt)
+			}
+			if hop := findHop(res, 2, 1); hop.Reason != "description" || !strings.Contains(hop.Note, "stated with c1's description") {
+				t.Errorf("hop 1 of c2: %+v", hop)
+			}
+			if flagged := slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool { return f.Code == pipeline.FlagQuoteNotInSource }); flagged != tt.flagged {
+				t.Errorf("flagged quote_not_in_source: %v, want %v: %+v", flagged, tt.flagged, res.ReviewFlags)
+			}
+			if corrected := strings.Contains(res.RevisedText, "(corrected: "); corrected != (tt.verdict == pipeline.VerdictRefuted) {
+				t.Errorf("revised text: %q", res.RevisedText)
+			}
+		})
+	}
+}
+
+// describedAs reads a claim that describes its entity as its subject ("An actor played ...") as
+// a noun phrase for that entity; a claim whose entity is no subject, or whose subject cannot be
+// told from its predicate, has none.
+func TestDescribedAs(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ claim, want string }{
+		{"An actor played Detective Chester Lake", "the actor that played Detective Chester Lake"},
+		{"A chain of volcanic islands is located off Chile.", "the chain of volcanic islands that is located off Chile"},
+		{"A 1974 novel was adapted into a film", "the 1974 novel that was adapted into a film"},
+		{"A film directed by Ang Lee won an award", "the film directed by Ang Lee that won an award"},
+		{"A retired officer founded the museum", "the retired officer that founded the museum"},
+		{"A French carmaker has owned a racing team", "the French carmaker that has owned a racing team"},
+		{"A company manufactures cars that were designed in Turin", ""},
+		{"A company manufactures cars and was founded in 1903", ""},
+		{"A company manufactures electric cars", ""},
+		{"Mallrats stars an Irish actor", ""},
+		{"An award is bestowed by {c2}", ""},
+		{"An actor", ""},
+	}
+	for _, tt := range tests {
+		got, ok := describedAs(tt.claim)
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("describedAs(%q) = %q, %v; want %q", tt.claim, got, ok, tt.want)
+		}
 	}
 }
