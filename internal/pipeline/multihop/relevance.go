@@ -31,6 +31,10 @@ type hopTopic struct {
 	// names are the anchors that are words: each is the content words of one name, all of
 	// which a relevant text holds.
 	names [][]string
+	// smallNames are the names made of small words only ("Her", "It", "Us", film titles),
+	// each as its folded words: with no content word to anchor on, they make relevant only the
+	// page titled with them (titled).
+	smallNames [][]string
 }
 
 // minSharedWords is the number of distinct content words a relevant result shares with a topic
@@ -50,6 +54,9 @@ func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
 			e = evidence.WithoutBridges(e)
 			words := topicWords(e, language)
 			if len(words) == 0 {
+				if small := text.Words(text.FoldForMatch(e)); len(small) > 0 {
+					t.smallNames = append(t.smallNames, small)
+				}
 				continue
 			}
 			for _, w := range words {
@@ -207,7 +214,7 @@ func (t hopTopic) relevant(title, text string) bool {
 	return false
 }
 
-// titled reports whether title is one of the topic's names and nothing else, the site a web
+// titled reports whether title is one of the topic's names (or small names) and nothing else, the site a web
 // result's title ends with and a trailing disambiguation aside ("Halsey (singer) - Wikipedia"):
 // the page of that entity, about the claim whatever fact its text shows. Its text may say the
 // claim's fact in other words ("produced" for "produces", who defeated whom for "a British
@@ -223,6 +230,9 @@ func (t hopTopic) titled(title string) bool {
 	}
 	if open := strings.LastIndex(title, " ("); open > 0 && strings.HasSuffix(title, ")") {
 		title = title[:open]
+	}
+	if folded := text.Words(text.FoldForMatch(title)); slices.ContainsFunc(t.smallNames, func(n []string) bool { return slices.Equal(n, folded) }) {
+		return true
 	}
 	words := tokenSet(topicWords(title, t.language))
 	if len(words) == 0 {

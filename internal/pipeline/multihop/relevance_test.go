@@ -90,6 +90,9 @@ func TestRelevanceOfTheEntitysOwnPage(t *testing.T) {
 	tesla := PlanClaim{ClaimText: "A company produces the Tesla Model S", Entities: []string{"Tesla Model S"}}
 	mactan := PlanClaim{ClaimText: "The Battle of Mactan was a British victory", Entities: []string{"Battle of Mactan"}}
 	halsey := PlanClaim{ClaimText: "Halsey is American", Entities: []string{"Halsey"}}
+	// A title of small words only ("It", "Us", "Her") has no content word to anchor on: its own
+	// page is known by its title alone, and a text that merely uses the word is not about it.
+	us := PlanClaim{ClaimText: `"Us" is a Danish film`, Entities: []string{"Us", "Danish"}}
 	for _, tc := range []struct {
 		claim        PlanClaim
 		query, title string
@@ -109,6 +112,10 @@ func TestRelevanceOfTheEntitysOwnPage(t *testing.T) {
 		{tesla, "Tesla Model S manufacturer company encyclopedia", "Nikola Tesla", "Nikola Tesla was a Serbian-American inventor.", false},
 		{halsey, "Halsey birthplace biography", "Halsey Street station", "A station of the New York City Subway.", false},
 		{mactan, "Battle of Mactan result combatants", "", "Warriors of Lapulapu, a native chieftain of Mactan, overpowered and defeated a Spanish force.", false},
+		{us, "Us film country of origin", "Us (2019 film)", "A horror film written and directed by Jordan Peele.", true},
+		{us, "Us film country of origin", "Us - Wikipedia", "A horror film written and directed by Jordan Peele.", true},
+		{us, "Us film country of origin", "Show us the way", "A song that is not about origins, shown to us on a tour.", false},
+		{us, "Us film country of origin", "Among Us", "A game of deception played online.", false},
 	} {
 		if got := newHopTopic("en", tc.query, tc.claim).relevant(tc.title, tc.text); got != tc.relevant {
 			t.Errorf("relevant(%q, %q) to %q = %v, want %v", tc.title, tc.text, tc.claim.ClaimText, got, tc.relevant)
