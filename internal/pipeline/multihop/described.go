@@ -190,8 +190,9 @@ func (r *multihopRun) stateWithDescription(st, d *chainState, why string) bool {
 // describedAs is claim as a noun phrase for the entity it describes, when it describes it as its
 // subject: "An actor played Detective Chester Lake" is "the actor that played Detective Chester
 // Lake". The subject ends at the predicate's first verb: an auxiliary ("is", "has", "was"), a
-// past tense in -ed or a common irregular one ("won", "wrote"); a participle followed by "by"
-// ("directed by") still describes the subject. ok is false when the claim opens with no
+// past tense in -ed or a common irregular one ("won", "wrote"); a participle followed by a
+// preposition ("directed by", "founded in") or after an adverb ("highly decorated") still
+// describes the subject. ok is false when the claim opens with no
 // indefinite article, holds a placeholder, or has no such verb, and when the subject it would give
 // holds a clause or a list ("that", "which", "and", a comma): "A company manufactures cars that
 // were designed in Turin" has its verb outside what the rule reads, and no description is better
@@ -207,8 +208,10 @@ func describedAs(claim string) (string, bool) {
 			return "", false
 		}
 		v := strings.ToLower(words[k])
-		passive := k+1 < len(words) && strings.EqualFold(words[k+1], "by")
-		if predicateVerbs[v] || (len(v) > 4 && strings.HasSuffix(v, "ed") && !passive) {
+		// A participle that opens a phrase ("founded in 1903", "directed by Ang Lee") or follows
+		// an adverb ("highly decorated") still describes the subject.
+		modifier := strings.HasSuffix(w, "ly") || (k+1 < len(words) && participleFollowers[strings.ToLower(words[k+1])])
+		if predicateVerbs[v] || (len(v) > 4 && strings.HasSuffix(v, "ed") && !modifier) {
 			return "the " + strings.Join(words[1:k], " ") + " that " + strings.Join(words[k:], " "), true
 		}
 	}
@@ -220,6 +223,11 @@ func describedAs(claim string) (string, bool) {
 var predicateVerbs = text.WordSet("is are was were has have had will would can could may might must shall should does did " +
 	"won wrote led made became began took gave held built sang ran met saw left lost sold bought taught drew grew fought " +
 	"went came told found said kept stood spoke brought flew sat hit")
+
+// participleFollowers are the words after a participle that make it part of the subject ("a band
+// formed in 1990") rather than its predicate; an active past with one ("A player moved to Spain")
+// is read as no verb, and the claim gives no description.
+var participleFollowers = text.WordSet("by in on at after from for with as to into during under of near since")
 
 // subjectBreakers end a subject describedAs can read: a clause or a second subject.
 var subjectBreakers = text.WordSet("that which who whom whose and or")
