@@ -43,19 +43,27 @@ func BridgesIn(s string) []string {
 // SubstituteBridges replaces each placeholder of s with its value, by claim id; ok is false
 // (and s is returned unchanged) when one has none.
 func SubstituteBridges(s string, values map[string]string) (string, bool) {
-	ok := true
-	out := bridgePattern.ReplaceAllStringFunc(s, func(m string) string {
+	out, all := SubstituteKnownBridges(s, values)
+	if !all {
+		return s, false
+	}
+	return out, true
+}
+
+// SubstituteKnownBridges replaces the placeholders of s that have a value, in one pass (a value
+// that holds a placeholder is not read again), and keeps the others; all is false when one was
+// kept.
+func SubstituteKnownBridges(s string, values map[string]string) (out string, all bool) {
+	all = true
+	out = bridgePattern.ReplaceAllStringFunc(s, func(m string) string {
 		v, found := values[bridgePattern.FindStringSubmatch(m)[1]]
 		if !found || v == "" {
-			ok = false
+			all = false
 			return m
 		}
 		return v
 	})
-	if !ok {
-		return s, false
-	}
-	return out, true
+	return out, all
 }
 
 // WithoutBridges is s with its placeholders removed, for the rules that read wording: a

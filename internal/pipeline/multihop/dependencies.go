@@ -266,7 +266,7 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 		return
 	}
 	values := map[string]string{}
-	var described, from []string
+	var described, from, unstated []string
 	for _, id := range ids {
 		d := r.stateOf(id)
 		if d != nil && d.checked && d.bridge.Value != "" {
@@ -284,17 +284,29 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 		}
 		words, ok := r.statementWordsFor(d, st)
 		if !ok {
-			st.unresolved = fmt.Sprintf("it builds on the answer of %s, which was not established (%s), and the statement has no words of its own for it", id, why)
-			if len(ids) == 1 && describable(d) {
-				st.awaiting = id
-				st.hops = []PlanHop{{HopNumber: 1, Query: descriptionQuery(d, st)}}
-				st.bridgeNote = fmt.Sprintf("{%s} was not established (%s) and the statement has no words of its own for it: one search for the entity by what the statement says of it, %s's words and this claim's, stands for the planned hops, and %s is judged again with what it finds", id, why, id, id)
+			if len(unstated) == 0 {
+				st.unresolved = fmt.Sprintf("it builds on the answer of %s, which was not established (%s), and the statement has no words of its own for it", id, why)
 			}
-			return
+			unstated = append(unstated, id)
+			continue
 		}
 		values[id] = words
 		described = append(described, id)
 		from = append(from, fmt.Sprintf("{%s} was not established (%s): the claim is stated with the statement's words for it, %q, and searched without it", id, why, words))
+	}
+	if len(unstated) > 0 {
+		// One entity the statement has no words for, the others named or worded: the claim,
+		// stated with those, searches for it by description (nameByDescription). Two such
+		// entities leave too little to search by.
+		if d := r.stateOf(unstated[0]); len(unstated) == 1 && describable(d) {
+			id := unstated[0]
+			r.stateWith(st, values)
+			st.awaiting = id
+			st.hops = []PlanHop{{HopNumber: 1, Query: descriptionQuery(d, st)}}
+			st.bridgeNote = strings.Join(append(from, fmt.Sprintf("{%s} was not established (%s) and the statement has no words of its own for it: one search for the entity by what the statement says of it, %s's words and this claim's, stands for the planned hops, and %s is judged again with what it finds",
+				id, d.bridge.Reason, id, id)), "; ")
+		}
+		return
 	}
 	r.stateWith(st, values)
 	hops := slices.Clone(st.hops)
@@ -310,11 +322,13 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 // entities anchor what its hops may keep (hopTopic), so they name the entity too. They go into a
 // new slice: st.claim's shares its array with the plan's, which keeps the placeholders.
 func (r *multihopRun) stateWith(st *chainState, values map[string]string) {
-	st.claim.ClaimText, _ = evidence.SubstituteBridges(st.claim.ClaimText, values)
+	// A claim awaiting another bridge's name by description is stated with the names it has
+	// (resolveBridges), the placeholder it awaits kept.
+	st.claim.ClaimText, _ = evidence.SubstituteKnownBridges(st.claim.ClaimText, values)
 	r.res.Claims[st.index].Text = st.claim.ClaimText
 	entities := make([]string, len(st.claim.Entities))
 	for i, e := range st.claim.Entities {
-		entities[i], _ = evidence.SubstituteBridges(e, values)
+		entities[i], _ = evidence.SubstituteKnownBridges(e, values)
 	}
 	st.claim.Entities = entities
 	r.res.Claims[st.index].Entities = slices.Clone(entities)

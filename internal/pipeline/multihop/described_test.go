@@ -298,3 +298,68 @@ func TestDescribedAs(t *testing.T) {
 		}
 	}
 }
+
+// A claim with two bridges, one named and one that the statement has no words for, searches for
+// the second by description like a claim with one: with the name of the first in its words
+// ("An actor played Detective Chester Lake worked with David Ayer"), and the bridge claim named
+// from what that finds states it.
+func TestClaimWithANamedBridgeSearchesForItsOtherByDescription(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	const statement = "Detective Chester Lake was played by an actor who worked with the director of Suicide Squad."
+	plan := Plan{
+		PlanID: "two-bridges",
+		Claims: []PlanClaim{
+			{ClaimID: "c1", ClaimText: "Suicide Squad has a director", SourceSpan: "the director of Suicide Squad",
+				Entities: []string{"Suicide Squad"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries: []string{"Suicide Squad director"}, SourceIndependenceScore: 0.8},
+			{ClaimID: "c2", ClaimText: "An actor played Detective Chester Lake", SourceSpan: "Detective Chester Lake was played by an actor",
+				Entities: []string{"Detective Chester Lake"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries: []string{"Detective Chester Lake actor"}, SourceIndependenceScore: 0.8},
+			{ClaimID: "c3", ClaimText: "{c2} worked with {c1}", SourceSpan: "who worked with",
+				Entities: []string{"{c2}", "{c1}"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{"c1", "c2"},
+				SubQueries: []string{"{c2} {c1} film"}, SourceIndependenceScore: 0.5},
+		},
+		QueryChains: []QueryChain{
+			{ClaimID: "c1", Hops: []PlanHop{{1, "Suicide Squad film director", "film database", "director"}}},
+			{ClaimID: "c2", Hops: []PlanHop{{1, "Detective Chester Lake Law Order actor", "encyclopedia", "cast member"}}},
+			{ClaimID: "c3", Hops: []PlanHop{{1, "{c2} {c1} film collaboration", "film database", "cast"}}},
+		},
+		CrossValidationPairs:   []CrossValidationPair{{"c2", "c3", "the same actor"}},
+		CrossValidationQueries: []CrossValidationQuery{{"television detective actor film director collaboration", []int{1, 2}}},
+		ExecutionOrder:         []string{"c1", "c2", "c3"},
+	}
+	srcAyer := hit("https://www.imdb.com/title/suicide-squad", "IMDb", "Suicide Squad is a 2016 film written and directed by David Ayer.", nil)
+	srcAyerLake := hit("https://www.example-films.org/ayer-beach", "Example Films", "Adam Beach, known as Detective Chester Lake, worked with David Ayer on Suicide Squad.", nil)
+	const query = "An actor played Detective Chester Lake worked with David Ayer"
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Suicide Squad film director", results: []pipeline.SearchResult{srcAyer}},
+		{contains: "Detective Chester Lake Law Order", results: []pipeline.SearchResult{srcLakeUnnamed}},
+		{contains: query, results: []pipeline.SearchResult{srcAyerLake}},
+	}}
+	model := planModel(t, plan, map[string]string{
+		"Suicide Squad has a director": judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "David Ayer", Source: 1, Passage: "directed by David Ayer"},
+			judgeCitation{1, "directed by David Ayer", sup}),
+		"An actor played Detective Chester Lake": judgeReplyJSON(t, "unverified", "Low", "", nil),
+		"Adam Beach worked with David Ayer":      judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, known as Detective Chester Lake, worked with David Ayer", sup}),
+	})
+	model.Rules = append([]pipelinetest.StubRule{{Contains: relationDescribed, Reply: judgeReplyJSON(t, "supported", "Medium", "",
+		&judgeAnswer{Value: "Adam Beach", Source: 2, Passage: "Adam Beach, known as Detective Chester Lake"}, judgeCitation{2, "Adam Beach, known as Detective Chester Lake", sup})}}, model.Rules...)
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: statement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c3 := res.Claims[2]
+	if c3.Text != "Adam Beach worked with David Ayer" || c3.Verdict != pipeline.VerdictSupported {
+		t.Errorf("claim 3: %+v", c3)
+	}
+	hop := findHop(res, 3, 1)
+	if hop.Query != query || hop.Reason != HopReasonDescription || !strings.Contains(hop.Note, `{c1} is "David Ayer"`) || !strings.Contains(hop.Note, `{c2} is "Adam Beach"`) {
+		t.Errorf("hop 1 of c3: %+v", hop)
+	}
+	for _, q := range searcher.sent() {
+		if strings.Contains(q.Query, "{c") {
+			t.Errorf("a search ran with a placeholder: %q", q.Query)
+		}
+	}
+}
