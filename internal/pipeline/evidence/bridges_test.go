@@ -50,6 +50,14 @@ func TestSubstituteBridges(t *testing.T) {
 	if got, ok := SubstituteBridges("{c1} and {c2}", map[string]string{"c1": "Adam Beach"}); ok || got != "{c1} and {c2}" {
 		t.Errorf("a missing value leaves the text as it was: %q %v", got, ok)
 	}
+	// SubstituteKnownBridges states what it can, in one pass: a value that writes a placeholder
+	// (a name a hostile page planted) is not substituted in turn.
+	if got, all := SubstituteKnownBridges("{c1} and {c2}", map[string]string{"c1": "Adam Beach"}); all || got != "Adam Beach and {c2}" {
+		t.Errorf("known bridges: %q %v", got, all)
+	}
+	if got, all := SubstituteKnownBridges("{c1} met {c2}", map[string]string{"c1": "{c2}", "c2": "David Ayer"}); !all || got != "{c2} met David Ayer" {
+		t.Errorf("a value holding a placeholder: %q %v", got, all)
+	}
 	if got := WithoutBridges("Which film did {c1} play  Slipknot in?"); got != "Which film did play Slipknot in?" {
 		t.Errorf("WithoutBridges: %q", got)
 	}
