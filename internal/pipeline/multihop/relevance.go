@@ -35,6 +35,10 @@ type hopTopic struct {
 	// each as its folded words: with no content word to anchor on, they make relevant only the
 	// page titled with them (titled).
 	smallNames [][]string
+	// shortNames are persons' full names without their middle names (shortName): like small
+	// names, they make relevant only the page titled with them, since a text holding the first
+	// and last words of "Los Angeles International Airport" may be about another airport.
+	shortNames [][]string
 }
 
 // minSharedWords is the number of distinct content words a relevant result shares with a topic
@@ -67,6 +71,9 @@ func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
 				continue
 			}
 			t.names = append(t.names, nameWords(e, language, words))
+			if short := shortName(e, language); short != nil {
+				t.shortNames = append(t.shortNames, short)
+			}
 		}
 	}
 	for _, s := range texts {
@@ -238,13 +245,44 @@ func (t hopTopic) titled(title string) bool {
 	if len(words) == 0 {
 		return false
 	}
-	for _, name := range t.names {
+	for _, name := range slices.Concat(t.names, t.shortNames) {
 		if n := tokenSet(name); len(n) == len(words) && !slices.ContainsFunc(name, func(w string) bool { return !words[w] }) {
 			return true
 		}
 	}
 	return false
 }
+
+// shortName is a person's full name without its middle names, as pages are titled: "Michael
+// Gambon" for "Michael John Gambon", "Jon Huntsman Jr." for "Jon Meade Huntsman Jr.". Plans and
+// statements often give the full name: in a relay run "Michael John Gambon is a singer" kept
+// another actor's page first and the actor's own only as a repeat of it, and its judge refuted
+// the claim on that other page. It is nil unless the name is three capitalised words or more
+// with no small word among them ("Bureau of the Census" is no person's name): its first, its last
+// (with a suffix such as "Jr." that follows it) and at least one word between.
+func shortName(entity, language string) []string {
+	tokens := strings.Fields(entity)
+	last := len(tokens) - 1
+	if last >= 0 && nameSuffixes[strings.ToLower(strings.TrimSuffix(tokens[last], "."))] {
+		last--
+	}
+	if last < 2 {
+		return nil
+	}
+	for _, tok := range tokens {
+		if !text.IsCapitalised(tok) || text.IsTitleMinorWord(strings.ToLower(tok)) {
+			return nil
+		}
+	}
+	var words []string
+	for _, tok := range append([]string{tokens[0]}, tokens[last:]...) {
+		words = append(words, topicWords(tok, language)...)
+	}
+	return words
+}
+
+// nameSuffixes follow a person's surname ("Jr.", "III").
+var nameSuffixes = text.WordSet("jr sr ii iii iv")
 
 // nameWords are the words of an entity that a text must hold to name it: its proper nouns, the
 // words written with a capital ("Ostmoor" of "Ostmoor lighthouse": a report of the "1871

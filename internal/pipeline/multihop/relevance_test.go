@@ -93,6 +93,9 @@ func TestRelevanceOfTheEntitysOwnPage(t *testing.T) {
 	// A title of small words only ("It", "Us", "Her") has no content word to anchor on: its own
 	// page is known by its title alone, and a text that merely uses the word is not about it.
 	us := PlanClaim{ClaimText: `"Us" is a Danish film`, Entities: []string{"Us", "Danish"}}
+	// A person's full name with a middle name: the page is titled with the name people use.
+	fullName := PlanClaim{ClaimText: "Raphael Matthew Bob-Waksberg is Australian", Entities: []string{"Raphael Matthew Bob-Waksberg", "Australian"}}
+	suffixed := PlanClaim{ClaimText: "Jon Meade Huntsman Jr. served as ambassador", Entities: []string{"Jon Meade Huntsman Jr."}}
 	for _, tc := range []struct {
 		claim        PlanClaim
 		query, title string
@@ -116,6 +119,14 @@ func TestRelevanceOfTheEntitysOwnPage(t *testing.T) {
 		{us, "Us film country of origin", "Us - Wikipedia", "A horror film written and directed by Jordan Peele.", true},
 		{us, "Us film country of origin", "Show us the way", "A song that is not about origins, shown to us on a tour.", false},
 		{us, "Us film country of origin", "Among Us", "A game of deception played online.", false},
+		{fullName, "Raphael Matthew Bob-Waksberg nationality", "Raphael Bob-Waksberg - Wikipedia", "An American comedian and writer.", true},
+		{fullName, "Raphael Matthew Bob-Waksberg nationality", "Matthew Perry", "Matthew Perry was an American-Canadian actor.", false},
+		// Only the titled page: a text with the first and last words is not the person's.
+		{fullName, "Raphael Matthew Bob-Waksberg nationality", "", "Raphael and Bob-Waksberg are two streets.", false},
+		{suffixed, "Jon Meade Huntsman Jr. ambassador", "Jon Huntsman Jr.", "An American politician and diplomat.", true},
+		{suffixed, "Jon Meade Huntsman Jr. ambassador", "Jon Huntsman Sr.", "An American businessman.", false},
+		{PlanClaim{ClaimText: "The Bureau of the Census of the United States counts people", Entities: []string{"Bureau of the Census of the United States"}},
+			"Bureau Census United States", "Bureau of the United States", "An office.", false},
 	} {
 		if got := newHopTopic("en", tc.query, tc.claim).relevant(tc.title, tc.text); got != tc.relevant {
 			t.Errorf("relevant(%q, %q) to %q = %v, want %v", tc.title, tc.text, tc.claim.ClaimText, got, tc.relevant)
