@@ -355,13 +355,19 @@ func (r *multihopRun) statementWordsFor(d, st *chainState) (string, bool) {
 	if restates(evidence.WithoutBridges(st.claim.ClaimText), words, r.in.language) {
 		return "", false
 	}
-	// The opener is a determiner: in lower case unless the placeholder opens st's text.
+	return casedFor(st, d.claim.ClaimID, words), true
+}
+
+// casedFor is words, a noun phrase opening with a determiner, written for the place of
+// placeholder id in st's text: the determiner in lower case, unless the placeholder opens the
+// text.
+func casedFor(st *chainState, id, words string) string {
 	first, _, _ := strings.Cut(words, " ")
 	opener := strings.ToLower(first)
-	if strings.HasPrefix(strings.TrimSpace(st.claim.ClaimText), "{"+d.claim.ClaimID+"}") {
+	if strings.HasPrefix(strings.TrimSpace(st.claim.ClaimText), "{"+id+"}") {
 		opener = strings.ToUpper(opener[:1]) + opener[1:]
 	}
-	return opener + words[len(first):], true
+	return opener + words[len(first):]
 }
 
 // restates reports whether claim already says most of span: more than half of the span's

@@ -58,10 +58,10 @@ func (r *multihopRun) nameByDescription(ctx context.Context) {
 		why := r.judgeWithDescriptions(ctx, d, waiting)
 		for _, st := range waiting {
 			st.awaiting = ""
-			if why != "" && r.stateWithDescription(st, d, why) {
-				continue
-			}
 			if why != "" {
+				if r.stateWithDescription(st, d, why) {
+					continue
+				}
 				st.unresolved += "; " + why
 				if st.judged { // a claim others depend on was judged when its chain ran
 					st.verdict.Reason += "; " + why
@@ -174,9 +174,7 @@ func (r *multihopRun) stateWithDescription(st, d *chainState, why string) bool {
 	if !ok || restates(evidence.WithoutBridges(st.claim.ClaimText), words, r.in.language) {
 		return false
 	}
-	if strings.HasPrefix(strings.TrimSpace(st.claim.ClaimText), "{"+d.claim.ClaimID+"}") {
-		words = "The" + words[len("the"):]
-	}
+	words = casedFor(st, d.claim.ClaimID, words)
 	r.stateWith(st, map[string]string{d.claim.ClaimID: words})
 	st.unresolved, st.verdict, st.bridge = "", judgement{}, evidence.Bridge{}
 	if len(st.hopRecords) > 0 {

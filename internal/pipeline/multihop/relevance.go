@@ -221,8 +221,8 @@ func (t hopTopic) relevant(title, text string) bool {
 	return false
 }
 
-// titled reports whether title is one of the topic's names (or small names) and nothing else, the site a web
-// result's title ends with and a trailing disambiguation aside ("Halsey (singer) - Wikipedia"):
+// titled reports whether title is one of the topic's names (small and short names included) and
+// nothing else, the site a web result's title ends with and a trailing disambiguation aside ("Halsey (singer) - Wikipedia"):
 // the page of that entity, about the claim whatever fact its text shows. Its text may say the
 // claim's fact in other words ("produced" for "produces", who defeated whom for "a British
 // victory"), which the shared-word rule misses; another entity's page sharing a word of the name
@@ -238,16 +238,20 @@ func (t hopTopic) titled(title string) bool {
 	if open := strings.LastIndex(title, " ("); open > 0 && strings.HasSuffix(title, ")") {
 		title = title[:open]
 	}
-	if folded := text.Words(text.FoldForMatch(title)); slices.ContainsFunc(t.smallNames, func(n []string) bool { return slices.Equal(n, folded) }) {
-		return true
+	if len(t.smallNames) > 0 {
+		if folded := text.Words(text.FoldForMatch(title)); slices.ContainsFunc(t.smallNames, func(n []string) bool { return slices.Equal(n, folded) }) {
+			return true
+		}
 	}
 	words := tokenSet(topicWords(title, t.language))
 	if len(words) == 0 {
 		return false
 	}
-	for _, name := range slices.Concat(t.names, t.shortNames) {
-		if n := tokenSet(name); len(n) == len(words) && !slices.ContainsFunc(name, func(w string) bool { return !words[w] }) {
-			return true
+	for _, names := range [...][][]string{t.names, t.shortNames} {
+		for _, name := range names {
+			if n := tokenSet(name); len(n) == len(words) && !slices.ContainsFunc(name, func(w string) bool { return !words[w] }) {
+				return true
+			}
 		}
 	}
 	return false
