@@ -921,6 +921,51 @@ func TestBridgedClaimsHopsFindTheNamedEntitysPage(t *testing.T) {
 	}
 }
 
+// A claim stated with a bridge's name is about the named entity, whatever entities its plan
+// listed: a real plan gave "{c1} appears in Asia comic books" the entities ["Asia"], the false
+// value, so its hops, searching with the name "Joker", kept nothing of the page that says the
+// Joker appears in American comic books, and the false statement stayed unverified. The name is
+// listed among the claim's entities, stored so, and anchors what its hops keep. A claim planned
+// with no entity keeps none: with no anchor, its hops keep a result that shares two of its words
+// (the named entity's page among them), and an anchor would narrow that (in a relay run, "{c2}
+// stars an American actor" then lost the cast member's page that says "American actor").
+func TestBridgeNameIsAnEntityOfTheClaimStatedWithIt(t *testing.T) {
+	t.Parallel()
+	const stated = "Adam Beach played Slipknot in a Danish film"
+	for _, tc := range []struct{ planned, want []string }{
+		{[]string{"Danish"}, []string{"Danish", "Adam Beach"}},
+		{[]string{}, []string{}},
+	} {
+		plan := slipknotPlan()
+		plan.Claims[1].ClaimText = "{c1} played Slipknot in a Danish film"
+		plan.Claims[1].SourceSpan = "played Slipknot in a Danish film"
+		plan.Claims[1].Entities = tc.planned
+		plan.QueryChains[1] = QueryChain{ClaimID: "c2", Hops: []PlanHop{{1, "{c1} Slipknot Danish film cast", "film database", "cast member"}}}
+		sup, ref := evidence.StanceSupports, evidence.StanceRefutes
+		model := planModel(t, plan, map[string]string{
+			"An actor played Detective Chester Lake": judgeReplyJSON(t, "supported", "Medium", "",
+				&judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach played Detective Chester Lake"},
+				judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}),
+			stated: judgeReplyJSON(t, "refuted", "Medium", "", nil, judgeCitation{1, "Suicide Squad (2016), written and directed by David Ayer", ref}),
+		})
+		res, err := Multihop{Model: model, Searcher: slipknotSearcher()}.Run(context.Background(),
+			pipeline.Input{Text: "The actor who played Detective Chester Lake played Slipknot in a Danish film."})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hop := findHop(res, 2, 1); hop.Query != "Adam Beach Slipknot Danish film cast" || hop.Status != HopFound {
+			t.Errorf("planned entities %q: hop 1 of c2 kept nothing of the page naming the entity: %+v", tc.planned, hop)
+		}
+		c2 := res.Claims[1]
+		if c2.Text != stated || !slices.Equal(c2.Entities, tc.want) || c2.Verdict != pipeline.VerdictRefuted {
+			t.Errorf("planned entities %q: claim 2: %+v", tc.planned, c2)
+		}
+		if !slices.Equal(plan.Claims[1].Entities, tc.planned) {
+			t.Errorf("the plan's entities changed: %q", plan.Claims[1].Entities)
+		}
+	}
+}
+
 // The statement's words for an unestablished bridge are not used when the dependent claim
 // restates them: a real plan's "{c1}'s solo recording released on August 26, 1997 was released
 // on Birdman Records", with c1's span "their guitarist, who released his solo recording on

@@ -266,11 +266,12 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 		return
 	}
 	values := map[string]string{}
-	var described, from, unstated []string
+	var names, described, from, unstated []string
 	for _, id := range ids {
 		d := r.stateOf(id)
 		if d != nil && d.checked && d.bridge.Value != "" {
 			values[id] = d.bridge.Value
+			names = append(names, d.bridge.Value)
 			note := fmt.Sprintf("{%s} is %q, the answer of %s read from its cited source %s", id, d.bridge.Value, id, d.evidence[d.bridge.Source].URL)
 			if d.provisional {
 				note += fmt.Sprintf(" (provisional: its judge confirmed %s only in part, and judges it again with what the claims building on the name find)", id)
@@ -300,7 +301,7 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 		// entities leave too little to search by.
 		if d := r.stateOf(unstated[0]); len(unstated) == 1 && describable(d) {
 			id := unstated[0]
-			r.stateWith(st, values)
+			r.stateWith(st, values, names...)
 			st.awaiting = id
 			st.hops = []PlanHop{{HopNumber: 1, Query: descriptionQuery(d, st)}}
 			st.bridgeNote = strings.Join(append(from, fmt.Sprintf("{%s} was not established (%s) and the statement has no words of its own for it: one search for the entity by what the statement says of it, %s's words and this claim's, stands for the planned hops, and %s is judged again with what it finds",
@@ -308,7 +309,7 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 		}
 		return
 	}
-	r.stateWith(st, values)
+	r.stateWith(st, values, names...)
 	hops := slices.Clone(st.hops)
 	for i := range hops {
 		hops[i].Query, _ = evidence.SubstituteBridges(withoutBridges(hops[i].Query, described), values)
@@ -317,18 +318,28 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 	st.bridgeNote = strings.Join(from, "; ")
 }
 
-// stateWith writes the names of values into st's text and entities, and into its result claim.
-// Real plans list the placeholder among the claim's entities ("{c1} is Canadian": ["{c1}"]); the
-// entities anchor what its hops may keep (hopTopic), so they name the entity too. They go into a
-// new slice: st.claim's shares its array with the plan's, which keeps the placeholders.
-func (r *multihopRun) stateWith(st *chainState, values map[string]string) {
+// stateWith writes the values (names, or the statement's words for an entity) into st's text and
+// entities, and into its result claim. The entities anchor what its hops may keep (hopTopic), so
+// they name the entity too: real plans list the placeholder among them ("{c1} is Canadian":
+// ["{c1}"]), or leave it out ("{c1} appears in Asia comic books": ["Asia"], the value the
+// statement got wrong, which the named entity's page does not hold); each of names, the entities
+// judges named, is listed when no entity holds it yet. A claim planned with no entity is left
+// so: with no anchor, its hops keep a result that shares two of its words, the named entity's
+// page among them, and an anchor would narrow that. The entities go into a new slice: st.claim's
+// shares its array with the plan's, which keeps the placeholders.
+func (r *multihopRun) stateWith(st *chainState, values map[string]string, names ...string) {
 	// A claim awaiting another bridge's name by description is stated with the names it has
 	// (resolveBridges), the placeholder it awaits kept.
 	st.claim.ClaimText, _ = evidence.SubstituteKnownBridges(st.claim.ClaimText, values)
 	r.res.Claims[st.index].Text = st.claim.ClaimText
-	entities := make([]string, len(st.claim.Entities))
+	entities := make([]string, len(st.claim.Entities), len(st.claim.Entities)+len(names))
 	for i, e := range st.claim.Entities {
 		entities[i], _ = evidence.SubstituteKnownBridges(e, values)
+	}
+	for _, n := range names {
+		if len(entities) > 0 && !slices.ContainsFunc(entities, func(e string) bool { return strings.Contains(strings.ToLower(e), strings.ToLower(n)) }) {
+			entities = append(entities, n)
+		}
 	}
 	st.claim.Entities = entities
 	r.res.Claims[st.index].Entities = slices.Clone(entities)

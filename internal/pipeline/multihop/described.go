@@ -145,7 +145,7 @@ func ownFinds(st *chainState) []hopEvidence {
 // (judgeAll): with what its hops found and d's cited sources. Its first hop says where the name
 // came from.
 func (r *multihopRun) stateWithName(st, d *chainState) {
-	r.stateWith(st, map[string]string{d.claim.ClaimID: d.bridge.Value})
+	r.stateWith(st, map[string]string{d.claim.ClaimID: d.bridge.Value}, d.bridge.Value)
 	st.unresolved, st.judged, st.verdict, st.bridge, st.namedBy = "", false, judgement{}, evidence.Bridge{}, d.claim.ClaimID
 	if len(st.hopRecords) > 0 {
 		h := &st.hopRecords[0]

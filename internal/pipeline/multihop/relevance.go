@@ -23,7 +23,8 @@ import (
 // and "Lake Baikal holds 23 percent of the planet's fresh water" names Lake Baikal but shares
 // nothing else with "Lake Baikal reaches a depth of 1642 m": neither is relied on, kept, or
 // excluded from the chain's later hops. The page titled with one of the names is relevant
-// whatever its text says (titled): it is that entity's own page.
+// whatever its text says (titled): it is that entity's own page; so is a text that opens with a
+// name of two words or more as its subject (opensWith), whatever its title.
 type hopTopic struct {
 	language string
 	words    map[string]bool
@@ -39,6 +40,9 @@ type hopTopic struct {
 	// names, they make relevant only the page titled with them, since a text holding the first
 	// and last words of "Los Angeles International Airport" may be about another airport.
 	shortNames [][]string
+	// leads are the names of two words or more as whole folded words ("southampton football
+	// club"): a text that opens with one as its subject is that entity's own entry (opensWith).
+	leads [][]string
 }
 
 // minSharedWords is the number of distinct content words a relevant result shares with a topic
@@ -71,6 +75,7 @@ func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
 				continue
 			}
 			t.names = append(t.names, nameWords(e, language, words))
+			t.addLead(e)
 			if short := shortName(e, language); short != nil {
 				t.shortNames = append(t.shortNames, short)
 			}
@@ -101,7 +106,66 @@ func (t *hopTopic) addNames(names []string, language string) {
 			t.words[w] = true
 		}
 		t.names = append(t.names, nameWords(n, language, words))
+		t.addLead(n)
 	}
+}
+
+// addLead adds name to the topic's leads when it is two words or more, without an opening
+// "the" (a text may or may not write it). A one-word name ("Apple", "Joker") is too often a
+// text's first word without being its subject: its entry is the page titled with it.
+func (t *hopTopic) addLead(name string) {
+	words := text.Words(text.FoldForMatch(name))
+	if len(words) > 0 && words[0] == "the" {
+		words = words[1:]
+	}
+	if len(words) >= 2 {
+		t.leads = append(t.leads, words)
+	}
+}
+
+// leadVerbs are the verbs with which an encyclopedia entry's first sentence says what its subject
+// is ("Southampton Football Club is an English professional football club").
+var leadVerbs = text.WordSet("is was are were")
+
+// opensWith reports whether s opens with one of the topic's leads as the subject of its first
+// sentence, an opening "the" aside: the name followed by "is", "was", "are" or "were", a comma or
+// a parenthesis ("Ostmoor Harbour Rowing Club (OHRC) was formed ..."). Such a text is the
+// entity's own entry, whatever its title ("Southampton F.C." for "Southampton Football Club"):
+// in a relay run, "Southampton Football Club is an American football club" kept nothing of the
+// page that says it is English, which shares only the name with the claim. A longer name that
+// opens with the lead ("... Rowing Club Juniors won") or the lead as a modifier ("... Rowing
+// Club members rowed") is not the entity's subject.
+func (t hopTopic) opensWith(s string) bool {
+	if len(t.leads) == 0 {
+		return false
+	}
+	folded := text.FoldForMatch(s)
+	spans := text.WordSpans(folded)
+	word := func(i int) string { return folded[spans[i][0]:spans[i][1]] }
+	start := 0
+	if len(spans) > 0 && word(0) == "the" {
+		start = 1
+	}
+	for _, lead := range t.leads {
+		end := start + len(lead)
+		if end > len(spans) {
+			continue
+		}
+		same := true
+		for i, w := range lead {
+			same = same && word(start+i) == w
+		}
+		if !same {
+			continue
+		}
+		// An initial's full stop ("Southampton F.C. is") is part of the name.
+		rest := strings.TrimLeft(folded[spans[end-1][1]:], " .")
+		if strings.HasPrefix(rest, ",") || strings.HasPrefix(rest, "(") ||
+			end < len(spans) && strings.HasPrefix(rest, word(end)) && leadVerbs[word(end)] {
+			return true
+		}
+	}
+	return false
 }
 
 // groundedNames are the names a follow-up query asks for that the sources its judge was given
@@ -182,9 +246,9 @@ func holdsRun(words, run []string) bool {
 }
 
 // relevant reports whether a result with this title and text is about the topic (see hopTopic),
-// or is the page of one of its names (titled).
+// or is the page of one of its names (titled, opensWith).
 func (t hopTopic) relevant(title, text string) bool {
-	if t.titled(title) {
+	if t.titled(title) || t.opensWith(text) {
 		return true
 	}
 	have := map[string]bool{}

@@ -96,6 +96,12 @@ func TestRelevanceOfTheEntitysOwnPage(t *testing.T) {
 	// A person's full name with a middle name: the page is titled with the name people use.
 	fullName := PlanClaim{ClaimText: "Raphael Matthew Bob-Waksberg is Australian", Entities: []string{"Raphael Matthew Bob-Waksberg", "Australian"}}
 	suffixed := PlanClaim{ClaimText: "Jon Meade Huntsman Jr. served as ambassador", Entities: []string{"Jon Meade Huntsman Jr."}}
+	// A claim that gives the entity a false value shares nothing but the name with its page, and
+	// the page may be titled with another form of the name ("Ostmoor H.R.C."): a text that opens
+	// with the whole name as its subject is the entity's own entry.
+	club := PlanClaim{ClaimText: "Ostmoor Harbour Rowing Club is a Danish club", Entities: []string{"Ostmoor Harbour Rowing Club"}}
+	apple := PlanClaim{ClaimText: "Apple Records is a Danish label", Entities: []string{"Apple Records"}}
+	mononym := PlanClaim{ClaimText: "Zorblax is a Danish painter", Entities: []string{"Zorblax"}}
 	for _, tc := range []struct {
 		claim        PlanClaim
 		query, title string
@@ -125,6 +131,17 @@ func TestRelevanceOfTheEntitysOwnPage(t *testing.T) {
 		{fullName, "Raphael Matthew Bob-Waksberg nationality", "", "Raphael and Bob-Waksberg are two streets.", false},
 		{suffixed, "Jon Meade Huntsman Jr. ambassador", "Jon Huntsman Jr.", "An American politician and diplomat.", true},
 		{suffixed, "Jon Meade Huntsman Jr. ambassador", "Jon Huntsman Sr.", "An American businessman.", false},
+		{club, "Ostmoor Harbour Rowing Club home city country", "Ostmoor H.R.C.", "Ostmoor Harbour Rowing Club is a German amateur rowing club on the Elbe.", true},
+		{club, "Ostmoor Harbour Rowing Club home city country", "", "The Ostmoor Harbour Rowing Club, on the Elbe since 1871, trains juniors.", true},
+		{club, "Ostmoor Harbour Rowing Club home city country", "", "Ostmoor Harbour Rowing Club (OHRC) was formed by dockworkers.", true},
+		{apple, "Apple Records label country", "Apple Corps", "Apple Records was founded by the Beatles in London.", true},
+		// The name inside a longer one, or not as the text's subject, is not the entity's entry.
+		{club, "Ostmoor Harbour Rowing Club home city country", "", "Ostmoor Harbour Rowing Club Juniors won the regatta on the Elbe.", false},
+		{club, "Ostmoor Harbour Rowing Club home city country", "", "Rivals of Ostmoor Harbour Rowing Club rowed on the Elbe.", false},
+		{club, "Ostmoor Harbour Rowing Club home city country", "", "Ostmoor Harbour Rowing Club members rowed on the Elbe.", false},
+		// A one-word name is too common a word to be known by a text's first word: its entry is
+		// the page titled with it.
+		{mononym, "Zorblax nationality", "", "Zorblax is a German sculptor.", false},
 		{PlanClaim{ClaimText: "The Bureau of the Census of the United States counts people", Entities: []string{"Bureau of the Census of the United States"}},
 			"Bureau Census United States", "Bureau of the United States", "An office.", false},
 	} {
