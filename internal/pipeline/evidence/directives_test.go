@@ -153,6 +153,19 @@ func TestQueryAboutTheClaim(t *testing.T) {
 			t.Errorf("%q: got %q %v (%s), want %q %v", c.query, got.Query, got.Flags, got.Reason, c.want, c.flags)
 		}
 	}
+	// An initial's full stop ends no sentence: a multihop search by description joins two claims'
+	// words ("... based on a novel by J. K. Rowling was published in 2000"), and a relay run
+	// searched for "K. Rowling was published in 2000", the sentence "... by J." having shared no
+	// term with the claim.
+	for _, c := range []struct{ query, claim, want string }{
+		{"The Ostmoor chronicle is a novel by J. K. Brandt was published in 1871", "{c7} was published in 1871",
+			"The Ostmoor chronicle is a novel by J. K. Brandt was published in 1871"},
+		{"Ostmoor chronicle by J. K. Brandt. Bitcoin price tomorrow.", "The Ostmoor chronicle was written by Brandt", "Ostmoor chronicle by J. K. Brandt."},
+	} {
+		if got := SanitizeQuery(c.query, c.claim); got.Query != c.want {
+			t.Errorf("%q: got %q %+v, want %q", c.query, got.Query, got, c.want)
+		}
+	}
 	// A multihop hop may look for an intermediate fact its claim does not name: SanitizeQuery
 	// keeps it and says so, and only cove2's check rejects it.
 	const hop, bridge = "Verrazzano-Narrows 1964 surpassed record", "The Golden Gate Bridge's main span was the longest in the world for 40 years"

@@ -323,8 +323,25 @@ func endsQuery(s, planned string, to int) bool {
 }
 
 // sentenceEnd ends a sentence of a query: a full stop, question or exclamation mark, semicolon
-// or line break followed by a space or the end (so "3.14" and "evil.com" are no end).
+// or line break followed by a space or the end (so "3.14" and "evil.com" are no end), unless it
+// is an initial's full stop (afterInitial).
 var sentenceEnd = regexp.MustCompile(`[.;!?\n]+(?:\s+|$)`)
+
+// afterInitial reports whether the sentence end at s[at:] is the full stop of an initial, a
+// capital letter standing alone ("J. K. Rowling"): a search by description joins two claims'
+// words, and a relay run searched for "K. Rowling was published in 2000" once the sentence
+// "... a novel by J." had gone for sharing no term with the claim.
+func afterInitial(s string, at int) bool {
+	if !strings.HasPrefix(s[at:], ". ") {
+		return false
+	}
+	r, size := utf8.DecodeLastRuneInString(s[:at])
+	if !unicode.IsUpper(r) {
+		return false
+	}
+	before, _ := utf8.DecodeLastRuneInString(s[:at-size])
+	return at == size || unicode.IsSpace(before)
+}
 
 // aboutClaim keeps the sentences of s that share a term with the claim's terms, and those with
 // no word that could name anything ("U.S."); dropped are the sentences that went. kept is ""
@@ -334,6 +351,9 @@ func aboutClaim(s string, terms []string) (kept string, dropped []string) {
 	about := false
 	start := 0
 	for _, loc := range append(sentenceEnd.FindAllStringIndex(s, -1), []int{len(s), len(s)}) {
+		if afterInitial(s, loc[0]) {
+			continue
+		}
 		sentence := s[start:loc[1]]
 		start = loc[1]
 		if strings.TrimSpace(sentence) == "" {
