@@ -248,7 +248,8 @@ func holdsRun(words, run []string) bool {
 // relevant reports whether a result with this title and text is about the topic (see hopTopic),
 // or is the page of one of its names (titled, opensWith).
 func (t hopTopic) relevant(title, text string) bool {
-	if t.titled(title) || t.opensWith(text) {
+	// Another claim's finding comes as its title, then its text (evidence.SourceText).
+	if t.titled(title) || t.opensWith(strings.TrimPrefix(text, title+"\n")) {
 		return true
 	}
 	have := map[string]bool{}

@@ -133,6 +133,8 @@ func TestRelevanceOfTheEntitysOwnPage(t *testing.T) {
 		{suffixed, "Jon Meade Huntsman Jr. ambassador", "Jon Huntsman Sr.", "An American businessman.", false},
 		{club, "Ostmoor Harbour Rowing Club home city country", "Ostmoor H.R.C.", "Ostmoor Harbour Rowing Club is a German amateur rowing club on the Elbe.", true},
 		{club, "Ostmoor Harbour Rowing Club home city country", "", "The Ostmoor Harbour Rowing Club, on the Elbe since 1871, trains juniors.", true},
+		// Another claim's finding is read as its title, then its text (evidence.SourceText).
+		{club, "Ostmoor Harbour Rowing Club home city country", "Ostmoor H.R.C.", "Ostmoor H.R.C.\nOstmoor Harbour Rowing Club is a German amateur rowing club.", true},
 		{club, "Ostmoor Harbour Rowing Club home city country", "", "Ostmoor Harbour Rowing Club (OHRC) was formed by dockworkers.", true},
 		{apple, "Apple Records label country", "Apple Corps", "Apple Records was founded by the Beatles in London.", true},
 		// The name inside a longer one, or not as the text's subject, is not the entity's entry.
