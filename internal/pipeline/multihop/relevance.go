@@ -43,6 +43,9 @@ type hopTopic struct {
 	// leads are the names of two words or more as whole folded words ("southampton football
 	// club"): a text that opens with one as its subject is that entity's own entry (opensWith).
 	leads [][]string
+	// spaceless are the names as their folded letters and digits alone ("spacex" for "Space X"):
+	// a title that reads the same is the name written with or without its spaces (titled).
+	spaceless map[string]bool
 }
 
 // minSharedWords is the number of distinct content words a relevant result shares with a topic
@@ -52,7 +55,7 @@ const minSharedWords = 2
 // newHopTopic is the topic of a hop of claims (a cross-validation query joins several) searched
 // with the planned query.
 func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
-	t := hopTopic{language: language, words: map[string]bool{}, numbers: map[string]bool{}}
+	t := hopTopic{language: language, words: map[string]bool{}, numbers: map[string]bool{}, spaceless: map[string]bool{}}
 	// A placeholder left unresolved ("{c1}") names nothing a page could hold: read as the
 	// identifier "c1", it would be an anchor no result has.
 	texts := []string{evidence.WithoutBridges(planned)}
@@ -76,6 +79,7 @@ func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
 			}
 			t.names = append(t.names, nameWords(e, language, words))
 			t.addLead(e)
+			t.spaceless[spaceless(e)] = true
 			if short := shortName(e, language); short != nil {
 				t.shortNames = append(t.shortNames, short)
 			}
@@ -286,8 +290,8 @@ func (t hopTopic) relevant(title, text string) bool {
 	return false
 }
 
-// titled reports whether title is one of the topic's names (small and short names included) and
-// nothing else, the site a web result's title ends with and a trailing disambiguation aside ("Halsey (singer) - Wikipedia"):
+// titled reports whether title is one of the topic's names (small and short names included,
+// with or without its spaces: spaceless) and nothing else, the site a web result's title ends with and a trailing disambiguation aside ("Halsey (singer) - Wikipedia"):
 // the page of that entity, about the claim whatever fact its text shows. Its text may say the
 // claim's fact in other words ("produced" for "produces", who defeated whom for "a British
 // victory"), which the shared-word rule misses; another entity's page sharing a word of the name
@@ -308,6 +312,9 @@ func (t hopTopic) titled(title string) bool {
 			return true
 		}
 	}
+	if t.spaceless[spaceless(title)] {
+		return true
+	}
 	words := tokenSet(topicWords(title, t.language))
 	if len(words) == 0 {
 		return false
@@ -320,6 +327,13 @@ func (t hopTopic) titled(title string) bool {
 		}
 	}
 	return false
+}
+
+// spaceless is s as its folded words run together: "Space X" and "SpaceX" are both "spacex".
+// A relay run's "Space X is British" kept nothing of the page titled "SpaceX", which says
+// American: the claim shares only the name with it, and the name's words were not the title's.
+func spaceless(s string) string {
+	return strings.Join(text.Words(text.FoldForMatch(s)), "")
 }
 
 // shortName is a person's full name without its middle names, as pages are titled: "Michael

@@ -144,6 +144,10 @@ func TestRelevanceOfTheEntitysOwnPage(t *testing.T) {
 		// A one-word name is too common a word to be known by a text's first word: its entry is
 		// the page titled with it.
 		{mononym, "Zorblax nationality", "", "Zorblax is a German sculptor.", false},
+		// A name written with or without its spaces is one name ("Space X", "SpaceX").
+		{PlanClaim{ClaimText: "Ostmoor Labs is British", Entities: []string{"Ostmoor Labs"}}, "Ostmoor Labs nationality", "OstmoorLabs", "An aerospace maker.", true},
+		{PlanClaim{ClaimText: "OstmoorLabs is British", Entities: []string{"OstmoorLabs"}}, "OstmoorLabs nationality", "Ostmoor Labs - Wikipedia", "An aerospace maker.", true},
+		{PlanClaim{ClaimText: "Ostmoor Labs is British", Entities: []string{"Ostmoor Labs"}}, "Ostmoor Labs nationality", "Ostmoor", "A village.", false},
 		{PlanClaim{ClaimText: "The Bureau of the Census of the United States counts people", Entities: []string{"Bureau of the Census of the United States"}},
 			"Bureau Census United States", "Bureau of the United States", "An office.", false},
 	} {
