@@ -28,7 +28,8 @@ const (
 	maxMemberWords = 8
 )
 
-// copulas are the verbs with which a text says what something is.
+// copulas are the verbs with which a text says what something is: an encyclopedia entry's first
+// sentence (opensWith), a definition and its members (definedKinds).
 var copulas = text.WordSet("is are was were")
 
 // definedKinds finds the definition pairs among given, in the order of the definitions. A

@@ -127,13 +127,9 @@ func (t *hopTopic) addLead(name string) {
 	}
 }
 
-// leadVerbs are the verbs with which an encyclopedia entry's first sentence says what its subject
-// is ("Southampton Football Club is an English professional football club").
-var leadVerbs = text.WordSet("is was are were")
-
 // opensWith reports whether s opens with one of the topic's leads as the subject of its first
-// sentence, an opening "the" aside: the name followed by "is", "was", "are" or "were", a comma or
-// a parenthesis ("Ostmoor Harbour Rowing Club (OHRC) was formed ..."). Such a text is the
+// sentence, an opening "the" aside: the name followed by a copula ("is", "was", "are", "were"), a
+// comma or a parenthesis ("Ostmoor Harbour Rowing Club (OHRC) was formed ..."). Such a text is the
 // entity's own entry, whatever its title ("Southampton F.C." for "Southampton Football Club"):
 // in a relay run, "Southampton Football Club is an American football club" kept nothing of the
 // page that says it is English, which shares only the name with the claim. A longer name that
@@ -165,7 +161,7 @@ func (t hopTopic) opensWith(s string) bool {
 		// An initial's full stop ("Southampton F.C. is") is part of the name.
 		rest := strings.TrimLeft(folded[spans[end-1][1]:], " .")
 		if strings.HasPrefix(rest, ",") || strings.HasPrefix(rest, "(") ||
-			end < len(spans) && strings.HasPrefix(rest, word(end)) && leadVerbs[word(end)] {
+			end < len(spans) && strings.HasPrefix(rest, word(end)) && copulas[word(end)] {
 			return true
 		}
 	}
@@ -291,8 +287,9 @@ func (t hopTopic) relevant(title, text string) bool {
 }
 
 // titled reports whether title is one of the topic's names (small and short names included,
-// with or without its spaces: spaceless) and nothing else, the site a web result's title ends with and a trailing disambiguation aside ("Halsey (singer) - Wikipedia"):
-// the page of that entity, about the claim whatever fact its text shows. Its text may say the
+// with or without its spaces: spaceless) and nothing else, the site a web result's title ends
+// with and a trailing disambiguation aside ("Halsey (singer) - Wikipedia"): the page of that
+// entity, about the claim whatever fact its text shows. Its text may say the
 // claim's fact in other words ("produced" for "produces", who defeated whom for "a British
 // victory"), which the shared-word rule misses; another entity's page sharing a word of the name
 // ("Nikola Tesla" for the Tesla Model S) is not titled with it.
