@@ -36,10 +36,10 @@ type Retrieved struct {
 // pageMarker introduces, inside a source's fence, the passages read from its page.
 const pageMarker = "From the page itself:"
 
-// shownText is the body of a source as a verifier or judge is shown it: the snippet, bounded,
-// then the passages read from its page, if any; a passage is untrusted text like the snippet,
-// and the fence escapes both alike.
-func (e Retrieved) shownText() string {
+// ShownText is the body of a source as a verifier or judge is shown it, without its title: the
+// snippet, bounded, then the passages read from its page, if any; a passage is untrusted text
+// like the snippet, and the fence escapes both alike.
+func ShownText(e Retrieved) string {
 	body := text.Truncate(e.Snippet, maxSnippetBytes)
 	if len(e.Passages) == 0 {
 		return body
@@ -72,7 +72,7 @@ func RenderEvidence(evidence []Retrieved) string {
 		if e.Relation != "" {
 			attrs = append(attrs, "relation", e.Relation)
 		}
-		parts[i] = pipeline.Fence("source", e.shownText(), attrs...)
+		parts[i] = pipeline.Fence("source", ShownText(e), attrs...)
 	}
 	return strings.Join(parts, "\n")
 }
@@ -190,7 +190,7 @@ func (a Attribution) Indices() []int {
 // passages read from its page, as RenderEvidence bounds them): the only text a passage cited
 // from it may come from.
 func SourceText(e Retrieved) string {
-	return text.Truncate(e.Title, maxTitleBytes) + "\n" + e.shownText()
+	return text.Truncate(e.Title, maxTitleBytes) + "\n" + ShownText(e)
 }
 
 // Attribute applies the rule of per-source support: a citation counts only when it names a

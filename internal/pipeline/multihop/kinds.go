@@ -63,8 +63,7 @@ func definedKinds(given []evidence.Retrieved) []kindDefinition {
 // bodyWords are the words of a source's text as shown to the judge, without its title,
 // folded and each made singular ("agencies" is "agency").
 func bodyWords(g evidence.Retrieved) []string {
-	_, body, _ := strings.Cut(evidence.SourceText(g), "\n")
-	ws := text.Words(text.FoldForMatch(body))
+	ws := text.Words(text.FoldForMatch(evidence.ShownText(g)))
 	for i, w := range ws {
 		ws[i] = singular(w)
 	}
@@ -73,7 +72,7 @@ func bodyWords(g evidence.Retrieved) []string {
 
 // definedKind is the kind words opens by defining ("a tide agency is ..."), or nil.
 func definedKind(words []string) []string {
-	if len(words) < 3 || (words[0] != "a" && words[0] != "an") {
+	if len(words) < 3 || !indefiniteArticles[words[0]] {
 		return nil
 	}
 	for i := 2; i <= maxKindWords+1 && i < len(words); i++ {
