@@ -40,7 +40,8 @@ func (r *multihopRun) settleProvisional(ctx context.Context) {
 
 // confirmProvisional judges st again with the sources the claims stated with its name cited,
 // each marked as found by searching for the entity, and keeps that judgement when it confirms
-// st (supported, so at Medium or above) and names the same entity under resolveBridge's checks.
+// st (supported, so at Medium or above) and names the same entity under resolveBridge's checks
+// (the same words, folded, with or without their spaces).
 // It returns why it did not ("" when it did); the extra sources are then dropped with the
 // judgement that was not kept.
 func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) string {
@@ -59,7 +60,10 @@ func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) st
 	case v.Verdict != pipeline.VerdictSupported:
 		st.evidence = st.evidence[:before]
 		return fmt.Sprintf("judged again with what they found, it was %s", v.Verdict)
-	case text.FoldForMatch(b.Value) != text.FoldForMatch(name):
+	case spaceless(b.Value) != spaceless(name):
+		// One name written with or without its spaces is one name: a relay run's first judge
+		// named "black bear" from the page that wrote him so, and its second "Blackbear" from
+		// the musician's own page.
 		st.evidence = st.evidence[:before]
 		return fmt.Sprintf("judged again with what they found, it was supported but named no entity, or another (%s)", text.Truncate(b.Value+b.Reason, 120))
 	}

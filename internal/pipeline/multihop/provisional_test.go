@@ -219,3 +219,29 @@ func TestProvisionalBridgeFromAConfirmationAtLow(t *testing.T) {
 		t.Errorf("claims: %+v\n%+v", c1, c2)
 	}
 }
+
+// A name written with or without its spaces is one name: in a relay run c1's first judge named
+// "black bear" (the words of the page that called him so) and its second "Blackbear" (the
+// musician's own page), and the bridge was refused as "another" entity, leaving four claims
+// confirmed on his page unverified. The second judgement that names the entity so is kept.
+func TestProvisionalBridgeConfirmedUnderTheNameWrittenWithoutSpaces(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	joined := hit("https://www.imdb.com/name/adambeach", "IMDb", "AdamBeach, a Canadian actor, plays Slipknot in Suicide Squad (2016).", nil)
+	joined.Title = "AdamBeach"
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Detective Chester Lake Law Order", results: []pipeline.SearchResult{srcLake}},
+		{contains: "Adam Beach Slipknot", results: []pipeline.SearchResult{joined}},
+	}}
+	model := canadianModel(t,
+		judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "AdamBeach, a Canadian actor, plays Slipknot in Suicide Squad", sup}),
+		judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "AdamBeach", Source: 2, Passage: "AdamBeach, a Canadian actor"},
+			judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}, judgeCitation{2, "AdamBeach, a Canadian actor", sup}))
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: canadianStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c1, c2 := res.Claims[0], res.Claims[1]; c1.Verdict != pipeline.VerdictSupported || c2.Text != canadianDependent || c2.Verdict != pipeline.VerdictSupported {
+		t.Errorf("claims:\n%+v\n%+v", c1, c2)
+	}
+}
