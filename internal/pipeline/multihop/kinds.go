@@ -33,8 +33,9 @@ const (
 var copulas = text.WordSet("is are was were")
 
 // definedKinds finds the definition pairs among given, in the order of the definitions. A
-// definition is a source whose text opens "A <kind> is" or "An <kind> is", the kind a phrase of
-// at most maxKindWords words; a member is another source that, within maxMemberWords words after
+// definition is a source whose text opens "A <kind> is", "An <kind> is" or, for a kind named
+// without an article, "<Kind> is the/a/an" (definedKind), the kind a phrase of at most
+// maxKindWords words; a member is another source that, within maxMemberWords words after
 // "is", "are", "was" or "were", names the kind (a plural "agencies" names "agency"). Only the
 // numbers reach the prompt: the kind is a source's words, and untrusted text stays inside
 // its fence. An entity's entry ("The Ostmoor Lighthouse is a tower") defines no kind, and a
@@ -45,8 +46,8 @@ func definedKinds(given []evidence.Retrieved) []kindDefinition {
 		words[i] = bodyWords(g)
 	}
 	var pairs []kindDefinition
-	for d, w := range words {
-		kind := definedKind(w)
+	for d := range words {
+		kind := definedKind(evidence.ShownText(given[d]))
 		if kind == nil {
 			continue
 		}
@@ -63,29 +64,62 @@ func definedKinds(given []evidence.Retrieved) []kindDefinition {
 // bodyWords are the words of a source's text as shown to the judge, without its title,
 // folded and each made singular ("agencies" is "agency").
 func bodyWords(g evidence.Retrieved) []string {
-	ws := text.Words(text.FoldForMatch(evidence.ShownText(g)))
+	return singularWords(evidence.ShownText(g))
+}
+
+// singularWords are the words of s, folded and each made singular.
+func singularWords(s string) []string {
+	ws := text.Words(text.FoldForMatch(s))
 	for i, w := range ws {
 		ws[i] = singular(w)
 	}
 	return ws
 }
 
-// definedKind is the kind words opens by defining ("a tide agency is ..."), or nil.
-func definedKind(words []string) []string {
-	if len(words) < 3 || !indefiniteArticles[words[0]] {
+// definedKind is the kind s opens by defining, or nil: after an indefinite article ("A tide
+// agency is ..."), or without one, as a kind that is a mass noun is defined ("Fleet management
+// is the management of ...", "Stop motion is an animated filmmaking technique"). Without an
+// article the kind is two words or more, the first capitalised as a sentence opens and the
+// others in lower case, as a common noun is written and a name is not ("Baylor University is a
+// university"), and an article follows the copula; a one-word subject ("Radiohead is a band")
+// could be either, and is read as a name. The kind comes folded, each word made singular.
+func definedKind(s string) []string {
+	tokens := text.Tokens(s, "")
+	tokens = tokens[:min(len(tokens), maxKindWords+3)]
+	words := make([]string, len(tokens))
+	for i, tok := range tokens {
+		words[i] = singular(text.FoldForMatch(tok))
+	}
+	if len(words) < 3 {
 		return nil
 	}
-	for i := 2; i <= maxKindWords+1 && i < len(words); i++ {
-		if copulas[words[i]] {
-			kind := words[1:i]
-			if text.IsAnyStopWord(kind[len(kind)-1]) {
-				return nil
-			}
-			return kind
+	start := 1
+	if !indefiniteArticles[words[0]] {
+		if !text.IsCapitalised(tokens[0]) || text.IsAnyStopWord(words[0]) {
+			return nil
 		}
+		start = 0
+	}
+	for i := start + 1; i <= start+maxKindWords && i < len(words); i++ {
+		if !copulas[words[i]] {
+			continue
+		}
+		kind := words[start:i]
+		if text.IsAnyStopWord(kind[len(kind)-1]) {
+			return nil
+		}
+		if start == 0 && (len(kind) < 2 || i+1 == len(words) || !kindDefiners[words[i+1]] ||
+			slices.ContainsFunc(tokens[1:i], func(tok string) bool { return text.IsCapitalised(tok) || text.IsAnyStopWord(strings.ToLower(tok)) })) {
+			return nil
+		}
+		return kind
 	}
 	return nil
 }
+
+// kindDefiners are the articles a definition of a kind named without one goes on with ("is the
+// management of", "is an animated technique").
+var kindDefiners = text.WordSet("a an the")
 
 // namesMember reports whether words name kind within maxMemberWords words after a copula.
 func namesMember(words, kind []string) bool {

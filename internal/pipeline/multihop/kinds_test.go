@@ -1,6 +1,7 @@
 package multihop
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -36,12 +37,41 @@ func TestDefinedKinds(t *testing.T) {
 		{"a plural names the kind too", []evidence.Retrieved{agency, agencies}, []kindDefinition{{definition: 1, member: 2}}},
 		{"two pairs", []evidence.Retrieved{institute, disc, agency, plate}, []kindDefinition{{definition: 2, member: 4}, {definition: 3, member: 1}}},
 		{"a mention is no member", []evidence.Retrieved{agency, mention}, nil},
+		{"a kind defined without an article", []evidence.Retrieved{page("Ostmoor Line", "The Ostmoor Line is a harbour pilotage firm."),
+			page("Harbour pilotage", "Harbour pilotage is the guidance of ships through a harbour.")}, []kindDefinition{{definition: 2, member: 1}}},
 		{"a definition no other source names", []evidence.Retrieved{agency, named}, nil},
 		{"no definition: a named thing's entry", []evidence.Retrieved{named, institute}, nil},
 		{"a subject too long to be a kind", []evidence.Retrieved{long, page("Other", "A thing of a very long and winding name.")}, nil},
 	} {
 		if got := definedKinds(tc.given); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: definedKinds = %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A kind is defined after an indefinite article, or without one as a mass noun is: two words or
+// more, in lower case after the first, an article after the verb. A name's entry defines no kind.
+func TestDefinedKind(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"A tide agency is a government agency responsible for tide records.", []string{"tide", "agency"}},
+		{"An etched glass disc is a flat circular plate.", []string{"etched", "glass", "disc"}},
+		{"Harbour pilotage is the guidance of ships through a harbour.", []string{"harbour", "pilotage"}},
+		{"Stop motion is an animated filmmaking technique.", []string{"stop", "motion"}},
+		{"Tide agencies are a kind of government agency.", []string{"tide", "agency"}},
+		{"Ostmoor Institute is a national tide agency.", nil},                   // a name: capitalised words
+		{"The Ostmoor Lighthouse is a tower on the dunes.", nil},                // a named thing's entry
+		{"The harbour is a safe place.", nil},                                   // a definite subject
+		{"Ostmoor is a village.", nil},                                          // one word: a name or a kind
+		{"Harbour pilotage is needed in winter.", nil},                          // no article after the verb
+		{"Harbour pilotage of the old port is a trade.", nil},                   // a small word in the subject
+		{"A very long and winding name of a thing is not read as a kind.", nil}, // too long
+	} {
+		if got := definedKind(tc.text); !slices.Equal(got, tc.want) {
+			t.Errorf("definedKind(%q) = %q, want %q", tc.text, got, tc.want)
 		}
 	}
 }
@@ -67,5 +97,74 @@ func TestJudgePromptNamesADefinitionAndItsMember(t *testing.T) {
 	}
 	if strings.Contains(alone, "defines a kind of thing") {
 		t.Errorf("a prompt without a definition names one:\n%s", alone)
+	}
+}
+
+// A definition of a kind that states what the claim says of its entity is about the claim,
+// though it names none of its entities: the entity's page says it is such a thing, the
+// definition says the rest. One that shares less than most of it, or that defines nothing, is not.
+func TestRelevanceOfADefinitionOfWhatTheClaimSays(t *testing.T) {
+	t.Parallel()
+	institute := PlanClaim{ClaimText: "The Ostmoor Institute is responsible for the collection of tide records", Entities: []string{"Ostmoor Institute"}}
+	hall := PlanClaim{ClaimText: "Ostmoor Hall trains apprentices through paid work under a master craftsman", Entities: []string{"Ostmoor Hall"}}
+	named := PlanClaim{ClaimText: "Ostmoor Hall is in Westmoor", Entities: []string{"Ostmoor Hall", "Westmoor"}}
+	for _, tc := range []struct {
+		claim       PlanClaim
+		title, text string
+		relevant    bool
+	}{
+		{institute, "Tide agency", "A tide agency is a government agency responsible for the collection of tide records.", true},
+		// Another claim's finding comes as its title, then its text.
+		{institute, "Tide agency", "Tide agency\nA tide agency is a government agency responsible for the collection of tide records.", true},
+		{hall, "Guild school", "A guild school is a school that trains apprentices through paid work under a master craftsman.", true},
+		// A kind defined without an article, as a mass noun is.
+		{PlanClaim{ClaimText: "Ostmoor Line specializes in the guidance of ships through a harbour", Entities: []string{"Ostmoor Line"}},
+			"Harbour pilotage", "Harbour pilotage is the guidance of ships through a harbour.", true},
+		// Three of the six words the claim says of the hall: not most of them.
+		{hall, "Craft fair", "A craft fair is a market where a master craftsman sells his work.", false},
+		// The words, but no definition: an entry of another named thing, a mention.
+		{hall, "Westmoor Guild", "The Westmoor Guild trains apprentices through paid work under a master craftsman.", false},
+		{hall, "", "Apprentices trained through paid work under a master craftsman.", false},
+		// The words far past the definition's opening.
+		{institute, "Tide agency", "A tide agency is a government agency." + strings.Repeat(" It keeps maps.", 15) + " It is responsible for the collection of tide records.", false},
+		// A claim that says nothing of its entities but names: no definition states it.
+		{named, "Hall", "A hall is a large room of a house.", false},
+	} {
+		if got := newHopTopic("en", "query words", tc.claim).relevant(tc.title, tc.text); got != tc.relevant {
+			t.Errorf("relevant(%q, %q) to %q = %v, want %v", tc.title, tc.text, tc.claim.ClaimText, got, tc.relevant)
+		}
+	}
+}
+
+// The definition a hop found reaches the judge beside the entity's page, and the judge is told
+// the two read together: the claim is supported on both, where the entity's page alone left it
+// unverified in a relay run.
+func TestHopKeepsTheDefinitionOfTheEntitysKind(t *testing.T) {
+	t.Parallel()
+	const statement = "The Ostmoor Institute is responsible for the collection of tide records."
+	const claim = "The Ostmoor Institute is responsible for the collection of tide records"
+	instituteHit := hit("https://en.wikipedia.org/wiki/Ostmoor_Institute", "Wikipedia", "The Ostmoor Institute is a national tide agency founded in 1871.", nil)
+	agencyHit := hit("https://en.wikipedia.org/wiki/Tide_agency", "Wikipedia", "A tide agency is a government agency responsible for the collection of tide records.", nil)
+	plan := Plan{
+		PlanID: "tide",
+		Claims: []PlanClaim{{ClaimID: "c1", ClaimText: claim, SourceSpan: claim, Entities: []string{"Ostmoor Institute"}, Verifiable: true,
+			Interpretations: []Interpretation{}, DependsOn: []string{}, SubQueries: []string{"Ostmoor Institute tide records"}, SourceIndependenceScore: 1}},
+		QueryChains:          []QueryChain{{ClaimID: "c1", Hops: []PlanHop{{1, "Ostmoor Institute tide records collection", "encyclopedia", "duties"}}}},
+		CrossValidationPairs: []CrossValidationPair{}, CrossValidationQueries: []CrossValidationQuery{}, ExecutionOrder: []string{"c1"},
+	}
+	sup := evidence.StanceSupports
+	model := planModel(t, plan, map[string]string{claim: judgeReplyJSON(t, "supported", "Medium", "", nil,
+		judgeCitation{1, "a national tide agency", sup}, judgeCitation{2, "responsible for the collection of tide records", sup})})
+	searcher := &StubSearcher{honour: true, rules: []searchRule{{contains: "tide records", results: []pipeline.SearchResult{instituteHit, agencyHit}}}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: statement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	judged := model.Sent(pipeline.StepJudge)
+	if len(judged) != 1 || !strings.Contains(judged[0], agencyHit.Snippet) || !strings.Contains(judged[0], "Source 2 defines a kind of thing that source 1 says something is") {
+		t.Fatalf("the judge did not get the definition named as such (%d prompts):\n%s", len(judged), strings.Join(judged, "\n----\n"))
+	}
+	if c := res.Claims[0]; c.Verdict != pipeline.VerdictSupported {
+		t.Errorf("claim: %+v", c)
 	}
 }

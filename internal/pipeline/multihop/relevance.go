@@ -46,6 +46,11 @@ type hopTopic struct {
 	// spaceless are the names as their folded letters and digits alone ("spacex" for "Space X"):
 	// a title that reads the same is the name written with or without its spaces (titled).
 	spaceless map[string]bool
+	// predicate are the content words of the claims that are no word of a name: what the claims
+	// say of their entities ("committed research central part mission" for "Baylor University
+	// is committed to research as a central part of its mission"). A definition of a kind that
+	// states most of them is about the claim (definesPredicate).
+	predicate map[string]bool
 }
 
 // minSharedWords is the number of distinct content words a relevant result shares with a topic
@@ -94,6 +99,14 @@ func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
 		}
 		for _, id := range identifiers(s) {
 			t.names = append(t.names, []string{id})
+		}
+	}
+	t.predicate = map[string]bool{}
+	for _, s := range texts[1:] {
+		for _, w := range topicWords(s, language) {
+			if !isNumber(w) && !slices.ContainsFunc(t.names, func(name []string) bool { return slices.Contains(name, w) }) {
+				t.predicate[w] = true
+			}
 		}
 	}
 	return t
@@ -166,6 +179,37 @@ func (t hopTopic) opensWith(s string) bool {
 		}
 	}
 	return false
+}
+
+// A definition of a kind is about a claim when its opening shares at least minDefinitionWords
+// of the claim's predicate words, and at least half of them; definitionWindow words of it are
+// read, about a definition's first sentence.
+const (
+	minDefinitionWords = 3
+	definitionWindow   = 40
+)
+
+// definesPredicate reports whether body opens by defining a kind of thing (definedKind: "A
+// research university is a university that is committed to research as a central part of its
+// mission") in the words of what the claim says of its entity ("Baylor University is committed
+// to research as a central part of its mission"): the entity's page says it is such a thing
+// ("a private research university"), and the definition states the rest. A definition names
+// none of the claim's entities, so no anchor made it relevant: in a relay run the definition
+// was among the results of the claim's first hop, and its judge, given only the university's
+// page, found nothing on its mission (definedKinds names the pair to a judge given both).
+func (t hopTopic) definesPredicate(body string) bool {
+	if len(t.predicate) == 0 || definedKind(body) == nil {
+		return false
+	}
+	words := singularWords(body)
+	words = words[:min(len(words), definitionWindow)]
+	shared := map[string]bool{}
+	for _, w := range topicWords(strings.Join(words, " "), t.language) {
+		if t.predicate[w] {
+			shared[w] = true
+		}
+	}
+	return len(shared) >= minDefinitionWords && 2*len(shared) >= len(t.predicate)
 }
 
 // groundedNames are the names a follow-up query asks for that the sources its judge was given
@@ -249,7 +293,8 @@ func holdsRun(words, run []string) bool {
 // or is the page of one of its names (titled, opensWith).
 func (t hopTopic) relevant(title, text string) bool {
 	// Another claim's finding comes as its title, then its text (evidence.SourceText).
-	if t.titled(title) || t.opensWith(strings.TrimPrefix(text, title+"\n")) {
+	body := strings.TrimPrefix(text, title+"\n")
+	if t.titled(title) || t.opensWith(body) || t.definesPredicate(body) {
 		return true
 	}
 	have := map[string]bool{}
