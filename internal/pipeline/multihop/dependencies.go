@@ -481,9 +481,20 @@ func withoutBridges(query string, ids []string) string {
 // documents only: another chain's domain is no earlier hop of this one, and in a corpus of one
 // publisher excluding it left every follow-up empty. It reports whether the hop added
 // evidence, so that the claim is judged again.
+//
+// When a source is the claim's entity's entry and says what kind of thing it is, and no source
+// states what the claim says of it, the hop searches for a definition of that in the claim's
+// own words instead of the judge's query (definitionQuery).
 func (r *multihopRun) followUp(ctx context.Context, st *chainState, v judgement) bool {
-	if v.missing == "" || ctx.Err() != nil || st.followUps >= maxFollowUps || len(st.hopRecords) >= r.in.maxHops ||
+	if ctx.Err() != nil || st.followUps >= maxFollowUps || len(st.hopRecords) >= r.in.maxHops ||
 		(v.Verdict != pipeline.VerdictUnverified && v.Verdict != pipeline.VerdictPartlySupported) {
+		return false
+	}
+	query, reason := v.missing, "follow-up: the judge found the sources lack "+text.Quote(v.missing)
+	if q := definitionQuery(st.claim, r.in.language, givenOf(st)); q != "" {
+		query, reason = q, "follow-up: a source says what kind of thing the claim's entity is and none states what the claim says of it, so the hop looks for a definition in the claim's words "+text.Quote(q)
+	}
+	if query == "" {
 		return false
 	}
 	st.followUps++
@@ -497,10 +508,9 @@ func (r *multihopRun) followUp(ctx context.Context, st *chainState, v judgement)
 		used.hold(e.SearchResult)
 	}
 	hop := pipeline.Hop{ClaimPosition: st.index + 1, Number: number, Reason: HopReasonFollowUp}
-	topic := newHopTopic(r.in.language, v.missing, st.claim)
-	topic.addNames(groundedNames(v.missing, givenOf(st)), r.in.language)
-	kept, repeats, err := r.runHop(ctx, &hop, v.missing, used, topic)
-	reason := "follow-up: the judge found the sources lack " + text.Quote(v.missing)
+	topic := newHopTopic(r.in.language, query, st.claim)
+	topic.addNames(groundedNames(query, givenOf(st)), r.in.language)
+	kept, repeats, err := r.runHop(ctx, &hop, query, used, topic)
 	if err != nil {
 		hop.Status, hop.Note = HopFailed, err.Error()
 	}

@@ -152,3 +152,66 @@ func kindsSentence(pairs []kindDefinition) string {
 	}
 	return strings.Join(parts, ", and ") + ": what a definition says of every such thing holds of each thing a source says is one, so the two sources together state it of that thing; cite both."
 }
+
+// definitionQuery is the query of a follow-up hop that looks for a definition of what the claim
+// says of its entity, or "" when there is no call for one. There is when a source is the
+// entity's entry and says what kind of thing it is ("Ostmoor Hall is a guild school"), states
+// at most half of the claim's predicate words ("trains apprentices through paid work under a
+// master craftsman"), and no source defines a kind in those words (definesPredicate). The query
+// is the claim's predicate words in the claim's order, without a name: a definition names none
+// of the claim's entities, and a query with the entity's name ranks the entity's own pages
+// first. In a relay run the judge of "Howard Robard Hughes Jr. achieved immense wealth", given
+// his entry ("an American business magnate"), asked for "Howard Hughes wealth fortune", which
+// found his page again, while the corpus defines a business magnate as a person "who has
+// achieved immense wealth through the ownership of multiple lines of enterprise". The words
+// are the claim's own: no source text reaches a search.
+//
+// Only a claim about a named entity calls for one: a claim that opens with "a" or "an" describes
+// an entity no source has named yet ("An automotive and clean energy company produces the Tesla
+// Model S"), and the entry its sources hold is another entity's, whose maker the judge's own query
+// asks for.
+func definitionQuery(claim PlanClaim, language string, given []evidence.Retrieved) string {
+	topic := newHopTopic(language, "", claim)
+	if first := text.Words(text.FoldForMatch(claim.ClaimText)); len(topic.predicate) < minDefinitionWords || len(first) == 0 || indefiniteArticles[first[0]] {
+		return ""
+	}
+	entry := false
+	for _, g := range given {
+		body := evidence.ShownText(g)
+		if topic.definesPredicate(body) {
+			return ""
+		}
+		if (topic.titled(g.Title) || topic.opensWith(body)) && classifies(body) && 2*topic.predicateShared(body) <= len(topic.predicate) {
+			entry = true
+		}
+	}
+	if !entry {
+		return ""
+	}
+	var words []string
+	seen := map[string]bool{}
+	for _, tok := range text.Tokens(claim.ClaimText, "") {
+		w := singular(text.FoldForMatch(tok))
+		if topic.predicate[w] && !seen[w] {
+			seen[w] = true
+			words = append(words, tok)
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// maxClassifyingWords bounds where an entry says what kind of thing its subject is: its first
+// sentence's verb and article ("Howard Robard Hughes Jr. was an American business magnate").
+const maxClassifyingWords = 12
+
+// classifies reports whether body opens by saying what kind of thing its subject is: a copula
+// followed by "a" or "an" within its first maxClassifyingWords words.
+func classifies(body string) bool {
+	words := singularWords(body)
+	for i := 0; i+1 < min(len(words), maxClassifyingWords); i++ {
+		if copulas[words[i]] && indefiniteArticles[words[i+1]] {
+			return true
+		}
+	}
+	return false
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/pipelinetest"
 )
 
 func page(title, snippet string) evidence.Retrieved {
@@ -120,7 +121,7 @@ func TestRelevanceOfADefinitionOfWhatTheClaimSays(t *testing.T) {
 		// A kind defined without an article, as a mass noun is.
 		{PlanClaim{ClaimText: "Ostmoor Line specializes in the guidance of ships through a harbour", Entities: []string{"Ostmoor Line"}},
 			"Harbour pilotage", "Harbour pilotage is the guidance of ships through a harbour.", true},
-		// Three of the six words the claim says of the hall: not most of them.
+		// Three of the seven words the claim says of the hall ("through" counts): not half of them.
 		{hall, "Craft fair", "A craft fair is a market where a master craftsman sells his work.", false},
 		// The words, but no definition: an entry of another named thing, a mention.
 		{hall, "Westmoor Guild", "The Westmoor Guild trains apprentices through paid work under a master craftsman.", false},
@@ -163,6 +164,82 @@ func TestHopKeepsTheDefinitionOfTheEntitysKind(t *testing.T) {
 	judged := model.Sent(pipeline.StepJudge)
 	if len(judged) != 1 || !strings.Contains(judged[0], agencyHit.Snippet) || !strings.Contains(judged[0], "Source 2 defines a kind of thing that source 1 says something is") {
 		t.Fatalf("the judge did not get the definition named as such (%d prompts):\n%s", len(judged), strings.Join(judged, "\n----\n"))
+	}
+	if c := res.Claims[0]; c.Verdict != pipeline.VerdictSupported {
+		t.Errorf("claim: %+v", c)
+	}
+}
+
+// A follow-up looks for a definition, in the claim's own words and without a name, when a source
+// is the entity's entry and says what kind of thing it is, and no source states what the claim
+// says of it; otherwise the judge's query stands ("").
+func TestDefinitionQuery(t *testing.T) {
+	t.Parallel()
+	hall := PlanClaim{ClaimText: "Ostmoor Hall trains apprentices through paid work under a master craftsman", Entities: []string{"Ostmoor Hall"}}
+	entry := page("Ostmoor Hall", "Ostmoor Hall is a guild school in Westmoor.")
+	const want = "trains apprentices through paid work master craftsman"
+	for _, tc := range []struct {
+		name  string
+		claim PlanClaim
+		given []evidence.Retrieved
+		want  string
+	}{
+		{"the entity's entry says its kind", hall, []evidence.Retrieved{entry}, want},
+		{"an entry known by its opening", hall, []evidence.Retrieved{page("Westmoor schools", "Ostmoor Hall is a guild school in Westmoor.")}, want},
+		{"a definition is there already", hall, []evidence.Retrieved{entry, page("Guild school", "A guild school is a school that trains apprentices through paid work under a master craftsman.")}, ""},
+		{"the entry states it", hall, []evidence.Retrieved{page("Ostmoor Hall", "Ostmoor Hall is a guild school that trains apprentices through paid work under a master craftsman.")}, ""},
+		{"the entry says no kind", hall, []evidence.Retrieved{page("Ostmoor Hall", "Ostmoor Hall opened in 1871 in Westmoor.")}, ""},
+		{"another entity's entry", hall, []evidence.Retrieved{page("Westmoor Hall", "Westmoor Hall is a guild school.")}, ""},
+		{"a claim describing an entity not named", PlanClaim{ClaimText: "A guild school trains apprentices through paid work under a master craftsman", Entities: []string{"Ostmoor Hall"}},
+			[]evidence.Retrieved{entry}, ""},
+		{"too little said of the entity", PlanClaim{ClaimText: "Ostmoor Hall trains apprentices", Entities: []string{"Ostmoor Hall"}}, []evidence.Retrieved{entry}, ""},
+	} {
+		if got := definitionQuery(tc.claim, "en", tc.given); got != tc.want {
+			t.Errorf("%s: definitionQuery = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// The judge asks for more of the entity's own pages; the follow-up searches instead for a
+// definition of what the claim says, finds it, and the claim is judged again with the entry and
+// the definition, named as a pair, and supported. Before, the follow-up ran the judge's query,
+// found nothing new, and the claim stayed unverified.
+func TestFollowUpLooksForADefinitionOfWhatTheClaimSays(t *testing.T) {
+	t.Parallel()
+	const claim = "Ostmoor Hall trains apprentices through paid work under a master craftsman"
+	entryHit := hit("https://en.wikipedia.org/wiki/Ostmoor_Hall", "Wikipedia", "Ostmoor Hall is a guild school in Westmoor, founded in 1871.", nil)
+	entryHit.Title = "Ostmoor Hall"
+	definitionHit := hit("https://en.wikipedia.org/wiki/Guild_school", "Wikipedia", "A guild school is a school that trains apprentices through paid work under a master craftsman.", nil)
+	plan := Plan{
+		PlanID: "hall",
+		Claims: []PlanClaim{{ClaimID: "c1", ClaimText: claim, SourceSpan: claim, Entities: []string{"Ostmoor Hall"}, Verifiable: true,
+			Interpretations: []Interpretation{}, DependsOn: []string{}, SubQueries: []string{"Ostmoor Hall apprentices"}, SourceIndependenceScore: 1}},
+		QueryChains:          []QueryChain{{ClaimID: "c1", Hops: []PlanHop{{1, "Ostmoor Hall school history", "encyclopedia", "profile"}}}},
+		CrossValidationPairs: []CrossValidationPair{}, CrossValidationQueries: []CrossValidationQuery{}, ExecutionOrder: []string{"c1"},
+	}
+	sup := evidence.StanceSupports
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		{Contains: definitionHit.Snippet, Reply: judgeReplyJSON(t, "supported", "Medium", "", nil,
+			judgeCitation{1, "a guild school", sup}, judgeCitation{2, "trains apprentices through paid work under a master craftsman", sup})},
+		{Contains: pipeline.MarkerMultihopJudge, Reply: judgeReplyJSON(t, "unverified", "Low", "Ostmoor Hall apprentices training", nil)},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, plan)},
+	}}
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Ostmoor Hall school history", results: []pipeline.SearchResult{entryHit}},
+		{contains: "Ostmoor Hall apprentices training", results: []pipeline.SearchResult{entryHit}},
+		{contains: "trains apprentices through paid work master craftsman", results: []pipeline.SearchResult{definitionHit, entryHit}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: claim + "."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hop := findHop(res, 1, 2)
+	if hop.Reason != HopReasonFollowUp || hop.Query != "trains apprentices through paid work master craftsman" || !strings.Contains(hop.Note, "looks for a definition") {
+		t.Errorf("follow-up hop: %+v", hop)
+	}
+	judged := model.Sent(pipeline.StepJudge)
+	if len(judged) != 2 || !strings.Contains(judged[1], "Source 2 defines a kind of thing that source 1 says something is") {
+		t.Fatalf("judge prompts (%d):\n%s", len(judged), strings.Join(judged, "\n----\n"))
 	}
 	if c := res.Claims[0]; c.Verdict != pipeline.VerdictSupported {
 		t.Errorf("claim: %+v", c)

@@ -203,13 +203,19 @@ func (t hopTopic) definesPredicate(body string) bool {
 	}
 	words := singularWords(body)
 	words = words[:min(len(words), definitionWindow)]
+	shared := t.predicateShared(strings.Join(words, " "))
+	return shared >= minDefinitionWords && 2*shared >= len(t.predicate)
+}
+
+// predicateShared counts the topic's predicate words that s holds.
+func (t hopTopic) predicateShared(s string) int {
 	shared := map[string]bool{}
-	for _, w := range topicWords(strings.Join(words, " "), t.language) {
+	for _, w := range topicWords(s, t.language) {
 		if t.predicate[w] {
 			shared[w] = true
 		}
 	}
-	return len(shared) >= minDefinitionWords && 2*len(shared) >= len(t.predicate)
+	return len(shared)
 }
 
 // groundedNames are the names a follow-up query asks for that the sources its judge was given
