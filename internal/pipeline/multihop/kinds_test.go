@@ -146,13 +146,7 @@ func TestHopKeepsTheDefinitionOfTheEntitysKind(t *testing.T) {
 	const claim = "The Ostmoor Institute is responsible for the collection of tide records"
 	instituteHit := hit("https://en.wikipedia.org/wiki/Ostmoor_Institute", "Wikipedia", "The Ostmoor Institute is a national tide agency founded in 1871.", nil)
 	agencyHit := hit("https://en.wikipedia.org/wiki/Tide_agency", "Wikipedia", "A tide agency is a government agency responsible for the collection of tide records.", nil)
-	plan := Plan{
-		PlanID: "tide",
-		Claims: []PlanClaim{{ClaimID: "c1", ClaimText: claim, SourceSpan: claim, Entities: []string{"Ostmoor Institute"}, Verifiable: true,
-			Interpretations: []Interpretation{}, DependsOn: []string{}, SubQueries: []string{"Ostmoor Institute tide records"}, SourceIndependenceScore: 1}},
-		QueryChains:          []QueryChain{{ClaimID: "c1", Hops: []PlanHop{{1, "Ostmoor Institute tide records collection", "encyclopedia", "duties"}}}},
-		CrossValidationPairs: []CrossValidationPair{}, CrossValidationQueries: []CrossValidationQuery{}, ExecutionOrder: []string{"c1"},
-	}
+	plan := oneClaimPlan(claim, "Ostmoor Institute", "Ostmoor Institute tide records collection")
 	sup := evidence.StanceSupports
 	model := planModel(t, plan, map[string]string{claim: judgeReplyJSON(t, "supported", "Medium", "", nil,
 		judgeCitation{1, "a national tide agency", sup}, judgeCitation{2, "responsible for the collection of tide records", sup})})
@@ -210,13 +204,7 @@ func TestFollowUpLooksForADefinitionOfWhatTheClaimSays(t *testing.T) {
 	entryHit := hit("https://en.wikipedia.org/wiki/Ostmoor_Hall", "Wikipedia", "Ostmoor Hall is a guild school in Westmoor, founded in 1871.", nil)
 	entryHit.Title = "Ostmoor Hall"
 	definitionHit := hit("https://en.wikipedia.org/wiki/Guild_school", "Wikipedia", "A guild school is a school that trains apprentices through paid work under a master craftsman.", nil)
-	plan := Plan{
-		PlanID: "hall",
-		Claims: []PlanClaim{{ClaimID: "c1", ClaimText: claim, SourceSpan: claim, Entities: []string{"Ostmoor Hall"}, Verifiable: true,
-			Interpretations: []Interpretation{}, DependsOn: []string{}, SubQueries: []string{"Ostmoor Hall apprentices"}, SourceIndependenceScore: 1}},
-		QueryChains:          []QueryChain{{ClaimID: "c1", Hops: []PlanHop{{1, "Ostmoor Hall school history", "encyclopedia", "profile"}}}},
-		CrossValidationPairs: []CrossValidationPair{}, CrossValidationQueries: []CrossValidationQuery{}, ExecutionOrder: []string{"c1"},
-	}
+	plan := oneClaimPlan(claim, "Ostmoor Hall", "Ostmoor Hall school history")
 	sup := evidence.StanceSupports
 	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
 		{Contains: definitionHit.Snippet, Reply: judgeReplyJSON(t, "supported", "Medium", "", nil,
@@ -243,5 +231,16 @@ func TestFollowUpLooksForADefinitionOfWhatTheClaimSays(t *testing.T) {
 	}
 	if c := res.Claims[0]; c.Verdict != pipeline.VerdictSupported {
 		t.Errorf("claim: %+v", c)
+	}
+}
+
+// oneClaimPlan is the plan of a statement that is one claim about entity, its chain one hop.
+func oneClaimPlan(claim, entity, hop string) Plan {
+	return Plan{
+		PlanID: "one",
+		Claims: []PlanClaim{{ClaimID: "c1", ClaimText: claim, SourceSpan: claim, Entities: []string{entity}, Verifiable: true,
+			Interpretations: []Interpretation{}, DependsOn: []string{}, SubQueries: []string{entity + " encyclopedia entry"}, SourceIndependenceScore: 1}},
+		QueryChains:          []QueryChain{{ClaimID: "c1", Hops: []PlanHop{{1, hop, "encyclopedia", "profile"}}}},
+		CrossValidationPairs: []CrossValidationPair{}, CrossValidationQueries: []CrossValidationQuery{}, ExecutionOrder: []string{"c1"},
 	}
 }
