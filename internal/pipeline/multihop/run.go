@@ -434,7 +434,7 @@ func examplePlan() Plan {
 }
 
 var examplePlanJSON = sync.OnceValue(func() string {
-	b, err := json.MarshalIndent(examplePlan(), "", "  ")
+	b, err := json.Marshal(examplePlan())
 	if err != nil {
 		panic(fmt.Sprintf("pipeline: encoding the example plan: %v", err))
 	}
