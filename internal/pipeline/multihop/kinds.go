@@ -108,7 +108,10 @@ func definedKind(s string) []string {
 		if text.IsAnyStopWord(kind[len(kind)-1]) {
 			return nil
 		}
+		// Without an article the subject is its words and single spaces alone: "Kellogg's is a
+		// food manufacturing company" is a name with its possessive, not a kind "kellogg s".
 		if start == 0 && (len(kind) < 2 || i+1 == len(words) || !kindDefiners[words[i+1]] ||
+			!strings.HasPrefix(strings.TrimSpace(s), strings.Join(tokens[:i], " ")+" ") ||
 			slices.ContainsFunc(tokens[1:i], func(tok string) bool { return text.IsCapitalised(tok) || text.IsAnyStopWord(strings.ToLower(tok)) })) {
 			return nil
 		}

@@ -69,6 +69,7 @@ func TestDefinedKind(t *testing.T) {
 		{"Ostmoor is a village.", nil},                                          // one word: a name or a kind
 		{"Harbour pilotage is needed in winter.", nil},                          // no article after the verb
 		{"Harbour pilotage of the old port is a trade.", nil},                   // a small word in the subject
+		{"Ostmoor's is a harbour pub.", nil},                                    // a possessive name, not "ostmoor s"
 		{"A very long and winding name of a thing is not read as a kind.", nil}, // too long
 	} {
 		if got := definedKind(tc.text); !slices.Equal(got, tc.want) {
