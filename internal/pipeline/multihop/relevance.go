@@ -46,6 +46,10 @@ type hopTopic struct {
 	// spaceless are the names as their folded letters and digits alone ("spacex" for "Space X"):
 	// a title that reads the same is the name written with or without its spaces (titled).
 	spaceless map[string]bool
+	// authorship says whether a claim of the topic is about who made something ("A playwright
+	// wrote The Little Foxes"): a text that attributes one of its names ("The Little Foxes by
+	// Lillian Hellman") is about it (attributes).
+	authorship bool
 	// predicate are the content words of the claims that are no word of a name: what the claims
 	// say of their entities ("committed research central part mission" for "Baylor University
 	// is committed to research as a central part of its mission"). A definition of a kind that
@@ -107,9 +111,64 @@ func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
 			if !isNumber(w) && !slices.ContainsFunc(t.names, func(name []string) bool { return slices.Contains(name, w) }) {
 				t.predicate[w] = true
 			}
+			t.authorship = t.authorship || authorshipVerbs[w]
 		}
 	}
 	return t
+}
+
+// authorshipVerbs are the verbs of a claim about who made a thing, as topicWords reads them
+// ("writes" is "write").
+var authorshipVerbs = text.WordSet("write wrote written author authored direct directed create created compose composed " +
+	"produce produced design designed paint painted found founded develop developed publish published record recorded")
+
+// maxAttributionGap bounds the small words a name's words may have between them in an
+// attribution ("The Lord of the Rings by ...").
+const maxAttributionGap = 3
+
+// attributes reports whether raw names one of the topic's names followed by "by" and a
+// capitalised word ("debut in The Little Foxes by Lillian Hellman"): it says who made the thing,
+// what a claim about its making asks for, though it shares no other word with that claim. In a
+// relay run "A playwright wrote The Little Foxes" kept nothing, the only page that names the
+// play's author being an actress's ("made her Broadway acting debut in The Little Foxes by
+// Lillian Hellman"), and the claims building on the playwright were never stated.
+func (t hopTopic) attributes(raw string) bool {
+	if !t.authorship {
+		return false
+	}
+	tokens := text.Tokens(raw, "")
+	folded := make([]string, len(tokens))
+	for i, tok := range tokens {
+		folded[i] = singular(text.FoldForMatch(tok))
+	}
+	for _, name := range t.names {
+		for i := 0; i+2 < len(tokens); i++ {
+			if folded[i] == name[len(name)-1] && folded[i+1] == "by" && text.IsCapitalised(tokens[i+2]) && endsWith(folded[:i+1], name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// endsWith reports whether words end with name's words in order, at most maxAttributionGap small
+// words between two of them.
+func endsWith(words, name []string) bool {
+	j, gap := len(words)-1, 0
+	for k := len(name) - 1; k >= 0; {
+		switch {
+		case j < 0:
+			return false
+		case words[j] == name[k]:
+			k, gap = k-1, 0
+		case text.IsAnyStopWord(words[j]) && gap < maxAttributionGap:
+			gap++
+		default:
+			return false
+		}
+		j--
+	}
+	return true
 }
 
 // addNames adds names to the topic's anchors, each as nameWords reads it.
@@ -300,7 +359,7 @@ func holdsRun(words, run []string) bool {
 func (t hopTopic) relevant(title, text string) bool {
 	// Another claim's finding comes as its title, then its text (evidence.SourceText).
 	body := strings.TrimPrefix(text, title+"\n")
-	if t.titled(title) || t.opensWith(body) || t.definesPredicate(body) {
+	if t.titled(title) || t.opensWith(body) || t.definesPredicate(body) || t.attributes(body) {
 		return true
 	}
 	have := map[string]bool{}

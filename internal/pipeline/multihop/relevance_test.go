@@ -156,3 +156,28 @@ func TestRelevanceOfTheEntitysOwnPage(t *testing.T) {
 		}
 	}
 }
+
+// A text that attributes a work to someone ("The Ostmoor Tide by Anna Berg") is about a claim on
+// who made it, though it shares no other word with it; not about a claim on anything else, and
+// not when "by" is followed by no name or the name is elsewhere.
+func TestRelevanceOfAnAttribution(t *testing.T) {
+	t.Parallel()
+	wrote := PlanClaim{ClaimText: "A playwright wrote The Ostmoor Tide", Entities: []string{"The Ostmoor Tide"}}
+	lord := PlanClaim{ClaimText: "A novelist wrote The Lord of the Tides", Entities: []string{"The Lord of the Tides"}}
+	staged := PlanClaim{ClaimText: "The Ostmoor Tide premiered in Westmoor", Entities: []string{"The Ostmoor Tide", "Westmoor"}}
+	for _, tc := range []struct {
+		claim    PlanClaim
+		text     string
+		relevant bool
+	}{
+		{wrote, "She made her stage debut in The Ostmoor Tide by Anna Berg.", true},
+		{lord, "He read The Lord of the Tides by Karl Olsen twice.", true},
+		{staged, "She made her stage debut in The Ostmoor Tide by Anna Berg.", false},
+		{wrote, "She made her stage debut in The Ostmoor Tide by the sea.", false},
+		{wrote, "A play by Anna Berg opened; The Ostmoor Tide closed.", false},
+	} {
+		if got := newHopTopic("en", "playwright query", tc.claim).relevant("", tc.text); got != tc.relevant {
+			t.Errorf("relevant(%q) to %q = %v, want %v", tc.text, tc.claim.ClaimText, got, tc.relevant)
+		}
+	}
+}
