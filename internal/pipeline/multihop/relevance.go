@@ -24,7 +24,10 @@ import (
 // nothing else with "Lake Baikal reaches a depth of 1642 m": neither is relied on, kept, or
 // excluded from the chain's later hops. The page titled with one of the names is relevant
 // whatever its text says (titled): it is that entity's own page; so is a text that opens with a
-// name of two words or more as its subject (opensWith), whatever its title.
+// name of two words or more as its subject (opensWith), whatever its title. Two texts name no
+// anchor and are relevant all the same: a definition of a kind that states what the claims say
+// of their entities (definesPredicate), and, for a claim about who made a thing, a text that
+// attributes the thing to its maker (attributes).
 type hopTopic struct {
 	language string
 	words    map[string]bool
@@ -120,7 +123,7 @@ func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
 // authorshipVerbs are the verbs of a claim about who made a thing, as topicWords reads them
 // ("writes" is "write").
 var authorshipVerbs = text.WordSet("write wrote written author authored direct directed create created compose composed " +
-	"produce produced design designed paint painted found founded develop developed publish published record recorded")
+	"produce produced design designed paint painted founded develop developed publish published record recorded")
 
 // maxAttributionGap bounds the small words a name's words may have between them in an
 // attribution ("The Lord of the Rings by ...").
@@ -354,8 +357,9 @@ func holdsRun(words, run []string) bool {
 	return false
 }
 
-// relevant reports whether a result with this title and text is about the topic (see hopTopic),
-// or is the page of one of its names (titled, opensWith).
+// relevant reports whether a result with this title and text is about the topic (see hopTopic):
+// the page of one of its names (titled, opensWith), a definition in the claims' words
+// (definesPredicate), an attribution (attributes), or a text with an anchor and one more word.
 func (t hopTopic) relevant(title, text string) bool {
 	// Another claim's finding comes as its title, then its text (evidence.SourceText).
 	body := strings.TrimPrefix(text, title+"\n")
