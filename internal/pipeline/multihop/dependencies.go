@@ -490,8 +490,9 @@ func (r *multihopRun) followUp(ctx context.Context, st *chainState, v judgement)
 		(v.Verdict != pipeline.VerdictUnverified && v.Verdict != pipeline.VerdictPartlySupported) {
 		return false
 	}
+	given := givenOf(st)
 	query, reason := v.missing, "follow-up: the judge found the sources lack "+text.Quote(v.missing)
-	if q := definitionQuery(st.claim, r.in.language, givenOf(st)); q != "" {
+	if q := definitionQuery(st.claim, r.in.language, given); q != "" {
 		query, reason = q, "follow-up: a source says what kind of thing the claim's entity is and none states what the claim says of it, so the hop looks for a definition in the claim's words "+text.Quote(q)
 	}
 	if query == "" {
@@ -509,7 +510,7 @@ func (r *multihopRun) followUp(ctx context.Context, st *chainState, v judgement)
 	}
 	hop := pipeline.Hop{ClaimPosition: st.index + 1, Number: number, Reason: HopReasonFollowUp}
 	topic := newHopTopic(r.in.language, query, st.claim)
-	topic.addNames(groundedNames(query, givenOf(st)), r.in.language)
+	topic.addNames(groundedNames(query, given), r.in.language)
 	kept, repeats, err := r.runHop(ctx, &hop, query, used, topic)
 	if err != nil {
 		hop.Status, hop.Note = HopFailed, err.Error()
