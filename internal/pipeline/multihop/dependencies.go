@@ -153,25 +153,35 @@ func (r *multihopRun) shareFindings(targets []*chainState) {
 		if st.judged || st.reused != nil || st.unresolved != "" {
 			continue
 		}
-		topic := newHopTopic(r.in.language, st.claim.ClaimText, st.claim)
-		for _, o := range r.claims {
-			if o == st || !o.checked || o.reused != nil {
+		st.sharedFinds = r.othersFinds(st)
+	}
+}
+
+// othersFinds is what the other claims' hops kept that is about st and st does not hold: each
+// result a chain relied on that passes the hop relevance test with st as its topic, at most
+// maxSharedSources, in the order the chains ran, marked as found by another claim's searches.
+// No other claim's text comes with it: only what a search returned.
+func (r *multihopRun) othersFinds(st *chainState) []hopEvidence {
+	topic := newHopTopic(r.in.language, st.claim.ClaimText, st.claim)
+	var out []hopEvidence
+	for _, o := range r.claims {
+		if o == st || !o.checked || o.reused != nil {
+			continue
+		}
+		for _, e := range o.evidence {
+			if len(out) >= maxSharedSources {
+				return out
+			}
+			if e.fromClaim > 0 || e.shared || holdsURL(st.evidence, e.SearchResult) || holdsURL(out, e.SearchResult) ||
+				!topic.relevant(e.Title, evidence.SourceText(e.Retrieved)) {
 				continue
 			}
-			for _, e := range o.evidence {
-				if len(st.sharedFinds) >= maxSharedSources {
-					break
-				}
-				if e.fromClaim > 0 || e.shared || holdsURL(st.evidence, e.SearchResult) || holdsURL(st.sharedFinds, e.SearchResult) ||
-					!topic.relevant(e.Title, evidence.SourceText(e.Retrieved)) {
-					continue
-				}
-				found := e.Retrieved
-				found.Relation = ""
-				st.sharedFinds = append(st.sharedFinds, hopEvidence{Retrieved: found, hop: e.hop, group: 300 + o.index, fromClaim: o.index + 1, shared: true})
-			}
+			found := e.Retrieved
+			found.Relation = ""
+			out = append(out, hopEvidence{Retrieved: found, hop: e.hop, group: 300 + o.index, fromClaim: o.index + 1, shared: true})
 		}
 	}
+	return out
 }
 
 // minCitedSharedWords is how many of a claim's content words a source another claim cited must

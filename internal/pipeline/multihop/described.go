@@ -98,8 +98,19 @@ func (r *multihopRun) judgeWithDescriptions(ctx context.Context, d *chainState, 
 			break
 		}
 	}
+	described := len(d.evidence) - before
+	// d was judged when its chain ran, before the other claims' findings were shared
+	// (shareFindings): what their searches kept about it may name the entity too.
+	d.evidence = append(d.evidence, r.othersFinds(d)...)
 	if len(d.evidence) == before {
-		return fmt.Sprintf("the search for the entity by what the statement says of it found no source %s's judge was not given, so %s was not judged again", d.claim.ClaimID, d.claim.ClaimID)
+		return fmt.Sprintf("neither the search for the entity by what the statement says of it nor the other claims' searches found a source %s's judge was not given, so %s was not judged again", d.claim.ClaimID, d.claim.ClaimID)
+	}
+	found := "what the search for the entity by what the statement says of it found"
+	switch {
+	case described == 0:
+		found = "what the other claims' searches found about it"
+	case len(d.evidence)-before > described:
+		found += " and what the other claims' searches found about it"
 	}
 	given := givenOf(d)
 	v := r.newJudge().judgeClaim(ctx, d.index+1, d.claim.ClaimText, given, true)
@@ -110,8 +121,8 @@ func (r *multihopRun) judgeWithDescriptions(ctx context.Context, d *chainState, 
 		if b.Value != "" {
 			named = fmt.Sprintf("it named %q", b.Value)
 		}
-		return fmt.Sprintf("%s, judged again with what the search for the entity by what the statement says of it found, was %s and named no entity it confirmed (%s)",
-			d.claim.ClaimID, v.Verdict, text.Truncate(named, 160))
+		return fmt.Sprintf("%s, judged again with %s, was %s and named no entity it confirmed (%s)",
+			d.claim.ClaimID, found, v.Verdict, text.Truncate(named, 160))
 	}
 	d.verdict, d.bridge, d.judgedLen = v, b, len(d.evidence)
 	return ""

@@ -104,7 +104,7 @@ func TestBridgeNamedByWhatItsDependentsFoundByDescription(t *testing.T) {
 				!strings.Contains(hop.Note, `{c1} is "Adam Beach"`) || slices.ContainsFunc(res.Hops, func(h pipeline.Hop) bool { return h.ClaimPosition == 2 && h.Number != 1 }) {
 				t.Errorf("hop 1 of c2: %+v", hop)
 			}
-			checkSecondJudgement(t, model, res, slipknotPlan().Claims[0].ClaimText, tt.own, srcSlipknotLake, relationDescribed, "played Slipknot in Suicide Squad", describedStatement)
+			checkSecondJudgement(t, model, res, slipknotPlan().Claims[0].ClaimText, tt.own, srcSlipknotLake, 2, relationDescribed, "played Slipknot in Suicide Squad", describedStatement)
 		})
 	}
 }
@@ -360,6 +360,72 @@ func TestClaimWithANamedBridgeSearchesForItsOtherByDescription(t *testing.T) {
 	for _, q := range searcher.sent() {
 		if strings.Contains(q.Query, "{c") {
 			t.Errorf("a search ran with a placeholder: %q", q.Query)
+		}
+	}
+}
+
+// In this statement a third claim, on the film, finds the page that names the actor; the search
+// by description finds nothing.
+const siblingStatement = "Detective Chester Lake was played by an actor who played Slipknot in Suicide Squad, a 2016 film."
+
+// srcSquad2016 is what c3's search for the film finds: it names the actor of both roles.
+var srcSquad2016 = hit("https://www.rottentomatoes.com/m/suicide_squad_2016", "Rotten Tomatoes",
+	"Suicide Squad, released in 2016: the actor Adam Beach, known as Detective Chester Lake of Law & Order: Special Victims Unit, plays Slipknot.", nil)
+
+func siblingPlan() Plan {
+	p := describedPlan()
+	p.PlanID = "sibling"
+	p.Claims = append(p.Claims, PlanClaim{ClaimID: "c3", ClaimText: "Suicide Squad is a 2016 film", SourceSpan: "Suicide Squad, a 2016 film",
+		Entities: []string{"Suicide Squad"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+		SubQueries: []string{"Suicide Squad 2016 film"}, SourceIndependenceScore: 0.9})
+	p.QueryChains = append(p.QueryChains, QueryChain{ClaimID: "c3", Hops: []PlanHop{{1, "Suicide Squad 2016 film release", "film database", "release date"}}})
+	p.ExecutionOrder = append(p.ExecutionOrder, "c3")
+	return p
+}
+
+// A bridge claim is judged when its chain runs, before the other claims' findings are shared:
+// c1's own search finds the character and no actor, while c3's search for the film found the
+// page that names him (in a relay run, "A company made the animated film Tarzan" was left
+// without a name while the page of its voice actor, found for another claim, says "Tarzan, Disney
+// animated film"). When the search by description finds nothing, c1 is judged again with what
+// the other claims' searches found about it, each source marked as such, names the actor from
+// it, and c2 is stated with the name. No claim's text reaches c1's judge.
+func TestBridgeNamedByWhatTheOtherClaimsFound(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	passage := "Adam Beach, known as Detective Chester Lake"
+	model := planModel(t, siblingPlan(), map[string]string{
+		slipknotPlan().Claims[0].ClaimText: judgeReplyJSON(t, "unverified", "Low", "", nil),
+	})
+	model.Rules = append([]pipelinetest.StubRule{
+		judgeRuleFor(resolvedSlipknot, judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "plays Slipknot", sup})),
+		judgeRuleFor("Suicide Squad is a 2016 film", judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Suicide Squad, released in 2016", sup})),
+		// c1's second judgement: the only one of its prompts that holds the film's page.
+		{Contains: srcSquad2016.URL, Reply: judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "Adam Beach", Source: 2, Passage: passage},
+			judgeCitation{2, passage, sup})},
+	}, model.Rules...)
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Detective Chester Lake Law Order", results: []pipeline.SearchResult{srcLakeUnnamed}},
+		{contains: "Suicide Squad 2016 film", results: []pipeline.SearchResult{srcSquad2016}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: siblingStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1, c2 := res.Claims[0], res.Claims[1]
+	if c1.Verdict != pipeline.VerdictSupported {
+		t.Errorf("claim 1: %+v", c1)
+	}
+	if c2.Text != resolvedSlipknot || c2.Verdict != pipeline.VerdictSupported {
+		t.Errorf("claim 2: %+v", c2)
+	}
+	if hop := findHop(res, 2, 1); !strings.Contains(hop.Note, `{c1} is "Adam Beach"`) {
+		t.Errorf("hop 1 of c2: %+v", hop)
+	}
+	checkSecondJudgement(t, model, res, slipknotPlan().Claims[0].ClaimText, srcLakeUnnamed, srcSquad2016, 3, relationShared, "played Slipknot", "is a 2016 film", siblingStatement)
+	for _, q := range searcher.sent() {
+		if strings.Contains(q.Query, "Adam Beach") {
+			t.Errorf("a search ran with the name before it was established: %q", q.Query)
 		}
 	}
 }

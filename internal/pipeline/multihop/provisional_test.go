@@ -84,14 +84,14 @@ func TestProvisionalBridgeSettledByWhatItsDependentsFound(t *testing.T) {
 	if hop := findHop(res, 2, 1); !strings.Contains(hop.Query, "Adam Beach") || !strings.Contains(hop.Note, `{c1} is "Adam Beach"`) || !strings.Contains(hop.Note, "only in part") {
 		t.Errorf("hop 1 of c2: %+v", hop)
 	}
-	checkSecondJudgement(t, model, res, canadianClaim, srcLake, srcBeachCanadian, relationBuiltOn, canadianDependent, canadianStatement)
+	checkSecondJudgement(t, model, res, canadianClaim, srcLake, srcBeachCanadian, 2, relationBuiltOn, canadianDependent, canadianStatement)
 }
 
 // checkSecondJudgement checks that c1 (claim) was judged again exactly once, with its own source
 // and the one a claim building on it found, marked with relation, in the exact prompt, that no
 // text of that claim or of the statement reached it, and that the found source is stored as
 // c1's cited evidence from claim 2.
-func checkSecondJudgement(t *testing.T, model *pipelinetest.StubModel, res *pipeline.Result, claim string, own, found pipeline.SearchResult, relation string, leaks ...string) {
+func checkSecondJudgement(t *testing.T, model *pipelinetest.StubModel, res *pipeline.Result, claim string, own, found pipeline.SearchResult, from int, relation string, leaks ...string) {
 	t.Helper()
 	var second []string
 	for _, p := range model.Sent(pipeline.StepJudge) {
@@ -120,9 +120,9 @@ func checkSecondJudgement(t *testing.T, model *pipelinetest.StubModel, res *pipe
 		}
 	}
 	if !slices.ContainsFunc(res.Evidence, func(e pipeline.Evidence) bool {
-		return e.ClaimPosition == 1 && e.URL == found.URL && e.FromClaimPosition == 2 && e.SourceNumber > 0 && e.Quote != ""
+		return e.ClaimPosition == 1 && e.URL == found.URL && e.FromClaimPosition == from && e.SourceNumber > 0 && e.Quote != ""
 	}) {
-		t.Errorf("the source c2 found is not stored as c1's cited evidence: %+v", res.Evidence)
+		t.Errorf("the source c%d found is not stored as c1's cited evidence: %+v", from, res.Evidence)
 	}
 }
 
