@@ -429,3 +429,81 @@ func TestBridgeNamedByWhatTheOtherClaimsFound(t *testing.T) {
 		}
 	}
 }
+
+// In this statement the band's singer is named only by what he was, and his own page names
+// neither the band nor the city.
+const vocalistStatement = "The lead vocalist of Rosewood Band was a singer and songwriter, who was born in Perth."
+
+func vocalistPlan() Plan {
+	return Plan{
+		PlanID: "vocalist",
+		Claims: []PlanClaim{
+			{ClaimID: "c1", ClaimText: "A singer and songwriter was the lead vocalist of Rosewood Band", SourceSpan: "The lead vocalist of Rosewood Band was a singer and songwriter",
+				Entities: []string{"Rosewood Band"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries: []string{"Rosewood Band lead vocalist"}, SourceIndependenceScore: 0.8},
+			{ClaimID: "c2", ClaimText: "{c1} was born in Perth", SourceSpan: "who was born in Perth", Entities: []string{"Perth"}, Verifiable: true,
+				Interpretations: []Interpretation{}, DependsOn: []string{"c1"}, SubQueries: []string{"{c1} birthplace"}, SourceIndependenceScore: 0.5},
+		},
+		QueryChains: []QueryChain{
+			{ClaimID: "c1", Hops: []PlanHop{{1, "Rosewood Band lead vocalist history", "encyclopedia", "band member"}}},
+			{ClaimID: "c2", Hops: []PlanHop{{1, "{c1} birthplace biography", "encyclopedia", "birthplace"}}},
+		},
+		CrossValidationPairs:   []CrossValidationPair{{"c1", "c2", "the same singer"}},
+		CrossValidationQueries: []CrossValidationQuery{{"rock singer songwriter born in Western Australia", []int{0, 1}}},
+		ExecutionOrder:         []string{"c1", "c2"},
+	}
+}
+
+// A search for an entity by what the statement says of it looks for a page that names neither
+// of the claims' other entities: the entity's own page, which says what the entity is. It keeps
+// a text that opens by stating most of what the two claims say of the entity (in a relay run,
+// "Bon Scott is a Scottish-born Australian singer and songwriter, best known for being the lead
+// vocalist and lyricist" was not kept for "A singer and songwriter was the lead vocalist of
+// AC/DC", since it does not name the band, and the claims on the singer were never stated).
+// A text that shares fewer of those words is still not kept.
+func TestDescriptionHopKeepsAPageThatDescribesTheEntity(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	band := hit("https://en.wikipedia.org/wiki/Rosewood_Band", "Wikipedia", "Rosewood Band is a rock band formed in 1971, with Jon Keel among its members.", nil)
+	keel := hit("https://www.allmusic.com/artist/jon-keel", "AllMusic", "Jon Keel is a Scottish-born singer and songwriter, best known as a lead vocalist.", nil)
+	other := hit("https://www.allmusic.com/artist/ann-vale", "AllMusic", "Ann Vale is a singer who recorded four albums.", nil)
+	const query = "A singer and songwriter was the lead vocalist of Rosewood Band was born in Perth"
+	for _, tt := range []struct {
+		name string
+		page pipeline.SearchResult
+		kept bool
+	}{
+		{"a page that says what the entity is", keel, true},
+		{"a page that shares one word of it", other, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			model := planModel(t, vocalistPlan(), map[string]string{
+				"A singer and songwriter was the lead vocalist of Rosewood Band": judgeReplyJSON(t, "unverified", "Low", "", nil),
+				"Jon Keel was born in Perth":                                     judgeReplyJSON(t, "unverified", "Low", "", nil),
+			})
+			model.Rules = append([]pipelinetest.StubRule{{Contains: relationDescribed, Reply: judgeReplyJSON(t, "supported", "Medium", "",
+				&judgeAnswer{Value: "Jon Keel", Source: 2, Passage: "Jon Keel is a Scottish-born singer and songwriter"},
+				judgeCitation{1, "with Jon Keel among its members", sup}, judgeCitation{2, "Jon Keel is a Scottish-born singer and songwriter, best known as a lead vocalist", sup})}}, model.Rules...)
+			searcher := &StubSearcher{honour: true, rules: []searchRule{
+				{contains: "Rosewood Band lead vocalist history", results: []pipeline.SearchResult{band}},
+				{contains: query, results: []pipeline.SearchResult{tt.page}},
+			}}
+			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: vocalistStatement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hop := findHop(res, 2, 1)
+			if hop.Query != query || hop.Reason != HopReasonDescription || (hop.Status == HopFound) != tt.kept {
+				t.Errorf("hop 1 of c2: %+v", hop)
+			}
+			c1, c2 := res.Claims[0], res.Claims[1]
+			if tt.kept && (c1.Verdict != pipeline.VerdictSupported || c2.Text != "Jon Keel was born in Perth") {
+				t.Errorf("claims: %+v\n%+v", c1, c2)
+			}
+			if !tt.kept && (c1.Verdict != pipeline.VerdictUnverified || strings.Contains(c2.Text, "Ann Vale")) {
+				t.Errorf("claims: %+v\n%+v", c1, c2)
+			}
+		})
+	}
+}

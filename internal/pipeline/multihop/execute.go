@@ -229,7 +229,7 @@ func (r *multihopRun) runChain(ctx context.Context, st *chainState) error {
 			st.hopRecords = append(st.hopRecords, hop)
 			continue
 		}
-		kept, repeats, err := r.runHop(ctx, &hop, h.Query, st.used, newHopTopic(r.in.language, h.Query, st.claim))
+		kept, repeats, err := r.runHop(ctx, &hop, h.Query, st.used, r.hopTopicOf(st, h.Query))
 		if err != nil {
 			return err
 		}
@@ -239,6 +239,16 @@ func (r *multihopRun) runChain(ctx context.Context, st *chainState) error {
 		r.keepHop(st, &hop, kept, repeats)
 	}
 	return nil
+}
+
+// hopTopicOf is the topic of a hop of st searched with query: st's claim, and, in a description
+// hop, what the claim whose entity it searches for says of that entity too (describing).
+func (r *multihopRun) hopTopicOf(st *chainState, query string) hopTopic {
+	topic := newHopTopic(r.in.language, query, st.claim)
+	if d := r.stateOf(st.awaiting); st.awaiting != "" && d != nil {
+		topic.describing(d.claim)
+	}
+	return topic
 }
 
 // maxRepeatsPerHop bounds the sources an emptied hop's search without exclusions gives the

@@ -58,6 +58,10 @@ type hopTopic struct {
 	// is committed to research as a central part of its mission"). A definition of a kind that
 	// states most of them is about the claim (definesPredicate).
 	predicate map[string]bool
+	// described says the hop searches for an entity a bridge claim describes without naming
+	// it, by what the claims say of it (a description hop): a text that opens by stating most of
+	// that is about the entity, named or not (describes).
+	described bool
 }
 
 // minSharedWords is the number of distinct content words a relevant result shares with a topic
@@ -118,6 +122,22 @@ func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
 		}
 	}
 	return t
+}
+
+// describing makes t the topic of a description hop for the entity bridge describes: what
+// bridge says of it, outside its names and numbers, joins the predicate words (describes). Its
+// names are no anchors here: a page of the entities it names is no page of the entity sought.
+func (t *hopTopic) describing(bridge PlanClaim) {
+	var named []string
+	for _, e := range bridge.Entities {
+		named = append(named, topicWords(evidence.WithoutBridges(e), t.language)...)
+	}
+	for _, w := range topicWords(evidence.WithoutBridges(bridge.ClaimText), t.language) {
+		if !isNumber(w) && !slices.Contains(named, w) && !slices.ContainsFunc(t.names, func(name []string) bool { return slices.Contains(name, w) }) {
+			t.predicate[w] = true
+		}
+	}
+	t.described = true
 }
 
 // authorshipVerbs are the verbs of a claim about who made a thing, as topicWords reads them
@@ -260,7 +280,25 @@ const (
 // was among the results of the claim's first hop, and its judge, given only the university's
 // page, found nothing on its mission (definedKinds names the pair to a judge given both).
 func (t hopTopic) definesPredicate(body string) bool {
-	if len(t.predicate) == 0 || definedKind(body) == nil {
+	return definedKind(body) != nil && t.opensWithPredicate(body)
+}
+
+// describes reports whether, in a description hop, body opens by stating most of what the
+// claims say of the entity they describe: "Bon Scott is a Scottish-born Australian singer and
+// songwriter, best known for being the lead vocalist and lyricist" for "A singer and songwriter
+// was the lead vocalist of AC/DC" and "{c3} was the lyricist of AC/DC". The entity's own page
+// names it and says what it is, and need not name the claims' other entities: in a relay run
+// it was not kept, since it does not name the band, and the claims on the singer were never
+// stated. A page of another entity that fits kept here only reaches the bridge claim's judge,
+// who names an entity only from a source that confirms the claim (resolveBridge).
+func (t hopTopic) describes(body string) bool {
+	return t.described && t.opensWithPredicate(body)
+}
+
+// opensWithPredicate reports whether the first definitionWindow words of body hold at least
+// minDefinitionWords of the topic's predicate words, and at least half of them.
+func (t hopTopic) opensWithPredicate(body string) bool {
+	if len(t.predicate) == 0 {
 		return false
 	}
 	words := singularWords(body)
@@ -363,7 +401,7 @@ func holdsRun(words, run []string) bool {
 func (t hopTopic) relevant(title, text string) bool {
 	// Another claim's finding comes as its title, then its text (evidence.SourceText).
 	body := strings.TrimPrefix(text, title+"\n")
-	if t.titled(title) || t.opensWith(body) || t.definesPredicate(body) || t.attributes(body) {
+	if t.titled(title) || t.opensWith(body) || t.definesPredicate(body) || t.attributes(body) || t.describes(body) {
 		return true
 	}
 	have := map[string]bool{}
