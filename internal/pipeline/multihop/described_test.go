@@ -392,22 +392,9 @@ func siblingPlan() Plan {
 // it, and c2 is stated with the name. No claim's text reaches c1's judge.
 func TestBridgeNamedByWhatTheOtherClaimsFound(t *testing.T) {
 	t.Parallel()
-	sup := evidence.StanceSupports
 	passage := "Adam Beach, known as Detective Chester Lake"
-	model := planModel(t, siblingPlan(), map[string]string{
-		slipknotPlan().Claims[0].ClaimText: judgeReplyJSON(t, "unverified", "Low", "", nil),
-	})
-	model.Rules = append([]pipelinetest.StubRule{
-		judgeRuleFor(resolvedSlipknot, judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "plays Slipknot", sup})),
-		judgeRuleFor("Suicide Squad is a 2016 film", judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Suicide Squad, released in 2016", sup})),
-		// c1's second judgement: the only one of its prompts that holds the film's page.
-		{Contains: srcSquad2016.URL, Reply: judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "Adam Beach", Source: 2, Passage: passage},
-			judgeCitation{2, passage, sup})},
-	}, model.Rules...)
-	searcher := &StubSearcher{honour: true, rules: []searchRule{
-		{contains: "Detective Chester Lake Law Order", results: []pipeline.SearchResult{srcLakeUnnamed}},
-		{contains: "Suicide Squad 2016 film", results: []pipeline.SearchResult{srcSquad2016}},
-	}}
+	model, searcher := siblingRun(t, judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "Adam Beach", Source: 2, Passage: passage},
+		judgeCitation{2, passage, evidence.StanceSupports}))
 	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: siblingStatement})
 	if err != nil {
 		t.Fatal(err)
@@ -503,6 +490,62 @@ func TestDescriptionHopKeepsAPageThatDescribesTheEntity(t *testing.T) {
 			}
 			if !tt.kept && (c1.Verdict != pipeline.VerdictUnverified || strings.Contains(c2.Text, "Ann Vale")) {
 				t.Errorf("claims: %+v\n%+v", c1, c2)
+			}
+		})
+	}
+}
+
+// siblingRun scripts siblingPlan's run: c1's first judgement names no one, c2 stated with
+// Adam Beach and c3 are supported, and second is c1's second judgement (the only one of its
+// prompts that holds the film's page).
+func siblingRun(t *testing.T, second string) (*pipelinetest.StubModel, *StubSearcher) {
+	t.Helper()
+	sup := evidence.StanceSupports
+	model := planModel(t, siblingPlan(), map[string]string{
+		slipknotPlan().Claims[0].ClaimText: judgeReplyJSON(t, "unverified", "Low", "", nil),
+	})
+	model.Rules = append([]pipelinetest.StubRule{
+		judgeRuleFor(resolvedSlipknot, judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "plays Slipknot", sup})),
+		judgeRuleFor("Suicide Squad is a 2016 film", judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Suicide Squad, released in 2016", sup})),
+		{Contains: srcSquad2016.URL, Reply: second},
+	}, model.Rules...)
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Detective Chester Lake Law Order", results: []pipeline.SearchResult{srcLakeUnnamed}},
+		{contains: "Suicide Squad 2016 film", results: []pipeline.SearchResult{srcSquad2016}},
+	}}
+	return model, searcher
+}
+
+// The other claims' findings give a dishonest second judge nothing to smuggle a name in by: a
+// name its cited passage does not hold, or a passage the source does not hold, names no one, c1
+// keeps its first judgement, and c2 stays unstated (it found nothing to be judged with by
+// description either).
+func TestBridgeNotNamedByADishonestJudgeOfTheOtherClaimsFindings(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	for _, tt := range []struct{ name, second string }{
+		{"a name its passage does not hold", judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "Jason Momoa", Source: 2, Passage: "Adam Beach, known as Detective Chester Lake"},
+			judgeCitation{2, "Adam Beach, known as Detective Chester Lake", sup})},
+		{"a passage the source does not hold", judgeReplyJSON(t, "supported", "High", "", &judgeAnswer{Value: "Jason Momoa", Source: 2, Passage: "Jason Momoa, known as Detective Chester Lake"},
+			judgeCitation{2, "Jason Momoa, known as Detective Chester Lake", sup})},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			model, searcher := siblingRun(t, tt.second)
+			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: siblingStatement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c1 := res.Claims[0]; c1.Verdict != pipeline.VerdictUnverified {
+				t.Errorf("claim 1: %+v", c1)
+			}
+			if c2 := res.Claims[1]; c2.Text != slipknotPlan().Claims[1].ClaimText || c2.Verdict != pipeline.VerdictUnverified || !strings.Contains(c2.Reason, "cannot be stated") {
+				t.Errorf("claim 2: %+v", c2)
+			}
+			for _, q := range searcher.sent() {
+				if strings.Contains(q.Query, "Momoa") {
+					t.Errorf("a search ran with the model's name: %q", q.Query)
+				}
 			}
 		})
 	}
