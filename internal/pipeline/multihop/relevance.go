@@ -289,8 +289,9 @@ func (t hopTopic) definesPredicate(body string) bool {
 // was the lead vocalist of AC/DC" and "{c3} was the lyricist of AC/DC". The entity's own page
 // names it and says what it is, and need not name the claims' other entities: in a relay run
 // it was not kept, since it does not name the band, and the claims on the singer were never
-// stated. A page of another entity that fits kept here only reaches the bridge claim's judge,
-// who names an entity only from a source that confirms the claim (resolveBridge).
+// stated. A page of another entity that fits may be kept too (another lead vocalist's): a name
+// is taken only from a source that confirms the bridge claim (resolveBridge), and a claim
+// stated with a name found so is never refuted on it (refutesNoDescription).
 func (t hopTopic) describes(body string) bool {
 	return t.described && t.opensWithPredicate(body)
 }
