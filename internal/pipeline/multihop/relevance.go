@@ -150,7 +150,8 @@ var authorshipVerbs = text.WordSet("write wrote written author authored direct d
 const maxAttributionGap = 3
 
 // attributes reports whether raw names one of the topic's names followed by "by" and a
-// capitalised word ("debut in The Little Foxes by Lillian Hellman"): it says who made the thing,
+// capitalised word ("debut in The Little Foxes by Lillian Hellman"), or a verb of making, "by"
+// and one of the topic's names ("was written by Geoffrey Wright"): it says who made the thing,
 // what a claim about its making asks for, though it shares no other word with that claim. In a
 // relay run "A playwright wrote The Little Foxes" kept nothing, the only page that names the
 // play's author being an actress's ("made her Broadway acting debut in The Little Foxes by
@@ -166,7 +167,17 @@ func (t hopTopic) attributes(raw string) bool {
 	}
 	for _, name := range t.names {
 		for i := 0; i+2 < len(tokens); i++ {
-			if folded[i] == name[len(name)-1] && folded[i+1] == "by" && text.IsCapitalised(tokens[i+2]) && endsWith(folded[:i+1], name) {
+			if folded[i+1] != "by" {
+				continue
+			}
+			// "The Little Foxes by Lillian Hellman": the thing named, then its maker.
+			if folded[i] == name[len(name)-1] && text.IsCapitalised(tokens[i+2]) && endsWith(folded[:i+1], name) {
+				return true
+			}
+			// "Romper Stomper was written by Geoffrey Wright": the maker named after a verb of
+			// making, for a claim on what the maker made ("Geoffrey Wright wrote a comedy"),
+			// whose own verb ("wrote") the text gives in another form.
+			if authorshipVerbs[folded[i]] && slices.Equal(folded[i+2:min(len(folded), i+2+len(name))], name) {
 				return true
 			}
 		}

@@ -165,6 +165,8 @@ func TestRelevanceOfAnAttribution(t *testing.T) {
 	wrote := PlanClaim{ClaimText: "A playwright wrote The Ostmoor Tide", Entities: []string{"The Ostmoor Tide"}}
 	lord := PlanClaim{ClaimText: "A novelist wrote The Lord of the Tides", Entities: []string{"The Lord of the Tides"}}
 	staged := PlanClaim{ClaimText: "The Ostmoor Tide premiered in Westmoor", Entities: []string{"The Ostmoor Tide", "Westmoor"}}
+	maker := PlanClaim{ClaimText: "Anna Berg wrote a comedy", Entities: []string{"Anna Berg"}}
+	born := PlanClaim{ClaimText: "Anna Berg was born in Westmoor", Entities: []string{"Anna Berg", "Westmoor"}}
 	for _, tc := range []struct {
 		claim    PlanClaim
 		text     string
@@ -175,6 +177,11 @@ func TestRelevanceOfAnAttribution(t *testing.T) {
 		{staged, "She made her stage debut in The Ostmoor Tide by Anna Berg.", false},
 		{wrote, "She made her stage debut in The Ostmoor Tide by the sea.", false},
 		{wrote, "A play by Anna Berg opened; The Ostmoor Tide closed.", false},
+		// The maker named after a verb of making: the work a claim on what she made asks for,
+		// in another form of the claim's verb ("written" for "wrote").
+		{maker, "The Ostmoor Tide was written by Anna Berg.", true},
+		{maker, "The Ostmoor Tide was staged by Anna Berg.", false},
+		{born, "The Ostmoor Tide was written by Anna Berg.", false},
 	} {
 		if got := newHopTopic("en", "playwright query", tc.claim).relevant("", tc.text); got != tc.relevant {
 			t.Errorf("relevant(%q) to %q = %v, want %v", tc.text, tc.claim.ClaimText, got, tc.relevant)
