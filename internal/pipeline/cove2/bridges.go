@@ -148,27 +148,99 @@ func (r *cove2Run) bridgeValues(position int, raw string) (values map[string]str
 	return values, notes, "", true
 }
 
-// verifiedBridge reads a verification's answer as a bridge value: the answer must be in the
-// passage of one of the sources the verifier cited (evidence.ResolveBridge). The reason of a
-// refusal is the first cited source's.
+// verifiedBridge reads a verification's answer as a bridge value: the answer, or else the name
+// it opens with (answerHead), must be in the passage of one of the sources the verifier cited
+// (evidence.ResolveBridge). The reason of a refusal is the whole answer's at the first cited
+// source.
 func verifiedBridge(v Verification) evidence.Bridge {
 	answer := strings.TrimRight(text.OneLine(v.Answer), " .;:")
+	values := []string{answer}
+	if head := answerHead(answer); head != "" && head != answer {
+		values = append(values, head)
+	}
 	var grounding []int
 	for _, s := range v.Sources {
 		key := evidence.DocumentKey(s.URL)
 		grounding = append(grounding, slices.IndexFunc(v.Retrieved, func(g evidence.Retrieved) bool { return evidence.DocumentKey(g.URL) == key }))
 	}
 	refused := evidence.Bridge{Reason: "its verifier cited no source"}
-	for k, s := range v.Sources {
-		b := evidence.ResolveBridge(evidence.BridgeAnswer{Value: answer, Source: grounding[k] + 1, Passage: s.Quote}, v.Retrieved, grounding, "verifier")
-		if b.Value != "" {
-			return b
-		}
-		if k == 0 {
-			refused = b
+	for i, value := range values {
+		for k, s := range v.Sources {
+			b := evidence.ResolveBridge(evidence.BridgeAnswer{Value: value, Source: grounding[k] + 1, Passage: s.Quote}, v.Retrieved, grounding, "verifier")
+			if b.Value != "" {
+				return b
+			}
+			if i == 0 && k == 0 {
+				refused = b
+			}
 		}
 	}
 	return refused
+}
+
+// answerHeadBreaks end the name an answer opens with: the verifier writes the name, then where
+// it read it ("The Nosebleeds. The sources say ...", "Disney — Tarzan, in which ...", "Man of
+// Steel, the 2013 Superman film, ...", "The United States Census Bureau (the source ...").
+var answerHeadBreaks = []string{". ", ", ", " — ", " – ", " - ", ": ", "; ", " ("}
+
+// maxHeadWords bounds the name an answer opens with.
+const maxHeadWords = 8
+
+// answerHead is the name answer opens with, before its first break, or "" when what comes
+// before it reads as no name: every word capitalised (or a digit, or a small word inside a
+// title: "Attack of the Show!", "Falcon 9"), the first one capitalised, at most maxHeadWords.
+// A full stop after an initial ("Mary J. Blige") is no break. It is a candidate only:
+// verifiedBridge takes it when the cited passage holds it, as it would the whole answer.
+func answerHead(answer string) string {
+	end := -1
+	for _, br := range answerHeadBreaks {
+		from := 0
+		for {
+			i := strings.Index(answer[from:], br)
+			if i < 0 {
+				break
+			}
+			i += from
+			if br == ". " && initialBefore(answer[:i]) {
+				from = i + len(br)
+				continue
+			}
+			if end < 0 || i < end {
+				end = i
+			}
+			break
+		}
+	}
+	if end <= 0 {
+		return ""
+	}
+	head := strings.TrimSpace(answer[:end])
+	words := strings.Fields(head)
+	if len(words) == 0 || len(words) > maxHeadWords || !text.IsCapitalised(strings.TrimLeft(words[0], `"'“‘`)) ||
+		notNames[strings.ToLower(head)] {
+		return ""
+	}
+	for _, w := range words[1:] {
+		bare := strings.TrimLeft(w, `"'“‘`)
+		if !text.IsCapitalised(bare) && !text.IsTitleMinorWord(bare) && !strings.ContainsAny(bare, "0123456789") {
+			return ""
+		}
+	}
+	return head
+}
+
+// notNames are the answers that open with a verdict rather than a name ("Yes. The source says
+// ...").
+var notNames = text.WordSet("yes no none unknown unclear true false both neither")
+
+// initialBefore reports whether s ends with an initial, a single capital letter ("Mary J").
+func initialBefore(s string) bool {
+	words := strings.Fields(s)
+	if len(words) == 0 {
+		return false
+	}
+	last := words[len(words)-1]
+	return len(last) == 1 && text.IsCapitalised(last)
 }
 
 // bridgeUnresolved leaves c unverified, unasked, and flags it on the claim and on the run.

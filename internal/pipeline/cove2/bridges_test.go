@@ -241,3 +241,66 @@ func TestCove2BridgeChainsAndDeadEnds(t *testing.T) {
 		}
 	}
 }
+
+// A verifier often writes the name first and then says where it read it ("The Nosebleeds. The
+// sources say Morrissey fronted this punk band ..."; in a relay run 21 of 46 refused bridges
+// were such answers, the whole answer being too long for a name or not in the passage). The
+// name before the first break (a full stop, a comma, a dash, a colon, a parenthesis) is the
+// bridge when it reads as a name and is in the cited passage; anything else is still refused.
+func TestCove2BridgeIsTheNameTheAnswerOpensWith(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, answer, because string
+	}{
+		{"a full stop", "Adam Beach. The source says he played Detective Chester Lake in Law & Order: Special Victims Unit.", ""},
+		{"a comma", "Adam Beach, who played Detective Chester Lake in Law & Order: Special Victims Unit", ""},
+		{"a parenthesis", "Adam Beach (the source names him as the actor)", ""},
+		{"a dash", "Adam Beach — he played Detective Chester Lake", ""},
+		{"a name the passage does not hold", "Jason Momoa. The source says he played Detective Chester Lake.", "not in the passage"},
+		{"an opening that is no name", "The source names Adam Beach, who played Detective Chester Lake", "not in the passage"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			script := slipScript(tt.answer)
+			s := setupCove2(script)
+			res := mustRun(t, s, pipeline.Input{Text: slipDraft})
+			c2 := claimAt(t, res, 2)
+			if tt.because == "" {
+				if c2.VerificationQuery != qSlip2Bridge || c2.Verdict != pipeline.VerdictSupported {
+					t.Errorf("claim 2: %+v", c2)
+				}
+				return
+			}
+			if c2.Verdict != pipeline.VerdictUnverified || c2.VerificationQuery != "" || !strings.Contains(c2.Reason, tt.because) {
+				t.Errorf("claim 2: %+v, want unverified because %q", c2, tt.because)
+			}
+			for _, q := range s.search.Sent() {
+				if strings.Contains(q.Query, "Momoa") {
+					t.Errorf("a search ran with the model's name: %q", q.Query)
+				}
+			}
+		})
+	}
+}
+
+func TestAnswerHead(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ answer, head string }{
+		{"The Ostmoor Band. The sources say it was formed in 1970", "The Ostmoor Band"},
+		{"Mary J. Ostmoor, an American singer", "Mary J. Ostmoor"},
+		{"Attack of the Tides!, a live programme", "Attack of the Tides!"},
+		{"Falcon 9 — a two-stage rocket", "Falcon 9"},
+		{`Christopher "Tricky" Ostmoor, a record producer`, `Christopher "Tricky" Ostmoor`},
+		{"Ostmoor Records (the label named in source 2)", "Ostmoor Records"},
+		// What opens the answer is no name.
+		{"A Broadway musical: the 1998 musical Ostmoor", ""},
+		{"The source names Ostmoor, a band", ""},
+		{"Yes. The source says so", ""},
+		{"Ostmoor", ""}, // no break: the whole answer is the candidate
+		{"The film Ostmoor belongs to the Ostmoor franchise", ""},
+	} {
+		if got := answerHead(tt.answer); got != tt.head {
+			t.Errorf("answerHead(%q) = %q, want %q", tt.answer, got, tt.head)
+		}
+	}
+}
