@@ -91,9 +91,38 @@ type Bridge struct {
 	Reason string
 }
 
+// holdsWords reports whether passage holds value's words, whole and in a row, as
+// text.FoldForMatch reads both and a plural "s" aside ("Romance film" in "Romance films are ..."):
+// a value that is part of a word ("Ada" in "Adam Beach") is not in the passage.
+func holdsWords(passage, value string) bool {
+	want := bridgeWords(value)
+	have := bridgeWords(passage)
+	if len(want) == 0 {
+		return false
+	}
+	for i := 0; i+len(want) <= len(have); i++ {
+		if slices.Equal(have[i:i+len(want)], want) {
+			return true
+		}
+	}
+	return false
+}
+
+// bridgeWords are s's folded words, each without a final "s" when longer than three letters.
+func bridgeWords(s string) []string {
+	words := text.Words(text.FoldForMatch(s))
+	for i, w := range words {
+		if len(w) > 3 {
+			words[i] = strings.TrimSuffix(w, "s")
+		}
+	}
+	return words
+}
+
 // ResolveBridge reads a bridge value from an answer, under the grounding rules, in code: the
 // answer must name one of the given sources that ground the finding (grounding: their indices),
-// its passage must be in THAT source's text, and the value, a name, must be in the passage.
+// its passage must be in THAT source's text, and the value, a name, must be in the passage as
+// whole words (holdsWords).
 // Anything else is no bridge, with the reason: a model cannot put a name of its own into a later
 // claim. Whether the finding itself stands (a verdict, a confidence) is the method's to decide
 // before asking. reader names the model that gave the answer in the reasons ("judge",
@@ -113,7 +142,7 @@ func ResolveBridge(a BridgeAnswer, given []Retrieved, grounding []int, reader st
 		return Bridge{Reason: fmt.Sprintf("its %s read the answer %q from [%d], which is not a source grounding its %s", reader, value, a.Source, finding)}
 	case !PassageIn(a.Passage, SourceText(given[a.Source-1])):
 		return Bridge{Reason: fmt.Sprintf("the passage its %s gave for the answer %q is not in source [%d]", reader, value, a.Source)}
-	case !strings.Contains(text.FoldForMatch(a.Passage), text.FoldForMatch(value)):
+	case !holdsWords(a.Passage, value):
 		return Bridge{Reason: fmt.Sprintf("the answer %q is not in the passage its %s cited from source [%d]", value, reader, a.Source)}
 	}
 	return Bridge{Value: value, Source: a.Source - 1}

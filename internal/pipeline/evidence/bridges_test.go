@@ -14,8 +14,9 @@ func TestResolveBridge(t *testing.T) {
 	given := []Retrieved{
 		{SearchResult: pipeline.SearchResult{URL: "https://en.wikipedia.org/wiki/Adam_Beach", Snippet: "Adam Beach played Detective Chester Lake in Law & Order: SVU."}},
 		{SearchResult: pipeline.SearchResult{URL: "https://fandom.example/wiki/Chester_Lake", Snippet: "Chester Lake was played by a Canadian actor."}},
+		{SearchResult: pipeline.SearchResult{URL: "https://en.wikipedia.org/wiki/Romance_film", Snippet: "Romance films are love stories recorded in visual media."}},
 	}
-	grounding := []int{0}
+	grounding := []int{0, 2}
 	for _, tt := range []struct {
 		name   string
 		answer BridgeAnswer
@@ -24,6 +25,10 @@ func TestResolveBridge(t *testing.T) {
 	}{
 		{"from the cited passage", BridgeAnswer{"Adam Beach", 1, "Adam Beach played Detective Chester Lake"}, "Adam Beach", ""},
 		{"a name the passage does not hold", BridgeAnswer{"Jason Momoa", 1, "Adam Beach played Detective Chester Lake"}, "", "not in the passage"},
+		// The passage holds the letters but not the name: a value is whole words of it.
+		{"part of a word of the passage", BridgeAnswer{"Ada", 1, "Adam Beach played Detective Chester Lake"}, "", "not in the passage"},
+		{"a name the passage gives in the plural", BridgeAnswer{"Romance film", 3, "Romance films are love stories"}, "Romance film", ""},
+		{"a name with its punctuation", BridgeAnswer{"Law & Order: SVU", 1, "Adam Beach played Detective Chester Lake in Law & Order: SVU"}, "Law & Order: SVU", ""},
 		{"a passage the source does not hold", BridgeAnswer{"Jason Momoa", 1, "Jason Momoa played Detective Chester Lake"}, "", "is not in source [1]"},
 		{"a source that grounds nothing", BridgeAnswer{"Canadian actor", 2, "played by a Canadian actor"}, "", "not a source grounding its answer"},
 		{"a source it was not given", BridgeAnswer{"Adam Beach", 7, "Adam Beach played Detective Chester Lake"}, "", "not a source grounding its answer"},
@@ -32,7 +37,7 @@ func TestResolveBridge(t *testing.T) {
 		{"a placeholder", BridgeAnswer{"{c2}", 1, "Adam Beach played Detective Chester Lake"}, "", "is no name"},
 	} {
 		got := ResolveBridge(tt.answer, given, grounding, "verifier")
-		if got.Value != tt.value || !strings.Contains(got.Reason, tt.reason) || (tt.value != "" && got.Source != 0) {
+		if got.Value != tt.value || !strings.Contains(got.Reason, tt.reason) || (tt.value != "" && got.Source != tt.answer.Source-1) {
 			t.Errorf("%s: %+v, want %q (%q)", tt.name, got, tt.value, tt.reason)
 		}
 	}
