@@ -95,17 +95,7 @@ type Bridge struct {
 // text.FoldForMatch reads both and a plural "s" aside ("Romance film" in "Romance films are ..."):
 // a value that is part of a word ("Ada" in "Adam Beach") is not in the passage.
 func holdsWords(passage, value string) bool {
-	want := bridgeWords(value)
-	have := bridgeWords(passage)
-	if len(want) == 0 {
-		return false
-	}
-	for i := 0; i+len(want) <= len(have); i++ {
-		if slices.Equal(have[i:i+len(want)], want) {
-			return true
-		}
-	}
-	return false
+	return text.ContainsRun(bridgeWords(passage), bridgeWords(value))
 }
 
 // bridgeWords are s's folded words, each without a final "s" when longer than three letters.

@@ -395,16 +395,7 @@ func capitalisedRuns(s string) [][]string {
 
 // holdsRun reports whether words holds run, folded as words are, as consecutive words.
 func holdsRun(words, run []string) bool {
-	want := text.Words(text.FoldForMatch(strings.Join(run, " ")))
-	if len(want) == 0 {
-		return false
-	}
-	for i := 0; i+len(want) <= len(words); i++ {
-		if slices.Equal(words[i:i+len(want)], want) {
-			return true
-		}
-	}
-	return false
+	return text.ContainsRun(words, text.Words(text.FoldForMatch(strings.Join(run, " "))))
 }
 
 // relevant reports whether a result with this title and text is about the topic (see hopTopic):

@@ -271,3 +271,17 @@ func OneLineCut(s string, n int) string {
 	}
 	return s
 }
+
+// ContainsRun reports whether words holds run as consecutive words ("adam beach" in "adam beach
+// played ..."; an empty run is in nothing).
+func ContainsRun(words, run []string) bool {
+	if len(run) == 0 {
+		return false
+	}
+	for i := 0; i+len(run) <= len(words); i++ {
+		if slices.Equal(words[i:i+len(run)], run) {
+			return true
+		}
+	}
+	return false
+}

@@ -200,3 +200,22 @@ func TestIsCapitalisedAndTitleMinorWords(t *testing.T) {
 		}
 	}
 }
+
+func TestContainsRun(t *testing.T) {
+	t.Parallel()
+	words := Words("Adam Beach played Detective Chester Lake")
+	for _, tt := range []struct {
+		run  []string
+		want bool
+	}{
+		{Words("Adam Beach"), true},
+		{Words("Chester Lake"), true},
+		{Words("Ada"), false},
+		{Words("Beach Adam"), false},
+		{nil, false},
+	} {
+		if got := ContainsRun(words, tt.run); got != tt.want {
+			t.Errorf("ContainsRun(%v) = %v, want %v", tt.run, got, tt.want)
+		}
+	}
+}
