@@ -149,8 +149,8 @@ func (r *cove2Run) bridgeValues(position int, raw string) (values map[string]str
 }
 
 // verifiedBridge reads a verification's answer as a bridge value: the answer, or else the name
-// it opens with (answerHead), must be in the passage of one of the sources the verifier cited
-// (evidence.ResolveBridge). The reason of a refusal is the whole answer's at the first cited
+// it opens with (answerHead), each also without an opening article, must be in the passage of
+// one of the sources the verifier cited (evidence.ResolveBridge). The reason of a refusal is the whole answer's at the first cited
 // source.
 func verifiedBridge(v Verification) evidence.Bridge {
 	answer := strings.TrimRight(text.OneLine(v.Answer), " .;:")
@@ -158,6 +158,15 @@ func verifiedBridge(v Verification) evidence.Bridge {
 	if head := answerHead(answer); head != "" && head != answer {
 		values = append(values, head)
 	}
+	// A kind named with an article ("The sea otter") is read without it, as its passage may
+	// write it ("Sea otters are ...").
+	var bare []string
+	for _, value := range values {
+		if rest, ok := withoutArticle(value); ok {
+			bare = append(bare, rest)
+		}
+	}
+	values = append(values, bare...)
 	var grounding []int
 	for _, s := range v.Sources {
 		key := evidence.DocumentKey(s.URL)
@@ -232,6 +241,16 @@ func answerHead(answer string) string {
 // notNames are the answers that open with a verdict rather than a name ("Yes. The source says
 // ...").
 var notNames = text.WordSet("yes no none unknown unclear true false both neither")
+
+// withoutArticle is value without its opening article ("The", "A", "An"), and whether it had one.
+func withoutArticle(value string) (string, bool) {
+	first, rest, ok := strings.Cut(value, " ")
+	switch strings.ToLower(first) {
+	case "the", "a", "an":
+		return rest, ok && strings.TrimSpace(rest) != ""
+	}
+	return "", false
+}
 
 // initialBefore reports whether s ends with an initial, a single capital letter ("Mary J").
 func initialBefore(s string) bool {

@@ -304,3 +304,23 @@ func TestAnswerHead(t *testing.T) {
 		}
 	}
 }
+
+// An answer that names a kind with an article ("The sea otter") is read without it when its
+// passage writes the kind without one ("Sea otters are ..."), under the same passage check.
+func TestCove2BridgeWithoutItsArticle(t *testing.T) {
+	t.Parallel()
+	page := evidence.Retrieved{SearchResult: pipelinetest.SearchResult("https://example.org/otter", "Example",
+		"Sea otters are the heaviest members of the weasel family.")}
+	cited := page
+	cited.Quote = "Sea otters are the heaviest members of the weasel family"
+	for _, tt := range []struct{ answer, value string }{
+		{"The sea otter", "sea otter"},
+		{"A sea otter", "sea otter"},
+		{"The sea lion", ""},
+	} {
+		b := verifiedBridge(Verification{Answer: tt.answer, Retrieved: []evidence.Retrieved{page}, Sources: []evidence.Retrieved{cited}})
+		if b.Value != tt.value {
+			t.Errorf("verifiedBridge(%q) = %+v, want %q", tt.answer, b, tt.value)
+		}
+	}
+}
