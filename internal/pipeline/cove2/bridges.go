@@ -150,8 +150,8 @@ func (r *cove2Run) bridgeValues(position int, raw string) (values map[string]str
 
 // verifiedBridge reads a verification's answer as a bridge value: the answer, or else the name
 // it opens with (answerHead), each also without an opening article, must be in the passage of
-// one of the sources the verifier cited (evidence.ResolveBridge). The reason of a refusal is the whole answer's at the first cited
-// source.
+// one of the sources the verifier cited (evidence.ResolveBridge). The reason of a refusal is
+// the whole answer's at the first cited source.
 func verifiedBridge(v Verification) evidence.Bridge {
 	answer := strings.TrimRight(text.OneLine(v.Answer), " .;:")
 	values := []string{answer}

@@ -92,21 +92,10 @@ type Bridge struct {
 }
 
 // holdsWords reports whether passage holds value's words, whole and in a row, as
-// text.FoldForMatch reads both and a plural "s" aside ("Romance film" in "Romance films are ..."):
-// a value that is part of a word ("Ada" in "Adam Beach") is not in the passage.
+// text.SingularWords reads both ("Romance film" in "Romance films are ..."): a value that is part
+// of a word ("Ada" in "Adam Beach") is not in the passage.
 func holdsWords(passage, value string) bool {
-	return text.ContainsRun(bridgeWords(passage), bridgeWords(value))
-}
-
-// bridgeWords are s's folded words, each without a final "s" when longer than three letters.
-func bridgeWords(s string) []string {
-	words := text.Words(text.FoldForMatch(s))
-	for i, w := range words {
-		if len(w) > 3 {
-			words[i] = strings.TrimSuffix(w, "s")
-		}
-	}
-	return words
+	return text.ContainsRun(text.SingularWords(passage), text.SingularWords(value))
 }
 
 // ResolveBridge reads a bridge value from an answer, under the grounding rules, in code: the

@@ -64,16 +64,7 @@ func definedKinds(given []evidence.Retrieved) []kindDefinition {
 // bodyWords are the words of a source's text as shown to the judge, without its title,
 // folded and each made singular ("agencies" is "agency").
 func bodyWords(g evidence.Retrieved) []string {
-	return singularWords(evidence.ShownText(g))
-}
-
-// singularWords are the words of s, folded and each made singular.
-func singularWords(s string) []string {
-	ws := text.Words(text.FoldForMatch(s))
-	for i, w := range ws {
-		ws[i] = singular(w)
-	}
-	return ws
+	return text.SingularWords(evidence.ShownText(g))
 }
 
 // definedKind is the kind s opens by defining, or nil: after an indefinite article ("A tide
@@ -88,7 +79,7 @@ func definedKind(s string) []string {
 	tokens = tokens[:min(len(tokens), maxKindWords+3)]
 	words := make([]string, len(tokens))
 	for i, tok := range tokens {
-		words[i] = singular(text.FoldForMatch(tok))
+		words[i] = text.Singular(text.FoldForMatch(tok))
 	}
 	if len(words) < 3 {
 		return nil
@@ -194,7 +185,7 @@ func definitionQuery(claim PlanClaim, language string, given []evidence.Retrieve
 	var words []string
 	seen := map[string]bool{}
 	for _, tok := range text.Tokens(claim.ClaimText, "") {
-		w := singular(text.FoldForMatch(tok))
+		w := text.Singular(text.FoldForMatch(tok))
 		if topic.predicate[w] && !seen[w] {
 			seen[w] = true
 			words = append(words, tok)
@@ -210,7 +201,7 @@ const maxClassifyingWords = 12
 // classifies reports whether body opens by saying what kind of thing its subject is: a copula
 // followed by "a" or "an" within its first maxClassifyingWords words.
 func classifies(body string) bool {
-	words := singularWords(body)
+	words := text.SingularWords(body)
 	for i := 0; i+1 < min(len(words), maxClassifyingWords); i++ {
 		if copulas[words[i]] && indefiniteArticles[words[i+1]] {
 			return true

@@ -89,7 +89,7 @@ func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
 			for _, w := range words {
 				t.words[w] = true
 			}
-			if len(words) == 1 && isNumber(words[0]) {
+			if len(words) == 1 && text.IsNumber(words[0]) {
 				t.numbers[words[0]] = true
 				continue
 			}
@@ -104,7 +104,7 @@ func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
 	for _, s := range texts {
 		for _, w := range topicWords(s, language) {
 			t.words[w] = true
-			if isNumber(w) {
+			if text.IsNumber(w) {
 				t.numbers[w] = true
 			}
 		}
@@ -115,7 +115,7 @@ func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
 	t.predicate = map[string]bool{}
 	for _, s := range texts[1:] {
 		for _, w := range topicWords(s, language) {
-			if !isNumber(w) && !slices.ContainsFunc(t.names, func(name []string) bool { return slices.Contains(name, w) }) {
+			if !text.IsNumber(w) && !slices.ContainsFunc(t.names, func(name []string) bool { return slices.Contains(name, w) }) {
 				t.predicate[w] = true
 			}
 			t.authorship = t.authorship || authorshipVerbs[w]
@@ -133,7 +133,7 @@ func (t *hopTopic) describing(bridge PlanClaim) {
 		named = append(named, topicWords(evidence.WithoutBridges(e), t.language)...)
 	}
 	for _, w := range topicWords(evidence.WithoutBridges(bridge.ClaimText), t.language) {
-		if !isNumber(w) && !slices.Contains(named, w) && !slices.ContainsFunc(t.names, func(name []string) bool { return slices.Contains(name, w) }) {
+		if !text.IsNumber(w) && !slices.Contains(named, w) && !slices.ContainsFunc(t.names, func(name []string) bool { return slices.Contains(name, w) }) {
 			t.predicate[w] = true
 		}
 	}
@@ -163,7 +163,7 @@ func (t hopTopic) attributes(raw string) bool {
 	tokens := text.Tokens(raw, "")
 	folded := make([]string, len(tokens))
 	for i, tok := range tokens {
-		folded[i] = singular(text.FoldForMatch(tok))
+		folded[i] = text.Singular(text.FoldForMatch(tok))
 	}
 	for _, name := range t.names {
 		for i := 0; i+2 < len(tokens); i++ {
@@ -313,7 +313,7 @@ func (t hopTopic) opensWithPredicate(body string) bool {
 	if len(t.predicate) == 0 {
 		return false
 	}
-	words := singularWords(body)
+	words := text.SingularWords(body)
 	words = words[:min(len(words), definitionWindow)]
 	shared := t.predicateShared(strings.Join(words, " "))
 	return shared >= minDefinitionWords && 2*shared >= len(t.predicate)
@@ -540,23 +540,9 @@ func nameWords(entity, language string, words []string) []string {
 func topicWords(s, language string) []string {
 	words := text.ContentWords(text.FoldForMatch(s), language)
 	for i, w := range words {
-		words[i] = singular(w)
+		words[i] = text.Singular(w)
 	}
 	return words
-}
-
-func singular(w string) string {
-	switch {
-	case len(w) > 4 && strings.HasSuffix(w, "ies"):
-		return w[:len(w)-3] + "y"
-	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !isNumber(w[:len(w)-1]):
-		return w[:len(w)-1]
-	}
-	return w
-}
-
-func isNumber(w string) bool {
-	return w != "" && strings.IndexFunc(w, func(r rune) bool { return !unicode.IsDigit(r) }) < 0
 }
 
 // letterCounts counts the letters, digits and upper-case letters of w: what tells an identifier

@@ -285,3 +285,30 @@ func ContainsRun(words, run []string) bool {
 	}
 	return false
 }
+
+// Singular is w, a folded word, made singular as the matching rules read it: "agencies" is
+// "agency", "films" is "film"; a word in "ss" or "us", a decade ("1990s") and a word of three
+// letters or fewer stay as they are.
+func Singular(w string) string {
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		return w[:len(w)-3] + "y"
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !IsNumber(w[:len(w)-1]):
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+// SingularWords are the words of s, folded (FoldForMatch) and each made singular.
+func SingularWords(s string) []string {
+	words := Words(FoldForMatch(s))
+	for i, w := range words {
+		words[i] = Singular(w)
+	}
+	return words
+}
+
+// IsNumber reports whether w is digits only, and not empty ("1889", not "1990s").
+func IsNumber(w string) bool {
+	return w != "" && strings.IndexFunc(w, func(r rune) bool { return !unicode.IsDigit(r) }) < 0
+}

@@ -219,3 +219,18 @@ func TestContainsRun(t *testing.T) {
 		}
 	}
 }
+
+func TestSingular(t *testing.T) {
+	t.Parallel()
+	for w, want := range map[string]string{
+		"films": "film", "agencies": "agency", "towers": "tower",
+		"glass": "glass", "cyprus": "cyprus", "1990s": "1990s", "bus": "bus", "its": "its",
+	} {
+		if got := Singular(w); got != want {
+			t.Errorf("Singular(%q) = %q, want %q", w, got, want)
+		}
+	}
+	if got := SingularWords("Romance Films of the 1990s"); !slices.Equal(got, []string{"romance", "film", "of", "the", "1990s"}) {
+		t.Errorf("SingularWords: %v", got)
+	}
+}
