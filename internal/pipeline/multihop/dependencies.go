@@ -277,6 +277,7 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 	}
 	values := map[string]string{}
 	var names, described, from, unstated []string
+	unstatedWhy := map[string]string{}
 	for _, id := range ids {
 		d := r.stateOf(id)
 		if d != nil && d.checked && d.bridge.Value != "" {
@@ -290,15 +291,19 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 			continue
 		}
 		why := "it was not checked"
-		if d != nil && d.checked {
+		switch {
+		case awaitsDescription(d):
+			why = awaitingReason(d)
+		case d != nil && d.checked:
 			why = d.bridge.Reason
 		}
 		words, ok := r.statementWordsFor(d, st)
 		if !ok {
 			if len(unstated) == 0 {
-				st.unresolved = fmt.Sprintf("it builds on the answer of %s, which was not established (%s), and the statement has no words of its own for it", id, why)
+				st.unresolved = unresolvedBecause(id, why)
 			}
 			unstated = append(unstated, id)
+			unstatedWhy[id] = why
 			continue
 		}
 		values[id] = words
@@ -308,14 +313,21 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 	if len(unstated) > 0 {
 		// One entity the statement has no words for, the others named or worded: the claim,
 		// stated with those, searches for it by description (nameByDescription). Two such
-		// entities leave too little to search by.
-		if d := r.stateOf(unstated[0]); len(unstated) == 1 && describable(d) {
-			id := unstated[0]
+		// entities leave too little to search by; a placeholder only the planned hops write is
+		// dropped with them. A bridge claim that awaits a name by description itself is
+		// awaited in turn: once it is stated, by that name or by its own bridge claim's
+		// description, it is judged with what this claim's search found (a bridge of a
+		// bridge: "{c1} is aired by a cable channel", c1 a sitcom no source names, and "{c2}
+		// set the record ...", whose hops a real plan wrote with {c1} too).
+		inText := slices.DeleteFunc(slices.Clone(unstated), func(id string) bool { return !strings.Contains(st.claim.ClaimText, "{"+id+"}") })
+		if d := r.stateOf(first(inText)); len(inText) == 1 && (describable(d) || awaitsDescription(d)) {
+			id := inText[0]
+			st.unresolved = unresolvedBecause(id, unstatedWhy[id])
 			r.stateWith(st, values, names...)
 			st.awaiting = id
 			st.hops = []PlanHop{{HopNumber: 1, Query: descriptionQuery(d, st)}}
 			st.bridgeNote = strings.Join(append(from, fmt.Sprintf("{%s} was not established (%s) and the statement has no words of its own for it: one search for the entity by what the statement says of it, %s's words and this claim's, stands for the planned hops, and %s is judged again with what it finds",
-				id, d.bridge.Reason, id, id)), "; ")
+				id, unstatedWhy[id], id, id)), "; ")
 		}
 		return
 	}
@@ -326,6 +338,20 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 	}
 	st.hops = hops
 	st.bridgeNote = strings.Join(from, "; ")
+}
+
+// unresolvedBecause says why a claim cannot be stated: the bridge id it builds on was not
+// established (why).
+func unresolvedBecause(id, why string) string {
+	return fmt.Sprintf("it builds on the answer of %s, which was not established (%s), and the statement has no words of its own for it", id, why)
+}
+
+// first is the first of ids, or "" when there is none.
+func first(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return ids[0]
 }
 
 // stateWith writes the values (names, or the statement's words for an entity) into st's text and

@@ -3,6 +3,7 @@ package multihop
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
@@ -36,6 +37,18 @@ func describable(d *chainState) bool {
 		(d.verdict.Verdict == pipeline.VerdictUnverified || d.verdict.Verdict == pipeline.VerdictSupported)
 }
 
+// awaitsDescription reports whether d, a bridge claim, awaits a name by description itself and
+// was not judged: it is stated, and judged, in nameByDescription, and the claims building on it
+// await it in turn.
+func awaitsDescription(d *chainState) bool {
+	return d != nil && d.checked && d.awaiting != "" && !d.judged
+}
+
+// awaitingReason says why the entity d describes is not established while d awaits a name.
+func awaitingReason(d *chainState) string {
+	return fmt.Sprintf("it was not stated yet: it awaits the name of the entity %s describes, searched for by description", d.awaiting)
+}
+
 // nameByDescription judges again, in execution order, each bridge claim whose dependents await
 // a name by description, and states them with the name when the second judgement confirms the
 // claim (supported, so at Medium or above) naming the entity from a passage it cites. A
@@ -52,10 +65,31 @@ func (r *multihopRun) nameByDescription(ctx context.Context) {
 				waiting = append(waiting, st)
 			}
 		}
-		if d == nil || len(waiting) == 0 {
+		if d == nil {
 			continue
 		}
-		why := r.judgeWithDescriptions(ctx, d, waiting)
+		// A bridge claim that awaited a name itself was stated above, by that name or by its
+		// bridge claim's description, or could not be: it is judged now, before the claims
+		// building on it, as it would have been when its chain ran.
+		late := d.checked && d.hasDependents && !d.judged && d.reused == nil
+		if late {
+			r.judgeOne(ctx, d)
+		}
+		if len(waiting) == 0 {
+			continue
+		}
+		var why string
+		when := "when it was judged again with what this search found"
+		switch {
+		case late && d.unresolved != "":
+			why = fmt.Sprintf("%s could not be stated: %s", id, d.unresolved)
+		case late && d.bridge.Value != "" && !d.provisional:
+			when = "when it was judged, stated with the name or description it had awaited itself"
+		case late && !describable(d):
+			why = fmt.Sprintf("%s, stated and judged, was %s and named no entity it confirmed (%s)", id, d.verdict.Verdict, text.Truncate(d.bridge.Reason, 160))
+		default:
+			why = r.judgeWithDescriptions(ctx, d, waiting)
+		}
 		for _, st := range waiting {
 			st.awaiting = ""
 			if why != "" {
@@ -68,7 +102,7 @@ func (r *multihopRun) nameByDescription(ctx context.Context) {
 				}
 				continue
 			}
-			r.stateWithName(st, d)
+			r.stateWithName(st, d, when)
 		}
 	}
 }
@@ -125,6 +159,7 @@ func (r *multihopRun) judgeWithDescriptions(ctx context.Context, d *chainState, 
 			d.claim.ClaimID, found, v.Verdict, text.Truncate(named, 160))
 	}
 	d.verdict, d.bridge, d.judgedLen = v, b, len(d.evidence)
+	d.judged = true
 	return ""
 }
 
@@ -154,14 +189,14 @@ func ownFinds(st *chainState) []hopEvidence {
 
 // stateWithName states st with the name d's second judgement gave, to be judged like any claim
 // (judgeAll): with what its hops found and d's cited sources. Its first hop says where the name
-// came from.
-func (r *multihopRun) stateWithName(st, d *chainState) {
+// came from: when says when d's judge gave the name.
+func (r *multihopRun) stateWithName(st, d *chainState, when string) {
 	r.stateWith(st, map[string]string{d.claim.ClaimID: d.bridge.Value}, d.bridge.Value)
 	st.unresolved, st.judged, st.verdict, st.bridge, st.namedBy = "", false, judgement{}, evidence.Bridge{}, d.claim.ClaimID
 	if len(st.hopRecords) > 0 {
 		h := &st.hopRecords[0]
-		h.Note += fmt.Sprintf("; {%s} is %q, the answer of %s read from its cited source %s when it was judged again with what this search found",
-			d.claim.ClaimID, d.bridge.Value, d.claim.ClaimID, d.evidence[d.bridge.Source].URL)
+		h.Note += fmt.Sprintf("; {%s} is %q, the answer of %s read from its cited source %s %s",
+			d.claim.ClaimID, d.bridge.Value, d.claim.ClaimID, d.evidence[d.bridge.Source].URL, when)
 	}
 }
 
@@ -174,16 +209,23 @@ func (r *multihopRun) stateWithName(st, d *chainState) {
 // statement that put a dialect's home in "the easternmost province" of the wrong country had no
 // entity that fits (no judge can name one) and stayed unverified, with its search by description
 // holding the page that places the dialect elsewhere. It is not stated so when there is nothing
-// to judge it with (its search found nothing and d cited nothing), when st already says most of
-// the description (it would read it twice over, as restates says), or when st was judged already,
-// unstated (a claim others depend on is judged when its chain runs).
+// to judge it with (its search found nothing and d cited nothing), or when st was judged already.
+// When st already says most of the description, it would read it twice over (restates): it is
+// stated with the entity as the description names it instead, its indefinite noun phrase ("Roger
+// Waters helped Pink Floyd achieve international success with an album", where c3 was "Pink Floyd
+// achieved international success with an album", in a relay run), which says what st said, once.
 func (r *multihopRun) stateWithDescription(st, d *chainState, why string) bool {
 	if st.judged || (len(ownFinds(st)) == 0 && len(d.verdict.cited) == 0) {
 		return false
 	}
 	words, ok := describedAs(d.claim.ClaimText)
-	if !ok || restates(evidence.WithoutBridges(st.claim.ClaimText), words, r.in.language) {
+	if !ok {
 		return false
+	}
+	if restates(evidence.WithoutBridges(st.claim.ClaimText), words, r.in.language) {
+		if words, ok = indefiniteOf(d.claim.ClaimText, words); !ok {
+			return false
+		}
 	}
 	words = casedFor(st, d.claim.ClaimID, words)
 	r.stateWith(st, map[string]string{d.claim.ClaimID: words})
@@ -201,15 +243,18 @@ func (r *multihopRun) stateWithDescription(st, d *chainState, why string) bool {
 // Lake". The subject ends at the predicate's first verb: an auxiliary ("is", "has", "was"), a
 // past tense in -ed or a common irregular one ("won", "wrote"); a participle followed by a
 // preposition ("directed by", "founded in") or after an adverb ("highly decorated") still
-// describes the subject. ok is false when the claim opens with no
-// indefinite article, holds a placeholder, or has no such verb, and when the subject it would give
-// holds a clause or a list ("that", "which", "and", a comma): "A company manufactures cars that
-// were designed in Turin" has its verb outside what the rule reads, and no description is better
-// than a wrong one.
+// describes the subject. A claim that opens with a name describes its entity as its object
+// instead (describedAsObject). ok is false when the claim holds a placeholder or has no such
+// verb, and when the subject it would give holds a clause or a list ("that", "which", "and", a
+// comma): "A company manufactures cars that were designed in Turin" has its verb outside what
+// the rule reads, and no description is better than a wrong one.
 func describedAs(claim string) (string, bool) {
 	words := strings.Fields(strings.TrimRight(strings.TrimSpace(claim), ".!?;"))
-	if len(words) < 3 || !indefiniteArticles[strings.ToLower(words[0])] || strings.Contains(claim, "{") {
+	if len(words) < 3 || strings.Contains(claim, "{") {
 		return "", false
+	}
+	if !indefiniteArticles[strings.ToLower(words[0])] {
+		return describedAsObject(words)
 	}
 	for k := 2; k < len(words); k++ {
 		w := strings.ToLower(words[k-1])
@@ -226,6 +271,65 @@ func describedAs(claim string) (string, bool) {
 	}
 	return "", false
 }
+
+// indefiniteOf is the noun phrase of description (describedAs), with the indefinite article
+// claim gives it: "an album" for "the album that Pink Floyd achieved international success
+// with".
+func indefiniteOf(claim, description string) (string, bool) {
+	np, _, _ := strings.Cut(strings.TrimPrefix(description, "the "), " that ")
+	lower := " " + strings.ToLower(strings.TrimRight(strings.TrimSpace(claim), ".!?;")) + " "
+	for _, article := range []string{"a", "an"} {
+		if strings.Contains(lower, " "+article+" "+strings.ToLower(np)+" ") {
+			return article + " " + np, true
+		}
+	}
+	return "", false
+}
+
+// describedAsObject reads a claim whose entity is the noun phrase it ends with, the one
+// indefinite article of the claim opening it, as that noun phrase with the rest of the claim as
+// its relative clause: "Daniel Michael DeVito Jr. plays Frank Reynolds in a sitcom" is "the
+// sitcom that Daniel Michael DeVito Jr. plays Frank Reynolds in". In a relay run the plan
+// bridged through such an entity that no source names (the sitcom), and the claim building on
+// it ("{c1} is aired by a cable channel") could be stated no other way. ok is false when the
+// claim has no indefinite article in lower case ("A" inside a title is no article) or more
+// than one, when a copula comes before it ("Randall Flagg is a fantasy character" says what the
+// subject is, and names no other entity), and when the noun phrase holds a clause, a list or a
+// comma: which entity it describes would be a guess.
+func describedAsObject(words []string) (string, bool) {
+	at := -1
+	for i, w := range words {
+		if w == "a" || w == "an" {
+			if at >= 0 {
+				return "", false
+			}
+			at = i
+		}
+	}
+	if at < 2 || at == len(words)-1 || subjectCopulas[strings.ToLower(words[at-1])] {
+		return "", false
+	}
+	for _, w := range words[at:] {
+		if subjectBreakers[strings.ToLower(strings.Trim(w, ",;:"))] || strings.ContainsAny(w, ",;:") {
+			return "", false
+		}
+	}
+	for _, w := range words[:at] {
+		if subjectBreakers[strings.ToLower(strings.Trim(w, ",;:"))] {
+			return "", false // a description within a description
+		}
+	}
+	clause := slices.Clone(words[:at])
+	// "The film won an award" reads "the award that the film won"; a name keeps its case.
+	if strings.EqualFold(clause[0], "the") && !text.IsCapitalised(clause[1]) {
+		clause[0] = "the"
+	}
+	return "the " + strings.Join(words[at+1:], " ") + " that " + strings.Join(clause, " "), true
+}
+
+// subjectCopulas say what their subject is: the noun phrase after one describes the subject,
+// not another entity.
+var subjectCopulas = text.WordSet("is are was were be been being am remains remained became becomes")
 
 // predicateVerbs are the auxiliaries and common irregular past tenses a description's predicate
 // opens with (describedAs).

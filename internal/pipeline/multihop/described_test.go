@@ -287,15 +287,47 @@ func TestDescribedAs(t *testing.T) {
 		{"A company manufactures cars that were designed in Turin", ""},
 		{"A company manufactures cars and was founded in 1903", ""},
 		{"A company manufactures electric cars", ""},
-		{"Mallrats stars an Irish actor", ""},
 		{"An award is bestowed by {c2}", ""},
 		{"An actor", ""},
+		// A claim that opens with a name describes its entity as its object.
+		{"Mallrats stars an Irish actor", "the Irish actor that Mallrats stars"},
+		{"Daniel Michael DeVito Jr. plays Frank Reynolds in a sitcom", "the sitcom that Daniel Michael DeVito Jr. plays Frank Reynolds in"},
+		{"Pink Floyd achieved international success with an album.", "the album that Pink Floyd achieved international success with"},
+		{"The film won an award for its score", "the award for its score that the film won"},
+		{"The Matrix was released by a studio", "the studio that The Matrix was released by"},
+		{"Randall Flagg is a fantasy character", ""},
+		{"Tom Welling became an actor", ""},
+		{"Tom Welling made a film with an actor", ""},
+		{"Tom Welling made a film that won awards", ""},
+		{"Tom Welling made a film, a comedy", ""},
+		{"Kyoto is in A Thousand Suns", ""},
+		{"Kyoto a city", ""},
 	}
 	for _, tt := range tests {
 		got, ok := describedAs(tt.claim)
 		if got != tt.want || ok != (tt.want != "") {
 			t.Errorf("describedAs(%q) = %q, %v; want %q", tt.claim, got, ok, tt.want)
 		}
+	}
+}
+
+// indefiniteOf names the entity of a description as its claim did, with its article.
+func TestIndefiniteOf(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ claim, want string }{
+		{"Pink Floyd achieved international success with an album.", "an album"},
+		{"An actor played Detective Chester Lake", "an actor"},
+		{"A film directed by Ang Lee won an award", "a film directed by Ang Lee"},
+		{"Mallrats stars an Irish actor", "an Irish actor"},
+	}
+	for _, tt := range tests {
+		description, _ := describedAs(tt.claim)
+		if got, ok := indefiniteOf(tt.claim, description); got != tt.want || !ok {
+			t.Errorf("indefiniteOf(%q, %q) = %q, %v; want %q", tt.claim, description, got, ok, tt.want)
+		}
+	}
+	if got, ok := indefiniteOf("The album is long", "the album that is long"); ok {
+		t.Errorf("indefiniteOf of a claim with no indefinite article = %q", got)
 	}
 }
 
@@ -548,5 +580,135 @@ func TestBridgeNotNamedByADishonestJudgeOfTheOtherClaimsFindings(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A bridge of a bridge: the plan bridges through a sitcom no source names ("Mara Quinn plays
+// Detective Hale in a sitcom"), then through the channel that airs it ("{c1} is aired by a
+// cable channel"), then says what the channel did ("{c2} set ..."). c1's judge names no sitcom,
+// and the statement has no words for it: c2 searches by description and awaits c1, and c3,
+// whose bridge c2 cannot be stated yet, searches by description and awaits c2. c1, judged
+// again, names no sitcom either (none is named anywhere), so c2 is stated with c1's
+// description, "the sitcom that Mara Quinn plays Detective Hale in", and judged; its judge names
+// the channel from its cited passage, and c3 is stated with that name and judged. A dishonest
+// judge of c2 that names a channel no passage holds states nothing. c3's second planned hop
+// writes {c1} too, as a real plan did: a placeholder only a planned hop holds is dropped with
+// the planned hops.
+func TestBridgeOfABridgeNamedByDescription(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	const (
+		statement  = "Mara Quinn plays Detective Hale in a sitcom aired by a cable channel that set the record for the longest marathon in TV history."
+		c2Stated   = "The sitcom that Mara Quinn plays Detective Hale in is aired by a cable channel"
+		c3Stated   = "Channel Nine Cable set the record for the longest marathon in TV history"
+		c3Query    = "is aired by a cable channel set the record for the longest marathon in TV history"
+		airedQuote = "Mara Quinn plays Detective Hale in a sitcom aired by Channel Nine Cable"
+	)
+	plan := Plan{
+		PlanID: "bridge-of-a-bridge",
+		Claims: []PlanClaim{
+			{ClaimID: "c1", ClaimText: "Mara Quinn plays Detective Hale in a sitcom", SourceSpan: "Mara Quinn plays Detective Hale in a sitcom",
+				Entities: []string{"Mara Quinn", "Detective Hale"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries: []string{"Mara Quinn Detective Hale sitcom"}, SourceIndependenceScore: 0.8},
+			{ClaimID: "c2", ClaimText: "{c1} is aired by a cable channel", SourceSpan: "aired by a cable channel",
+				Entities: []string{"{c1}"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{"c1"},
+				SubQueries: []string{"{c1} cable channel"}, SourceIndependenceScore: 0.6},
+			{ClaimID: "c3", ClaimText: "{c2} set the record for the longest marathon in TV history", SourceSpan: "that set the record for the longest marathon in TV history",
+				Entities: []string{"{c2}"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{"c2"},
+				SubQueries: []string{"{c2} longest marathon record"}, SourceIndependenceScore: 0.6},
+		},
+		QueryChains: []QueryChain{
+			{ClaimID: "c1", Hops: []PlanHop{{1, "Mara Quinn Detective Hale sitcom role", "encyclopedia", "cast member"}}},
+			{ClaimID: "c2", Hops: []PlanHop{{1, "{c1} broadcaster cable", "encyclopedia", "network"}}},
+			{ClaimID: "c3", Hops: []PlanHop{{1, "{c2} longest marathon record", "news", "record"}, {2, "{c1} marathon viewing record", "news", "record"}}},
+		},
+		CrossValidationPairs:   []CrossValidationPair{{"c2", "c3", "the same channel"}},
+		CrossValidationQueries: []CrossValidationQuery{{"cable channel television marathon record", []int{1, 2}}},
+		ExecutionOrder:         []string{"c1", "c2", "c3"},
+	}
+	srcQuinn := hit("https://en.wikipedia.org/wiki/Mara_Quinn", "Wikipedia", "Mara Quinn is an actress. "+airedQuote+".", nil)
+	srcNine := hit("https://www.example-tv.org/channel-nine", "Example TV", "Channel Nine Cable is a cable channel best known for setting the record for the longest marathon in TV history.", nil)
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Mara Quinn Detective Hale sitcom role", results: []pipeline.SearchResult{srcQuinn}},
+		{contains: "Mara Quinn plays Detective Hale in a sitcom is aired by a cable channel", results: []pipeline.SearchResult{srcQuinn}},
+		{contains: c3Query, results: []pipeline.SearchResult{srcNine}},
+	}}
+	tests := []struct {
+		name, channel, c3Verdict string
+	}{
+		{"named from its cited passage", "Channel Nine Cable", pipeline.VerdictSupported},
+		{"a name no passage holds", "Channel Ten", pipeline.VerdictUnverified},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			model := planModel(t, plan, map[string]string{
+				"Mara Quinn plays Detective Hale in a sitcom": judgeReplyJSON(t, "supported", "Medium", "", nil,
+					judgeCitation{1, airedQuote, sup}),
+				c2Stated: judgeReplyJSON(t, "supported", "Medium", "",
+					&judgeAnswer{Value: tt.channel, Source: 1, Passage: airedQuote}, judgeCitation{1, airedQuote, sup}),
+				"Channel Ten set the record": judgeReplyJSON(t, "supported", "Medium", "", nil),
+				c3Stated: judgeReplyJSON(t, "supported", "Medium", "", nil,
+					judgeCitation{1, "Channel Nine Cable is a cable channel best known for setting the record for the longest marathon in TV history", sup}),
+			})
+			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: statement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c2, c3 := res.Claims[1], res.Claims[2]
+			if c2.Text != c2Stated || c2.Verdict != pipeline.VerdictSupported {
+				t.Errorf("claim 2: %+v", c2)
+			}
+			if tt.c3Verdict == pipeline.VerdictSupported {
+				if c3.Text != c3Stated || c3.Verdict != pipeline.VerdictSupported {
+					t.Errorf("claim 3: %+v", c3)
+				}
+				if hop := findHop(res, 3, 1); hop.Reason != HopReasonDescription || !strings.Contains(hop.Note, `{c2} is "Channel Nine Cable"`) || hop.Query != c3Query {
+					t.Errorf("hop 1 of c3: %+v", hop)
+				}
+			} else if strings.Contains(c3.Text, tt.channel) || c3.Verdict != pipeline.VerdictUnverified || !strings.Contains(c3.Reason, "cannot be stated") {
+				t.Errorf("claim 3: %+v", c3)
+			}
+			for _, p := range model.Sent(pipeline.StepJudge) {
+				if strings.Contains(p, statement) || strings.Contains(p, "{c") {
+					t.Errorf("a judge prompt holds the statement or a placeholder:\n%s", p)
+				}
+			}
+		})
+	}
+}
+
+// A claim that says most of its bridge claim's description again ("{c1} played Detective
+// Chester Lake in a series", c1 "An actor played Detective Chester Lake") would read it twice
+// over stated with it: it is stated with the entity as the description names it, "An actor",
+// and judged. On the old code it stayed "cannot be stated".
+func TestClaimRestatingItsBridgesDescriptionIsStatedWithItsNounPhrase(t *testing.T) {
+	t.Parallel()
+	const (
+		restating = "{c1} played Detective Chester Lake in a series"
+		stated    = "An actor played Detective Chester Lake in a series"
+	)
+	plan := describedPlan()
+	plan.Claims[1].ClaimText = restating
+	plan.Claims[1].SourceSpan = "in a series"
+	srcSeries := hit("https://www.example-tv.org/svu-cast", "Example TV", "Detective Chester Lake, a character of the series Law & Order: Special Victims Unit, was played by an actor.", nil)
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Detective Chester Lake Law Order", results: []pipeline.SearchResult{srcLakeUnnamed}},
+		{contains: "in a series", results: []pipeline.SearchResult{srcSeries}},
+	}}
+	model := planModel(t, plan, map[string]string{
+		slipknotPlan().Claims[0].ClaimText: judgeReplyJSON(t, "unverified", "Low", "", nil),
+		stated: judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1,
+			"Detective Chester Lake, a character of the series Law & Order: Special Victims Unit, was played by an actor", evidence.StanceSupports}),
+	})
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: "Detective Chester Lake was played by an actor in a series."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c2 := res.Claims[1]; c2.Text != stated || c2.Verdict != pipeline.VerdictSupported {
+		t.Errorf("claim 2: %+v", c2)
+	}
+	if hop := findHop(res, 2, 1); hop.Reason != HopReasonDescription || !strings.Contains(hop.Note, `stated with c1's description of the entity, "An actor"`) {
+		t.Errorf("hop 1 of c2: %+v", hop)
 	}
 }

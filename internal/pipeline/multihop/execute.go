@@ -177,7 +177,9 @@ func (r *multihopRun) execute(ctx context.Context) error {
 				errs <- err
 				return
 			}
-			if st.hasDependents {
+			// A claim awaiting a name by description is judged once it is stated
+			// (nameByDescription): its dependents await it in turn.
+			if st.hasDependents && st.awaiting == "" {
 				r.judgeOne(ctx, st)
 			}
 			errs <- nil
