@@ -55,7 +55,10 @@ func awaitingReason(d *chainState) string {
 // provisional name (a confirmation in part) is not enough here: the claims building on it have
 // searched already, and no further search would settle it. Otherwise the bridge claim keeps its
 // first judgement, the sources it was given for the second are dropped with it, and its
-// dependents stay unstated, saying why.
+// dependents are stated with its description (stateWithDescription) or stay unstated, saying
+// why. A bridge claim that awaited a name itself is judged first, once stated here
+// (awaitsDescription); a name its judge gives then states its dependents with no second
+// judgement.
 func (r *multihopRun) nameByDescription(ctx context.Context) {
 	for _, id := range r.plan.Plan.ExecutionOrder {
 		d := r.stateOf(id)

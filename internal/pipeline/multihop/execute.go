@@ -61,7 +61,8 @@ type chainState struct {
 	reused *pipeline.VerifiedClaim
 
 	// hasDependents: another claim depends on this one, so it is judged as soon as its chain
-	// has run, before done is closed (judgeOne), and its dependents get its findings.
+	// has run, before done is closed (judgeOne), or, when it awaits a name by description,
+	// once it is stated (nameByDescription); its dependents get its findings.
 	hasDependents bool
 	// bridged: a later claim writes "{id}" for the entity this claim describes, so its judge is
 	// asked to name it, and bridge holds what code made of that answer (resolveBridge).
