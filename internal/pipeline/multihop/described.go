@@ -252,7 +252,7 @@ func (r *multihopRun) stateWithDescription(st, d *chainState, why string) bool {
 // comma): "A company manufactures cars that were designed in Turin" has its verb outside what
 // the rule reads, and no description is better than a wrong one.
 func describedAs(claim string) (string, bool) {
-	words := strings.Fields(strings.TrimRight(strings.TrimSpace(claim), ".!?;"))
+	words := strings.Fields(withoutFinalStop(claim))
 	if len(words) < 3 || strings.Contains(claim, "{") {
 		return "", false
 	}
@@ -280,13 +280,25 @@ func describedAs(claim string) (string, bool) {
 // with".
 func indefiniteOf(claim, description string) (string, bool) {
 	np, _, _ := strings.Cut(strings.TrimPrefix(description, "the "), " that ")
-	lower := " " + strings.ToLower(strings.TrimRight(strings.TrimSpace(claim), ".!?;")) + " "
+	lower := " " + strings.ToLower(withoutFinalStop(claim)) + " "
 	for _, article := range []string{"a", "an"} {
 		if strings.Contains(lower, " "+article+" "+strings.ToLower(np)+" ") {
 			return article + " " + np, true
 		}
 	}
 	return "", false
+}
+
+// withoutFinalStop is claim without the punctuation that ends it, a full stop that ends a name
+// suffix kept ("a biography of Martin Luther King Jr.").
+func withoutFinalStop(claim string) string {
+	claim = strings.TrimSpace(claim)
+	trimmed := strings.TrimRight(claim, ".!?;")
+	fields := strings.Fields(trimmed)
+	if len(fields) > 0 && nameSuffixes[strings.ToLower(fields[len(fields)-1])] && strings.HasPrefix(claim[len(trimmed):], ".") {
+		return trimmed + "."
+	}
+	return trimmed
 }
 
 // describedAsObject reads a claim whose entity is the noun phrase it ends with, the one

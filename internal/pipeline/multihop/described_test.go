@@ -300,6 +300,7 @@ func TestDescribedAs(t *testing.T) {
 		{"Tom Welling made a film with an actor", ""},
 		{"Tom Welling made a film that won awards", ""},
 		{"Tom Welling made a film, a comedy", ""},
+		{"Lerone Bennett Jr. wrote a biography of Martin Luther King Jr.", "the biography of Martin Luther King Jr. that Lerone Bennett Jr. wrote"},
 		{"Kyoto is in A Thousand Suns", ""},
 		{"Kyoto a city", ""},
 	}
