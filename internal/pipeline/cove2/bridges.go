@@ -158,6 +158,11 @@ func verifiedBridge(v Verification) evidence.Bridge {
 	if head := answerHead(answer); head != "" && head != answer {
 		values = append(values, head)
 	}
+	for _, name := range answerNames(answer, v.Query) {
+		if !slices.Contains(values, name) {
+			values = append(values, name)
+		}
+	}
 	// A kind named with an article ("The sea otter") is read without it, as its passage may
 	// write it ("Sea otters are ...").
 	var bare []string
@@ -237,6 +242,122 @@ func answerHead(answer string) string {
 	}
 	return head
 }
+
+// answerNames is the name an answer written as a sentence opens with, when its question does
+// not hold it: "Henry Cavill played Sherlock Holmes in the Netflix film Enola Holmes (2020)" to
+// "Which actor played Sherlock Holmes in Enola Holmes?" gives "Henry Cavill". In a relay run
+// (EX-FEVER 881-960) 10 of the 23 answers refused as bridges were such sentences. The name is
+// the run of capitalised words the answer's first clause (firstClause) opens with (nameRuns),
+// not opened by a small word other than an article, of two words or more besides an article
+// ("Falcon 9"), or with a capitalised word after its first ("The Beatles"): one capitalised
+// word opening a sentence may be any word ("Democratic socialism: ...", "In 1986 ..."); and
+// not all of its words the question's. A name inside the sentence is not taken: in the same
+// run the one such name was the answer once ("... made her film debut in the 1986 film Lucas")
+// and not it three times (a discoverer named after the drug, "The source says Inhumans was
+// created by Scott Buck, a person rather than a company"). It is followed by its words before
+// "of", when they are two or more and open with no article ("Philip IV" of "Philip IV of
+// France", for a passage that writes "Philip IV was King of France"). They are candidates
+// only: verifiedBridge takes one when a cited passage holds it as whole words, as it would the
+// whole answer.
+func answerNames(answer, question string) []string {
+	asked := map[string]bool{}
+	for _, w := range text.Words(question) {
+		asked[w] = true
+	}
+	runs, starts := nameRuns(firstClause(answer))
+	if len(runs) == 0 || starts[0] != 0 {
+		return nil
+	}
+	name := runs[0]
+	// An article may open a name ("The Beatles"); another small word opens a phrase ("In
+	// 1986", "On Ostmoor Island").
+	rest := name
+	if first := strings.ToLower(name[0]); text.IsTitleMinorWord(first) {
+		if first != "the" && first != "a" && first != "an" {
+			return nil
+		}
+		rest = name[1:]
+	}
+	if len(rest) < 2 && !slices.ContainsFunc(name[1:], func(w string) bool { return text.IsCapitalised(w) && !nameJoiners[strings.ToLower(w)] }) {
+		return nil
+	}
+	if !slices.ContainsFunc(name, func(w string) bool {
+		return !text.IsTitleMinorWord(strings.ToLower(w)) && !asked[strings.ToLower(w)]
+	}) {
+		return nil // the question's own name, as the answer's subject
+	}
+	out := []string{strings.Join(name, " ")}
+	if of := slices.Index(name, "of"); of >= 2 && !nameJoiners[strings.ToLower(name[0])] {
+		out = append(out, strings.Join(name[:of], " "))
+	}
+	return out
+}
+
+// firstClause is s up to the first break of its first sentence: a full stop, question or
+// exclamation mark that ends a sentence (a full stop after an initial does not: "Mary J.
+// Blige"), a comma, a semicolon, a colon, a dash or a parenthesis.
+func firstClause(s string) string {
+	from := 0
+	for {
+		i := strings.IndexAny(s[from:], ".?!,;:(—–")
+		if i < 0 {
+			return s
+		}
+		i += from
+		if s[i] == '.' && (i+1 < len(s) && s[i+1] != ' ' || initialBefore(s[:i])) {
+			from = i + 1
+			continue
+		}
+		return s[:i]
+	}
+}
+
+// nameRuns are the runs of capitalised words in clause, each with the index of its first word:
+// "of" and "the" join the words of a name ("Philip IV of France", "Attack of the Tides"), a
+// number follows one ("Falcon 9"). A run ends at punctuation after a word and at a possessive
+// ("Bruce Willis's career"), and other small words part two names ("Sherlock Holmes in the
+// Netflix film"); a run of one capitalised word opening the clause is none (any sentence opens
+// so).
+func nameRuns(clause string) (runs [][]string, starts []int) {
+	var run []string
+	start := 0
+	end := func() {
+		for len(run) > 0 && nameJoiners[strings.ToLower(run[len(run)-1])] {
+			run = run[:len(run)-1]
+		}
+		if len(run) > 0 && !(start == 0 && len(run) == 1) {
+			runs, starts = append(runs, run), append(starts, start)
+		}
+		run = nil
+	}
+	for i, raw := range strings.Fields(clause) {
+		w := strings.Trim(raw, `"'“”‘’()[],;:`)
+		possessive := false
+		for _, suffix := range []string{"'s", "’s"} {
+			if strings.HasSuffix(w, suffix) {
+				w, possessive = strings.TrimSuffix(w, suffix), true
+			}
+		}
+		joins := len(run) > 0 && (nameJoiners[strings.ToLower(w)] ||
+			strings.ContainsAny(w, "0123456789") && !nameJoiners[strings.ToLower(run[len(run)-1])])
+		if w == "" || !text.IsCapitalised(w) && !joins {
+			end()
+			continue
+		}
+		if len(run) == 0 {
+			start = i
+		}
+		run = append(run, w)
+		if possessive || strings.ContainsAny(raw[len(raw)-1:], `,;:)"”’`) {
+			end()
+		}
+	}
+	end()
+	return runs, starts
+}
+
+// nameJoiners are the small words inside a name.
+var nameJoiners = text.WordSet("of the")
 
 // notNames are the answers that open with a verdict rather than a name ("Yes. The source says
 // ...").

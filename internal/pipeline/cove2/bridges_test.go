@@ -256,8 +256,10 @@ func TestCove2BridgeIsTheNameTheAnswerOpensWith(t *testing.T) {
 		{"a comma", "Adam Beach, who played Detective Chester Lake in Law & Order: Special Victims Unit", ""},
 		{"a parenthesis", "Adam Beach (the source names him as the actor)", ""},
 		{"a dash", "Adam Beach — he played Detective Chester Lake", ""},
+		{"a sentence that opens with the name", "Adam Beach played Detective Chester Lake in Law & Order: Special Victims Unit", ""},
 		{"a name the passage does not hold", "Jason Momoa. The source says he played Detective Chester Lake.", "not in the passage"},
-		{"an opening that is no name", "The source names Adam Beach, who played Detective Chester Lake", "not in the passage"},
+		{"a sentence with the name inside", "The source names Adam Beach, who played Detective Chester Lake", "not in the passage"},
+		{"a sentence that opens with a name the passage does not hold", "Jason Momoa played Detective Chester Lake", "not in the passage"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -301,6 +303,37 @@ func TestAnswerHead(t *testing.T) {
 	} {
 		if got := answerHead(tt.answer); got != tt.head {
 			t.Errorf("answerHead(%q) = %q, want %q", tt.answer, got, tt.head)
+		}
+	}
+}
+
+func TestAnswerNames(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		answer, question string
+		names            []string
+	}{
+		{"Mara Quinn played Detective Hale in the Ostmoor film Night Tide (2020).", "Who played Detective Hale in Night Tide?", []string{"Mara Quinn"}},
+		{"Philip IX of Ostmoor was King of Ostmoor from 1285 to 1314.", "Who was King of Ostmoor from 1285 to 1314?", []string{"Philip IX of Ostmoor", "Philip IX"}},
+		{"Ostmoor Records distributes Night Tide Group's albums.", "Which label distributes Night Tide Group's albums?", []string{"Ostmoor Records"}},
+		{"Mary J. Ostmoor sang it.", "Who sang the theme?", []string{"Mary J. Ostmoor"}},
+		{"Mara Quinn (born in Ostmoor) wrote it.", "Who wrote it?", []string{"Mara Quinn"}},
+		{"Falcon 9 carried it in 2010.", "Which rocket carried it?", []string{"Falcon 9"}},
+		{"The House of the Tides is the band's first album.", "Which album came first?", []string{"The House of the Tides"}},
+		// No name the answer opens with, or the question's own.
+		{"Mara Quinn made her film debut in the 1986 film Ostmoor.", "In which film did Mara Quinn make her film debut?", nil},
+		{"The source says the series was created by Mara Quinn, a person.", "Which company created the series?", nil},
+		{"Democratic socialism: Mara Quinn is described as a democratic socialist.", "What ideology did Mara Quinn hold?", nil},
+		{"Coming-of-age and sports drama. It is a 2016 South Korean series.", "What genre is Night Tide?", nil},
+		{"Mara Quinn's career began on the off-Broadway stage.", "Where did Mara Quinn's career begin?", nil},
+		{"The first drug of the class was ostmoorine, discovered by Mara Quinn in 1955.", "Which drug was the first of the class?", nil},
+		{"In 1986 the band released it.", "When was it released?", nil},
+		{"On Ostmoor Island the band formed.", "Where did the band form?", nil},
+		{"Sherlock Holmes in the Ostmoor film.", "Which detective did she play?", []string{"Sherlock Holmes"}},
+		{"The Tides released it.", "Which band released it?", []string{"The Tides"}},
+	} {
+		if got := answerNames(tt.answer, tt.question); !slices.Equal(got, tt.names) {
+			t.Errorf("answerNames(%q, %q) = %q, want %q", tt.answer, tt.question, got, tt.names)
 		}
 	}
 }
