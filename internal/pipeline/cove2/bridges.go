@@ -72,7 +72,7 @@ func (r *cove2Run) verifyBridged(ctx context.Context) error {
 				continue
 			}
 			query, _ := evidence.SubstituteBridges(raw, values)
-			qc := evidence.CheckVerificationQuery(query, c.Text, r.today)
+			qc := evidence.CheckVerificationQuery(query, r.bridgedClaimTerms(c, raw, values), r.today)
 			c.QueryFlags = append(c.QueryFlags, evidence.QueryBridgeResolved)
 			c.QueryFlags = append(c.QueryFlags, qc.Flags...)
 			if qc.Rejected {
@@ -102,6 +102,24 @@ func (r *cove2Run) verifyBridged(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// bridgedClaimTerms is what a bridged query of c must share a term with to be about c: c's text,
+// and each name the query was given for a claim whose text c shares a term with. Such a claim
+// describes the entity c speaks of, so the name stands for words of c: "What is the nationality
+// of John Simm?" is about "The actor best known for playing Sam Tyler in Life on Mars is
+// English" when {c1} was "An actor is best known for playing Sam Tyler". In a relay run
+// (EX-FEVER 881-960) 9 such questions were refused as sharing no term with their claim. A name
+// given for a claim c does not speak of is no word of c's.
+func (r *cove2Run) bridgedClaimTerms(c *pipeline.Claim, raw string, values map[string]string) string {
+	terms := []string{c.Text}
+	for _, id := range evidence.BridgesIn(raw) {
+		n, _ := strconv.Atoi(id[1:])
+		if n >= 1 && n <= len(r.planned) && evidence.SharesTerm(r.planned[n-1].Text, c.Text) {
+			terms = append(terms, values[id])
+		}
+	}
+	return strings.Join(terms, " ")
 }
 
 // bridgeValues reads the values of raw's placeholders from the verifications of the claims they

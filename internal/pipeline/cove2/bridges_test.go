@@ -357,3 +357,53 @@ func TestCove2BridgeWithoutItsArticle(t *testing.T) {
 		}
 	}
 }
+
+// A question that asks about the bridge's entity by its name ("What is the nationality of Adam
+// Beach?") is about the claim that describes that entity ("The actor who played Detective
+// Chester Lake is Canadian") though it shares no other word with it: the name stands for the
+// claim's entity. In a relay run 9 such questions were refused as sharing no term with their
+// claim. A claim that does not speak of the entity ("Suicide Squad grossed $746 million") does
+// not make a question about the name one about it: still refused.
+func TestCove2BridgedQuestionIsAboutTheClaimByItsName(t *testing.T) {
+	t.Parallel()
+	const (
+		draft        = "The actor who played Detective Chester Lake is Canadian."
+		nationality  = "The actor who played Detective Chester Lake is Canadian"
+		qNationality = "What is the nationality of {c1}?"
+		qBridged     = "What is the nationality of Adam Beach?"
+	)
+	canadian := pipelinetest.SearchResult("https://www.example.ca/adam-beach", "Example CA", "Adam Beach is a Canadian actor.")
+	for _, tt := range []struct {
+		name, claim, asked, because string
+	}{
+		{"a claim on the entity", nationality, qBridged, ""},
+		{"a claim on something else", "Suicide Squad grossed $746 million", "", "shares no term"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			script := cove2Script{
+				plan: cove2PlanReply(true, deepClaim(slip1, qSlip1), deepClaim(tt.claim, qNationality)),
+				verify: map[string]string{
+					qSlip1:   verifierReply("Adam Beach", "Adam Beach played Detective Chester Lake", "High", beachPage.URL),
+					qBridged: verifierReply("Canadian", "Adam Beach is a Canadian actor", "Medium", canadian.URL),
+				},
+				results: map[string][]pipeline.SearchResult{qSlip1: {beachPage}, qBridged: {canadian}},
+				finalize: cove2ReviewReply(draft,
+					ClaimReview{ID: 1, Status: ReviewConfirmed, Basis: []int{1}},
+					ClaimReview{ID: 2, Status: ReviewConfirmed, Basis: []int{2}}),
+			}
+			s := setupCove2(script)
+			res := mustRun(t, s, pipeline.Input{Text: draft})
+			c2 := claimAt(t, res, 2)
+			if tt.because == "" {
+				if c2.VerificationQuery != tt.asked || c2.Verdict != pipeline.VerdictSupported {
+					t.Errorf("claim 2: %+v", c2)
+				}
+				return
+			}
+			if c2.Verdict != pipeline.VerdictUnverified || c2.VerificationQuery != "" || !strings.Contains(c2.Reason, tt.because) {
+				t.Errorf("claim 2: %+v, want unverified because %q", c2, tt.because)
+			}
+		})
+	}
+}

@@ -390,6 +390,10 @@ func contentTerms(s string) []string {
 	return out
 }
 
+// SharesTerm reports whether texts a and b share a word that can name something, or its stem:
+// the test by which a verification query is about its claim (CheckVerificationQuery).
+func SharesTerm(a, b string) bool { return sharesTerm(contentTerms(a), contentTerms(b)) }
+
 // sharesTerm reports whether a word of a and a word of b are the same or share a stem: one is a
 // prefix of the other ("tall", "tallest"), or they share their first five letters
 // ("completed", "completion").
