@@ -715,9 +715,20 @@ func init() {
 	}
 }
 
+// interrogativeDeterminers open a noun phrase when a noun follows them ("Which police force",
+// "What company"), and a question when a verb does ("What is its population?").
+var interrogativeDeterminers = text.WordSet("which what whose")
+
+// namesAThing reports whether w, after an interrogative determiner, can be the noun it asks
+// about: no auxiliary, pronoun or preposition ("Which of these", "What is", "What did they").
+func namesAThing(w string) bool {
+	lw := strings.ToLower(w)
+	return !auxWords[lw] && !personalPronouns[lw] && !demonstratives[lw] && !text.IsTitleMinorWord(lw) && lw != "it"
+}
+
 // danglingPronoun returns a pronoun the query leans on with nothing in it to refer to, or "".
 // A pronoun has a referent when a name (a capitalised word that is not the first word), a noun
-// phrase ("the company", "a flag") or a number comes before it; "it" may also point forward
+// phrase ("the company", "a flag", "which police force") or a number comes before it; "it" may also point forward
 // ("What time is it in Tokyo?"), and "this year" is a time, not a pronoun.
 func danglingPronoun(s string) string {
 	words := queryTokens(s)
@@ -731,6 +742,8 @@ func danglingPronoun(s string) string {
 			switch {
 			case determiners[lw] && j+1 < i:
 				return true
+			case interrogativeDeterminers[lw] && j+1 < i && namesAThing(words[j+1]):
+				return true // "Which police force has its headquarters at ...?"
 			case strings.ContainsAny(w, "0123456789"):
 				return true
 			case text.IsCapitalised(w) && !SentenceStarters[lw] && !personalPronouns[lw] && !demonstratives[lw] && lw != "it":
