@@ -265,7 +265,7 @@ func answerHead(answer string) string {
 // not hold it: "Henry Cavill played Sherlock Holmes in the Netflix film Enola Holmes (2020)" to
 // "Which actor played Sherlock Holmes in Enola Holmes?" gives "Henry Cavill". In a relay run
 // (EX-FEVER 881-960) 10 of the 23 answers refused as bridges were such sentences. The name is
-// the run of capitalised words the answer's first clause (firstClause) opens with (nameRuns),
+// the run of capitalised words the answer's first clause (firstClause) opens with (openingName),
 // not opened by a small word other than an article, of two words or more besides an article
 // ("Falcon 9"), or with a capitalised word after its first ("The Beatles"): one capitalised
 // word opening a sentence may be any word ("Democratic socialism: ...", "In 1986 ..."); and
@@ -282,11 +282,10 @@ func answerNames(answer, question string) []string {
 	for _, w := range text.Words(question) {
 		asked[w] = true
 	}
-	runs, starts := nameRuns(firstClause(answer))
-	if len(runs) == 0 || starts[0] != 0 {
+	name := openingName(firstClause(answer))
+	if len(name) < 2 { // one capitalised word opening a sentence may be any word
 		return nil
 	}
-	name := runs[0]
 	// An article may open a name ("The Beatles"); another small word opens a phrase ("In
 	// 1986", "On Ostmoor Island").
 	rest := name
@@ -330,25 +329,13 @@ func firstClause(s string) string {
 	}
 }
 
-// nameRuns are the runs of capitalised words in clause, each with the index of its first word:
-// "of" and "the" join the words of a name ("Philip IV of France", "Attack of the Tides"), a
-// number follows one ("Falcon 9"). A run ends at punctuation after a word and at a possessive
-// ("Bruce Willis's career"), and other small words part two names ("Sherlock Holmes in the
-// Netflix film"); a run of one capitalised word opening the clause is none (any sentence opens
-// so).
-func nameRuns(clause string) (runs [][]string, starts []int) {
+// openingName is the run of capitalised words clause opens with, or nil: "of" and "the" join
+// the words of a name ("Philip IV of France", "Attack of the Tides"), a number follows one
+// ("Falcon 9"), and the run ends at any other word, at punctuation after a word and at a
+// possessive ("Bruce Willis's career"); its trailing "of" and "the" are dropped.
+func openingName(clause string) []string {
 	var run []string
-	start := 0
-	end := func() {
-		for len(run) > 0 && nameJoiners[strings.ToLower(run[len(run)-1])] {
-			run = run[:len(run)-1]
-		}
-		if len(run) > 0 && !(start == 0 && len(run) == 1) {
-			runs, starts = append(runs, run), append(starts, start)
-		}
-		run = nil
-	}
-	for i, raw := range strings.Fields(clause) {
+	for _, raw := range strings.Fields(clause) {
 		w := strings.Trim(raw, `"'“”‘’()[],;:`)
 		possessive := false
 		for _, suffix := range []string{"'s", "’s"} {
@@ -359,19 +346,17 @@ func nameRuns(clause string) (runs [][]string, starts []int) {
 		joins := len(run) > 0 && (nameJoiners[strings.ToLower(w)] ||
 			strings.ContainsAny(w, "0123456789") && !nameJoiners[strings.ToLower(run[len(run)-1])])
 		if w == "" || !text.IsCapitalised(w) && !joins {
-			end()
-			continue
-		}
-		if len(run) == 0 {
-			start = i
+			break
 		}
 		run = append(run, w)
 		if possessive || strings.ContainsAny(raw[len(raw)-1:], `,;:)"”’`) {
-			end()
+			break
 		}
 	}
-	end()
-	return runs, starts
+	for len(run) > 0 && nameJoiners[strings.ToLower(run[len(run)-1])] {
+		run = run[:len(run)-1]
+	}
+	return run
 }
 
 // nameJoiners are the small words inside a name.
