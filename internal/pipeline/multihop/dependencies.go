@@ -528,7 +528,7 @@ func (r *multihopRun) followUp(ctx context.Context, st *chainState, v judgement)
 	}
 	given := givenOf(st)
 	query, reason := v.missing, "follow-up: the judge found the sources lack "+text.Quote(v.missing)
-	if q := definitionQuery(st.claim, r.in.language, given); q != "" {
+	if q := definitionQuery(st.claim, r.in.language, given, v.answer.Value); q != "" {
 		query, reason = q, "follow-up: a source says what kind of thing the claim's entity is and none states what the claim says of it, so the hop looks for a definition in the claim's words "+text.Quote(q)
 	}
 	if query == "" {

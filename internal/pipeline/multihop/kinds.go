@@ -72,8 +72,9 @@ func bodyWords(g evidence.Retrieved) []string {
 // is the management of ...", "Stop motion is an animated filmmaking technique"). Without an
 // article the kind is two words or more, the first capitalised as a sentence opens and the
 // others in lower case, as a common noun is written and a name is not ("Baylor University is a
-// university"), and an article follows the copula; a one-word subject ("Radiohead is a band")
-// could be either, and is read as a name. The kind comes folded, each word made singular.
+// university"), and an article follows the copula, or the subject is plural ("... colleges
+// are undergraduate institutions"); a one-word subject ("Radiohead is a band") could be either,
+// and is read as a name. The kind comes folded, each word made singular.
 func definedKind(s string) []string {
 	tokens := text.Tokens(s, "")
 	tokens = tokens[:min(len(tokens), maxKindWords+3)]
@@ -100,8 +101,11 @@ func definedKind(s string) []string {
 			return nil
 		}
 		// Without an article the subject is its words and single spaces alone: "Kellogg's is a
-		// food manufacturing company" is a name with its possessive, not a kind "kellogg s".
-		if start == 0 && (len(kind) < 2 || i+1 == len(words) || !kindDefiners[words[i+1]] ||
+		// food manufacturing company" is a name with its possessive, not a kind "kellogg s". A
+		// plural subject defines its kind with or without an article after "are" ("Liberal arts
+		// colleges are undergraduate institutions of higher education", in the EX-FEVER corpus).
+		plural := tokens[i] == "are" && text.Singular(text.FoldForMatch(tokens[i-1])) != text.FoldForMatch(tokens[i-1])
+		if start == 0 && (len(kind) < 2 || i+1 == len(words) || !kindDefiners[words[i+1]] && !plural ||
 			!strings.HasPrefix(strings.TrimSpace(s), strings.Join(tokens[:i], " ")+" ") ||
 			slices.ContainsFunc(tokens[1:i], func(tok string) bool { return text.IsCapitalised(tok) || text.IsAnyStopWord(strings.ToLower(tok)) })) {
 			return nil
@@ -163,11 +167,23 @@ func kindsSentence(pairs []kindDefinition) string {
 // Only a claim about a named entity calls for one: a claim that opens with "a" or "an" describes
 // an entity no source has named yet ("An automotive and clean energy company produces the Tesla
 // Model S"), and the entry its sources hold is another entity's, whose maker the judge's own query
-// asks for.
-func definitionQuery(claim PlanClaim, language string, given []evidence.Retrieved) string {
+// asks for; unless its judge named the entity (named, a bridge's answer) and the entry is that
+// entity's: "An undergraduate institution of higher education is located in Ripon", judged on
+// "Ripon College is a private liberal arts college in Ripon" and partly supported naming Ripon
+// College in a relay run, where the corpus says "Liberal arts colleges are undergraduate
+// institutions of higher education".
+func definitionQuery(claim PlanClaim, language string, given []evidence.Retrieved, named string) string {
 	topic := newHopTopic(language, "", claim)
-	if first := text.Words(text.FoldForMatch(claim.ClaimText)); len(topic.predicate) < minDefinitionWords || len(first) == 0 || indefiniteArticles[first[0]] {
+	first := text.Words(text.FoldForMatch(claim.ClaimText))
+	if len(topic.predicate) < minDefinitionWords || len(first) == 0 {
 		return ""
+	}
+	if indefiniteArticles[first[0]] {
+		if named == "" {
+			return ""
+		}
+		entity := newHopTopic(language, "", PlanClaim{Entities: []string{named}})
+		topic.names, topic.leads, topic.spaceless, topic.smallNames = entity.names, entity.leads, entity.spaceless, entity.smallNames
 	}
 	entry := false
 	for _, g := range given {

@@ -63,6 +63,9 @@ func TestDefinedKind(t *testing.T) {
 		{"Harbour pilotage is the guidance of ships through a harbour.", []string{"harbour", "pilotage"}},
 		{"Stop motion is an animated filmmaking technique.", []string{"stop", "motion"}},
 		{"Tide agencies are a kind of government agency.", []string{"tide", "agency"}},
+		{"Guild schools are institutions of apprentice training.", []string{"guild", "school"}},
+		{"Guild school pupils are apprentices.", []string{"guild", "school", "pupil"}},
+		{"Harbour pilotage is apprentice work.", nil}, // singular, no article: no definition
 		{"Ostmoor Institute is a national tide agency.", nil},                   // a name: capitalised words
 		{"The Ostmoor Lighthouse is a tower on the dunes.", nil},                // a named thing's entry
 		{"The harbour is a safe place.", nil},                                   // a definite subject
@@ -173,23 +176,29 @@ func TestDefinitionQuery(t *testing.T) {
 	hall := PlanClaim{ClaimText: "Ostmoor Hall trains apprentices through paid work under a master craftsman", Entities: []string{"Ostmoor Hall"}}
 	entry := page("Ostmoor Hall", "Ostmoor Hall is a guild school in Westmoor.")
 	const want = "trains apprentices through paid work master craftsman"
+	describing := PlanClaim{ClaimText: "A guild school trains apprentices through paid work under a master craftsman", Entities: []string{"Westmoor"}}
 	for _, tc := range []struct {
 		name  string
 		claim PlanClaim
 		given []evidence.Retrieved
+		named string
 		want  string
 	}{
-		{"the entity's entry says its kind", hall, []evidence.Retrieved{entry}, want},
-		{"an entry known by its opening", hall, []evidence.Retrieved{page("Westmoor schools", "Ostmoor Hall is a guild school in Westmoor.")}, want},
-		{"a definition is there already", hall, []evidence.Retrieved{entry, page("Guild school", "A guild school is a school that trains apprentices through paid work under a master craftsman.")}, ""},
-		{"the entry states it", hall, []evidence.Retrieved{page("Ostmoor Hall", "Ostmoor Hall is a guild school that trains apprentices through paid work under a master craftsman.")}, ""},
-		{"the entry says no kind", hall, []evidence.Retrieved{page("Ostmoor Hall", "Ostmoor Hall opened in 1871 in Westmoor.")}, ""},
-		{"another entity's entry", hall, []evidence.Retrieved{page("Westmoor Hall", "Westmoor Hall is a guild school.")}, ""},
-		{"a claim describing an entity not named", PlanClaim{ClaimText: "A guild school trains apprentices through paid work under a master craftsman", Entities: []string{"Ostmoor Hall"}},
-			[]evidence.Retrieved{entry}, ""},
-		{"too little said of the entity", PlanClaim{ClaimText: "Ostmoor Hall trains apprentices", Entities: []string{"Ostmoor Hall"}}, []evidence.Retrieved{entry}, ""},
+		{"the entity's entry says its kind", hall, []evidence.Retrieved{entry}, "", want},
+		{"an entry known by its opening", hall, []evidence.Retrieved{page("Westmoor schools", "Ostmoor Hall is a guild school in Westmoor.")}, "", want},
+		{"a definition is there already", hall, []evidence.Retrieved{entry, page("Guild school", "A guild school is a school that trains apprentices through paid work under a master craftsman.")}, "", ""},
+		{"the entry states it", hall, []evidence.Retrieved{page("Ostmoor Hall", "Ostmoor Hall is a guild school that trains apprentices through paid work under a master craftsman.")}, "", ""},
+		{"the entry says no kind", hall, []evidence.Retrieved{page("Ostmoor Hall", "Ostmoor Hall opened in 1871 in Westmoor.")}, "", ""},
+		{"another entity's entry", hall, []evidence.Retrieved{page("Westmoor Hall", "Westmoor Hall is a guild school.")}, "", ""},
+		{"a claim describing an entity not named", describing, []evidence.Retrieved{entry}, "", ""},
+		// A claim describing an entity its judge named: that entity's entry calls for one.
+		{"a claim describing an entity its judge named", describing, []evidence.Retrieved{entry}, "Ostmoor Hall", "guild school trains apprentices through paid work master craftsman"},
+		{"another entity's entry than the one named", describing, []evidence.Retrieved{entry}, "Westmoor Hall", ""},
+		{"the named entity's entry states most of it", describing,
+			[]evidence.Retrieved{page("Ostmoor Hall", "Ostmoor Hall is a guild school that trains apprentices through paid work.")}, "Ostmoor Hall", ""},
+		{"too little said of the entity", PlanClaim{ClaimText: "Ostmoor Hall trains apprentices", Entities: []string{"Ostmoor Hall"}}, []evidence.Retrieved{entry}, "", ""},
 	} {
-		if got := definitionQuery(tc.claim, "en", tc.given); got != tc.want {
+		if got := definitionQuery(tc.claim, "en", tc.given, tc.named); got != tc.want {
 			t.Errorf("%s: definitionQuery = %q, want %q", tc.name, got, tc.want)
 		}
 	}
@@ -243,5 +252,72 @@ func oneClaimPlan(claim, entity, hop string) Plan {
 			Interpretations: []Interpretation{}, DependsOn: []string{}, SubQueries: []string{entity + " encyclopedia entry"}, SourceIndependenceScore: 1}},
 		QueryChains:          []QueryChain{{ClaimID: "c1", Hops: []PlanHop{{1, hop, "encyclopedia", "profile"}}}},
 		CrossValidationPairs: []CrossValidationPair{}, CrossValidationQueries: []CrossValidationQuery{}, ExecutionOrder: []string{"c1"},
+	}
+}
+
+// A bridge claim that describes its entity by a kind ("An institution of apprentice training is
+// located in Westmoor"), whose judge names the entity from its entry ("Ostmoor Hall is a guild
+// school in Westmoor") and confirms the claim only in part: the follow-up looks for a definition
+// of the kind in the claim's words, finds "A guild school is an institution of apprentice
+// training", and the claim is judged again and confirmed, naming the entity; the claim building on
+// it is stated with the name. Before, the follow-up ran the judge's query for the entity's pages,
+// found its entry again, and the bridge stayed provisional.
+func TestBridgeDescribedByAKindIsConfirmedByItsDefinition(t *testing.T) {
+	t.Parallel()
+	const (
+		statement  = "Mara Quinn attended an institution of apprentice training located in Westmoor."
+		described  = "An institution of apprentice training is located in Westmoor"
+		definition = "institution apprentice training located"
+	)
+	entryHit := hit("https://en.wikipedia.org/wiki/Ostmoor_Hall", "Wikipedia", "Ostmoor Hall is a guild school in Westmoor.", nil)
+	entryHit.Title = "Ostmoor Hall"
+	definitionHit := hit("https://en.wikipedia.org/wiki/Guild_school", "Wikipedia", "A guild school is an institution of apprentice training.", nil)
+	quinnHit := hit("https://www.example-bios.org/mara-quinn", "Example Bios", "Mara Quinn attended Ostmoor Hall.", nil)
+	plan := Plan{
+		PlanID: "kind-bridge",
+		Claims: []PlanClaim{
+			{ClaimID: "c1", ClaimText: described, SourceSpan: "an institution of apprentice training located in Westmoor",
+				Entities: []string{"Westmoor"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries: []string{"Westmoor apprentice school"}, SourceIndependenceScore: 0.8},
+			{ClaimID: "c2", ClaimText: "Mara Quinn attended {c1}", SourceSpan: "Mara Quinn attended",
+				Entities: []string{"Mara Quinn", "{c1}"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{"c1"},
+				SubQueries: []string{"Mara Quinn {c1}"}, SourceIndependenceScore: 0.6},
+		},
+		QueryChains: []QueryChain{
+			{ClaimID: "c1", Hops: []PlanHop{{1, "Westmoor apprentice school", "encyclopedia", "profile"}}},
+			{ClaimID: "c2", Hops: []PlanHop{{1, "Mara Quinn {c1} alumni", "encyclopedia", "biography"}}},
+		},
+		CrossValidationPairs:   []CrossValidationPair{{"c1", "c2", "the same school"}},
+		CrossValidationQueries: []CrossValidationQuery{{"apprentice school alumni Westmoor", []int{0, 1}}},
+		ExecutionOrder:         []string{"c1", "c2"},
+	}
+	sup := evidence.StanceSupports
+	named := &judgeAnswer{Value: "Ostmoor Hall", Source: 1, Passage: "Ostmoor Hall is a guild school in Westmoor"}
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		judgeRuleFor("Mara Quinn attended Ostmoor Hall", judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Mara Quinn attended Ostmoor Hall", sup})),
+		{Contains: definitionHit.Snippet, Reply: judgeReplyJSON(t, "supported", "Medium", "", named,
+			judgeCitation{1, "a guild school in Westmoor", sup}, judgeCitation{2, "an institution of apprentice training", sup})},
+		judgeRuleFor(described, judgeReplyJSON(t, "partly_supported", "Medium", "Ostmoor Hall apprentice training", named,
+			judgeCitation{1, "a guild school in Westmoor", sup})),
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, plan)},
+	}}
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Westmoor apprentice school", results: []pipeline.SearchResult{entryHit}},
+		{contains: "Ostmoor Hall apprentice training", results: []pipeline.SearchResult{entryHit}},
+		{contains: definition, results: []pipeline.SearchResult{definitionHit, entryHit}},
+		{contains: "Mara Quinn Ostmoor Hall", results: []pipeline.SearchResult{quinnHit}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: statement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hop := findHop(res, 1, 2); hop.Reason != HopReasonFollowUp || hop.Query != definition {
+		t.Errorf("follow-up hop of c1: %+v", hop)
+	}
+	if c1 := res.Claims[0]; c1.Verdict != pipeline.VerdictSupported {
+		t.Errorf("claim 1: %+v", c1)
+	}
+	if c2 := res.Claims[1]; c2.Text != "Mara Quinn attended Ostmoor Hall" || c2.Verdict != pipeline.VerdictSupported {
+		t.Errorf("claim 2: %+v", c2)
 	}
 }
