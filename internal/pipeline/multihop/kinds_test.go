@@ -65,7 +65,7 @@ func TestDefinedKind(t *testing.T) {
 		{"Tide agencies are a kind of government agency.", []string{"tide", "agency"}},
 		{"Guild schools are institutions of apprentice training.", []string{"guild", "school"}},
 		{"Guild school pupils are apprentices.", []string{"guild", "school", "pupil"}},
-		{"Harbour pilotage is apprentice work.", nil}, // singular, no article: no definition
+		{"Harbour pilotage is apprentice work.", nil},                           // singular, no article: no definition
 		{"Ostmoor Institute is a national tide agency.", nil},                   // a name: capitalised words
 		{"The Ostmoor Lighthouse is a tower on the dunes.", nil},                // a named thing's entry
 		{"The harbour is a safe place.", nil},                                   // a definite subject
