@@ -182,6 +182,7 @@ func definitionQuery(claim PlanClaim, language string, given []evidence.Retrieve
 		if named == "" {
 			return ""
 		}
+		// The entry sought is the named entity's: its names, not the claim's, tell it.
 		entity := newHopTopic(language, "", PlanClaim{Entities: []string{named}})
 		topic.names, topic.leads, topic.spaceless, topic.smallNames = entity.names, entity.leads, entity.spaceless, entity.smallNames
 	}
