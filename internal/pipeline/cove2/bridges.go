@@ -224,6 +224,28 @@ const maxHeadWords = 8
 // A full stop after an initial ("Mary J. Blige") is no break. It is a candidate only:
 // verifiedBridge takes it when the cited passage holds it, as it would the whole answer.
 func answerHead(answer string) string {
+	end := headEnd(answer)
+	if end <= 0 {
+		return ""
+	}
+	head := strings.TrimSpace(answer[:end])
+	words := strings.Fields(head)
+	if len(words) == 0 || len(words) > maxHeadWords || !text.IsCapitalised(strings.TrimLeft(words[0], `"'“‘`)) ||
+		notNames[strings.ToLower(head)] {
+		return ""
+	}
+	for _, w := range words[1:] {
+		bare := strings.TrimLeft(w, `"'“‘`)
+		if !text.IsCapitalised(bare) && !text.IsTitleMinorWord(bare) && !strings.ContainsAny(bare, "0123456789") {
+			return ""
+		}
+	}
+	return head
+}
+
+// headEnd is where the name an answer may open with ends: at its first break (answerHeadBreaks;
+// a full stop after an initial, "Mary J. Blige", is none), or -1 when it has none.
+func headEnd(answer string) int {
 	end := -1
 	for _, br := range answerHeadBreaks {
 		from := 0
@@ -243,33 +265,18 @@ func answerHead(answer string) string {
 			break
 		}
 	}
-	if end <= 0 {
-		return ""
-	}
-	head := strings.TrimSpace(answer[:end])
-	words := strings.Fields(head)
-	if len(words) == 0 || len(words) > maxHeadWords || !text.IsCapitalised(strings.TrimLeft(words[0], `"'“‘`)) ||
-		notNames[strings.ToLower(head)] {
-		return ""
-	}
-	for _, w := range words[1:] {
-		bare := strings.TrimLeft(w, `"'“‘`)
-		if !text.IsCapitalised(bare) && !text.IsTitleMinorWord(bare) && !strings.ContainsAny(bare, "0123456789") {
-			return ""
-		}
-	}
-	return head
+	return end
 }
 
 // answerNames is the name an answer written as a sentence opens with, when its question does
 // not hold it: "Henry Cavill played Sherlock Holmes in the Netflix film Enola Holmes (2020)" to
 // "Which actor played Sherlock Holmes in Enola Holmes?" gives "Henry Cavill". In a relay run
 // (EX-FEVER 881-960) 10 of the 23 answers refused as bridges were such sentences. The name is
-// the run of capitalised words the answer's first clause (firstClause) opens with (openingName),
-// not opened by a small word other than an article, of two words or more besides an article
-// ("Falcon 9"), or with a capitalised word after its first ("The Beatles"): one capitalised
-// word opening a sentence may be any word ("Democratic socialism: ...", "In 1986 ..."); and
-// not all of its words the question's. A name inside the sentence is not taken: in the same
+// the run of capitalised words the answer opens with before its first break (headEnd, the
+// breaks answerHead reads; openingName), not opened by a small word other than an article, of
+// two words or more besides an article ("Falcon 9"), or with a capitalised word after its
+// first ("The Beatles"): one capitalised word opening a sentence may be any word ("Democratic
+// socialism: ...", "In 1986 ..."); and not all of its words the question's. A name inside the sentence is not taken: in the same
 // run the one such name was the answer once ("... made her film debut in the 1986 film Lucas")
 // and not it three times (a discoverer named after the drug, "The source says Inhumans was
 // created by Scott Buck, a person rather than a company"). It is followed by its words before
@@ -282,7 +289,11 @@ func answerNames(answer, question string) []string {
 	for _, w := range text.Words(question) {
 		asked[w] = true
 	}
-	name := openingName(firstClause(answer))
+	clause := answer
+	if end := headEnd(answer); end > 0 {
+		clause = answer[:end]
+	}
+	name := openingName(clause)
 	if len(name) < 2 { // one capitalised word opening a sentence may be any word
 		return nil
 	}
@@ -308,25 +319,6 @@ func answerNames(answer, question string) []string {
 		out = append(out, strings.Join(name[:of], " "))
 	}
 	return out
-}
-
-// firstClause is s up to the first break of its first sentence: a full stop, question or
-// exclamation mark that ends a sentence (a full stop after an initial does not: "Mary J.
-// Blige"), a comma, a semicolon, a colon, a dash or a parenthesis.
-func firstClause(s string) string {
-	from := 0
-	for {
-		i := strings.IndexAny(s[from:], ".?!,;:(—–")
-		if i < 0 {
-			return s
-		}
-		i += from
-		if s[i] == '.' && (i+1 < len(s) && s[i+1] != ' ' || initialBefore(s[:i])) {
-			from = i + 1
-			continue
-		}
-		return s[:i]
-	}
 }
 
 // openingName is the run of capitalised words clause opens with, or nil: "of" and "the" join

@@ -104,7 +104,7 @@ func definedKind(s string) []string {
 		// food manufacturing company" is a name with its possessive, not a kind "kellogg s". A
 		// plural subject defines its kind with or without an article after "are" ("Liberal arts
 		// colleges are undergraduate institutions of higher education", in the EX-FEVER corpus).
-		plural := tokens[i] == "are" && text.Singular(text.FoldForMatch(tokens[i-1])) != text.FoldForMatch(tokens[i-1])
+		plural := words[i] == "are" && words[i-1] != text.FoldForMatch(tokens[i-1]) // made singular
 		if start == 0 && (len(kind) < 2 || i+1 == len(words) || !kindDefiners[words[i+1]] && !plural ||
 			!strings.HasPrefix(strings.TrimSpace(s), strings.Join(tokens[:i], " ")+" ") ||
 			slices.ContainsFunc(tokens[1:i], func(tok string) bool { return text.IsCapitalised(tok) || text.IsAnyStopWord(strings.ToLower(tok)) })) {
@@ -178,13 +178,14 @@ func definitionQuery(claim PlanClaim, language string, given []evidence.Retrieve
 	if len(topic.predicate) < minDefinitionWords || len(first) == 0 {
 		return ""
 	}
+	// The entry sought is the claim's entity's, or, for a claim describing an entity its judge
+	// named, that entity's: its names tell it.
+	entryOf := topic
 	if indefiniteArticles[first[0]] {
 		if named == "" {
 			return ""
 		}
-		// The entry sought is the named entity's: its names, not the claim's, tell it.
-		entity := newHopTopic(language, "", PlanClaim{Entities: []string{named}})
-		topic.names, topic.leads, topic.spaceless, topic.smallNames = entity.names, entity.leads, entity.spaceless, entity.smallNames
+		entryOf = newHopTopic(language, "", PlanClaim{Entities: []string{named}})
 	}
 	entry := false
 	for _, g := range given {
@@ -192,7 +193,7 @@ func definitionQuery(claim PlanClaim, language string, given []evidence.Retrieve
 		if topic.definesPredicate(body) {
 			return ""
 		}
-		if (topic.titled(g.Title) || topic.opensWith(body)) && classifies(body) && 2*topic.predicateShared(body) <= len(topic.predicate) {
+		if (entryOf.titled(g.Title) || entryOf.opensWith(body)) && classifies(body) && 2*topic.predicateShared(body) <= len(topic.predicate) {
 			entry = true
 		}
 	}
