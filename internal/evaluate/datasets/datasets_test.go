@@ -183,6 +183,16 @@ func TestWithoutCorrections(t *testing.T) {
 			"Low Tide is a 1995 crime film produced and directed by Tom Reyes."},
 		{"Low Tide is a 1995 crime film, not 2016  American action thriller  film produced and directed by Tom Reyes.",
 			"Low Tide is a 1995 crime film produced and directed by Tom Reyes."},
+		// A wrong modifier: the sentence goes on after it, and was cut off with it.
+		{"Port Ellis lies on the northeastern, not southeastern coast of the Westmoor Peninsula. It is small.",
+			"Port Ellis lies on the northeastern coast of the Westmoor Peninsula. It is small."},
+		{"Low Tide is a 2005 American superhero, not a comedy film starring Sam Ortiz.", "Low Tide is a 2005 American superhero film starring Sam Ortiz."},
+		{"Ada Vale was born on 2 May 1960, not 1961 in Port Ellis.", "Ada Vale was born on 2 May 1960 in Port Ellis."},
+		// A whole phrase of its own: all of it goes.
+		{"The Harbour Kings are a professional ice hockey team, not a horse racing team.", "The Harbour Kings are a professional ice hockey team."},
+		{"Low Tide is a series written by Ada Vale, not based on reality.", "Low Tide is a series written by Ada Vale."},
+		{"At 14, Ada Vale won the junior title, not at the age of 10.", "At 14, Ada Vale won the junior title."},
+		{"Sam Ortiz was married to Ada Vale, not Jane Doe Lee.", "Sam Ortiz was married to Ada Vale."},
 	} {
 		if got := withoutCorrections(tc.explanation); got != tc.want {
 			t.Errorf("withoutCorrections(%q)\n = %q\nwant %q", tc.explanation, got, tc.want)

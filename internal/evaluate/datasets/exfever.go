@@ -119,8 +119,12 @@ func withoutCorrections(explanation string) string {
 	for _, m := range notPart.FindAllStringSubmatchIndex(explanation, -1) {
 		b.WriteString(explanation[last:m[0]])
 		last = m[1]
-		if x := explanation[m[2]:m[3]]; wrongValue(x) != x {
+		x := explanation[m[2]:m[3]]
+		switch {
+		case wrongValue(x) != x:
 			last = m[2] + len(wrongValue(x)) // the facts after X stay, with the space before them
+		case explanation[m[1]-1] != ',':
+			last = m[2] + len(modifierValue(explanation[:m[0]], x))
 		}
 	}
 	b.WriteString(explanation[last:])
@@ -287,6 +291,58 @@ func wrongValue(x string) string {
 		}
 	}
 	return x
+}
+
+// modifierValue is the wrong value of a ", not X" part that runs to the end of its sentence when
+// X is a modifier of the words after it: the words before the comma are right, and the sentence
+// goes on after X's first word (or its article and first word) with a phrase of its own. "on the
+// northeastern, not southeastern coast of the Arabian Peninsula" is "on the northeastern coast
+// of the Arabian Peninsula", and "a 2005 American superhero, not a comedy film starring Keanu
+// Reeves" keeps "film starring Keanu Reeves" (dropped with X, the film's one sentence had lost
+// its actor and read as cut off). All of X is the value when the phrase would open with a word
+// its sentence has said already ("the head of state, not the chief of the government") or end
+// with one of the three words before the comma ("a professional ice hockey team, not a horse
+// racing team"), when it has fewer than two words, or when the value is a name, a verb form or
+// the phrase opens with a name ("based on reality", "Jane Doe Lee").
+func modifierValue(before, x string) string {
+	words := wordSpan.FindAllStringIndex(x, -1)
+	n := 1
+	if len(words) > 1 && articles[strings.ToLower(x[words[0][0]:words[0][1]])] {
+		n = 2
+	}
+	if len(words)-n < 2 {
+		return x
+	}
+	value, next := x[words[n-1][0]:words[n-1][1]], x[words[n][0]:words[n][1]]
+	if !startsLower(value) || !startsLower(next) || isParticiple(value) {
+		return x
+	}
+	sentence := wordsOf(before[strings.LastIndex(before, ". ")+1:])
+	lastWord := wordsOf(x[words[len(words)-1][0]:])
+	if slices.Contains(sentence, wordsOf(next)[0]) || slices.Contains(sentence[max(0, len(sentence)-3):], lastWord[0]) {
+		return x
+	}
+	return strings.TrimRight(x[:words[n][0]], " ")
+}
+
+// wordsOf is the words of s in lower case, without the punctuation around them.
+func wordsOf(s string) []string {
+	var out []string
+	for _, w := range strings.Fields(strings.ToLower(s)) {
+		if w = strings.Trim(w, ".,;:!?\"'()"); w != "" {
+			out = append(out, w)
+		}
+	}
+	return append(out, "") // never empty: a caller reads its first word
+}
+
+// articles are the words a value may open with before the word that is the value.
+var articles = map[string]bool{"a": true, "an": true, "the": true}
+
+// startsLower reports whether w opens with a lower-case letter or a digit.
+func startsLower(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsLower(r) || unicode.IsDigit(r)
 }
 
 // wordSpan is a word as written, for its position.
