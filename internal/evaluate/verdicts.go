@@ -117,7 +117,7 @@ func runVerdicts(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.String(&cfg.Dataset, "dataset", "CORROBORATE_EVAL_DATASET", datasets.Feverous, "feverous-s, factcheck-bench or ex-fever (read from $CORROBORATE_DATASETS), or the path of a FEVEROUS-S JSON, a factcheck-bench JSONL, an EX-FEVER CSV or a labelled JSONL")
 	fs.String(&cfg.Method, "method", "CORROBORATE_EVAL_METHOD", pipeline.MethodMultihop, "method: "+strings.Join(methods.Names(), ", "))
 	fs.Int(&cfg.N, "n", "CORROBORATE_EVAL_N", 200, "score the first N claims of the data set (0: all)")
-	fs.String(&cfg.Corpus, "corpus", "CORROBORATE_EVAL_CORPUS", corpusDataset, "search corpus of the open-book methods: dataset (the data set's evidence documents), none, or a JSONL file in `corpus load`'s format loaded beside them")
+	fs.String(&cfg.Corpus, "corpus", "CORROBORATE_EVAL_CORPUS", corpusDataset, "search corpus of the open-book methods: dataset (the data set's evidence documents), gold (an oracle: each search returns only the claim's gold documents), none, or a JSONL file in `corpus load`'s format loaded beside them")
 	fs.String(&cfg.Out, "out", "CORROBORATE_EVAL_OUT", "", "write one JSON line per claim here (id, gold, predicted, confidence, sources, flags, the verdict of each of its claims with its text and reason, cost)")
 	fs.String(&cfg.DatabaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL for the corpus (empty: start a throwaway cluster from the local PostgreSQL binaries)")
 	fs.String(&cfg.Schema, "schema", "CORROBORATE_EVALUATE_SCHEMA", "eval_verdicts", "schema of $DATABASE_URL the corpus is loaded into (dropped and made afresh, dropped after)")
@@ -198,6 +198,9 @@ func verdictsOn(ctx context.Context, cfg verdictsConfig, set *datasets.Set, stdo
 		// As the worker does by default: the judge reads the passages of a long document
 		// that match its claim, not only the snippet chosen for the hop's query.
 		deps.Searcher, deps.Pages = corpus, evidence.PageReading{Reader: corpus}
+		if cfg.Corpus == corpusGold {
+			deps.Searcher = newGoldSearcher(corpus, set)
+		}
 	}
 	method, err := methods.New(cfg.Method, deps)
 	if err != nil {
@@ -223,7 +226,7 @@ func verdictsOn(ctx context.Context, cfg verdictsConfig, set *datasets.Set, stdo
 		}
 	}
 	rep := summarizeVerdicts(set, cfg.Method, name, kind, results)
-	rep.Command = verdictsCommand(cfg)
+	rep.Command, rep.Oracle = verdictsCommand(cfg), cfg.Corpus == corpusGold
 	if code := printReport(stdout, cfg.JSON, rep, func() { writeVerdictTable(stdout, rep) }); code != exitOK {
 		return code
 	}
@@ -277,7 +280,7 @@ func loadVerdictCorpus(ctx context.Context, corpus *search.Corpus, set *datasets
 		return fmt.Errorf("loading the evidence documents of %s: %w", set.Name, err)
 	}
 	fmt.Fprintf(stderr, "loaded %d evidence documents of %s in %s\n", stats.Inserted+stats.Updated+stats.Unchanged, set.Name, stats.Duration.Round(time.Millisecond))
-	if from == corpusDataset {
+	if from == corpusDataset || from == corpusGold {
 		return nil
 	}
 	f, err := os.Open(from)
@@ -393,6 +396,7 @@ func newItemResult(it datasets.Item) itemResult {
 // scoreItem runs one claim through method, on today; the method sees pipelineInput(it.Probe) only.
 func scoreItem(ctx context.Context, method pipeline.Method, searcher pipeline.Searcher, it datasets.Item, today time.Time) itemResult {
 	r := newItemResult(it)
+	ctx = withGold(ctx, it.Gold.Evidence) // read only by the oracle of --corpus gold
 	start := time.Now()
 	res, err := method.Run(ctx, pipelineInput(it.Probe, today))
 	r.Cost.Seconds = time.Since(start).Seconds()
@@ -620,12 +624,14 @@ type baseline struct {
 
 // verdictReport is the report of `evaluate verdicts`.
 type verdictReport struct {
-	Kind    string                  `json:"model_kind"`
-	Model   string                  `json:"model"`
-	Method  string                  `json:"method"`
-	Dataset string                  `json:"dataset"`
-	Path    string                  `json:"path"`
-	Command string                  `json:"command"`
+	Kind    string `json:"model_kind"`
+	Model   string `json:"model"`
+	Method  string `json:"method"`
+	Dataset string `json:"dataset"`
+	Path    string `json:"path"`
+	Command string `json:"command"`
+	// Oracle: every search returned only the claim's gold documents (--corpus gold).
+	Oracle  bool                    `json:"oracle_retrieval,omitempty"`
 	Mapping []datasets.LabelMapping `json:"label_mapping"`
 	Overall labelScores             `json:"overall"`
 	ByHops  []hopGroup              `json:"by_hops"`
@@ -720,6 +726,9 @@ func writeVerdictTable(w io.Writer, rep verdictReport) {
 	if rep.Kind != kindEndpoint {
 		banner = fmt.Sprintf("**%s MODEL: these figures test the evaluation harness end to end; they measure no model and are not quality figures.**", rep.Kind)
 		fmt.Fprintf(w, "%s\n\n", banner)
+	}
+	if rep.Oracle {
+		fmt.Fprintf(w, "%s\n\n", goldBanner())
 	}
 	n := rep.Overall.N
 	fmt.Fprintf(w, "Verdicts of %s on %s (%d claims), model %s\n", rep.Method, rep.Dataset, n, rep.Model)

@@ -157,6 +157,42 @@ func TestVerdictsOnTheFixture(t *testing.T) {
 	}
 }
 
+// TestVerdictsWithGoldRetrieval: --corpus gold hands each claim's searches its gold documents and
+// nothing else, every one of them found, and the report says the figures are an oracle's.
+func TestVerdictsWithGoldRetrieval(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir() + "/results.jsonl"
+	code, table, errOut := evaluate(t, "verdicts", "--dataset", labelledFixture, "--method", pipeline.MethodMultihop, "--n", "0", "--model", scriptedfake.Name,
+		"--corpus", "gold", "--out", out, "--database-url", testenv.DatabaseURL(t), "--schema", "test_verdicts_gold", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, table, errOut)
+	}
+	var rep verdictReport
+	if err := json.Unmarshal([]byte(table), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, table)
+	}
+	if !rep.Oracle || !strings.Contains(rep.Command, "--corpus gold") || rep.Retrieval.ChainFound != rep.Retrieval.GoldDocs || rep.Retrieval.GoldDocs != 9 {
+		t.Errorf("oracle %v, command %q, retrieval %+v", rep.Oracle, rep.Command, rep.Retrieval)
+	}
+	set, err := datasets.Read(labelledFixture, labelledFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gold := map[string][]string{}
+	for _, it := range set.Items {
+		gold[it.Probe.ID] = it.Gold.Evidence
+	}
+	for _, r := range readResults(t, out) {
+		for _, c := range r.ClaimDetails {
+			for _, u := range c.Sources {
+				if !slices.Contains(gold[r.ID], u) {
+					t.Errorf("%s: claim %q was given %s, not a gold document of its item", r.ID, c.Text, u)
+				}
+			}
+		}
+	}
+}
+
 // TestScoreLabels: accuracy, per-class precision, recall and F1, and macro-F1, by hand.
 func TestScoreLabels(t *testing.T) {
 	t.Parallel()
