@@ -167,7 +167,8 @@ func (r *cove2Run) bridgeValues(position int, raw string) (values map[string]str
 }
 
 // verifiedBridge reads a verification's answer as a bridge value: the answer, or else the name
-// it opens with (answerHead), each also without an opening article, must be in the passage of
+// it opens with (answerHead, answerNames), or the short phrase it opens with (answerPhrase), each
+// also without an opening article, must be in the passage of
 // one of the sources the verifier cited (evidence.ResolveBridge). The reason of a refusal is
 // the whole answer's at the first cited source.
 func verifiedBridge(v Verification) evidence.Bridge {
@@ -180,6 +181,9 @@ func verifiedBridge(v Verification) evidence.Bridge {
 		if !slices.Contains(values, name) {
 			values = append(values, name)
 		}
+	}
+	if phrase := answerPhrase(answer); phrase != "" && !slices.Contains(values, phrase) {
+		values = append(values, phrase)
 	}
 	// A kind named with an article ("The sea otter") is read without it, as its passage may
 	// write it ("Sea otters are ...").
@@ -350,6 +354,59 @@ func openingName(clause string) []string {
 	}
 	return run
 }
+
+// answerPhrase is the short phrase an answer opens with before its first break when that is no
+// title: the verifier naming a kind, a genre or an event and then saying where it read it
+// ("Rock music. Led Zeppelin was ...", "The conquest of Ceuta, which marks ...", "Romantic crime
+// film — i.e., ..."), or a title it quotes ("\"Art for art's sake\", a French slogan ..."). In a
+// relay run (EX-FEVER 1201-1280) 6 of the 15 answers refused as bridges opened so. The phrase
+// has at most maxPhraseWords words, the first capitalised and no indefinite article (in "A
+// Broadway musical: the 1998 musical ..." the verifier names the kind before the name), and none
+// of them a verb of being or having, a pronoun, a negation or "source": a short sentence about
+// the sources is no value; nor is a name, then a word of no title, then a name ("Ostmoor borders
+// Westmoor"). A candidate only, as answerHead's is.
+func answerPhrase(answer string) string {
+	end := headEnd(answer)
+	if end <= 0 {
+		return ""
+	}
+	head := strings.TrimSpace(answer[:end])
+	for _, q := range [][2]string{{`"`, `"`}, {"“", "”"}} {
+		if inner, ok := strings.CutPrefix(head, q[0]); ok && strings.HasSuffix(inner, q[1]) {
+			inner = strings.TrimSpace(strings.TrimSuffix(inner, q[1]))
+			if n := len(strings.Fields(inner)); n > 0 && n <= maxHeadWords {
+				return inner
+			}
+			return ""
+		}
+	}
+	words := strings.Fields(head)
+	if len(words) == 0 || len(words) > maxPhraseWords || !text.IsCapitalised(words[0]) {
+		return ""
+	}
+	article := false
+	for i, w := range words {
+		lower := strings.ToLower(strings.Trim(w, `"'“”‘’`))
+		if notInPhrase[lower] || i == 0 && (lower == "a" || lower == "an") {
+			return ""
+		}
+		article = article || i == 0 && lower == "the"
+		// A name, a word of no title and a name: a sentence ("Ostmoor borders Westmoor").
+		if i > 0 && !article && !text.IsCapitalised(w) && !text.IsTitleMinorWord(lower) &&
+			slices.ContainsFunc(words[i+1:], text.IsCapitalised) {
+			return ""
+		}
+	}
+	return head
+}
+
+// maxPhraseWords bounds the phrase an answer opens with (answerPhrase).
+const maxPhraseWords = 5
+
+// notInPhrase are the words that make what an answer opens with a sentence rather than a value
+// (answerPhrase).
+var notInPhrase = text.WordSet("is are was were be been being has have had do does did it its he she they them his her " +
+	"their this that these those there here not no none unknown unclear unable source sources yes")
 
 // nameJoiners are the small words inside a name.
 var nameJoiners = text.WordSet("of the")

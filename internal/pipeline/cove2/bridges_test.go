@@ -338,24 +338,69 @@ func TestAnswerNames(t *testing.T) {
 	}
 }
 
-// An answer that names a kind with an article ("The sea otter") is read without it when its
-// passage writes the kind without one ("Sea otters are ..."), under the same passage check.
-func TestCove2BridgeWithoutItsArticle(t *testing.T) {
+func TestAnswerPhrase(t *testing.T) {
 	t.Parallel()
-	page := evidence.Retrieved{SearchResult: pipelinetest.SearchResult("https://example.org/otter", "Example",
-		"Sea otters are the heaviest members of the weasel family.")}
-	cited := page
-	cited.Quote = "Sea otters are the heaviest members of the weasel family"
-	for _, tt := range []struct{ answer, value string }{
-		{"The sea otter", "sea otter"},
-		{"A sea otter", "sea otter"},
-		{"The sea lion", ""},
+	for _, tt := range []struct{ answer, phrase string }{
+		{"Harbour rock. The Ostmoor Band was a Harbour rock band", "Harbour rock"},
+		{"The siege of Westmoor, which marks the start of the war", "The siege of Westmoor"},
+		{"Romantic crime film — it combines both genres", "Romantic crime film"},
+		{`"Art for the tides' sake", a slogan from the 1830s`, "Art for the tides' sake"},
+		{"Comic book. The source defines one", "Comic book"},
+		// What opens the answer is no value of its own.
+		{"A Broadway musical: the 1998 musical Ostmoor", ""},
+		{"It is called an Ostmoor certification: the source names it", ""},
+		{"Her father is Sam Ortiz, and he coached her", ""},
+		{"The sources name only one: Night Tide", ""},
+		{"Not stated. The sources say nothing of it", ""},
+		{"Ostmoor borders Westmoor. The source says so", ""},
+		{"Ostmoor borders Westmoor to the north-east (Eastmoor to the north)", ""},
+		{"Harbour rock", ""}, // no break: the whole answer is the candidate
 	} {
+		if got := answerPhrase(tt.answer); got != tt.phrase {
+			t.Errorf("answerPhrase(%q) = %q, want %q", tt.answer, got, tt.phrase)
+		}
+	}
+}
+
+// A verifier that names a kind or an event and then says where it read it ("The siege of
+// Westmoor, which marks ...") gives that phrase as the bridge when its cited passage holds it;
+// a phrase the passage does not hold is refused as before.
+func TestCove2BridgeIsThePhraseTheAnswerOpensWith(t *testing.T) {
+	t.Parallel()
+	checkBridges(t, "The siege of Westmoor marks the start of the war of 1412", []bridgeCase{
+		{"The siege of Westmoor, which marks the start of the war", "The siege of Westmoor"},
+		{"The siege of Westmoor. The source calls it the start of the war", "The siege of Westmoor"},
+		{"The siege of Eastmoor, which marks the start of the war", ""},
+	})
+}
+
+// bridgeCase is a verifier's answer and the bridge value it gives ("" for refused).
+type bridgeCase struct{ answer, value string }
+
+// checkBridges reads each case's answer as a bridge, its verifier citing passage from the one
+// page it was given, which holds it.
+func checkBridges(t *testing.T, passage string, cases []bridgeCase) {
+	t.Helper()
+	page := evidence.Retrieved{SearchResult: pipelinetest.SearchResult("https://example.org/page", "Example", passage+".")}
+	cited := page
+	cited.Quote = passage
+	for _, tt := range cases {
 		b := verifiedBridge(Verification{Answer: tt.answer, Retrieved: []evidence.Retrieved{page}, Sources: []evidence.Retrieved{cited}})
 		if b.Value != tt.value {
 			t.Errorf("verifiedBridge(%q) = %+v, want %q", tt.answer, b, tt.value)
 		}
 	}
+}
+
+// An answer that names a kind with an article ("The sea otter") is read without it when its
+// passage writes the kind without one ("Sea otters are ..."), under the same passage check.
+func TestCove2BridgeWithoutItsArticle(t *testing.T) {
+	t.Parallel()
+	checkBridges(t, "Sea otters are the heaviest members of the weasel family", []bridgeCase{
+		{"The sea otter", "sea otter"},
+		{"A sea otter", "sea otter"},
+		{"The sea lion", ""},
+	})
 }
 
 // A question that asks about the bridge's entity by its name ("What is the nationality of Adam
