@@ -166,6 +166,16 @@ func TestQueryAboutTheClaim(t *testing.T) {
 			t.Errorf("%q: got %q %+v, want %q", c.query, got.Query, got, c.want)
 		}
 	}
+	// A name written as an initialism is a term of its own: a relay run's cove2 question "What is
+	// the nationality of the emcee T.I.?" was refused as sharing no term with "T.I. is American".
+	for _, c := range []struct{ query, claim, want string }{
+		{"What is the nationality of the singer K.O.?", "K.O. is Ostmoorian", "What is the nationality of the singer K.O.?"},
+		{"What is the nationality of the singer K.O.?", "R.E.M. is Ostmoorian", ""},
+	} {
+		if got := CheckVerificationQuery(c.query, c.claim, pipelinetest.QueryToday); got.Query != c.want {
+			t.Errorf("%q for %q: got %q (%s), want %q", c.query, c.claim, got.Query, got.Reason, c.want)
+		}
+	}
 	// A multihop hop may look for an intermediate fact its claim does not name: SanitizeQuery
 	// keeps it and says so, and only cove2's check rejects it.
 	const hop, bridge = "Verrazzano-Narrows 1964 surpassed record", "The Golden Gate Bridge's main span was the longest in the world for 40 years"

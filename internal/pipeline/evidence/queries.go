@@ -387,8 +387,18 @@ func contentTerms(s string) []string {
 			out = append(out, w)
 		}
 	}
+	// An initialism is a name of its own, though each of its letters is too short to be one
+	// ("T.I. is American" and "What is the nationality of the rapper T.I.?" share "t.i").
+	for _, w := range text.Tokens(strings.ToLower(d), ".") {
+		if w = strings.TrimRight(w, "."); initialism.MatchString(w) {
+			out = append(out, w)
+		}
+	}
 	return out
 }
+
+// initialism is a name written as letters joined by full stops ("t.i", "r.e.m", "u.s").
+var initialism = regexp.MustCompile(`^(\pL\.)+\pL$`)
 
 // SharesTerm reports whether texts a and b share a word that can name something, or its stem:
 // the test by which a verification query is about its claim (CheckVerificationQuery).
