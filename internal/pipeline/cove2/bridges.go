@@ -3,6 +3,7 @@ package cove2
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -167,23 +168,32 @@ func (r *cove2Run) bridgeValues(position int, raw string) (values map[string]str
 }
 
 // verifiedBridge reads a verification's answer as a bridge value: the answer, or else the name
-// it opens with (answerHead, answerNames), or the short phrase it opens with (answerPhrase), each
-// also without an opening article, must be in the passage of
+// it opens with (answerHead, answerNames), or the short phrase it opens with (answerPhrase), also
+// after an opening "According to the source," (withoutAttribution), each also without an opening
+// article, must be in the passage of
 // one of the sources the verifier cited (evidence.ResolveBridge). The reason of a refusal is
 // the whole answer's at the first cited source.
 func verifiedBridge(v Verification) evidence.Bridge {
 	answer := strings.TrimRight(text.OneLine(v.Answer), " .;:")
 	values := []string{answer}
-	if head := answerHead(answer); head != "" && head != answer {
-		values = append(values, head)
-	}
-	for _, name := range answerNames(answer, v.Query) {
-		if !slices.Contains(values, name) {
-			values = append(values, name)
+	add := func(value string) {
+		if value != "" && !slices.Contains(values, value) {
+			values = append(values, value)
 		}
 	}
-	if phrase := answerPhrase(answer); phrase != "" && !slices.Contains(values, phrase) {
-		values = append(values, phrase)
+	for _, from := range []string{answer, withoutAttribution(answer)} {
+		add(answerHead(from))
+		for _, name := range answerNames(from, v.Query) {
+			add(name)
+		}
+		add(answerPhrase(from))
+	}
+	// An answer that reads as a sentence is tried after the names it opens with: a passage may
+	// hold the sentence word for word, and a question built on it would read "Which party did
+	// Richard Milhous Nixon was the 37th president of the United States belong to?" (a relay
+	// run asked three such).
+	if readsAsSentence(answer) && len(values) > 1 {
+		values = append(values[1:], answer)
 	}
 	// A kind named with an article ("The sea otter") is read without it, as its passage may
 	// write it ("Sea otters are ...").
@@ -213,6 +223,30 @@ func verifiedBridge(v Verification) evidence.Bridge {
 	}
 	return refused
 }
+
+// readsAsSentence reports whether answer has a verb of being or having in lower case ("was",
+// "is", "has"): a title writes them capitalised ("The Man Who Was Thursday").
+func readsAsSentence(answer string) bool {
+	return slices.ContainsFunc(strings.Fields(answer), func(w string) bool { return sentenceVerbs[w] })
+}
+
+// sentenceVerbs are the verbs readsAsSentence looks for, as written.
+var sentenceVerbs = text.WordSet("is are was were has have had")
+
+// withoutAttribution is answer without the words that say where the verifier read it, when it
+// opens with them ("According to the only relevant source, True Grit is ...", "According to
+// source 2, Slayer (an American thrash metal band) ..."): they say where, not what, and hide the
+// name the answer opens with. answer itself when it opens otherwise.
+func withoutAttribution(answer string) string {
+	if loc := attribution.FindStringIndex(answer); loc != nil {
+		return answer[loc[1]:]
+	}
+	return answer
+}
+
+// attribution is an answer's opening "According to the source," or the like.
+var attribution = regexp.MustCompile(`^(?i:according to|as stated in|per)\s+(?i:the\s+|its\s+)?(?:[\pL-]+\s+){0,3}?` +
+	`(?i:source|sources|evidence|passage|page|article)(?:\s*\[?\d+\]?)?\s*,\s*`)
 
 // answerHeadBreaks end the name an answer opens with: the verifier writes the name, then where
 // it read it ("The Nosebleeds. The sources say ...", "Disney — Tarzan, in which ...", "Man of

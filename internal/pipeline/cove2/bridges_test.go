@@ -374,6 +374,40 @@ func TestCove2BridgeIsThePhraseTheAnswerOpensWith(t *testing.T) {
 	})
 }
 
+// An answer that opens by saying where the verifier read it ("According to the source, ...")
+// is read after those words: the name it then opens with is the bridge, under the same check.
+func TestCove2BridgeAfterTheAnswersAttribution(t *testing.T) {
+	t.Parallel()
+	checkBridges(t, "Night Tide is the Ostmoor brothers' most acclaimed film", []bridgeCase{
+		{"According to the only relevant source, Night Tide is the Ostmoor brothers' most acclaimed film", "Night Tide"},
+		{"According to source 2, Night Tide (a 2010 film) is their most acclaimed", "Night Tide"},
+		{"According to the source, Day Tide is their most acclaimed film", ""},
+	})
+	for _, tt := range []struct{ answer, want string }{
+		{"According to the evidence, Night Tide", "Night Tide"},
+		{"As stated in the cited passage, Night Tide", "Night Tide"},
+		{"According to Mara Quinn, Night Tide", "According to Mara Quinn, Night Tide"},
+		{"Night Tide, according to the source", "Night Tide, according to the source"},
+	} {
+		if got := withoutAttribution(tt.answer); got != tt.want {
+			t.Errorf("withoutAttribution(%q) = %q, want %q", tt.answer, got, tt.want)
+		}
+	}
+}
+
+// An answer written as a sentence that its passage holds word for word gives the name it opens
+// with, not the sentence: a relay run asked "Which political party did Richard Milhous Nixon was
+// the 37th president of the United States belong to?". A title is still taken whole.
+func TestCove2BridgeIsNoSentence(t *testing.T) {
+	t.Parallel()
+	checkBridges(t, "Mara Quinn Vale was the 9th mayor of Ostmoor", []bridgeCase{
+		{"Mara Quinn Vale was the 9th mayor of Ostmoor", "Mara Quinn Vale"},
+	})
+	checkBridges(t, "The Man Who Was Night Tide: A Story is a novel", []bridgeCase{
+		{"The Man Who Was Night Tide: A Story", "The Man Who Was Night Tide: A Story"},
+	})
+}
+
 // bridgeCase is a verifier's answer and the bridge value it gives ("" for refused).
 type bridgeCase struct{ answer, value string }
 
