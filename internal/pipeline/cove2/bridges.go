@@ -181,7 +181,9 @@ func verifiedBridge(v Verification) evidence.Bridge {
 			values = append(values, value)
 		}
 	}
-	for _, from := range []string{answer, withoutAttribution(answer)} {
+	unechoed := withoutEchoedPreposition(answer, v.Query)
+	add(unechoed)
+	for _, from := range []string{answer, withoutAttribution(answer), unechoed} {
 		add(answerHead(from))
 		for _, name := range answerNames(from, v.Query) {
 			add(name)
@@ -192,7 +194,7 @@ func verifiedBridge(v Verification) evidence.Bridge {
 	// hold the sentence word for word, and a question built on it would read "Which party did
 	// Richard Milhous Nixon was the 37th president of the United States belong to?" (a relay
 	// run asked three such).
-	if readsAsSentence(answer) && len(values) > 1 {
+	if (readsAsSentence(answer) || unechoed != answer) && len(values) > 1 {
 		values = append(values[1:], answer)
 	}
 	// A kind named with an article ("The sea otter") is read without it, as its passage may
@@ -224,14 +226,39 @@ func verifiedBridge(v Verification) evidence.Bridge {
 	return refused
 }
 
-// readsAsSentence reports whether answer has a verb of being or having in lower case ("was",
-// "is", "has"): a title writes them capitalised ("The Man Who Was Thursday").
+// readsAsSentence reports whether answer has a verb of being or having or a relative pronoun in
+// lower case ("was", "has", "who"): a title writes them capitalised ("The Man Who Was
+// Thursday"). "John Reed, who chronicled the October Revolution in Russia", held word for word
+// by its passage, had become a bridge.
 func readsAsSentence(answer string) bool {
-	return slices.ContainsFunc(strings.Fields(answer), func(w string) bool { return sentenceVerbs[w] })
+	return slices.ContainsFunc(strings.Fields(answer), func(w string) bool { return sentenceWords[w] })
 }
 
-// sentenceVerbs are the verbs readsAsSentence looks for, as written.
-var sentenceVerbs = text.WordSet("is are was were has have had")
+// sentenceWords are the words readsAsSentence looks for, as written.
+var sentenceWords = text.WordSet("is are was were has have had who which whose")
+
+// withoutEchoedPreposition is answer without the preposition it opens with, and the lower-case
+// article after it, when its question opens with the same preposition: "Against the Saxons" to
+// "Against which invaders did King Arthur lead the defence of Britain?" is "Saxons" (a relay run asked "What was the ethnic or linguistic
+// origin of the Against the Saxons?"). A title that opens with a preposition ("On the Road") is
+// kept when the question does not open with it. answer itself otherwise.
+func withoutEchoedPreposition(answer, question string) string {
+	first, rest, ok := strings.Cut(answer, " ")
+	asked, _, _ := strings.Cut(strings.TrimSpace(question), " ")
+	if !ok || !prepositions[strings.ToLower(first)] || !strings.EqualFold(first, asked) || strings.TrimSpace(rest) == "" {
+		return answer
+	}
+	rest = strings.TrimSpace(rest)
+	// The article after it is the question's, written in lower case ("of the {c2}").
+	if article, name, ok := strings.Cut(rest, " "); ok && (article == "the" || article == "a" || article == "an") {
+		rest = name
+	}
+	return rest
+}
+
+// prepositions are the ones a question may open with ("In which year", "Against which
+// invaders", "By whom").
+var prepositions = text.WordSet("against at by for from in into of on to under with within")
 
 // withoutAttribution is answer without the words that say where the verifier read it, when it
 // opens with them ("According to the only relevant source, True Grit is ...", "According to

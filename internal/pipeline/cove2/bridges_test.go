@@ -406,6 +406,30 @@ func TestCove2BridgeIsNoSentence(t *testing.T) {
 	checkBridges(t, "The Man Who Was Night Tide: A Story is a novel", []bridgeCase{
 		{"The Man Who Was Night Tide: A Story", "The Man Who Was Night Tide: A Story"},
 	})
+	checkBridges(t, "Night Tide is a film about the life of Mara Quinn, who chronicled the siege of Westmoor", []bridgeCase{
+		{"Mara Quinn, who chronicled the siege of Westmoor", "Mara Quinn"},
+	})
+}
+
+// An answer that echoes the preposition its question opens with ("Against the Ostmoorians" to
+// "Against which invaders ...?") gives the name after it; a title that opens with a preposition
+// is kept whole when the question does not open with it.
+func TestCove2BridgeWithoutTheQuestionsPreposition(t *testing.T) {
+	t.Parallel()
+	page := evidence.Retrieved{SearchResult: pipelinetest.SearchResult("https://example.org/page", "Example",
+		"Mara Quinn led the defence of Westmoor against the Ostmoorians. On the Tide is her memoir.")}
+	for _, tt := range []struct{ question, answer, quote, value string }{
+		{"Against which invaders did Mara Quinn lead the defence of Westmoor?", "Against the Ostmoorians",
+			"Mara Quinn led the defence of Westmoor against the Ostmoorians", "Ostmoorians"},
+		{"Which memoir did Mara Quinn write?", "On the Tide", "On the Tide is her memoir", "On the Tide"},
+	} {
+		cited := page
+		cited.Quote = tt.quote
+		b := verifiedBridge(Verification{Query: tt.question, Answer: tt.answer, Retrieved: []evidence.Retrieved{page}, Sources: []evidence.Retrieved{cited}})
+		if b.Value != tt.value {
+			t.Errorf("verifiedBridge(%q to %q) = %+v, want %q", tt.answer, tt.question, b, tt.value)
+		}
+	}
 }
 
 // bridgeCase is a verifier's answer and the bridge value it gives ("" for refused).
