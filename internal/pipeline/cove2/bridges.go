@@ -167,12 +167,14 @@ func (r *cove2Run) bridgeValues(position int, raw string) (values map[string]str
 	return values, notes, "", true
 }
 
-// verifiedBridge reads a verification's answer as a bridge value: the answer, or else the name
-// it opens with (answerHead, answerNames), or the short phrase it opens with (answerPhrase), also
-// after an opening "According to the source," (withoutAttribution), each also without an opening
-// article, must be in the passage of
-// one of the sources the verifier cited (evidence.ResolveBridge). The reason of a refusal is
-// the whole answer's at the first cited source.
+// verifiedBridge reads a verification's answer as a bridge value, the first of its candidates
+// that is in the passage of one of the sources the verifier cited (evidence.ResolveBridge): the
+// whole answer; the name it opens with (answerHead, answerNames) or the short phrase
+// (answerPhrase), read also after an opening "According to the source," (withoutAttribution) and
+// after the preposition it echoes from its question (withoutEchoedPreposition); and each of
+// them without an opening article. The whole answer comes last when it reads as a sentence or
+// echoes the question's preposition. The reason of a refusal is the whole answer's at the first
+// cited source.
 func verifiedBridge(v Verification) evidence.Bridge {
 	answer := strings.TrimRight(text.OneLine(v.Answer), " .;:")
 	values := []string{answer}
@@ -212,13 +214,13 @@ func verifiedBridge(v Verification) evidence.Bridge {
 		grounding = append(grounding, slices.IndexFunc(v.Retrieved, func(g evidence.Retrieved) bool { return evidence.DocumentKey(g.URL) == key }))
 	}
 	refused := evidence.Bridge{Reason: "its verifier cited no source"}
-	for i, value := range values {
+	for _, value := range values {
 		for k, s := range v.Sources {
 			b := evidence.ResolveBridge(evidence.BridgeAnswer{Value: value, Source: grounding[k] + 1, Passage: s.Quote}, v.Retrieved, grounding, "verifier")
 			if b.Value != "" {
 				return b
 			}
-			if i == 0 && k == 0 {
+			if value == answer && k == 0 {
 				refused = b
 			}
 		}
@@ -239,9 +241,10 @@ var sentenceWords = text.WordSet("is are was were has have had who which whose")
 
 // withoutEchoedPreposition is answer without the preposition it opens with, and the lower-case
 // article after it, when its question opens with the same preposition: "Against the Saxons" to
-// "Against which invaders did King Arthur lead the defence of Britain?" is "Saxons" (a relay run asked "What was the ethnic or linguistic
-// origin of the Against the Saxons?"). A title that opens with a preposition ("On the Road") is
-// kept when the question does not open with it. answer itself otherwise.
+// "Against which invaders did King Arthur lead the defence of Britain?" is "Saxons" (a relay run
+// asked "What was the ethnic or linguistic origin of the Against the Saxons?"). A title that
+// opens with a preposition ("On the Road") is kept when the question does not open with it.
+// answer itself otherwise.
 func withoutEchoedPreposition(answer, question string) string {
 	first, rest, ok := strings.Cut(answer, " ")
 	asked, _, _ := strings.Cut(strings.TrimSpace(question), " ")

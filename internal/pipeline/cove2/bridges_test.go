@@ -409,6 +409,14 @@ func TestCove2BridgeIsNoSentence(t *testing.T) {
 	checkBridges(t, "Night Tide is a film about the life of Mara Quinn, who chronicled the siege of Westmoor", []bridgeCase{
 		{"Mara Quinn, who chronicled the siege of Westmoor", "Mara Quinn"},
 	})
+	// Refused, it is refused for the whole answer, whatever was tried first.
+	page := evidence.Retrieved{SearchResult: pipelinetest.SearchResult("https://example.org/page", "Example", "Ostmoor has a mayor.")}
+	cited := page
+	cited.Quote = "Ostmoor has a mayor"
+	const answer = "Sam Ortiz Vale was the 10th mayor of Ostmoor"
+	if b := verifiedBridge(Verification{Answer: answer, Retrieved: []evidence.Retrieved{page}, Sources: []evidence.Retrieved{cited}}); b.Value != "" || !strings.Contains(b.Reason, `"`+answer+`"`) {
+		t.Errorf("verifiedBridge(%q) = %+v, want refused for the whole answer", answer, b)
+	}
 }
 
 // An answer that echoes the preposition its question opens with ("Against the Ostmoorians" to
