@@ -191,10 +191,10 @@ func (j judge) judgeClaim(ctx context.Context, position int, claim string, given
 // as CoVe 2.0's numbered <source> elements (renderEvidence), everything escaped. The paragraph
 // on relations is there only when a source carries one, the statement's date only when dated
 // is set (YYYY-MM-DD), the sentence on definitions only when a source defines a kind of thing
-// another says something is (definedKinds), and the request for the answer only when bridge is
-// set, so that a claim with none of them costs no more tokens than before; the sentence on
-// sources found by searching for the entity is there only in a provisional bridge's second
-// judgement (settleProvisional).
+// another says something is and says more of what the claim says (definedKinds), and the
+// request for the answer only when bridge is set, so that a claim with none of them costs no
+// more tokens than before; the sentence on sources found by searching for the entity is there
+// only in a provisional bridge's second judgement (settleProvisional).
 func renderJudgePrompt(claim string, given []evidence.Retrieved, grounding, dated string, bridge bool, part string) (string, error) {
 	related := slices.ContainsFunc(given, func(e evidence.Retrieved) bool { return e.Relation != "" })
 	builtOn := slices.ContainsFunc(given, func(e evidence.Retrieved) bool { return e.Relation == relationBuiltOn })
@@ -203,7 +203,7 @@ func renderJudgePrompt(claim string, given []evidence.Retrieved, grounding, date
 		Claim, Evidence, Grounding, Dated, Part, Kinds string
 		Related, BuiltOn, Described, Bridge            bool
 	}{pipeline.EscapeFenced(strings.TrimSpace(claim)), evidence.RenderEvidence(given), pipeline.EscapeFenced(text.OneLine(grounding)), dated,
-		pipeline.EscapeFenced(text.OneLine(part)), kindsSentence(definedKinds(given)), related, builtOn, described, bridge})
+		pipeline.EscapeFenced(text.OneLine(part)), kindsSentence(definedKinds(claim, given)), related, builtOn, described, bridge})
 }
 
 // groundVerdict turns a judge's reply into a judgement under the grounding rules, in code:

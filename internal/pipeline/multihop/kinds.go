@@ -39,8 +39,12 @@ var copulas = text.WordSet("is are was were")
 // "is", "are", "was" or "were", names the kind (a plural "agencies" names "agency"). Only the
 // numbers reach the prompt: the kind is a source's words, and untrusted text stays inside
 // its fence. An entity's entry ("The Ostmoor Lighthouse is a tower") defines no kind, and a
-// mere mention ("Tide agencies were set up") names no member.
-func definedKinds(given []evidence.Retrieved) []kindDefinition {
+// mere mention ("Tide agencies were set up") names no member. A definition is paired only when
+// it says something the claim says besides the kind (definesWhatClaimSays): in a relay run
+// (EX-FEVER 1121-1360) judges cited neither source of 28 of 84 pairs named before, such as
+// "Capital city" and Myanmar's page for "Mainland Southeast Asia includes Myanmar"; replayed,
+// 17 prompts lost their pair and no verdict moved.
+func definedKinds(claim string, given []evidence.Retrieved) []kindDefinition {
 	words := make([][]string, len(given))
 	for i, g := range given {
 		words[i] = bodyWords(g)
@@ -48,7 +52,7 @@ func definedKinds(given []evidence.Retrieved) []kindDefinition {
 	var pairs []kindDefinition
 	for d := range words {
 		kind := definedKind(evidence.ShownText(given[d]))
-		if kind == nil {
+		if kind == nil || !definesWhatClaimSays(claim, words[d], kind) {
 			continue
 		}
 		for m, other := range words {
@@ -59,6 +63,22 @@ func definedKinds(given []evidence.Retrieved) []kindDefinition {
 		}
 	}
 	return pairs
+}
+
+// definesWhatClaimSays reports whether a definition of kind, its words (bodyWords), says after
+// its verb something claim says, the kind's own words aside: "A tide agency is a government
+// agency responsible for the collection of tide records" for "The Ostmoor Institute is
+// responsible for the collection of tide records", not "A capital city is the municipality
+// holding primary status in a country" for "Mainland Southeast Asia includes Myanmar".
+func definesWhatClaimSays(claim string, definition, kind []string) bool {
+	verb := slices.IndexFunc(definition, func(w string) bool { return copulas[w] })
+	if verb < 0 {
+		return false
+	}
+	besides := func(words []string) string {
+		return strings.Join(slices.DeleteFunc(slices.Clone(words), func(w string) bool { return slices.Contains(kind, w) }), " ")
+	}
+	return evidence.SharesTerm(besides(definition[verb+1:]), besides(text.SingularWords(claim)))
 }
 
 // bodyWords are the words of a source's text as shown to the judge, without its title,

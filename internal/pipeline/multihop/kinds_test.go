@@ -28,23 +28,29 @@ func TestDefinedKinds(t *testing.T) {
 	plate := page("Ostmoor plate", "The Ostmoor plate is an etched glass disc made in 1903.")
 	named := page("Ostmoor Lighthouse", "The Ostmoor Lighthouse is a tower on the dunes.")
 	long := page("Wordy", "A very long and winding name of a thing is not read as a kind.")
+	const records = "The Ostmoor Institute is responsible for the collection of tide records"
 	for _, tc := range []struct {
-		name  string
-		given []evidence.Retrieved
-		want  []kindDefinition
+		name, claim string
+		given       []evidence.Retrieved
+		want        []kindDefinition
 	}{
-		{"a definition and a member", []evidence.Retrieved{institute, agency}, []kindDefinition{{definition: 2, member: 1}}},
-		{"the member after the definition", []evidence.Retrieved{agency, institute}, []kindDefinition{{definition: 1, member: 2}}},
-		{"a plural names the kind too", []evidence.Retrieved{agency, agencies}, []kindDefinition{{definition: 1, member: 2}}},
-		{"two pairs", []evidence.Retrieved{institute, disc, agency, plate}, []kindDefinition{{definition: 2, member: 4}, {definition: 3, member: 1}}},
-		{"a mention is no member", []evidence.Retrieved{agency, mention}, nil},
-		{"a kind defined without an article", []evidence.Retrieved{page("Ostmoor Line", "The Ostmoor Line is a harbour pilotage firm."),
+		{"a definition and a member", records, []evidence.Retrieved{institute, agency}, []kindDefinition{{definition: 2, member: 1}}},
+		{"the member after the definition", records, []evidence.Retrieved{agency, institute}, []kindDefinition{{definition: 1, member: 2}}},
+		{"a plural names the kind too", "Ostmoor is responsible for the collection of tide records", []evidence.Retrieved{agency, agencies}, []kindDefinition{{definition: 1, member: 2}}},
+		{"two pairs", "The Ostmoor plate stores images, and the Ostmoor Institute keeps the collection of tide records",
+			[]evidence.Retrieved{institute, disc, agency, plate}, []kindDefinition{{definition: 2, member: 4}, {definition: 3, member: 1}}},
+		{"a mention is no member", records, []evidence.Retrieved{agency, mention}, nil},
+		{"a kind defined without an article", "The Ostmoor Line guides ships through a harbour", []evidence.Retrieved{page("Ostmoor Line", "The Ostmoor Line is a harbour pilotage firm."),
 			page("Harbour pilotage", "Harbour pilotage is the guidance of ships through a harbour.")}, []kindDefinition{{definition: 2, member: 1}}},
-		{"a definition no other source names", []evidence.Retrieved{agency, named}, nil},
-		{"no definition: a named thing's entry", []evidence.Retrieved{named, institute}, nil},
-		{"a subject too long to be a kind", []evidence.Retrieved{long, page("Other", "A thing of a very long and winding name.")}, nil},
+		{"a definition no other source names", records, []evidence.Retrieved{agency, named}, nil},
+		{"no definition: a named thing's entry", records, []evidence.Retrieved{named, institute}, nil},
+		{"a subject too long to be a kind", records, []evidence.Retrieved{long, page("Other", "A thing of a very long and winding name.")}, nil},
+		// A definition that says nothing the claim says besides the kind: the member's source
+		// says it alone ("The Ostmoor Institute is a national tide agency founded in 1871").
+		{"a definition of nothing the claim says", "The Ostmoor Institute was founded in 1871", []evidence.Retrieved{institute, agency}, nil},
+		{"a claim that only names the kind", "The Ostmoor Institute is a tide agency", []evidence.Retrieved{institute, agency}, nil},
 	} {
-		if got := definedKinds(tc.given); !slices.Equal(got, tc.want) {
+		if got := definedKinds(tc.claim, tc.given); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: definedKinds = %+v, want %+v", tc.name, got, tc.want)
 		}
 	}
