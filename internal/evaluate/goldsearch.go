@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/corroborate/corroborate/internal/evaluate/datasets"
 	"github.com/corroborate/corroborate/internal/pipeline"
@@ -62,6 +61,7 @@ func (g goldSearcher) Search(ctx context.Context, q pipeline.SearchQuery) (pipel
 		return resp, err
 	}
 	out := pipeline.SearchResponse{Provider: resp.Provider}
+	excluded := search.ExclusionsOf(q)
 	for _, r := range resp.Results {
 		if slices.Contains(gold, r.URL) {
 			out.Results = append(out.Results, r)
@@ -69,7 +69,10 @@ func (g goldSearcher) Search(ctx context.Context, q pipeline.SearchQuery) (pipel
 	}
 	for _, u := range gold {
 		d, ok := g.docs[u]
-		if !ok || slices.ContainsFunc(out.Results, func(r pipeline.SearchResult) bool { return r.URL == u }) || excludes(q, d) {
+		if !ok || slices.ContainsFunc(out.Results, func(r pipeline.SearchResult) bool { return r.URL == u }) {
+			continue
+		}
+		if normalised, err := search.NormalizeURL(d.URL); err != nil || excluded.Exclude(normalised, "", d.Publisher) {
 			continue
 		}
 		out.Results = append(out.Results, pipeline.SearchResult{URL: d.URL, Title: d.Title, Snippet: text.Truncate(d.Body, goldSnippetRunes),
@@ -82,18 +85,6 @@ func (g goldSearcher) Search(ctx context.Context, q pipeline.SearchQuery) (pipel
 		out.Results = out.Results[:limit]
 	}
 	return out, nil
-}
-
-// excludes reports whether q's exclusions keep d out: its URL, its domain (or a domain it is
-// under) or its publisher.
-func excludes(q pipeline.SearchQuery, d search.Document) bool {
-	host := search.Domain(d.URL)
-	return slices.Contains(q.ExcludeURLs, d.URL) ||
-		slices.ContainsFunc(q.ExcludeDomains, func(x string) bool {
-			x = search.Domain(x)
-			return host == x || strings.HasSuffix(host, "."+x)
-		}) ||
-		slices.ContainsFunc(q.ExcludePublishers, func(p string) bool { return strings.EqualFold(p, d.Publisher) })
 }
 
 // goldBanner is the line an oracle run's report opens with.

@@ -268,14 +268,7 @@ func finish(provider string, q pipeline.SearchQuery, in []webResult) []pipeline.
 	if limit <= 0 {
 		limit = pipeline.DefaultSearchLimit
 	}
-	excludedDomains := normalizeDomains(q.ExcludeDomains)
-	excludedURLs := map[string]bool{}
-	for _, u := range q.ExcludeURLs {
-		for _, v := range urlVariants(u) {
-			excludedURLs[v] = true
-		}
-	}
-	excludedPublishers := lowerAll(q.ExcludePublishers)
+	excluded := ExclusionsOf(q)
 	seen := map[string]bool{}
 	out := []pipeline.SearchResult{}
 	for _, r := range in {
@@ -286,7 +279,7 @@ func finish(provider string, q pipeline.SearchQuery, in []webResult) []pipeline.
 			continue
 		}
 		u, err := NormalizeURL(r.URL)
-		if err != nil || seen[u] || excludedURLs[u] {
+		if err != nil || seen[u] {
 			continue
 		}
 		seen[u] = true
@@ -294,11 +287,8 @@ func finish(provider string, q pipeline.SearchQuery, in []webResult) []pipeline.
 		if r.Domain != "" {
 			domain = Domain(r.Domain)
 		}
-		if domainExcluded(domain, excludedDomains) || domainExcluded(Domain(u), excludedDomains) {
-			continue
-		}
 		publisher := plainText(r.Publisher, maxTitleRunes)
-		if publisher != "" && slices.Contains(excludedPublishers, strings.ToLower(publisher)) {
+		if excluded.Exclude(u, domain, publisher) {
 			continue
 		}
 		if t := r.PublishedAt; t != nil && ((!q.From.IsZero() && t.Before(q.From)) || (!q.To.IsZero() && !t.Before(q.To))) {
@@ -311,6 +301,35 @@ func finish(provider string, q pipeline.SearchQuery, in []webResult) []pipeline.
 		})
 	}
 	return out
+}
+
+// Exclusions are a query's exclusions made ready to test results against: its domains
+// normalised, its URLs with their variants (urlVariants), its publishers in lower case. A
+// provider that cannot apply them all, and a harness that makes results of its own (evaluate's
+// oracle), test each result with Exclude.
+type Exclusions struct {
+	domains    []string
+	urls       map[string]bool
+	publishers []string
+}
+
+// ExclusionsOf is q's exclusions, ready to test.
+func ExclusionsOf(q pipeline.SearchQuery) Exclusions {
+	e := Exclusions{domains: normalizeDomains(q.ExcludeDomains), urls: map[string]bool{}, publishers: lowerAll(q.ExcludePublishers)}
+	for _, u := range q.ExcludeURLs {
+		for _, v := range urlVariants(u) {
+			e.urls[v] = true
+		}
+	}
+	return e
+}
+
+// Exclude reports whether a result at normalisedURL (NormalizeURL), on domain ("" for its
+// URL's), by publisher ("" for none), is excluded: its URL or a variant of it, its domain or
+// its URL's, or a domain either is under, or its publisher.
+func (e Exclusions) Exclude(normalisedURL, domain, publisher string) bool {
+	return e.urls[normalisedURL] || domainExcluded(domain, e.domains) || domainExcluded(Domain(normalisedURL), e.domains) ||
+		publisher != "" && slices.Contains(e.publishers, strings.ToLower(publisher))
 }
 
 func domainExcluded(domain string, excluded []string) bool {
