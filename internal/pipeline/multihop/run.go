@@ -141,16 +141,37 @@ func (r *multihopRun) run(ctx context.Context, in pipeline.Input) error {
 }
 
 // makePlan asks for the plan and validates it, with one repair round-trip.
+//
+// A plan with more verifiable claims than the claim cap is sent back once, though it broke no
+// rule, asked to write what the statement says of one thing as one claim: planners split a
+// description into one claim per modifier ("Inferno is a 2016 film", "... an American film",
+// "... an action mystery thriller film"), and past the cap the rest of the statement is skipped
+// (a real plan of twelve such claims left "Inferno is an American film" unchecked, and its
+// statement unverified). The answer is taken when it breaks no rule and keeps every word of
+// the first plan's claims (overCapRepairDrops); otherwise the first plan is verified under the
+// cap, as it would have been without the request.
 func (r *multihopRun) makePlan(ctx context.Context) error {
 	prompt, err := renderPlanPrompt(r.in)
 	if err != nil {
 		return pipeline.StepError(pipeline.StepPlan, err)
 	}
 	pc := PlanContext{Statement: r.in.statement, MaxHops: r.in.maxHops, Language: r.in.language, schemas: r.in.schemas}
-	var validated *ValidatedPlan
-	opinionOnly := false
+	var validated, overCap *ValidatedPlan
+	var overCapRaw string
+	opinionOnly, replies := false, 0
 	step := pipeline.StructuredStep{Step: pipeline.StepPlan, Schema: planRequestSchema(), MaxTokens: min(32768, 4096+len(r.in.statement)),
 		Check: func(reply string) ([]byte, []string) {
+			replies++
+			if overCap != nil && replies == 2 {
+				// The answer to the cap's request: the first plan unless it is better.
+				vp, violations := ValidatePlan(reply, pc)
+				if noClaims(reply) || len(violations) > 0 || len(overCapRepairDrops(overCap.Plan, vp.Plan, pc.Language)) > 0 {
+					validated = overCap
+					return overCap.JSON, nil
+				}
+				validated = vp
+				return vp.JSON, nil
+			}
 			if noClaims(reply) {
 				opinionOnly = true
 				return pipeline.ReplyJSONObject(reply), nil
@@ -163,11 +184,23 @@ func (r *multihopRun) makePlan(ctx context.Context) error {
 				}
 				return nil, pipeline.CapViolations(out)
 			}
+			if n := verifiableClaims(vp.Plan); replies == 1 && n > r.opts.MaxQuestions {
+				overCap, overCapRaw = vp, reply
+				return nil, []string{PlanViolation{RuleClaimsWithinCap, fmt.Sprintf(
+					"the plan has %d verifiable claims and the claim cap verifies %d; the other %d would be skipped, not verified. "+
+						"Keep every fact of the statement, but write what the statement says of one thing in one phrase as one claim: "+
+						"a name with its description is one claim (\"Inferno is a 2016 American mystery thriller film\", "+
+						"not one claim per word of the description). Every other rule still holds.",
+					n, r.opts.MaxQuestions, n-r.opts.MaxQuestions)}.String()}
+			}
 			validated = vp
 			return vp.JSON, nil
 		}}
 	out, err := step.Run(ctx, r.rec, prompt)
 	r.res.Plan, r.res.PlanViolations, r.res.PlanRepaired = out.Raw, out.Violations, out.Repaired
+	if validated != nil && validated == overCap {
+		r.res.Plan, r.res.PlanRepaired = overCapRaw, false
+	}
 	if err != nil {
 		return err
 	}
@@ -180,6 +213,45 @@ func (r *multihopRun) makePlan(ctx context.Context) error {
 	r.plan = validated
 	r.res.PlanJSON = validated.JSON
 	return nil
+}
+
+// verifiableClaims counts the plan's verifiable claims: those the claim cap counts.
+func verifiableClaims(p Plan) int {
+	n := 0
+	for _, c := range p.Claims {
+		if c.Verifiable {
+			n++
+		}
+	}
+	return n
+}
+
+// overCapRepairDrops returns the words of the first plan's verifiable claims (content words,
+// in lower case) that no claim of the repaired plan has: a plan asked to join claims that
+// answers by leaving a fact out would have that fact unverified, and silently. Bridge
+// placeholders are no words: joining claims renumbers them ({c8} becomes {c4}).
+func overCapRepairDrops(first, repaired Plan, language string) []string {
+	words := func(c PlanClaim) []string {
+		return text.ContentWords(strings.ToLower(evidence.WithoutBridges(c.ClaimText)), language)
+	}
+	have := map[string]bool{}
+	for _, c := range repaired.Claims {
+		for _, w := range words(c) {
+			have[w] = true
+		}
+	}
+	var dropped []string
+	for _, c := range first.Claims {
+		if !c.Verifiable {
+			continue
+		}
+		for _, w := range words(c) {
+			if !have[w] && !slices.Contains(dropped, w) {
+				dropped = append(dropped, w)
+			}
+		}
+	}
+	return dropped
 }
 
 // noClaims reports whether a plan reply is a JSON object whose claims are an empty array: the

@@ -792,3 +792,86 @@ func TestClaimCapChecksTheRiskiestClaims(t *testing.T) {
 		}
 	}
 }
+
+// A plan with more verifiable claims than the claim cap goes back once, asked to write what the
+// statement says of one thing as one claim, so that every fact is verified instead of some
+// skipped. The answer is taken only when it keeps every word of the first plan's claims and
+// breaks no rule; otherwise the first plan is verified under the cap, and the run goes on.
+func TestMultihopPlanOverTheClaimCap(t *testing.T) {
+	t.Parallel()
+	first := examplePlan() // two verifiable claims, over a cap of 1
+	const whole = "The Eiffel Tower, completed in 1889, was the tallest structure in the world for 41 years"
+	joined := examplePlan()
+	joined.Claims = []PlanClaim{{ClaimID: "c1", ClaimText: whole, SourceSpan: examplePlanStatement[:len(examplePlanStatement)-1],
+		Entities: []string{"Eiffel Tower", "1889"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+		SubQueries: []string{"Eiffel Tower construction completion date", "tallest man-made structure world record 1889 1930"}, SourceIndependenceScore: 0.9}}
+	joined.QueryChains = []QueryChain{{ClaimID: "c1", Hops: first.QueryChains[0].Hops}}
+	joined.CrossValidationPairs, joined.CrossValidationQueries, joined.ExecutionOrder = []CrossValidationPair{}, []CrossValidationQuery{}, []string{"c1"}
+	dropped := joined
+	dropped.Claims = slices.Clone(joined.Claims)
+	dropped.Claims[0].ClaimText, dropped.Claims[0].SourceSpan = "The Eiffel Tower was completed in 1889", "The Eiffel Tower, completed in 1889"
+	broken := joined
+	broken.QueryChains = []QueryChain{{ClaimID: "c1", Hops: []PlanHop{{1, whole, "encyclopedia", "record"}}}}
+
+	tower := hit("https://www.toureiffel.paris/history", "SETE", "The Eiffel Tower was completed on 31 March 1889.", nil)
+	searcher := func() *StubSearcher {
+		return &StubSearcher{rules: []searchRule{{contains: "", results: []pipeline.SearchResult{tower}}}}
+	}
+	run := func(repair Plan) (*pipeline.Result, *pipelinetest.StubModel) {
+		t.Helper()
+		model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+			judgeRuleFor(whole, judgeJSON("supported", []int{1}, "Medium", "ok", "", "completed on 31 March 1889")),
+			judgeRuleFor(first.Claims[0].ClaimText, judgeJSON("supported", []int{1}, "Medium", "ok", "", "completed on 31 March 1889")),
+			{Contains: pipeline.MarkerRepair, Reply: planJSON(t, repair)},
+			{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, first)},
+		}}
+		res, err := Multihop{Model: model, Searcher: searcher()}.
+			Run(context.Background(), pipeline.Input{Text: examplePlanStatement, Options: pipeline.Options{MaxQuestions: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		repairs := model.Sent(pipeline.StepPlan + "_repair")
+		if len(repairs) != 1 || !strings.Contains(repairs[0], "the plan has 2 verifiable claims and the claim cap verifies 1") ||
+			len(res.PlanViolations) != 1 || !strings.HasPrefix(res.PlanViolations[0], RuleClaimsWithinCap+": ") {
+			t.Fatalf("repairs %d, violations %v", len(repairs), res.PlanViolations)
+		}
+		return res, model
+	}
+
+	res, _ := run(joined)
+	if !res.PlanRepaired || res.Plan != planJSON(t, joined) || len(res.Claims) != 1 || res.Claims[0].Verdict != pipeline.VerdictSupported {
+		t.Errorf("the joined plan: repaired %v, claims %+v", res.PlanRepaired, res.Claims)
+	}
+	for name, repair := range map[string]Plan{"drops a fact": dropped, "breaks a rule": broken} {
+		res, model := run(repair)
+		if res.PlanRepaired || res.Plan != planJSON(t, first) || len(res.Claims) != 2 || res.Claims[0].Verdict != pipeline.VerdictSupported ||
+			res.Claims[1].Verdict != pipeline.VerdictNotChecked || len(model.Sent(pipeline.StepJudge)) != 1 {
+			t.Errorf("a repair that %s: repaired %v, plan %s, claims %+v", name, res.PlanRepaired, res.Plan, res.Claims)
+		}
+	}
+}
+
+// What a plan answering the cap's request left out of the first plan's claims: words, never
+// bridge placeholders, which joining claims renumbers.
+func TestOverCapRepairDrops(t *testing.T) {
+	t.Parallel()
+	claims := func(texts ...string) Plan {
+		var p Plan
+		for _, s := range texts {
+			p.Claims = append(p.Claims, PlanClaim{ClaimText: s, Verifiable: true})
+		}
+		return p
+	}
+	first := claims("Ostmoor is a 2016 film", "Ostmoor is an American film", "A person wrote {c1}", "{c3} is a Westmoor screenwriter")
+	for _, tt := range []struct {
+		repaired Plan
+		want     []string
+	}{
+		{claims("Ostmoor is a 2016 American film", "A person wrote {c1}", "{c2} is a Westmoor screenwriter"), nil},
+		{claims("Ostmoor is a 2016 film", "A person wrote {c1}", "{c2} is a screenwriter"), []string{"american", "westmoor"}},
+	} {
+		if got := overCapRepairDrops(first, tt.repaired, "en"); !slices.Equal(got, tt.want) {
+			t.Errorf("drops %v, want %v", got, tt.want)
+		}
+	}
+}

@@ -119,6 +119,8 @@ const (
 	RuleQueriesDistinct          = "queries_not_near_duplicates"
 	RuleAmbiguityCovered         = "ambiguous_claim_covered"
 	RuleExecutionOrder           = "execution_order_consistent"
+	// RuleClaimsWithinCap is asked of a plan once, not required: see makePlan.
+	RuleClaimsWithinCap = "claims_within_claim_cap"
 )
 
 // PlanContext is what a plan is validated against besides itself.
