@@ -183,7 +183,8 @@ func joinKind(left, right []token, lang, foldedStatement string, conj []string) 
 	if len(left) == 0 || len(right) == 0 {
 		return ""
 	}
-	if lang == "en" && isPredicate(relativeClause(left)) && isPredicate(mainClause(right)) && !sharedComplement(left[len(left)-1], right) {
+	if lang == "en" && isPredicate(relativeClause(left)) && isPredicate(mainClause(right)) && !sharedComplement(left[len(left)-1], right) &&
+		!nounPhraseJoin(left, right) {
 		return "two predicates"
 	}
 	at := -1
@@ -324,6 +325,33 @@ func sharedComplement(a token, right []token) bool {
 	return !a.capital && !b.capital && !a.number && !b.number && !finiteVerbs[b.key] && !finiteVerbs[a.key] &&
 		modifierForm(a.key) && modifierForm(b.key)
 }
+
+// nounPhraseJoin reports whether a conjunction joins two words of one noun phrase that an
+// article opens: "over a separate and defined territory", "holds the attention and interest of
+// a crowd". The word after an article is no verb, so the conjunction joins no predicate to it;
+// the word after the conjunction is taken for a verb, and the join for two facts, when it is a
+// finite verb of the list ("sold the farm and bought a house") or reads as one by what follows
+// it: an "-ed" word before a preposition or an article ("left the city and moved to Ostmoor"),
+// any word before an object pronoun ("founded the bakery and runs it").
+func nounPhraseJoin(left, right []token) bool {
+	if len(left) < 2 || !articles[left[len(left)-2].key] {
+		return false
+	}
+	a, b := left[len(left)-1], right[0]
+	if a.capital || b.capital || a.number || b.number || finiteVerbs[a.key] || finiteVerbs[b.key] || articles[b.key] {
+		return false
+	}
+	if len(right) > 1 {
+		next := right[1].key
+		if objectPronouns[next] || strings.HasSuffix(b.key, "ed") && !notVerbsInEd[b.key] && attributiveLeaders[next] {
+			return false
+		}
+	}
+	return true
+}
+
+// objectPronouns after a word make it a verb with its object ("runs it").
+var objectPronouns = text.WordSet("it them him her me us you")
 
 // modifierSuffixes end English participles and adjectives.
 var modifierSuffixes = []string{"ed", "ing", "er", "est", "al", "ous", "ive", "ic", "ful", "less", "ble", "ant", "ent", "ary"}

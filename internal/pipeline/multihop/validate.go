@@ -420,6 +420,9 @@ func quantities(s, language string) map[string]bool {
 			if w == "one" && i+1 < len(words) && words[i+1] == "of" {
 				continue // "one of the products" picks one out, it counts nothing
 			}
+			if w == "one" && oneAsPronoun(words[i+1:]) {
+				continue // "a ballad is one in which a story is told" counts nothing either
+			}
 			// "twenty-one" and "twenty one" are one number, 21; an ordinal counts nothing.
 			if d, ordinal, n := text.NumberAt(words, i); n > 0 && !ordinal {
 				out[d] = true
@@ -432,6 +435,24 @@ func quantities(s, language string) map[string]bool {
 		}
 	}
 	return out
+}
+
+// relativeWords open a relative clause; "one" before one is a pronoun, not a number.
+var relativeWords = text.WordSet("who whom whose which that where")
+
+// prepositionsBeforeRelative stand between a pronoun and its relative clause ("one in which").
+var prepositionsBeforeRelative = text.WordSet("in on at of for by with from to")
+
+// oneAsPronoun reports whether the words after a "one" make it the head of a relative clause:
+// "one who ...", "one in which ...", not "one in ten".
+func oneAsPronoun(after []string) bool {
+	switch {
+	case len(after) > 0 && relativeWords[after[0]]:
+		return true
+	case len(after) > 1 && prepositionsBeforeRelative[after[0]] && relativeWords[after[1]] && after[1] != "that":
+		return true
+	}
+	return false
 }
 
 // checkQuantification: a claim may not carry a number or a quantifier ("all", "most", "twice")
