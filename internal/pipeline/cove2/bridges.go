@@ -187,16 +187,21 @@ func verifiedBridge(v Verification) evidence.Bridge {
 	add(unechoed)
 	for _, from := range []string{answer, withoutAttribution(answer), unechoed} {
 		add(answerHead(from))
+		add(bracketedName(from))
 		for _, name := range answerNames(from, v.Query) {
 			add(name)
 		}
 		add(answerPhrase(from))
+		add(echoedName(from, v.Query))
 	}
-	// An answer that reads as a sentence is tried after the names it opens with: a passage may
-	// hold the sentence word for word, and a question built on it would read "Which party did
-	// Richard Milhous Nixon was the 37th president of the United States belong to?" (a relay
-	// run asked three such).
-	if (readsAsSentence(answer) || unechoed != answer) && len(values) > 1 {
+	// An answer that reads as a sentence is never the value, though a passage may hold it word
+	// for word: a question built on it would read "Which party did Richard Milhous Nixon was the
+	// 37th president of the United States belong to?" (a relay run asked three such). One that
+	// echoes its question's preposition is tried after the name that follows it.
+	switch {
+	case readsAsSentence(answer):
+		values = values[1:]
+	case unechoed != answer && len(values) > 1:
 		values = append(values[1:], answer)
 	}
 	// A kind named with an article ("The sea otter") is read without it, as its passage may
@@ -213,19 +218,132 @@ func verifiedBridge(v Verification) evidence.Bridge {
 		key := evidence.DocumentKey(s.URL)
 		grounding = append(grounding, slices.IndexFunc(v.Retrieved, func(g evidence.Retrieved) bool { return evidence.DocumentKey(g.URL) == key }))
 	}
-	refused := evidence.Bridge{Reason: "its verifier cited no source"}
+	resolve := func(value string, k int) evidence.Bridge {
+		return evidence.ResolveBridge(evidence.BridgeAnswer{Value: value, Source: grounding[k] + 1, Passage: v.Sources[k].Quote}, v.Retrieved, grounding, "verifier")
+	}
 	for _, value := range values {
-		for k, s := range v.Sources {
-			b := evidence.ResolveBridge(evidence.BridgeAnswer{Value: value, Source: grounding[k] + 1, Passage: s.Quote}, v.Retrieved, grounding, "verifier")
-			if b.Value != "" {
+		for k := range v.Sources {
+			if b := resolve(value, k); b.Value != "" {
 				return b
-			}
-			if value == answer && k == 0 {
-				refused = b
 			}
 		}
 	}
+	// Refused: for the whole answer at the first cited source, whatever was tried.
+	if len(v.Sources) == 0 {
+		return evidence.Bridge{Reason: "its verifier cited no source"}
+	}
+	refused := resolve(answer, 0)
+	if refused.Value != "" {
+		refused = evidence.Bridge{Reason: fmt.Sprintf("its verifier's answer %q reads as a sentence, not a name", text.Truncate(answer, 60))}
+	}
 	return refused
+}
+
+// bracketedName is the name in brackets right after the name an answer opens with, where the
+// verifier gives the full name its passage writes ("Joe Biden (Joseph Robinette Biden Jr.) is the
+// 46th president", its passage "Joseph Robinette Biden Jr. is ..."; a relay run, EX-FEVER
+// 1361-1440): the bracket's words up to its first comma, when they read as a name (readsAsName).
+func bracketedName(answer string) string {
+	end := headEnd(answer)
+	if end <= 0 || !strings.HasPrefix(answer[end:], " (") || answerHead(answer) == "" {
+		return ""
+	}
+	inner := answer[end+len(" ("):]
+	if i := strings.IndexAny(inner, ",)"); i >= 0 {
+		inner = inner[:i]
+	}
+	if inner = strings.TrimSpace(inner); !readsAsName(inner) {
+		return ""
+	}
+	return inner
+}
+
+// echoedName is the name a verifier fills into its question when it answers by writing the
+// question back: "The seventh Ostmoor film is Night Tide, a drama ..." to "What is the seventh
+// Ostmoor film?", "Ostmoor Rovers was a founder member of the Harbour League in 1888" to "Which
+// league was Ostmoor Rovers a founder member of in 1888?", "Westhaven is the capital and largest
+// city of Ostmoor" to "What is the capital and largest city of Ostmoor?". In a relay run
+// (EX-FEVER 1361-1440) 3 of the 12 answers cove2 refused as bridges were such. Read in the
+// answer's first sentence, without what it puts in brackets: exactly one run of capitalised
+// words (openingName) that has a word the question does not, and every content word of the
+// sentence before it and after it up to its clause's end the question's. An answer that says
+// more than the question asked ("The source says Night Tide was created by Mara Quinn"), or
+// names two new things, gives none. A candidate only, as answerHead's is.
+func echoedName(answer, question string) string {
+	if question == "" {
+		return ""
+	}
+	asked, stop := map[string]bool{}, text.StopWords("en")
+	for _, w := range text.Words(question) {
+		asked[w] = true
+	}
+	sentence := answer
+	if i := sentenceEnd(answer); i >= 0 {
+		sentence = answer[:i]
+	}
+	words := strings.Fields(bracketed.ReplaceAllString(sentence, ""))
+	var name []string
+	from, to := -1, -1
+	for i := 0; i < len(words); i++ {
+		run := openingName(strings.Join(words[i:], " "))
+		if len(run) == 0 || !slices.ContainsFunc(run, func(w string) bool { return !stop[strings.ToLower(w)] }) {
+			continue // no name: "He was ...", "The seventh ..."
+		}
+		if slices.ContainsFunc(run, func(w string) bool {
+			lower := strings.ToLower(w)
+			return !text.IsTitleMinorWord(lower) && !asked[lower]
+		}) {
+			if name != nil || notNames[strings.ToLower(strings.Join(run, " "))] {
+				return "" // two new names
+			}
+			name, from, to = run, i, i+len(run)
+		}
+		i += len(run) - 1
+	}
+	if name == nil {
+		return ""
+	}
+	closes := func(w string) bool { return strings.ContainsAny(w[len(w)-1:], ",;:") }
+	// A content word right after the run goes on with it: "Pop music" gives no "Pop".
+	if !closes(words[to-1]) && to < len(words) && !stop[strings.ToLower(strings.Trim(words[to], `"'“”‘’.`))] {
+		return ""
+	}
+	// The clause the name ends: up to the first word that closes one.
+	end := to
+	if !closes(words[to-1]) {
+		for end < len(words) {
+			end++
+			if closes(words[end-1]) {
+				break
+			}
+		}
+	}
+	rest := strings.Join(words[:from], " ") + " " + strings.Join(words[to:end], " ")
+	for _, w := range text.ContentWords(rest, "en") {
+		if !asked[w] {
+			return ""
+		}
+	}
+	return strings.Join(name, " ")
+}
+
+// bracketed is a part of an answer in brackets, with the space before it.
+var bracketed = regexp.MustCompile(`\s*\([^()]*\)`)
+
+// sentenceEnd is where an answer's first sentence ends (a full stop and a space, not after an
+// initial: "Mary J. Blige"), or -1.
+func sentenceEnd(answer string) int {
+	from := 0
+	for {
+		i := strings.Index(answer[from:], ". ")
+		if i < 0 {
+			return -1
+		}
+		if i += from; !initialBefore(answer[:i]) {
+			return i
+		}
+		from = i + len(". ")
+	}
 }
 
 // readsAsSentence reports whether answer has a verb of being or having or a relative pronoun in
@@ -296,19 +414,28 @@ func answerHead(answer string) string {
 	if end <= 0 {
 		return ""
 	}
-	head := strings.TrimSpace(answer[:end])
-	words := strings.Fields(head)
+	if head := strings.TrimSpace(answer[:end]); readsAsName(head) {
+		return head
+	}
+	return ""
+}
+
+// readsAsName reports whether s reads as a name: at most maxHeadWords words, the first
+// capitalised, every other capitalised, a digit or a small word inside a title, and no verdict
+// ("Yes").
+func readsAsName(s string) bool {
+	words := strings.Fields(s)
 	if len(words) == 0 || len(words) > maxHeadWords || !text.IsCapitalised(strings.TrimLeft(words[0], `"'“‘`)) ||
-		notNames[strings.ToLower(head)] {
-		return ""
+		notNames[strings.ToLower(s)] {
+		return false
 	}
 	for _, w := range words[1:] {
 		bare := strings.TrimLeft(w, `"'“‘`)
 		if !text.IsCapitalised(bare) && !text.IsTitleMinorWord(bare) && !strings.ContainsAny(bare, "0123456789") {
-			return ""
+			return false
 		}
 	}
-	return head
+	return true
 }
 
 // headEnd is where the name an answer may open with ends: at its first break (answerHeadBreaks;

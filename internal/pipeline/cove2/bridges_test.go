@@ -518,3 +518,49 @@ func TestCove2BridgedQuestionIsAboutTheClaimByItsName(t *testing.T) {
 		})
 	}
 }
+
+// A verifier that gives the name it opens with and then, in brackets, the full name its passage
+// writes ("Sam Ortiz (Samuel Ortiz Jr.) is ...") gives the bracketed name when only that is in
+// the passage.
+func TestCove2BridgeIsTheNameInBracketsAfterTheAnswersName(t *testing.T) {
+	t.Parallel()
+	checkBridges(t, "Samuel Ortiz Jr. (April 10, 1921 – 1992) is the 46th president of Ostmoor", []bridgeCase{
+		{"Sam Ortiz (Samuel Ortiz Jr.) is the 46th president of Ostmoor", "Samuel Ortiz Jr."},
+		{"Sam Ortiz (Samuel Ortiz Jr., April 10, 1921 – 1992). He was the 46th president", "Samuel Ortiz Jr."},
+		{"Sam Ortiz (the 46th president) led Ostmoor", ""},
+		{"Sam Ortiz (Samuel Ortiz Sr.) is the 46th president of Ostmoor", ""},
+	})
+}
+
+// A verifier that answers by writing its question back with the name filled in ("The second film
+// of the Ostmoor brothers is Night Tide, a drama ...") gives that name: the one name of the
+// answer's sentence its question does not hold, every other word of the sentence up to the
+// name's clause being the question's. An answer that says more than its question asked, or
+// names two new things, gives none this way.
+func TestCove2BridgeIsTheNameTheAnswerFillsIntoItsQuestion(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ question, answer, passage, value string }{
+		{"What is the second film of the Ostmoor brothers?", "The second film of the Ostmoor brothers is Night Tide, a drama about the sea",
+			"Night Tide is a drama about the sea, the second film of the Ostmoor brothers", "Night Tide"},
+		{"Which league was Ostmoor Rovers a founder member of in 1888?", "Ostmoor Rovers was a founder member of the Harbour League (today's Coast League) in 1888",
+			"Ostmoor Rovers is a club and a founder member of the Harbour League in 1888", "Harbour League"},
+		{"What is the capital and largest city of Ostmoor and of Westmoor?", "Westhaven is the capital and largest city of both Ostmoor and Westmoor",
+			"Westhaven is the capital and largest city of Ostmoor and Westmoor", "Westhaven"},
+		// Words the question did not ask: the name is not simply filled in.
+		{"Which company created Night Tide?", "The source says Night Tide was created by Mara Quinn, a person rather than a company",
+			"Night Tide was created by the Ostmoor writer Mara Quinn", ""},
+		{"Which band did Sam Ortiz form with a singer?", "Tidewater was a rock band formed in Westhaven",
+			"Tidewater was a rock band formed in Westhaven by Sam Ortiz", ""},
+		// Two new names: which one is meant is not for code to guess.
+		{"Who created Night Tide?", "Night Tide was created by Mara Quinn together with Sam Ortiz",
+			"The series Night Tide was created by Mara Quinn together with Sam Ortiz", ""},
+	} {
+		page := evidence.Retrieved{SearchResult: pipelinetest.SearchResult("https://example.org/page", "Example", tt.passage+".")}
+		cited := page
+		cited.Quote = tt.passage
+		b := verifiedBridge(Verification{Query: tt.question, Answer: tt.answer, Retrieved: []evidence.Retrieved{page}, Sources: []evidence.Retrieved{cited}})
+		if b.Value != tt.value {
+			t.Errorf("verifiedBridge(%q to %q) = %+v, want %q", tt.answer, tt.question, b, tt.value)
+		}
+	}
+}
