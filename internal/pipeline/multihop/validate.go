@@ -420,7 +420,7 @@ func quantities(s, language string) map[string]bool {
 			if w == "one" && i+1 < len(words) && words[i+1] == "of" {
 				continue // "one of the products" picks one out, it counts nothing
 			}
-			if w == "one" && oneAsPronoun(words[i+1:]) {
+			if w == "one" && i > 0 && pronounOneAfter[words[i-1]] && oneAsPronoun(words[i+1:]) {
 				continue // "a ballad is one in which a story is told" counts nothing either
 			}
 			// "twenty-one" and "twenty one" are one number, 21; an ordinal counts nothing.
@@ -440,11 +440,16 @@ func quantities(s, language string) map[string]bool {
 // relativeWords open a relative clause; "one" before one is a pronoun, not a number.
 var relativeWords = text.WordSet("who whom whose which that where")
 
+// pronounOneAfter are the words after which a "one" heading a relative clause is a pronoun ("is
+// one who", "the one that"); after others it is the number ("between zero and one that ...").
+var pronounOneAfter = text.WordSet("is are was were be been being the this that every any no each")
+
 // prepositionsBeforeRelative stand between a pronoun and its relative clause ("one in which").
 var prepositionsBeforeRelative = text.WordSet("in on at of for by with from to")
 
 // oneAsPronoun reports whether the words after a "one" make it the head of a relative clause:
-// "one who ...", "one in which ...", not "one in ten".
+// "one who ...", "one in which ...", not "one in ten". The caller checks the word before it
+// (pronounOneAfter).
 func oneAsPronoun(after []string) bool {
 	switch {
 	case len(after) > 0 && relativeWords[after[0]]:

@@ -507,6 +507,9 @@ func TestQuantitiesOneOf(t *testing.T) {
 		{"A ballad is one in which a story is told", nil},
 		{"The winner was one who trained alone", nil},
 		{"One in ten residents owns a boat", []string{"1", "10"}},
+		// ... but a number before its relative clause still counts (a FEVEROUS-S statement's plan
+		// was refused for "between zero and one" against "between zero and one that describes").
+		{"The index is a value between zero and one that measures spread", []string{"0", "1"}},
 		// A compound is one number: "twenty-one" is 21, not 20 and 1 (text.NumberAt).
 		{"The band released twenty-one albums", []string{"21"}},
 		{"The band released twenty one albums", []string{"21"}},
