@@ -185,8 +185,36 @@ func (r *multihopRun) othersFinds(st *chainState) []hopEvidence {
 }
 
 // minCitedSharedWords is how many of a claim's content words a source another claim cited must
-// hold to be given to the claim when its own hops found nothing (judgeOnOthersCitations).
+// hold to be given to the claim when its own hops found nothing (judgeOnOthersCitations), unless
+// it holds every word of the name the claim is about (subjectWords).
 const minCitedSharedWords = 3
+
+// subjectWords are the topic words of the name a claim opens with, its subject ("Jay-Z" of
+// "Jay-Z is Canadian", "Calling" of "The Calling is a rock band"): the run of names (isName; a
+// first word only when the plan lists it among the claim's entities) from the claim's first
+// word, after an opening "The". None when the claim opens otherwise ("Two riders were ...").
+// A page that holds the subject and not the claim's other words is what refutes a swapped
+// attribute: "features American rapper Jay-Z" for "Jay-Z is Canadian".
+func subjectWords(c PlanClaim, language string) map[string]bool {
+	lang := cmpLang(language)
+	entityWords := map[string]bool{}
+	for _, e := range c.Entities {
+		for _, t := range tokensOf(e) {
+			entityWords[t.key] = true
+		}
+	}
+	var run []string
+	for i, t := range tokensOf(evidence.WithoutBridges(c.ClaimText)) {
+		if i == 0 && t.key == "the" {
+			continue
+		}
+		if !isName(t, i, lang, entityWords) {
+			break
+		}
+		run = append(run, t.text)
+	}
+	return tokenSet(topicWords(strings.Join(run, " "), language))
+}
 
 // judgeOnOthersCitations judges once more, after every other claim, each claim that had no
 // source when it was judged (foundNothing): with the sources the other claims' verdicts cited
@@ -212,6 +240,10 @@ func (r *multihopRun) judgeOnOthersCitations(ctx context.Context, targets []*cha
 		if need == 0 {
 			continue // a claim of no content words shares none with any source
 		}
+		subject := subjectWords(st.claim, r.in.language)
+		about := func(s string) bool {
+			return sharedWordCount(words, s, r.in.language) >= need || len(subject) > 0 && sharedWordCount(subject, s, r.in.language) == len(subject)
+		}
 		for _, o := range targets {
 			if o == st || o.foundNothing || o.reused != nil {
 				continue
@@ -219,7 +251,7 @@ func (r *multihopRun) judgeOnOthersCitations(ctx context.Context, targets []*cha
 			for _, k := range o.verdict.cited {
 				e := o.evidence[k]
 				if len(st.sharedFinds) >= maxSharedSources || holdsURL(st.sharedFinds, e.SearchResult) ||
-					sharedWordCount(words, e.Title+" "+evidence.SourceText(e.Retrieved), r.in.language) < need {
+					!about(e.Title+" "+evidence.SourceText(e.Retrieved)) {
 					continue
 				}
 				found := e.Retrieved

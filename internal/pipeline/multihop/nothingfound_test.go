@@ -154,3 +154,56 @@ func TestClaimThatFoundNothingOnlyWithWhatIsAboutIt(t *testing.T) {
 		})
 	}
 }
+
+// A claim whose own hops found nothing is given a page another claim cited that holds the name
+// it is about, though not its other words: a page that gives the person another origin holds
+// the person's name and not the claim's place (a real-model run left "Jay-Z is Canadian"
+// unverified, "no retrievable evidence", beside a claim that cited "Umbrella is a song that
+// features American rapper Jay-Z").
+func TestClaimThatFoundNothingIsJudgedOnAPageAboutItsSubject(t *testing.T) {
+	t.Parallel()
+	const statement = "Night Tide is a song that features Ostmoor rapper Mara Quinn."
+	const songClaim, originClaim = "Night Tide features Mara Quinn", "Mara Quinn is from Ostmoor"
+	song := hit("https://en.wikipedia.org/wiki/Night_Tide_(song)", "Wikipedia", "Night Tide is a song that features Westmoor rapper Mara Quinn.", nil)
+	plan := Plan{
+		PlanID: "night-tide",
+		Claims: []PlanClaim{
+			{ClaimID: "c1", ClaimText: songClaim, SourceSpan: "Night Tide is a song that features Ostmoor rapper Mara Quinn",
+				Entities: []string{"Night Tide", "Mara Quinn"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries: []string{"Night Tide song credits"}, SourceIndependenceScore: 0.8},
+			{ClaimID: "c2", ClaimText: originClaim, SourceSpan: "Ostmoor rapper Mara Quinn",
+				Entities: []string{"Mara Quinn", "Ostmoor"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries: []string{"Mara Quinn hometown"}, SourceIndependenceScore: 0.8},
+		},
+		QueryChains: []QueryChain{
+			{ClaimID: "c1", Hops: []PlanHop{{1, "Night Tide song featured artist", "encyclopedia", "credits"}}},
+			{ClaimID: "c2", Hops: []PlanHop{{1, "Mara Quinn rapper birthplace", "encyclopedia", "biography"}}},
+		},
+		CrossValidationPairs:   []CrossValidationPair{{"c1", "c2", "the same rapper"}},
+		CrossValidationQueries: []CrossValidationQuery{{"Ostmoor hip hop scene", []int{0, 1}}},
+		ExecutionOrder:         []string{"c1", "c2"},
+	}
+	model := planModel(t, plan, map[string]string{
+		songClaim: judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Night Tide is a song that features Westmoor rapper Mara Quinn", evidence.StanceSupports}),
+		originClaim: `{"verdict": "refuted", "citations": [{"source": 1, "passage": "features Westmoor rapper Mara Quinn", "stance": "refutes"}],
+			"reason": "The page calls Mara Quinn a Westmoor rapper.", "supported_part": "", "correction": "Mara Quinn is from Westmoor.", "confidence": "Medium", "missing": ""}`,
+	})
+	searcher := &StubSearcher{honour: true, rules: []searchRule{{contains: "Night Tide", results: []pipeline.SearchResult{song}}}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: statement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Claims[1]; c.Verdict != pipeline.VerdictRefuted || !slices.Contains(c.Citations, 1) {
+		t.Errorf("claim 2 = %s %v: %s, want refuted on the page claim 1 cited", c.Verdict, c.Citations, c.Reason)
+	}
+	var judged []string
+	for _, p := range model.Sent(pipeline.StepJudge) {
+		if strings.Contains(p, "<untrusted_claim>\n"+originClaim) {
+			judged = append(judged, p)
+		}
+	}
+	if len(judged) != 1 || !strings.Contains(judged[0], song.Snippet) || !strings.Contains(judged[0], relationShared) ||
+		strings.Contains(judged[0], songClaim) || strings.Contains(judged[0], statement) {
+		t.Errorf("claim 2 was judged %d times; its prompt:\n%s", len(judged), strings.Join(judged, "\n---\n"))
+	}
+}
