@@ -114,6 +114,12 @@ func TestBridgeResolvedFromTheCitedFinding(t *testing.T) {
 	if !strings.Contains(c1Prompt, `In "answer" give "value"`) {
 		t.Errorf("c1's judge was not asked to name the actor:\n%s", c1Prompt)
 	}
+	// Sources that list the candidates without saying which one is meant: the follow-up
+	// searches their names. Only a claim others build on is asked so.
+	const candidates = `"missing" is a search query of those names`
+	if !strings.Contains(c1Prompt, candidates) || strings.Contains(c2Prompt, candidates) {
+		t.Errorf("only c1's judge should be asked to name the candidates in missing:\n%s\n---\n%s", c1Prompt, c2Prompt)
+	}
 	// The exact prompt c2's judge got: its own source, then c1's cited one, marked.
 	own := evidence.Retrieved{SearchResult: srcSlipknot}
 	own.Provider, own.Rank = "stub", 1
