@@ -197,6 +197,11 @@ func (r *multihopRun) makePlan(ctx context.Context) error {
 			return vp.JSON, nil
 		}}
 	out, err := step.Run(ctx, r.rec, prompt)
+	if err != nil && overCap != nil && ctx.Err() == nil {
+		// The cap's request is optional: an answer that failed (an error, a reply cut off)
+		// leaves the first plan, recorded in the run's calls like any other.
+		validated, err = overCap, nil
+	}
 	r.res.Plan, r.res.PlanViolations, r.res.PlanRepaired = out.Raw, out.Violations, out.Repaired
 	if validated != nil && validated == overCap {
 		r.res.Plan, r.res.PlanRepaired = overCapRaw, false

@@ -817,12 +817,12 @@ func TestMultihopPlanOverTheClaimCap(t *testing.T) {
 	searcher := func() *StubSearcher {
 		return &StubSearcher{rules: []searchRule{{contains: "", results: []pipeline.SearchResult{tower}}}}
 	}
-	run := func(repair Plan) (*pipeline.Result, *pipelinetest.StubModel) {
+	run := func(repair Plan, repairErr error) (*pipeline.Result, *pipelinetest.StubModel) {
 		t.Helper()
 		model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
 			judgeRuleFor(whole, judgeJSON("supported", []int{1}, "Medium", "ok", "", "completed on 31 March 1889")),
 			judgeRuleFor(first.Claims[0].ClaimText, judgeJSON("supported", []int{1}, "Medium", "ok", "", "completed on 31 March 1889")),
-			{Contains: pipeline.MarkerRepair, Reply: planJSON(t, repair)},
+			{Contains: pipeline.MarkerRepair, Reply: planJSON(t, repair), Err: repairErr},
 			{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, first)},
 		}}
 		res, err := Multihop{Model: model, Searcher: searcher()}.
@@ -838,12 +838,15 @@ func TestMultihopPlanOverTheClaimCap(t *testing.T) {
 		return res, model
 	}
 
-	res, _ := run(joined)
+	res, _ := run(joined, nil)
 	if !res.PlanRepaired || res.Plan != planJSON(t, joined) || len(res.Claims) != 1 || res.Claims[0].Verdict != pipeline.VerdictSupported {
 		t.Errorf("the joined plan: repaired %v, claims %+v", res.PlanRepaired, res.Claims)
 	}
-	for name, repair := range map[string]Plan{"drops a fact": dropped, "breaks a rule": broken} {
-		res, model := run(repair)
+	for name, repair := range map[string]struct {
+		plan Plan
+		err  error
+	}{"drops a fact": {dropped, nil}, "breaks a rule": {broken, nil}, "fails": {joined, errors.New("connection reset")}} {
+		res, model := run(repair.plan, repair.err)
 		if res.PlanRepaired || res.Plan != planJSON(t, first) || len(res.Claims) != 2 || res.Claims[0].Verdict != pipeline.VerdictSupported ||
 			res.Claims[1].Verdict != pipeline.VerdictNotChecked || len(model.Sent(pipeline.StepJudge)) != 1 {
 			t.Errorf("a repair that %s: repaired %v, plan %s, claims %+v", name, res.PlanRepaired, res.Plan, res.Claims)
