@@ -263,7 +263,7 @@ func bracketedName(answer string) string {
 // Ostmoor film?", "Ostmoor Rovers was a founder member of the Harbour League in 1888" to "Which
 // league was Ostmoor Rovers a founder member of in 1888?", "Westhaven is the capital and largest
 // city of Ostmoor" to "What is the capital and largest city of Ostmoor?". In a relay run
-// (EX-FEVER 1361-1440) 3 of the 12 answers cove2 refused as bridges were such. Read in the
+// (EX-FEVER 1361-1440) 3 of the 10 answers cove2 refused as bridges were such. Read in the
 // answer's first sentence, without what it puts in brackets: exactly one run of capitalised
 // words (openingName) that has a word the question does not, and every content word of the
 // sentence before it and after it up to its clause's end the question's. An answer that says
