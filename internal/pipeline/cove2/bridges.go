@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
@@ -282,6 +283,9 @@ func echoedName(answer, question string) string {
 		sentence = answer[:i]
 	}
 	words := strings.Fields(bracketed.ReplaceAllString(sentence, ""))
+	if len(words) > maxEchoWords {
+		return "" // a question written back is short; and each word below reads the rest
+	}
 	var name []string
 	from, to := -1, -1
 	for i := 0; i < len(words); i++ {
@@ -326,6 +330,9 @@ func echoedName(answer, question string) string {
 	}
 	return strings.Join(name, " ")
 }
+
+// maxEchoWords bounds the sentence echoedName reads.
+const maxEchoWords = 60
 
 // bracketed is a part of an answer in brackets, with the space before it.
 var bracketed = regexp.MustCompile(`\s*\([^()]*\)`)
@@ -616,13 +623,11 @@ func withoutArticle(value string) (string, bool) {
 	return "", false
 }
 
-// initialBefore reports whether s ends with an initial, a single capital letter ("Mary J").
+// initialBefore reports whether s ends with an initial, a single capital letter ("Mary J"). It
+// reads only s's last word: headEnd and sentenceEnd ask it at every full stop of an answer.
 func initialBefore(s string) bool {
-	words := strings.Fields(s)
-	if len(words) == 0 {
-		return false
-	}
-	last := words[len(words)-1]
+	s = strings.TrimRightFunc(s, unicode.IsSpace)
+	last := s[strings.LastIndexFunc(s, unicode.IsSpace)+1:]
 	return len(last) == 1 && text.IsCapitalised(last)
 }
 

@@ -564,3 +564,23 @@ func TestCove2BridgeIsTheNameTheAnswerFillsIntoItsQuestion(t *testing.T) {
 		}
 	}
 }
+
+// A verifier's answer and question are a model's text: every reading of them takes any input
+// without panicking, and a value it gives is one evidence.ResolveBridge took (at most
+// evidence.MaxBridgeBytes, no markup).
+func FuzzVerifiedBridge(f *testing.F) {
+	f.Add("The seventh Ostmoor film is Night Tide, a drama (2010). It won.", "What is the seventh Ostmoor film?", "Night Tide is the seventh Ostmoor film")
+	f.Add("Sam Ortiz (Samuel Ortiz Jr., 1921) is (", "Who is the 46th president?", "Samuel Ortiz Jr. is the 46th president")
+	f.Add(" ( ,", "", ") (")
+	f.Fuzz(func(t *testing.T, answer, question, passage string) {
+		page := evidence.Retrieved{SearchResult: pipelinetest.SearchResult("https://example.org/page", "Example", passage+".")}
+		cited := page
+		cited.Quote = passage
+		b := verifiedBridge(Verification{Query: question, Answer: answer, Retrieved: []evidence.Retrieved{page}, Sources: []evidence.Retrieved{cited}})
+		if len(b.Value) > evidence.MaxBridgeBytes || strings.ContainsAny(b.Value, "{}<>") || b.Value == "" && b.Reason == "" {
+			t.Fatalf("bridge %+v from %q", b, answer)
+		}
+		_ = bracketedName(answer)
+		_ = echoedName(answer, question)
+	})
+}
