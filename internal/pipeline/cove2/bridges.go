@@ -246,7 +246,7 @@ func verifiedBridge(v Verification) evidence.Bridge {
 // 1361-1440): the bracket's words up to its first comma, when they read as a name (readsAsName).
 func bracketedName(answer string) string {
 	end := headEnd(answer)
-	if end <= 0 || !strings.HasPrefix(answer[end:], " (") || answerHead(answer) == "" {
+	if end <= 0 || !strings.HasPrefix(answer[end:], " (") || !readsAsName(strings.TrimSpace(answer[:end])) {
 		return ""
 	}
 	inner := answer[end+len(" ("):]
@@ -279,7 +279,7 @@ func echoedName(answer, question string) string {
 		asked[w] = true
 	}
 	sentence := answer
-	if i := sentenceEnd(answer); i >= 0 {
+	if i := breakAt(answer, ". "); i >= 0 { // the first sentence
 		sentence = answer[:i]
 	}
 	words := strings.Fields(bracketed.ReplaceAllString(sentence, ""))
@@ -336,22 +336,6 @@ const maxEchoWords = 60
 
 // bracketed is a part of an answer in brackets, with the space before it.
 var bracketed = regexp.MustCompile(`\s*\([^()]*\)`)
-
-// sentenceEnd is where an answer's first sentence ends (a full stop and a space, not after an
-// initial: "Mary J. Blige"), or -1.
-func sentenceEnd(answer string) int {
-	from := 0
-	for {
-		i := strings.Index(answer[from:], ". ")
-		if i < 0 {
-			return -1
-		}
-		if i += from; !initialBefore(answer[:i]) {
-			return i
-		}
-		from = i + len(". ")
-	}
-}
 
 // readsAsSentence reports whether answer has a verb of being or having or a relative pronoun in
 // lower case ("was", "has", "who"): a title writes them capitalised ("The Man Who Was
@@ -450,24 +434,27 @@ func readsAsName(s string) bool {
 func headEnd(answer string) int {
 	end := -1
 	for _, br := range answerHeadBreaks {
-		from := 0
-		for {
-			i := strings.Index(answer[from:], br)
-			if i < 0 {
-				break
-			}
-			i += from
-			if br == ". " && initialBefore(answer[:i]) {
-				from = i + len(br)
-				continue
-			}
-			if end < 0 || i < end {
-				end = i
-			}
-			break
+		if i := breakAt(answer, br); i >= 0 && (end < 0 || i < end) {
+			end = i
 		}
 	}
 	return end
+}
+
+// breakAt is where br first occurs in answer, a full stop after an initial ("Mary J. Blige")
+// not counting as one, or -1.
+func breakAt(answer, br string) int {
+	from := 0
+	for {
+		i := strings.Index(answer[from:], br)
+		if i < 0 {
+			return -1
+		}
+		if i += from; br != ". " || !initialBefore(answer[:i]) {
+			return i
+		}
+		from = i + len(br)
+	}
 }
 
 // answerNames is the name an answer written as a sentence opens with, when its question does
@@ -624,7 +611,7 @@ func withoutArticle(value string) (string, bool) {
 }
 
 // initialBefore reports whether s ends with an initial, a single capital letter ("Mary J"). It
-// reads only s's last word: headEnd and sentenceEnd ask it at every full stop of an answer.
+// reads only s's last word: breakAt asks it at every full stop of an answer.
 func initialBefore(s string) bool {
 	s = strings.TrimRightFunc(s, unicode.IsSpace)
 	last := s[strings.LastIndexFunc(s, unicode.IsSpace)+1:]

@@ -184,7 +184,7 @@ func (r *multihopRun) makePlan(ctx context.Context) error {
 				}
 				return nil, pipeline.CapViolations(out)
 			}
-			if n := verifiableClaims(vp.Plan); replies == 1 && n > r.opts.MaxQuestions {
+			if n := vp.Plan.verifiableCount(); replies == 1 && n > r.opts.MaxQuestions {
 				overCap, overCapRaw = vp, reply
 				return nil, []string{PlanViolation{RuleClaimsWithinCap, fmt.Sprintf(
 					"the plan has %d verifiable claims and the claim cap verifies %d; the other %d would be skipped, not verified. "+
@@ -218,17 +218,6 @@ func (r *multihopRun) makePlan(ctx context.Context) error {
 	r.plan = validated
 	r.res.PlanJSON = validated.JSON
 	return nil
-}
-
-// verifiableClaims counts the plan's verifiable claims: those the claim cap counts.
-func verifiableClaims(p Plan) int {
-	n := 0
-	for _, c := range p.Claims {
-		if c.Verifiable {
-			n++
-		}
-	}
-	return n
 }
 
 // overCapRepairDrops returns the words of the first plan's verifiable claims (content words,

@@ -328,9 +328,11 @@ func (pv *planValidation) claimIndex(id string) int {
 	return slices.IndexFunc(pv.plan.Claims, func(c PlanClaim) bool { return c.ClaimID == id })
 }
 
-func (pv *planValidation) verifiableCount() int {
+// verifiableCount counts the plan's verifiable claims: those that need chains and
+// cross-validation, and those the claim cap counts.
+func (p Plan) verifiableCount() int {
 	n := 0
-	for _, c := range pv.plan.Claims {
+	for _, c := range p.Claims {
 		if c.Verifiable {
 			n++
 		}
@@ -629,7 +631,7 @@ func checkPairReferences(pv *planValidation) []string {
 }
 
 func checkCrossValidationPresent(pv *planValidation) []string {
-	if n := pv.verifiableCount(); n >= 2 && len(pv.plan.CrossValidationQueries) == 0 {
+	if n := pv.plan.verifiableCount(); n >= 2 && len(pv.plan.CrossValidationQueries) == 0 {
 		return []string{fmt.Sprintf("the plan has %d verifiable claims but no cross_validation_queries; test related claims jointly", n)}
 	}
 	return nil
