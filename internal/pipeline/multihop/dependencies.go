@@ -159,8 +159,9 @@ func (r *multihopRun) shareFindings(targets []*chainState) {
 
 // othersFinds is what the other claims' hops kept that is about st and st does not hold: each
 // result a chain relied on that passes the hop relevance test with st as its topic, at most
-// maxSharedSources, in the order the chains ran, marked as found by another claim's searches.
-// No other claim's text comes with it: only what a search returned.
+// maxSharedSources, the pages of st's entities first (ownPagesFirst), then in the order the
+// chains ran, marked as found by another claim's searches. No other claim's text comes with it:
+// only what a search returned.
 func (r *multihopRun) othersFinds(st *chainState) []hopEvidence {
 	topic := newHopTopic(r.in.language, st.claim.ClaimText, st.claim)
 	var out []hopEvidence
@@ -169,9 +170,6 @@ func (r *multihopRun) othersFinds(st *chainState) []hopEvidence {
 			continue
 		}
 		for _, e := range o.evidence {
-			if len(out) >= maxSharedSources {
-				return out
-			}
 			if e.fromClaim > 0 || e.shared || holdsURL(st.evidence, e.SearchResult) || holdsURL(out, e.SearchResult) ||
 				!topic.relevant(e.Title, evidence.SourceText(e.Retrieved)) {
 				continue
@@ -181,7 +179,8 @@ func (r *multihopRun) othersFinds(st *chainState) []hopEvidence {
 			out = append(out, hopEvidence{Retrieved: found, hop: e.hop, group: 300 + o.index, fromClaim: o.index + 1, shared: true})
 		}
 	}
-	return out
+	ownPagesFirst(out, topic, func(e hopEvidence) string { return e.Title })
+	return out[:min(len(out), maxSharedSources)]
 }
 
 // minCitedSharedWords is how many of a claim's content words a source another claim cited must

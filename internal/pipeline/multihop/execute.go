@@ -436,7 +436,8 @@ type dropCounts struct {
 
 // filterResults keeps, in rank order, the results that share no source with used, lie inside the
 // temporal scope and are about topic (hopTopic.relevant), one per URL, at most evidencePerHop of
-// them (the most recent ones when the scope prefers recent evidence). A provider should have
+// them: the pages of the topic's entities first (ownPagesFirst), or the most recent ones when
+// the scope prefers recent evidence. A provider should have
 // applied the query's exclusions and dates already; this check is what guarantees them. A
 // result that is not about the topic is neither kept nor, so, excluded from later hops; an
 // excluded one counts against independence only when it is relevant.
@@ -490,6 +491,8 @@ func (r *multihopRun) filterResults(results []pipeline.SearchResult, used usedSo
 			a, b := out[i].PublishedAt, out[j].PublishedAt
 			return a != nil && (b == nil || a.After(*b))
 		})
+	} else {
+		ownPagesFirst(out, topic, func(e evidence.Retrieved) string { return e.Title })
 	}
 	if len(out) > evidencePerHop {
 		out = out[:evidencePerHop]
@@ -659,4 +662,17 @@ func (r *multihopRun) enforceIndependence() {
 		}
 		st.evidence = kept
 	}
+}
+
+// ownPagesFirst orders list, in place and otherwise as it was, with the results titled with one
+// of the topic's names (hopTopic.titled: that entity's own page) before the rest, so that a
+// bound on how many are kept cannot leave out the page about the claim's entity while it keeps
+// others that merely name it. In a relay run "The Americans is an American series" kept, from
+// its own hop and the statement's other claims, eight pages of other American series (each
+// relevant by "American" and "series") and never the series' own page, which a neighbouring
+// claim had found fourth: its judge found no source about the series.
+func ownPagesFirst[T any](list []T, topic hopTopic, title func(T) string) {
+	sort.SliceStable(list, func(i, j int) bool {
+		return topic.titled(title(list[i])) && !topic.titled(title(list[j]))
+	})
 }
