@@ -1,6 +1,7 @@
 package multihop
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -536,9 +537,12 @@ func nameWords(entity, language string, words []string) []string {
 }
 
 // topicWords are the content words of s as relevance compares them: folded, without stop words
-// (text.ContentWords), a plural "s" removed ("towers" is "tower", "studies" is "study").
+// (text.ContentWords), a possessive "'s" and a plural "s" removed ("Atkins's" is "atkin" as
+// "Atkins" is, "towers" is "tower", "studies" is "study"). Folding drops the apostrophe, so a
+// possessive left in read as another word ("atkinss") and a name that ends in "s" did not anchor
+// a text that wrote it in the possessive.
 func topicWords(s, language string) []string {
-	words := text.ContentWords(text.FoldForMatch(s), language)
+	words := text.ContentWords(text.FoldForMatch(possessive.ReplaceAllString(s, "$1")), language)
 	for i, w := range words {
 		words[i] = text.Singular(w)
 	}
@@ -576,3 +580,6 @@ func identifiers(s string) []string {
 	}
 	return out
 }
+
+// possessive is a word's possessive ending, "'s" or "’s" after a letter.
+var possessive = regexp.MustCompile(`(\pL)['’]s\b`)

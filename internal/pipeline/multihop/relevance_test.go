@@ -33,6 +33,15 @@ func TestHopTopicRelevance(t *testing.T) {
 		{baikal, "Baikal bathymetry sonar survey", "Sonar survey kits for lake depth mapping.", false},
 		{apoe, "APOE4 carriers overall cancer incidence cohort", "APOE4 carriers had a lower incidence of several cancers.", true},
 		{apoe, "APOE4 carriers overall cancer incidence cohort", "Incidence rates in a cohort of smokers.", false},
+		// A possessive of a name that ends in "s" is the name: folding drops the apostrophe, and
+		// "Atkins's" had read as the word "atkinss" (in a relay run a claim on Susan
+		// Denise Atkins's followers kept no page that said "Susan Denise Atkins's followers").
+		{PlanClaim{ClaimText: "Mara Quinn Atkins had followers", Entities: []string{"Mara Quinn Atkins"}}, "Mara Quinn Atkins followers group",
+			"Mara Quinn Atkins's followers committed the Westmoor robberies.", true},
+		{PlanClaim{ClaimText: "Mara Quinn Atkins had followers", Entities: []string{"Mara Quinn Atkins"}}, "Mara Quinn Atkins followers group",
+			"Mara Quinn Atkins’ followers committed the Westmoor robberies.", true},
+		{PlanClaim{ClaimText: "Mara Quinn Atkins had followers", Entities: []string{"Mara Quinn Atkins"}}, "Mara Quinn Atkins followers group",
+			"Mara Quinn Atkinson's followers committed the Westmoor robberies.", false},
 		// No anchor at all: two shared words are enough.
 		{PlanClaim{ClaimText: "coffee lowers blood pressure"}, "coffee blood pressure trial", "A trial found coffee raised blood pressure.", true},
 		{PlanClaim{ClaimText: "coffee lowers blood pressure"}, "coffee blood pressure trial", "Coffee shops near you.", false},
