@@ -288,7 +288,11 @@ func echoedName(answer, question string) string {
 	}
 	var name []string
 	from, to := -1, -1
+	twoAsks := secondAsk.MatchString(question)
 	for i := 0; i < len(words); i++ {
+		if name != nil && twoAsks && i == clauseEnd(words, to) && i < len(words) && secondClauseOpeners[strings.ToLower(words[i])] {
+			break // the name's clause answered the first ask; what follows answers the second
+		}
 		run := openingName(strings.Join(words[i:], " "))
 		if len(run) == 0 || !slices.ContainsFunc(run, func(w string) bool { return !stop[strings.ToLower(w)] }) {
 			continue // no name: "He was ...", "The seventh ..."
@@ -304,31 +308,90 @@ func echoedName(answer, question string) string {
 		}
 		i += len(run) - 1
 	}
+	// A name given with "is called" or "is known as" is the name, though every word of it may be
+	// the question's: "The South Indian segment of the annual Filmfare Awards is called the
+	// Filmfare Awards South" to "What is the name of the annual South Indian segment of the
+	// Filmfare Awards?" (a relay run). The words before it are read up to the verb.
+	before := from
+	if called, verbAt, calledTo := calledName(words); called != nil && (name == nil || calledTo == to) {
+		name, before, to = called, verbAt, calledTo
+	}
 	if name == nil {
 		return ""
 	}
-	closes := func(w string) bool { return strings.ContainsAny(w[len(w)-1:], ",;:") }
 	// A content word right after the run goes on with it: "Pop music" gives no "Pop".
-	if !closes(words[to-1]) && to < len(words) && !stop[strings.ToLower(strings.Trim(words[to], `"'“”‘’.`))] {
+	if !closesClause(words[to-1]) && to < len(words) && !stop[strings.ToLower(strings.Trim(words[to], `"'“”‘’.`))] {
 		return ""
 	}
-	// The clause the name ends: up to the first word that closes one.
-	end := to
-	if !closes(words[to-1]) {
-		for end < len(words) {
-			end++
-			if closes(words[end-1]) {
-				break
-			}
-		}
-	}
-	rest := strings.Join(words[:from], " ") + " " + strings.Join(words[to:end], " ")
+	end := clauseEnd(words, to)
+	rest := strings.Join(words[:before], " ") + " " + strings.Join(words[to:end], " ")
 	for _, w := range text.ContentWords(rest, "en") {
 		if !asked[w] {
 			return ""
 		}
 	}
 	return strings.Join(name, " ")
+}
+
+// closesClause reports whether word ends a clause: a comma, semicolon or colon after it.
+func closesClause(word string) bool { return strings.ContainsAny(word[len(word)-1:], ",;:") }
+
+// clauseEnd is where the clause that words[:to] ends in ends: to when words[to-1] closes it,
+// else after the first word from to on that does, or at the end.
+func clauseEnd(words []string, to int) int {
+	end := to
+	if !closesClause(words[to-1]) {
+		for end < len(words) {
+			end++
+			if closesClause(words[end-1]) {
+				break
+			}
+		}
+	}
+	return end
+}
+
+// secondAsk is a question's second ask after a comma or "and" ("Who was the father of George VI,
+// and which throne did he ascend?", "... and in what year was it released?"): its answer gives
+// the first ask's name in its first clause and the second's after it. In a relay run (EX-FEVER
+// 1601-1680) 57 of cove2's 365 verification questions asked two things.
+var secondAsk = regexp.MustCompile(`(?i)(,|\band)\s+(and\s+)?((in|on|at|for|from|by|to|of|with|under)\s+)?(what|which|who|whom|whose|when|where|how|why)\b`)
+
+// secondClauseOpeners open the clause of an answer that answers a question's second ask, after
+// the name that answers its first: "George V, who ascended ...".
+var secondClauseOpeners = text.WordSet("who which where when and")
+
+// calledName is the name an answer gives after "called", "named" or "known as" (an article
+// aside), the index of that verb and the index after the name; nil when it gives none so.
+func calledName(words []string) (name []string, verbAt, to int) {
+	for i, w := range words {
+		at := i + 1
+		switch strings.ToLower(w) {
+		case "called", "named":
+		case "known":
+			if at >= len(words) || strings.ToLower(words[at]) != "as" {
+				continue
+			}
+			at++
+		default:
+			continue
+		}
+		if at < len(words) {
+			switch strings.ToLower(words[at]) {
+			case "the", "a", "an":
+				at++
+			}
+		}
+		if at >= len(words) {
+			return nil, 0, 0
+		}
+		run := openingName(strings.Join(words[at:], " "))
+		if len(run) == 0 {
+			return nil, 0, 0
+		}
+		return run, i, at + len(run)
+	}
+	return nil, 0, 0
 }
 
 // maxEchoWords bounds the sentence echoedName reads.

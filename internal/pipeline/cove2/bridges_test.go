@@ -546,6 +546,26 @@ func TestCove2BridgeIsTheNameTheAnswerFillsIntoItsQuestion(t *testing.T) {
 			"Ostmoor Rovers is a club and a founder member of the Harbour League in 1888", "Harbour League"},
 		{"What is the capital and largest city of Ostmoor and of Westmoor?", "Westhaven is the capital and largest city of both Ostmoor and Westmoor",
 			"Westhaven is the capital and largest city of Ostmoor and Westmoor", "Westhaven"},
+		// A question of two asks is answered in two clauses: the name fills the first, and the
+		// clause after it, answering the second ask, is not read (a relay run: "George VI's
+		// father was George V, who ascended the throne of the United Kingdom ... in 1910"). A
+		// possessive of a name the question holds is the question's ("Aldric II's").
+		{"Who was the father of Aldric II, and which throne did he ascend?",
+			"Aldric II's father was Bertram I, who ascended the throne of the Westmoor Isles as King Bertram I in 1910",
+			"his father ascended the throne as King Bertram I in 1910", "Bertram I"},
+		// A name the answer gives with "is called" or "is known as" is the name, though all its
+		// words are the question's ("Filmfare Awards South" to "What is the name of the annual
+		// South Indian segment of the Filmfare Awards?").
+		{"What is the name of the annual northern segment of the Harbour Awards?",
+			"The northern segment of the annual Harbour Awards is called the Harbour Awards North",
+			"Harbour Awards North is the northern segment of the annual Harbour Awards", "Harbour Awards North"},
+		{"What is the northern segment of the Harbour Awards known as?",
+			"The northern segment of the Harbour Awards is known as Harbour North.",
+			"Harbour North is the northern segment of the Harbour Awards", "Harbour North"},
+		// The first clause still says nothing more than the question asked.
+		{"Who was the father of Aldric II, and which throne did he ascend?",
+			"Aldric II's stepfather was Bertram I, who ascended the throne in 1910",
+			"his stepfather Bertram I ascended the throne in 1910", ""},
 		// Words the question did not ask: the name is not simply filled in.
 		{"Which company created Night Tide?", "The source says Night Tide was created by Mara Quinn, a person rather than a company",
 			"Night Tide was created by the Ostmoor writer Mara Quinn", ""},
