@@ -288,7 +288,8 @@ var (
 // template echoed: "High | Medium | Low") is unreadable and left empty, which counts as Low.
 // given are the sources the verifier was given: a cited URL is read as the longest of their
 // URLs the reply names (evidence.FindURLs), whatever characters it holds, and a quoted passage
-// that holds quote marks of its own is read whole when a source holds it (quotedPassages).
+// that holds quote marks of its own is read whole when a source holds it (quotedPassages), its
+// quote marks written as JSON escapes (\") read as the marks.
 func ParseVerification(reply string, given []evidence.Retrieved) VerifierReply {
 	known := make([]string, len(given))
 	sourceTexts := make([]string, len(given))
@@ -327,6 +328,9 @@ func ParseVerification(reply string, given []evidence.Retrieved) VerifierReply {
 			break
 		}
 		line = strings.TrimSpace(pipeline.BulletMarker.ReplaceAllString(strings.TrimSpace(line), ""))
+		// A passage's inner quote marks written as JSON escapes ("\"Time After Time\" is a 1983
+		// song") are the quote marks they stand for; left in, the passage was in no source.
+		line = strings.ReplaceAll(line, `\"`, `"`)
 		found, outside := quotedPassages(line, sourceTexts)
 		mark := 0
 		if len(found) > 0 {

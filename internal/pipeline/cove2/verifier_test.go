@@ -381,6 +381,36 @@ func TestVerifierQuotesWithInnerQuotes(t *testing.T) {
 	}
 }
 
+// A verifier that writes its passage's inner quote marks as JSON escapes (\"Run, Chris, Run\")
+// quotes its source all the same: in a relay run "\"Time After Time\" is a 1983 song by Cyndi
+// Lauper" was dropped as not in its source, and with it the bridge its question was asked for.
+// The escapes are read as the quote marks they stand for; a passage its source does not hold is
+// still dropped.
+func TestVerifierQuotesWithEscapedInnerQuotes(t *testing.T) {
+	t.Parallel()
+	const q = "Which Adelaide Hall novel was first published in a magazine?"
+	book := pipelinetest.SearchResult("https://en.wikipedia.org/wiki/Run,_Chris,_Run", "Wikipedia",
+		`"Run, Chris, Run" is a 1984 novel by Adelaide Hall, first published in a magazine.`)
+	for _, tt := range []struct{ evidence, quote string }{
+		{`- Evidence: "\"Run, Chris, Run\" is a 1984 novel by Adelaide Hall, first published in a magazine."`,
+			`"Run, Chris, Run" is a 1984 novel by Adelaide Hall, first published in a magazine.`},
+		{`- Evidence: "\"Run, Chris, Run\" is a 1994 novel by Adelaide Hall"`, ""},
+	} {
+		search := &pipelinetest.StubEvidenceSearcher{Results: map[string][]pipeline.SearchResult{q: {book}}}
+		model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{{Contains: verifyMarker(q),
+			Reply: "- Answer: Run, Chris, Run\n" + tt.evidence + "\n- Sources: [1]\n- Confidence: Medium"}}}
+		v, _, _ := verifierFixture(model, search)
+		got := v.Verify(context.Background(), 1, q, false)
+		var quotes []string
+		for _, s := range got.Sources {
+			quotes = append(quotes, s.Quote)
+		}
+		if tt.quote == "" && len(got.Sources) != 0 || tt.quote != "" && (len(quotes) != 1 || quotes[0] != tt.quote) {
+			t.Errorf("%s: sources' quotes %q, want %q (flags %v)", tt.evidence, quotes, tt.quote, got.Flags)
+		}
+	}
+}
+
 // cove2's verifier reads the pages of the results it is given: a quote that is only on the page
 // (below the snippet) grounds the answer once the page is read, and not before; the source
 // keeps the page attempt and its passages, matched against the verification query.
