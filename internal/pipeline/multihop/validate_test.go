@@ -371,6 +371,11 @@ func TestClaimAtomicAndFaithfulToSpan(t *testing.T) {
 			"Jones lost the race in 2019", "Jones lost the race in 2021", []string{"Jones"}, RuleClaimAddsToSpan, "adds 2019 in place of 2021"},
 		{"a subject swapped from elsewhere", "Smith won the award in 2019. Jones lost the race in 2021.",
 			"Smith lost the race in 2021", "Jones lost the race in 2021", []string{"Smith"}, RuleClaimAddsToSpan, "adds Smith in place of Jones"},
+		// An entity written with its article ("The Proms") makes no "the" of the claim a name: a
+		// real model's plan was refused for "adds the" ("performed several times at the Proms"
+		// from "at Proms", FEVEROUS-S).
+		{"an article of an entity's name", "Mara Quinn performed several times at Proms, an eight week long concert.",
+			"Mara Quinn performed several times at the Proms", "Mara Quinn performed several times at Proms", []string{"Mara Quinn", "The Proms"}, "", ""},
 		{"an added entity", "The tower opened in 1889.", "The tower opened in 1889 with Gustave Eiffel present", "The tower opened in 1889", nil,
 			RuleClaimAddsToSpan, "adds Gustave"},
 		// Issue 22, case 4: honest claims a real model wrote, refused before.
