@@ -24,14 +24,16 @@ func (b *bundle) dishonestJudge(t testing.TB, plan multihop.Plan) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The first two unofficial sources that hold text, in prompt order (the .gov page may come
+	// first: a hop keeps the pages titled with the claim's entity first).
 	unofficialWith := func(prompt, text string) []promptSourceOf {
-		var out []promptSourceOf
-		for _, s := range containing(sourcesIn(prompt), text) {
+		var unofficial []promptSourceOf
+		for _, s := range sourcesIn(prompt) {
 			if !strings.Contains(s.url, ".gov") {
-				out = append(out, s)
+				unofficial = append(unofficial, s)
 			}
 		}
-		return out
+		return containing(unofficial, text)
 	}
 	passageOf := func(s promptSourceOf) string { return strings.Join(strings.Fields(s.txt)[:6], " ") }
 	b.model.Handle(func(prompt string) (llmtest.Response, bool) {
