@@ -242,9 +242,10 @@ func nameAfterRangeWord(left []token) bool {
 var articles = text.WordSet("the a an")
 
 // reciprocalWords state a relation of the two subjects to each other ("Malcolm Young and Angus
-// Young are brothers", "were married", "met each other"): one fact of the pair, which neither
-// subject has alone.
-var reciprocalWords = text.WordSet("brothers sisters siblings twins cousins friends married partners rivals spouses teammates bandmates")
+// Young are brothers", "were married", "met each other") or an action they took together ("had
+// worked together", "came together as a duo": a FEVEROUS-S plan was refused for it): one fact of
+// the pair, which neither subject has alone.
+var reciprocalWords = text.WordSet("brothers sisters siblings twins cousins friends married partners rivals spouses teammates bandmates together jointly duo")
 
 // reciprocal reports whether the right side of a join of two subjects states their relation to
 // each other: a word of reciprocalWords, or "each other" or "one another".
@@ -578,7 +579,9 @@ func isName(t token, i int, lang string, entityWords map[string]bool) bool {
 	if t.number || utf8.RuneCountInString(t.key) < 2 {
 		return false
 	}
-	if entityWords[t.key] {
+	if entityWords[t.key] && t.capital {
+		// Capitalised as the entity writes it: "awards" is no name because an entity is
+		// "Academy Awards" (a real-model plan was refused for "adds awards").
 		return true
 	}
 	letters, digits, upper := letterCounts(t.text)

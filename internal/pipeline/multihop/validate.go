@@ -405,8 +405,8 @@ var (
 )
 
 // quantities returns the numbers and quantifier words in s: digits as written without
-// thousands separators ("1,000" is "1000"), English number words as digits (but "one of"),
-// quantifier words as themselves.
+// thousands separators ("1,000" is "1000"), English number words as digits (but "one of", and
+// "ones" as 1), quantifier words as themselves.
 func quantities(s, language string) map[string]bool {
 	out := map[string]bool{}
 	for _, n := range quantityNumber.FindAllString(s, -1) {
@@ -429,6 +429,10 @@ func quantities(s, language string) map[string]bool {
 			if d, ordinal, n := text.NumberAt(words, i); n > 0 && !ordinal {
 				out[d] = true
 				i += n - 1
+				continue
+			}
+			if w == "ones" {
+				out["1"] = true // "two UK number ones": each a number one
 				continue
 			}
 			if quantityWords[w] {

@@ -376,6 +376,16 @@ func TestClaimAtomicAndFaithfulToSpan(t *testing.T) {
 		// from "at Proms", FEVEROUS-S).
 		{"an article of an entity's name", "Mara Quinn performed several times at Proms, an eight week long concert.",
 			"Mara Quinn performed several times at the Proms", "Mara Quinn performed several times at Proms", []string{"Mara Quinn", "The Proms"}, "", ""},
+		// A common noun is no name because an entity capitalises it: "awards" beside the entity
+		// "Academy Awards" (a real-model plan was refused for "adds awards").
+		{"a common noun an entity capitalises", "Ostmoor Films released the three-time Harbour winner for artistic merit in the film industry, Night Tide.",
+			"The Harbours are awards for artistic merit in the film industry", "Harbour winner for artistic merit in the film industry", []string{"Harbour Awards"}, "", ""},
+		// Two named subjects of one joint action are one fact (a FEVEROUS-S plan was refused for
+		// "Frith and Richard had previously worked together", the two named apart).
+		{"a joint action of two named subjects", "Karl Olsen, a founder of the Ostmoor band, and Jens Berg, a founder of the Westmoor band, had worked together before forming a duo.",
+			"Karl Olsen and Jens Berg had worked together before forming a duo", "had worked together before forming a duo", []string{"Karl Olsen", "Jens Berg"}, "", ""},
+		{"two named subjects of one action each", "Karl Olsen, a founder of the Ostmoor band, and Jens Berg, a founder of the Westmoor band, had worked in Westhaven.",
+			"Karl Olsen and Jens Berg had worked in Westhaven", "had worked in Westhaven", []string{"Karl Olsen", "Jens Berg"}, RuleClaimNotAtomic, "two named subjects"},
 		{"an added entity", "The tower opened in 1889.", "The tower opened in 1889 with Gustave Eiffel present", "The tower opened in 1889", nil,
 			RuleClaimAddsToSpan, "adds Gustave"},
 		// Issue 22, case 4: honest claims a real model wrote, refused before.
@@ -520,6 +530,9 @@ func TestQuantitiesOneOf(t *testing.T) {
 		{"The band released twenty one albums", []string{"21"}},
 		// An ordinal counts nothing.
 		{"The first album sold well", nil},
+		// "Number ones" are chart toppers, each a number one: a claim of "a UK number one" adds
+		// no quantity to a statement's "two UK number ones" (a real-model plan was refused for it).
+		{"She co-wrote two UK number ones", []string{"1", "2"}},
 	} {
 		got := slices.Sorted(maps.Keys(quantities(c.claim, "en")))
 		if !slices.Equal(got, c.want) {
