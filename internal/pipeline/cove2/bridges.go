@@ -269,7 +269,11 @@ func bracketedName(answer string) string {
 // words (openingName) that has a word the question does not, and every content word of the
 // sentence before it and after it up to its clause's end the question's. An answer that says
 // more than the question asked ("The source says Night Tide was created by Mara Quinn"), or
-// names two new things, gives none. A candidate only, as answerHead's is.
+// names two new things, gives none. Two readings more: to a question of two asks (secondAsk)
+// the clause after the name that opens with "who", "which", "and" ... answers the second and
+// is not read ("George VI's father was George V, who ascended ..."); and a name given after
+// "called", "named" or "known as" is the name though all its words are the question's
+// (calledName). A candidate only, as answerHead's is.
 func echoedName(answer, question string) string {
 	if question == "" {
 		return ""
