@@ -21,10 +21,16 @@ LOG, PORT, RELAY = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 ONLY = sys.argv[4] if len(sys.argv) > 4 else ""
 cache = {}
 def key(req): return json.dumps(req.get("messages", []), sort_keys=True)
+# A prompt asked twice (two runs at once, or a run stopped while its requests still waited) has
+# two recorded replies: the first is served, and a replay of the other run differs from it by
+# the model's sampling, not by the code. Say how many prompts that concerns.
+repeated = 0
 for l in open(LOG):
     d = json.loads(l)
-    cache.setdefault(key(d["request"]), d["reply"])
-print("cached", len(cache), flush=True)
+    k = key(d["request"])
+    repeated += k in cache and cache[k] != d["reply"]
+    cache.setdefault(k, d["reply"])
+print("cached", len(cache), f"({repeated} prompts with more than one reply: the first is served)", flush=True)
 lock = threading.Lock(); stats = {"hit": 0, "miss": 0}
 class H(BaseHTTPRequestHandler):
     def log_message(self, *a): pass
