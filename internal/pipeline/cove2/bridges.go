@@ -303,7 +303,7 @@ func echoedName(answer, question string) string {
 		}
 		if slices.ContainsFunc(run, func(w string) bool {
 			lower := strings.ToLower(w)
-			return !text.IsTitleMinorWord(lower) && !asked[lower]
+			return !text.IsTitleMinorWord(lower) && !askedWord(asked, lower)
 		}) {
 			if name != nil || notNames[strings.ToLower(strings.Join(run, " "))] {
 				return "" // two new names
@@ -330,12 +330,38 @@ func echoedName(answer, question string) string {
 	end := clauseEnd(words, to)
 	rest := strings.Join(words[:before], " ") + " " + strings.Join(words[to:end], " ")
 	for _, w := range text.ContentWords(rest, "en") {
-		if !asked[w] {
+		if !askedWord(asked, w) {
 			return ""
 		}
 	}
 	return strings.Join(name, " ")
 }
+
+// askedWord reports whether w, a word of an answer, is the question's (asked holds the
+// question's text.Words): each of its parts ("A-1" is "a" and "1"), as written or as an
+// inflection of a question word of four letters or more ("appeared" for "appear", "founded" for
+// "found"). A relay run refused "Aniplex founded A-1 Pictures" to "Which company founded the
+// animation studio A-1 Pictures?", and "Doctor Stephen Strange first appeared in Strange
+// Tales, ..." to "... did Doctor Stephen Strange first appear?".
+func askedWord(asked map[string]bool, w string) bool {
+	parts := text.Words(w)
+	if len(parts) == 0 {
+		return asked[w]
+	}
+	for _, part := range parts {
+		if asked[part] || slices.ContainsFunc(inflections, func(suffix string) bool {
+			base := strings.TrimSuffix(part, suffix)
+			return base != part && len(base) >= 4 && asked[base]
+		}) {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// inflections are the endings askedWord reads a question's word under.
+var inflections = []string{"s", "es", "ed", "d", "ing"}
 
 // closesClause reports whether word ends a clause: a comma, semicolon or colon after it.
 func closesClause(word string) bool { return strings.ContainsAny(word[len(word)-1:], ",;:") }
@@ -566,7 +592,7 @@ func answerNames(answer, question string) []string {
 		return nil
 	}
 	if !slices.ContainsFunc(name, func(w string) bool {
-		return !text.IsTitleMinorWord(strings.ToLower(w)) && !asked[strings.ToLower(w)]
+		return !text.IsTitleMinorWord(strings.ToLower(w)) && !askedWord(asked, strings.ToLower(w))
 	}) {
 		return nil // the question's own name, as the answer's subject
 	}

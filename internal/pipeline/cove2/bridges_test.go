@@ -562,6 +562,17 @@ func TestCove2BridgeIsTheNameTheAnswerFillsIntoItsQuestion(t *testing.T) {
 		{"What is the northern segment of the Harbour Awards known as?",
 			"The northern segment of the Harbour Awards is known as Harbour North.",
 			"Harbour North is the northern segment of the Harbour Awards", "Harbour North"},
+		// A word of the question in another form ("appeared" for "appear") and a hyphenated
+		// name of the question ("A-1 Ostmoor") are the question's (a relay run refused "Aniplex
+		// founded A-1 Pictures" and "Doctor Stephen Strange first appeared in Strange Tales, ...").
+		{"Which company founded the animation studio A-1 Ostmoor?", "A-1 Ostmoor was founded by Westhaven.",
+			"A-1 Ostmoor Inc. is an animation studio founded by Westhaven", "Westhaven"},
+		{"In which Ostmoor publication did the character Mara Quinn first appear?",
+			"Mara Quinn first appeared in Harbour Tales, an Ostmoor anthology series",
+			"Mara Quinn first appeared in Harbour Tales, cover-dated July 1963", "Harbour Tales"},
+		{"In which Ostmoor publication did the character Mara Quinn first appear?",
+			"Mara Quinn first appearances were in Harbour Tales",
+			"Mara Quinn first appeared in Harbour Tales, cover-dated July 1963", ""},
 		// The first clause still says nothing more than the question asked.
 		{"Who was the father of Aldric II, and which throne did he ascend?",
 			"Aldric II's stepfather was Bertram I, who ascended the throne in 1910",
