@@ -194,6 +194,7 @@ func verifiedBridge(v Verification) evidence.Bridge {
 		}
 		add(answerPhrase(from))
 		add(echoedName(from, v.Query))
+		add(askedNounName(from, v.Query))
 	}
 	// An answer that reads as a sentence is never the value, though a passage may hold it word
 	// for word: a question built on it would read "Which party did Richard Milhous Nixon was the
@@ -335,6 +336,73 @@ func echoedName(answer, question string) string {
 		}
 	}
 	return strings.Join(name, " ")
+}
+
+// askedNounName is the name an answer gives right after the noun its question asks for, whatever
+// else the answer says: "... of the British reality television series Big Brother" to "Big
+// Brother 18 was the eighteenth series of which television series?" (a relay run refused it),
+// "in the 1986 film Lucas" to "In which film did ...?". The noun is the question's words after
+// "which" or "what" up to its first stop word; the name is the run of capitalised words
+// (openingName) right after one of them in the answer, unless the question holds it as a name of
+// its own ("Big Brother" stands in "Big Brother 18" as part of a longer name: that is no name of
+// the question's). A candidate only, as answerHead's is.
+func askedNounName(answer, question string) string {
+	stop := text.StopWords("en")
+	fields := strings.Fields(strings.ToLower(question))
+	noun := map[string]bool{}
+	for i, w := range fields {
+		if w = strings.Trim(w, "?,.;:"); w != "which" && w != "what" {
+			continue
+		}
+		for _, n := range fields[i+1:] {
+			if n = strings.Trim(n, "?,.;:"); n == "" || stop[n] {
+				break
+			}
+			noun[n] = true
+		}
+		break
+	}
+	if len(noun) == 0 {
+		return ""
+	}
+	words := strings.Fields(answer)
+	if len(words) > maxEchoWords {
+		return ""
+	}
+	for i := 0; i+1 < len(words); i++ {
+		if closesClause(words[i]) || !noun[strings.ToLower(words[i])] {
+			continue
+		}
+		if run := openingName(strings.Join(words[i+1:], " ")); len(run) > 0 && !questionsOwnName(question, run) {
+			return strings.Join(run, " ")
+		}
+	}
+	return ""
+}
+
+// questionsOwnName reports whether question writes name as a name of its own: its words in a
+// row, not followed by another capitalised word or a number that would make them part of a
+// longer name ("Big Brother" in "Big Brother 18 was ...").
+func questionsOwnName(question string, name []string) bool {
+	q := strings.Fields(question)
+	for i := 0; i+len(name) <= len(q); i++ {
+		match := true
+		for k, w := range name {
+			match = match && strings.EqualFold(strings.Trim(q[i+k], `?,.;:"'“”‘’()`), w)
+		}
+		if !match {
+			continue
+		}
+		last := q[i+len(name)-1]
+		if i+len(name) == len(q) || strings.ContainsAny(last[len(last)-1:], "?,.;:") {
+			return true
+		}
+		next := strings.Trim(q[i+len(name)], `"'“”‘’()`)
+		if next == "" || !text.IsCapitalised(next) && !strings.ContainsAny(next[:1], "0123456789") {
+			return true
+		}
+	}
+	return false
 }
 
 // askedWord reports whether w, a word of an answer, is the question's (asked holds the

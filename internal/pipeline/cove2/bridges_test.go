@@ -573,6 +573,17 @@ func TestCove2BridgeIsTheNameTheAnswerFillsIntoItsQuestion(t *testing.T) {
 		{"In which Ostmoor publication did the character Mara Quinn first appear?",
 			"Mara Quinn first appearances were in Harbour Tales",
 			"Mara Quinn first appeared in Harbour Tales, cover-dated July 1963", ""},
+		// The name right after the noun the question asks for ("which television series"),
+		// whatever else the answer says around it (a relay run refused "Big Brother 18 was the
+		// eighteenth series of the British reality television series Big Brother").
+		{"Night Tide 18 was the eighteenth series of which television series?",
+			"Night Tide 18 was the eighteenth series of the Ostmoor reality television series Night Tide.",
+			"Night Tide 18 was the eighteenth series of the Ostmoor reality television series Night Tide, narrated by Mara Quinn", "Night Tide"},
+		{"In which film did Mara Quinn make her debut?", "She made her debut in the 1986 film Harbour Lights, directed by Sam Ortiz",
+			"Mara Quinn made her film debut in the 1986 film Harbour Lights", "Harbour Lights"},
+		// Only a name the question does not hold: the noun before the question's own name is no answer.
+		{"Which company founded the animation studio A-1 Ostmoor?", "The animation studio A-1 Ostmoor has a long history in Westhaven and Eastmoor",
+			"The animation studio A-1 Ostmoor has a long history in Westhaven and Eastmoor", ""},
 		// The first clause still says nothing more than the question asked.
 		{"Who was the father of Aldric II, and which throne did he ascend?",
 			"Aldric II's stepfather was Bertram I, who ascended the throne in 1910",
@@ -613,5 +624,6 @@ func FuzzVerifiedBridge(f *testing.F) {
 		}
 		_ = bracketedName(answer)
 		_ = echoedName(answer, question)
+		_ = askedNounName(answer, question)
 	})
 }
