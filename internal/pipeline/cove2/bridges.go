@@ -170,8 +170,10 @@ func (r *cove2Run) bridgeValues(position int, raw string) (values map[string]str
 
 // verifiedBridge reads a verification's answer as a bridge value, the first of its candidates
 // that is in the passage of one of the sources the verifier cited (evidence.ResolveBridge): the
-// whole answer; the name it opens with (answerHead, answerNames) or the short phrase
-// (answerPhrase), read also after an opening "According to the source," (withoutAttribution) and
+// whole answer; the name it opens with (answerHead, answerNames), the name in brackets after it
+// (bracketedName), the short phrase (answerPhrase), the name it fills into its question
+// (echoedName) or gives right after the noun its question asks for (askedNounName), read also
+// after an opening "According to the source," (withoutAttribution) and
 // after the preposition it echoes from its question (withoutEchoedPreposition); and each of
 // them without an opening article. The whole answer comes last when it reads as a sentence or
 // echoes the question's preposition. The reason of a refusal is the whole answer's at the first
