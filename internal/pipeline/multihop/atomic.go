@@ -451,14 +451,14 @@ func checkClaimAddsToSpan(pv *planValidation) []string {
 		span := tokensOf(pv.ctx.Statement[start:end])
 		claim := tokensOf(c.ClaimText)
 		// An entity's capitalised words make the same words of the claim names, its article
-		// aside: "The Proms" makes no "the" a name (a real model's plan was refused for "adds
+		// aside: "The Proms" makes no "The" a name (a real model's plan was refused for "adds
 		// the", writing "at the Proms" for the statement's "at Proms").
 		entityWords := map[string]bool{}
 		stop := text.StopWords(lang)
 		for _, e := range c.Entities {
 			for _, t := range tokensOf(e) {
 				if t.capital && !stop[t.key] {
-					entityWords[t.key] = true
+					entityWords[t.text] = true
 				}
 			}
 		}
@@ -574,14 +574,15 @@ func abbreviates(short, long []token) bool {
 	return initials.String() == short[0].text
 }
 
-// isName reports whether the i-th word of a text is a name (see checkClaimAddsToSpan).
+// isName reports whether the i-th word of a text is a name (see checkClaimAddsToSpan);
+// entityWords are the plan's entity words as they are written.
 func isName(t token, i int, lang string, entityWords map[string]bool) bool {
 	if t.number || utf8.RuneCountInString(t.key) < 2 {
 		return false
 	}
-	if entityWords[t.key] && t.capital {
-		// Capitalised as the entity writes it: "awards" is no name because an entity is
-		// "Academy Awards" (a real-model plan was refused for "adds awards").
+	if entityWords[t.text] {
+		// Written as the entity writes it: "awards" is no name because an entity is "Academy
+		// Awards" (a real-model plan was refused for "adds awards"), and "iPhone" is one.
 		return true
 	}
 	letters, digits, upper := letterCounts(t.text)

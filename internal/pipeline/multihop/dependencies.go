@@ -199,7 +199,7 @@ func subjectWords(c PlanClaim, language string) map[string]bool {
 	entityWords := map[string]bool{}
 	for _, e := range c.Entities {
 		for _, t := range tokensOf(e) {
-			entityWords[t.key] = true
+			entityWords[t.text] = true
 		}
 	}
 	var run []string

@@ -2,6 +2,7 @@ package multihop
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -205,5 +206,28 @@ func TestClaimThatFoundNothingIsJudgedOnAPageAboutItsSubject(t *testing.T) {
 	if len(judged) != 1 || !strings.Contains(judged[0], song.Snippet) || !strings.Contains(judged[0], relationShared) ||
 		strings.Contains(judged[0], songClaim) || strings.Contains(judged[0], statement) {
 		t.Errorf("claim 2 was judged %d times; its prompt:\n%s", len(judged), strings.Join(judged, "\n---\n"))
+	}
+}
+
+// The subject of a claim is the name it opens with, as the plan's entities write it, a name
+// written in lower case among them ("iOstmoor"); a word that only shares its letters with an
+// entity's capitalised word is no name ("awards" beside "Harbour Awards").
+func TestSubjectWords(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		claim    string
+		entities []string
+		want     []string
+	}{
+		{"Jay-Z is Canadian", []string{"Jay-Z"}, []string{"jay"}},
+		{"The Calling is a rock band", nil, []string{"calling"}},
+		{"iOstmoor is an American company", []string{"iOstmoor"}, []string{"iostmoor"}},
+		{"awards are given in Westhaven", []string{"Harbour Awards"}, nil},
+		{"Two riders were injured", nil, nil},
+	} {
+		got := slices.Sorted(maps.Keys(subjectWords(PlanClaim{ClaimText: tc.claim, Entities: tc.entities}, "en")))
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("subjectWords(%q, %q) = %q, want %q", tc.claim, tc.entities, got, tc.want)
+		}
 	}
 }
