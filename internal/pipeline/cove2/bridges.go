@@ -281,10 +281,7 @@ func echoedName(answer, question string) string {
 	if question == "" {
 		return ""
 	}
-	asked, stop := map[string]bool{}, text.StopWords("en")
-	for _, w := range text.Words(question) {
-		asked[w] = true
-	}
+	asked, stop := questionWords(question), text.StopWords("en")
 	sentence := answer
 	if i := breakAt(answer, ". "); i >= 0 { // the first sentence
 		sentence = answer[:i]
@@ -407,8 +404,18 @@ func questionsOwnName(question string, name []string) bool {
 	return false
 }
 
-// askedWord reports whether w, a word of an answer, is the question's (asked holds the
-// question's text.Words): each of its parts ("A-1" is "a" and "1"), as written or as an
+// questionWords are the words of a question (text.Words), which askedWord reads an answer's
+// words against.
+func questionWords(question string) map[string]bool {
+	asked := map[string]bool{}
+	for _, w := range text.Words(question) {
+		asked[w] = true
+	}
+	return asked
+}
+
+// askedWord reports whether w, a word of an answer, is the question's (asked holds its
+// questionWords): each of its parts ("A-1" is "a" and "1"), as written or as an
 // inflection of a question word of four letters or more ("appeared" for "appear", "founded" for
 // "found"). A relay run refused "Aniplex founded A-1 Pictures" to "Which company founded the
 // animation studio A-1 Pictures?", and "Doctor Stephen Strange first appeared in Strange
@@ -637,10 +644,7 @@ func breakAt(answer, br string) int {
 // only: verifiedBridge takes one when a cited passage holds it as whole words, as it would the
 // whole answer.
 func answerNames(answer, question string) []string {
-	asked := map[string]bool{}
-	for _, w := range text.Words(question) {
-		asked[w] = true
-	}
+	asked := questionWords(question)
 	clause := answer
 	if end := headEnd(answer); end > 0 {
 		clause = answer[:end]

@@ -672,7 +672,13 @@ func (r *multihopRun) enforceIndependence() {
 // relevant by "American" and "series") and never the series' own page, which a neighbouring
 // claim had found fourth: its judge found no source about the series.
 func ownPagesFirst[T any](list []T, topic hopTopic, title func(T) string) {
-	sort.SliceStable(list, func(i, j int) bool {
-		return topic.titled(title(list[i])) && !topic.titled(title(list[j]))
-	})
+	var own, rest []T
+	for _, e := range list {
+		if topic.titled(title(e)) {
+			own = append(own, e)
+		} else {
+			rest = append(rest, e)
+		}
+	}
+	copy(list[copy(list, own):], rest)
 }

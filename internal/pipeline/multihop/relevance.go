@@ -542,7 +542,10 @@ func nameWords(entity, language string, words []string) []string {
 // possessive left in read as another word ("atkinss") and a name that ends in "s" did not anchor
 // a text that wrote it in the possessive.
 func topicWords(s, language string) []string {
-	words := text.ContentWords(text.FoldForMatch(possessive.ReplaceAllString(s, "$1")), language)
+	if strings.ContainsAny(s, "'’") { // every result's text comes here: no regexp without an apostrophe
+		s = possessive.ReplaceAllString(s, "$1")
+	}
+	words := text.ContentWords(text.FoldForMatch(s), language)
 	for i, w := range words {
 		words[i] = text.Singular(w)
 	}
