@@ -276,15 +276,20 @@ func bracketedName(answer string) string {
 // the clause after the name that opens with "who", "which", "and" ... answers the second and
 // is not read ("George VI's father was George V, who ascended ..."); and a name given after
 // "called", "named" or "known as" is the name though all its words are the question's
-// (calledName). A candidate only, as answerHead's is.
+// (calledName). A name set off by a comma and described after it ("in Orange Is the New Black,
+// a Netflix comedy-drama series created by Jenji Kohan": describesName) ends what is read: the
+// apposition says more of the name, whatever names it holds. A semicolon ends the sentence as
+// a full stop does. A candidate only, as answerHead's is.
 func echoedName(answer, question string) string {
 	if question == "" {
 		return ""
 	}
 	asked, stop := questionWords(question), text.StopWords("en")
 	sentence := answer
-	if i := breakAt(answer, ". "); i >= 0 { // the first sentence
-		sentence = answer[:i]
+	for _, br := range []string{". ", "; "} { // the first sentence
+		if i := breakAt(sentence, br); i >= 0 {
+			sentence = sentence[:i]
+		}
 	}
 	words := strings.Fields(bracketed.ReplaceAllString(sentence, ""))
 	if len(words) > maxEchoWords {
@@ -296,6 +301,9 @@ func echoedName(answer, question string) string {
 	for i := 0; i < len(words); i++ {
 		if name != nil && twoAsks && i == clauseEnd(words, to) && i < len(words) && secondClauseOpeners[strings.ToLower(words[i])] {
 			break // the name's clause answered the first ask; what follows answers the second
+		}
+		if name != nil && i == to && closesClause(words[to-1]) && describesName(words[i:]) {
+			break // what follows the comma describes the name: it is not what was asked
 		}
 		run := openingName(strings.Join(words[i:], " "))
 		if len(run) == 0 || !slices.ContainsFunc(run, func(w string) bool { return !stop[strings.ToLower(w)] }) {
@@ -468,6 +476,23 @@ var secondAsk = regexp.MustCompile(`(?i)(,|\band)\s+(and\s+)?((in|on|at|for|from
 // the name that answers its first: "George V, who ascended ...".
 var secondClauseOpeners = text.WordSet("who which where when and")
 
+// describesName reports whether words, right after a name and the comma that ends it, describe
+// that name, an apposition the answer adds: a noun phrase ("a Westmoor comedy-drama series
+// created by Ada Brook", "the ..."), a participle with its agent ("directed by Ada Brook") or a
+// relative clause ("who ...", "which ...", "whose ..."). "and ..." or another name there is a
+// second answer, and is read.
+func describesName(words []string) bool {
+	if len(words) == 0 {
+		return false
+	}
+	first := strings.ToLower(words[0])
+	switch first {
+	case "a", "an", "the", "who", "which", "whose":
+		return true
+	}
+	return len(words) > 1 && len(first) > 4 && strings.HasSuffix(first, "ed") && strings.ToLower(words[1]) == "by"
+}
+
 // calledName is the name an answer gives after "called", "named" or "known as" (an article
 // aside), the index of that verb and the index after the name; nil when it gives none so.
 func calledName(words []string) (name []string, verbAt, to int) {
@@ -612,7 +637,8 @@ func headEnd(answer string) int {
 }
 
 // breakAt is where br first occurs in answer, a full stop after an initial ("Mary J. Blige")
-// not counting as one, or -1.
+// or after a name's suffix before a bracket ("Max Baer Jr. (Maximilian ...)") not counting as
+// one, or -1.
 func breakAt(answer, br string) int {
 	from := 0
 	for {
@@ -620,7 +646,7 @@ func breakAt(answer, br string) int {
 		if i < 0 {
 			return -1
 		}
-		if i += from; br != ". " || !initialBefore(answer[:i]) {
+		if i += from; br != ". " || !initialBefore(answer[:i]) && !(suffixBefore(answer[:i]) && strings.HasPrefix(answer[i+len(br):], "(")) {
 			return i
 		}
 		from = i + len(br)
@@ -780,9 +806,23 @@ func withoutArticle(value string) (string, bool) {
 // initialBefore reports whether s ends with an initial, a single capital letter ("Mary J"). It
 // reads only s's last word: breakAt asks it at every full stop of an answer.
 func initialBefore(s string) bool {
-	s = strings.TrimRightFunc(s, unicode.IsSpace)
-	last := s[strings.LastIndexFunc(s, unicode.IsSpace)+1:]
+	last := lastWord(s)
 	return len(last) == 1 && text.IsCapitalised(last)
+}
+
+// suffixBefore reports whether s ends with a name's suffix written with a full stop ("Max Baer
+// Jr"). The full stop after it ends no sentence when a bracket follows: a relay run's "Max Baer
+// Jr. (Maximilian Adalbert Baer Jr.) played Jethro Bodine" had been read as the head "Max Baer
+// Jr", and the full name in its bracket, the one its passage wrote, was lost.
+func suffixBefore(s string) bool {
+	last := lastWord(s)
+	return last == "Jr" || last == "Sr"
+}
+
+// lastWord is the last word of s.
+func lastWord(s string) string {
+	s = strings.TrimRightFunc(s, unicode.IsSpace)
+	return s[strings.LastIndexFunc(s, unicode.IsSpace)+1:]
 }
 
 // bridgeUnresolved leaves c unverified, unasked, and flags it on the claim and on the run.

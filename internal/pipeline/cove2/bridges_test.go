@@ -527,6 +527,9 @@ func TestCove2BridgeIsTheNameInBracketsAfterTheAnswersName(t *testing.T) {
 	checkBridges(t, "Samuel Ortiz Jr. (April 10, 1921 – 1992) is the 46th president of Ostmoor", []bridgeCase{
 		{"Sam Ortiz (Samuel Ortiz Jr.) is the 46th president of Ostmoor", "Samuel Ortiz Jr."},
 		{"Sam Ortiz (Samuel Ortiz Jr., April 10, 1921 – 1992). He was the 46th president", "Samuel Ortiz Jr."},
+		// A name's suffix written with a full stop ends no sentence before its bracket (a
+		// relay run's "Max Baer Jr. (Maximilian Adalbert Baer Jr.) played Jethro Bodine").
+		{"Sam Ortiz Jr. (Samuel Ortiz Jr.) was the 46th president of Ostmoor. He won twice", "Samuel Ortiz Jr."},
 		{"Sam Ortiz (the 46th president) led Ostmoor", ""},
 		{"Sam Ortiz (Samuel Ortiz Sr.) is the 46th president of Ostmoor", ""},
 	})
@@ -581,6 +584,35 @@ func TestCove2BridgeIsTheNameTheAnswerFillsIntoItsQuestion(t *testing.T) {
 			"Night Tide 18 was the eighteenth series of the Ostmoor reality television series Night Tide, narrated by Mara Quinn", "Night Tide"},
 		{"In which film did Mara Quinn make her debut?", "She made her debut in the 1986 film Harbour Lights, directed by Sam Ortiz",
 			"Mara Quinn made her film debut in the 1986 film Harbour Lights", "Harbour Lights"},
+		// A name set off by a comma and described after it (an apposition: ", a ... series
+		// created by ...", ", directed by ...", ", who ...") is the name: what the answer adds
+		// about it is not read, whatever names it holds (a relay run refused "Laura Helene Prepon
+		// played Alex Vause in Orange Is the New Black, a Netflix comedy-drama series created by
+		// Jenji Kohan", "... in The Fly, directed by David Cronenberg" and "The historian was
+		// Joseph Crespino, a political historian of the 20th-century United States").
+		{"In which television series did Mara Quinn play the character Sam Ortiz?",
+			"Mara Quinn played Sam Ortiz in Harbour Lights, a Westmoor comedy-drama series created by Ada Brook.",
+			"Mara Quinn played Sam Ortiz in the Westmoor comedy-drama series Harbour Lights", "Harbour Lights"},
+		{"In which film did Mara Quinn play the character Sam Ortiz?",
+			"Mara Quinn played Sam Ortiz in The Tide, directed by Ada Brook.",
+			"Mara Quinn is an Ostmoor actor who appeared as Sam Ortiz in Ada Brook's The Tide", "The Tide"},
+		{"Which historian described Night Tide as the most widely read book of Ostmoor?",
+			"The historian was Ada Brook, a political historian of the Westmoor Isles. The source's sentence is garbled.",
+			"Night Tide is probably the most widely read book of Ostmoor explained by Ada Brook", "Ada Brook"},
+		// A semicolon ends the sentence the name is read in, as a full stop does ("Queen
+		// Elizabeth II's father was King George VI; she was the first child of the Duke and
+		// Duchess of York").
+		{"Who was the father of Aldric II?",
+			"Aldric II's father was King Bertram I; he was the first child of the Duke and Duchess of Westmoor.",
+			"Aldric II is King of Ostmoor, the first child of King Bertram I", "King Bertram I"},
+		// A second name after "and" is a second answer, not a description of the first.
+		{"In which television series did Mara Quinn play the character Sam Ortiz?",
+			"Mara Quinn played Sam Ortiz in Harbour Lights, and in Night Tide",
+			"Mara Quinn played Sam Ortiz in Harbour Lights and later in Night Tide", ""},
+		// What comes before the name is still read: more than the question asked gives none.
+		{"In which film did Mara Quinn play the character Sam Ortiz?",
+			"Mara Quinn never played Sam Ortiz in The Tide, directed by Ada Brook.",
+			"Mara Quinn appeared as Sam Ortiz in Ada Brook's The Tide", ""},
 		// Only a name the question does not hold: the noun before the question's own name is no answer.
 		{"Which company founded the animation studio A-1 Ostmoor?", "The animation studio A-1 Ostmoor has a long history in Westhaven and Eastmoor",
 			"The animation studio A-1 Ostmoor has a long history in Westhaven and Eastmoor", ""},
