@@ -3,6 +3,7 @@ package multihop
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -54,7 +55,7 @@ func (r *multihopRun) judgeOne(ctx context.Context, st *chainState) {
 	if len(st.evidence) == 0 {
 		st.verdict = judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow, Reason: r.noEvidenceReason(st)}
 		st.bridge = evidence.Bridge{Reason: "its hops found no evidence"}
-		st.foundNothing = !st.bridged
+		st.foundNothing = true
 		return
 	}
 	given := givenOf(st)
@@ -218,7 +219,9 @@ func subjectWords(c PlanClaim, language string) map[string]bool {
 // judgeOnOthersCitations judges once more, after every other claim, each claim that had no
 // source when it was judged (foundNothing): with the sources the other claims' verdicts cited
 // that hold at least minCitedSharedWords of its content words (all of them when it has fewer),
-// at most maxSharedSources, marked as another claim's findings. A real model's run: "Two women
+// or every word of its subject (subjectWords) or of one of the entities the plan lists for it
+// (a book's page lists "A Flight of Pigeons" among its author's works with "written", not the
+// claim's "wrote"), at most maxSharedSources, marked as another claim's findings. A real model's run: "Two women
 // were killed by a truck driver in <a region's long official name>" kept nothing, since the
 // pages give the region's short name and the hop relevance test wants every word of a name,
 // and it was judged before the others, since the victims' claims build on it; their searches,
@@ -227,8 +230,12 @@ func subjectWords(c PlanClaim, language string) map[string]bool {
 // name it gives the claim's entities, and the judge, under the same grounding rules, says
 // whether it states it. A claim is judged again only when such a source exists, so a run
 // without one costs nothing more. The claims are judged one after another, in plan order, so
-// that none reads a verdict while it changes; a bridge is not judged again (its dependents were
-// stated without its name, and stay so).
+// that none reads a verdict while it changes. A bridge claim that found nothing and was named by
+// no search by description is judged again too, for its own verdict: the claims building on it
+// were stated with its description or not at all, and stay so, and what a claim so stated cited
+// (its follow-up hop's page of the entity, in a relay run: "An author wrote A Flight of Pigeons"
+// beside "The Angry River is by the author that wrote A Flight of Pigeons") was found after the
+// bridge claim was judged.
 func (r *multihopRun) judgeOnOthersCitations(ctx context.Context, targets []*chainState) {
 	for _, st := range targets {
 		if !st.foundNothing || st.reused != nil || ctx.Err() != nil {
@@ -239,9 +246,23 @@ func (r *multihopRun) judgeOnOthersCitations(ctx context.Context, targets []*cha
 		if need == 0 {
 			continue // a claim of no content words shares none with any source
 		}
-		subject := subjectWords(st.claim, r.in.language)
+		names := [][]string{}
+		if subject := subjectWords(st.claim, r.in.language); len(subject) > 0 {
+			names = append(names, slices.Collect(maps.Keys(subject)))
+		}
+		for _, e := range st.claim.Entities {
+			if w := tokenSet(topicWords(evidence.WithoutBridges(e), r.in.language)); len(w) > 0 && !strings.Contains(e, "{") {
+				names = append(names, slices.Collect(maps.Keys(w)))
+			}
+		}
 		about := func(s string) bool {
-			return sharedWordCount(words, s, r.in.language) >= need || len(subject) > 0 && sharedWordCount(subject, s, r.in.language) == len(subject)
+			if sharedWordCount(words, s, r.in.language) >= need {
+				return true
+			}
+			held := tokenSet(topicWords(s, r.in.language))
+			return slices.ContainsFunc(names, func(name []string) bool {
+				return !slices.ContainsFunc(name, func(w string) bool { return !held[w] })
+			})
 		}
 		for _, o := range targets {
 			if o == st || o.foundNothing || o.reused != nil {

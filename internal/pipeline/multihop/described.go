@@ -162,7 +162,7 @@ func (r *multihopRun) judgeWithDescriptions(ctx context.Context, d *chainState, 
 			d.claim.ClaimID, found, v.Verdict, text.Truncate(named, 160))
 	}
 	d.verdict, d.bridge, d.judgedLen = v, b, len(d.evidence)
-	d.judged = true
+	d.judged, d.foundNothing = true, false
 	return ""
 }
 

@@ -93,8 +93,8 @@ type chainState struct {
 	// (shareFindings, judgeOnOthersCitations), added to its evidence when it is judged.
 	sharedFinds []hopEvidence
 	// foundNothing: when the claim was judged, its hops, its dependencies and the statement's
-	// other findings had given it no source, and it is no bridge: judgeOnOthersCitations judges
-	// it again with what the other claims cited.
+	// other findings had given it no source (and, for a bridge claim, no search by description
+	// named its entity): judgeOnOthersCitations judges it again with what the other claims cited.
 	foundNothing bool
 	// bridgeNote says which names the claim's bridges took, and from which source.
 	bridgeNote string

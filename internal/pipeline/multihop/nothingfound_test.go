@@ -9,6 +9,7 @@ import (
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
+	"github.com/corroborate/corroborate/internal/pipeline/pipelinetest"
 )
 
 const stormStatement = "In Ostmoor y la Baja Frisia Region, two riders, Anna Berg and Karl Olsen, were injured by a falling sign."
@@ -228,6 +229,87 @@ func TestSubjectWords(t *testing.T) {
 		got := slices.Sorted(maps.Keys(subjectWords(PlanClaim{ClaimText: tc.claim, Entities: tc.entities}, "en")))
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("subjectWords(%q, %q) = %q, want %q", tc.claim, tc.entities, got, tc.want)
+		}
+	}
+}
+
+// A bridge claim whose own hops found nothing, and whose entity no search by description named,
+// is judged once more after the claims building on it, with what their verdicts cited (issue 23).
+// In a relay run (FEVEROUS-S) "An author wrote A Flight of Pigeons" kept nothing; the claim
+// stated with its description, "The Angry River is by the author that wrote A Flight of
+// Pigeons", was supported by its follow-up hop's page of the author, which lists that book; the
+// bridge claim had been judged before that hop ran, and left the true statement unverified.
+func TestBridgeThatFoundNothingIsJudgedOnWhatItsDependentsCited(t *testing.T) {
+	t.Parallel()
+	const (
+		statement   = "Night Tide is by the author who wrote Harbour Lights."
+		authorClaim = "An author wrote Harbour Lights"
+		bookClaim   = "Night Tide is by {c1}"
+		described   = "Night Tide is by the author that wrote Harbour Lights"
+	)
+	novel := hit("https://en.wikipedia.org/wiki/Night_Tide_(novel)", "Wikipedia", "Night Tide is a 1972 novel by Mara Quinn.", nil)
+	// The author's page shares two of the author claim's content words ("written" is no
+	// "wrote"), and all of the book it names.
+	author := hit("https://en.wikipedia.org/wiki/Mara_Quinn", "Wikipedia", "Since then she has written over fifty novels, including Harbour Lights and Night Tide.", nil)
+	plan := Plan{
+		PlanID: "night-tide-author",
+		Claims: []PlanClaim{
+			{ClaimID: "c1", ClaimText: authorClaim, SourceSpan: "the author who wrote Harbour Lights",
+				Entities: []string{"Harbour Lights"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries: []string{"who wrote Harbour Lights novel"}, SourceIndependenceScore: 0.8},
+			{ClaimID: "c2", ClaimText: bookClaim, SourceSpan: "Night Tide is by the author",
+				Entities: []string{"Night Tide", "{c1}"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{"c1"},
+				SubQueries: []string{"{c1} Night Tide"}, SourceIndependenceScore: 0.8},
+		},
+		QueryChains: []QueryChain{
+			{ClaimID: "c1", Hops: []PlanHop{{1, "who wrote Harbour Lights novel", "encyclopedia", "the author"}}},
+			{ClaimID: "c2", Hops: []PlanHop{{1, "{c1} Night Tide", "encyclopedia", "the book"}}},
+		},
+		CrossValidationPairs:   []CrossValidationPair{{"c1", "c2", "the same author"}},
+		CrossValidationQueries: []CrossValidationQuery{{"Ostmoor novels 1972", []int{0, 1}}},
+		ExecutionOrder:         []string{"c1", "c2"},
+	}
+	sup := evidence.StanceSupports
+	// One reply for the author claim, whatever it is given: it quotes the author's page, so it
+	// stands only when that page is among its sources.
+	authorReply := judgeReplyJSON(t, "supported", "Medium", "", nil,
+		judgeCitation{1, "written over fifty novels, including Harbour Lights", sup})
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		judgeRuleFor(authorClaim, authorReply),
+		// The book claim's second judgement, after its follow-up found the author's page.
+		{Contains: author.Snippet, Reply: judgeReplyJSON(t, "supported", "Medium", "", nil,
+			judgeCitation{1, "Night Tide is a 1972 novel by Mara Quinn", sup},
+			judgeCitation{2, "written over fifty novels, including Harbour Lights", sup})},
+		judgeRuleFor(described, judgeReplyJSON(t, "unverified", "Low", "Mara Quinn Harbour Lights", nil,
+			judgeCitation{1, "Night Tide is a 1972 novel by Mara Quinn", sup})),
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, plan)},
+	}}
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Mara Quinn Harbour Lights", results: []pipeline.SearchResult{author}},
+		{contains: "Night Tide", results: []pipeline.SearchResult{novel}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: statement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Claims[1]; c.Text != described || c.Verdict != pipeline.VerdictSupported {
+		t.Fatalf("claim 2 = %q %s: %s; the test needs it stated with the description and supported", c.Text, c.Verdict, c.Reason)
+	}
+	if c := res.Claims[0]; c.Verdict != pipeline.VerdictSupported || c.Confidence != pipeline.ConfidenceMedium {
+		t.Errorf("claim 1 = %s (%s): %s, want supported at Medium on the page claim 2 cited", c.Verdict, c.Confidence, c.Reason)
+	}
+	var last string
+	for _, p := range model.Sent(pipeline.StepJudge) {
+		if strings.Contains(p, "<untrusted_claim>\n"+authorClaim) {
+			last = p
+		}
+	}
+	if !strings.Contains(last, author.Snippet) || !strings.Contains(last, relationShared) {
+		t.Errorf("claim 1's last judge prompt lacks the author's page, marked as another claim's finding:\n%s", last)
+	}
+	for _, never := range []string{described, statement} {
+		if strings.Contains(last, never) {
+			t.Errorf("claim 1's judge saw %q:\n%s", never, last)
 		}
 	}
 }
