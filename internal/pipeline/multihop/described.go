@@ -247,10 +247,12 @@ func (r *multihopRun) stateWithDescription(st, d *chainState, why string) bool {
 // past tense in -ed or a common irregular one ("won", "wrote"); a participle followed by a
 // preposition ("directed by", "founded in") or after an adverb ("highly decorated") still
 // describes the subject. A claim that opens with a name describes its entity as its object
-// instead (describedAsObject). ok is false when the claim holds a placeholder or has no such
-// verb, and when the subject it would give holds a clause or a list ("that", "which", "and", a
-// comma): "A company manufactures cars that were designed in Turin" has its verb outside what
-// the rule reads, and no description is better than a wrong one.
+// instead (describedAsObject). A claim whose only verb is a past form before a preposition and a
+// name ("A series aired on Discovery Channel") is its own description. ok is false when the
+// claim holds a placeholder or has no such verb, and when the subject it would give holds a
+// clause or a list ("that", "which", "and", a comma): "A company manufactures cars that were
+// designed in Turin" has its verb outside what the rule reads, and no description is better
+// than a wrong one.
 func describedAs(claim string) (string, bool) {
 	words := strings.Fields(withoutFinalStop(claim))
 	if len(words) < 3 || strings.Contains(claim, "{") {
@@ -259,6 +261,7 @@ func describedAs(claim string) (string, bool) {
 	if !indefiniteArticles[strings.ToLower(words[0])] {
 		return describedAsObject(words)
 	}
+	participle := -1
 	for k := 2; k < len(words); k++ {
 		w := strings.ToLower(words[k-1])
 		if subjectBreakers[strings.Trim(w, ",;:")] || strings.ContainsAny(w, ",;:") {
@@ -267,12 +270,39 @@ func describedAs(claim string) (string, bool) {
 		v := strings.ToLower(words[k])
 		// A participle that opens a phrase ("founded in 1903", "directed by Ang Lee") or follows
 		// an adverb ("highly decorated") still describes the subject.
-		modifier := strings.HasSuffix(w, "ly") || (k+1 < len(words) && participleFollowers[strings.ToLower(words[k+1])])
+		opensPhrase := k+1 < len(words) && participleFollowers[strings.ToLower(words[k+1])]
+		modifier := strings.HasSuffix(w, "ly") || opensPhrase
 		if predicateVerbs[v] || (len(v) > 4 && strings.HasSuffix(v, "ed") && !modifier) {
 			return "the " + strings.Join(words[1:k], " ") + " that " + strings.Join(words[k:], " "), true
 		}
+		if participle < 0 && len(v) > 4 && strings.HasSuffix(v, "ed") && opensPhrase && !strings.HasSuffix(w, "ly") {
+			participle = k
+		}
+	}
+	// No predicate verb: the one past form before a preposition is the claim's verb, when all
+	// that follows the preposition is a name or a number ("A wildlife documentary television
+	// series aired on Discovery Channel", "A player moved to Spain"), so that nothing after it
+	// can be another predicate ("A company founded in 1903 makes cars"). The claim is the
+	// description, its article made "the": whether the past form is active or passive is not
+	// read, and the words say the same either way.
+	if participle > 1 && namesOnly(words[participle+2:]) {
+		return "the " + strings.Join(words[1:], " "), true
 	}
 	return "", false
+}
+
+// namesOnly reports whether words are a name or a number: each capitalised, a number or a
+// title's minor word, the last not a minor word.
+func namesOnly(words []string) bool {
+	if len(words) == 0 || text.IsTitleMinorWord(strings.ToLower(words[len(words)-1])) {
+		return false
+	}
+	for _, w := range words {
+		if !text.IsCapitalised(w) && !text.IsTitleMinorWord(strings.ToLower(w)) && strings.TrimLeft(w, "0123456789") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // indefiniteOf is the noun phrase of description (describedAs), with the indefinite article
@@ -353,8 +383,8 @@ var predicateVerbs = text.WordSet("is are was were has have had will would can c
 	"went came told found said kept stood spoke brought flew sat hit")
 
 // participleFollowers are the words after a participle that make it part of the subject ("a band
-// formed in 1990") rather than its predicate; an active past with one ("A player moved to Spain")
-// is read as no verb, and the claim gives no description.
+// formed in 1990") rather than its predicate; a claim with no other verb ("A player moved to
+// Spain") is read by describedAs's last rule.
 var participleFollowers = text.WordSet("by in on at after from for with as to into during under of near since")
 
 // subjectBreakers end a subject describedAs can read: a clause or a second subject.

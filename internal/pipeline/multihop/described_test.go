@@ -283,7 +283,15 @@ func TestDescribedAs(t *testing.T) {
 		{"A band formed in 1990 released an album", "the band formed in 1990 that released an album"},
 		{"A highly decorated officer was born in Korea", "the highly decorated officer that was born in Korea"},
 		{"A company founded in 1903 makes cars", ""},
-		{"A player moved to Spain", ""},
+		// A claim whose only verb is a past form before a preposition and a name or a year is
+		// the description itself, with no "that" (whose voice would be a guess): "A wildlife
+		// documentary television series aired on Discovery Channel" (a relay run stated nothing
+		// with it, and its dependent stayed unstated).
+		{"A wildlife documentary television series aired on Westmoor Channel", "the wildlife documentary television series aired on Westmoor Channel"},
+		{"A player moved to Spain", "the player moved to Spain"},
+		{"A band formed in 1990", "the band formed in 1990"},
+		{"A band formed in the city", ""},
+		{"A band formed in 1990 with friends", ""},
 		{"A company manufactures cars that were designed in Turin", ""},
 		{"A company manufactures cars and was founded in 1903", ""},
 		{"A company manufactures electric cars", ""},

@@ -158,6 +158,7 @@ func (r *multihopRun) makePlan(ctx context.Context) error {
 	pc := PlanContext{Statement: r.in.statement, MaxHops: r.in.maxHops, Language: r.in.language, schemas: r.in.schemas}
 	var validated, overCap *ValidatedPlan
 	var overCapRaw string
+	var droppedSubQueries []string
 	opinionOnly, replies := false, 0
 	step := pipeline.StructuredStep{Step: pipeline.StepPlan, Schema: planRequestSchema(), MaxTokens: min(32768, 4096+len(r.in.statement)),
 		Check: func(reply string) ([]byte, []string) {
@@ -177,6 +178,17 @@ func (r *multihopRun) makePlan(ctx context.Context) error {
 				return pipeline.ReplyJSONObject(reply), nil
 			}
 			vp, violations := ValidatePlan(reply, pc)
+			if replies > 1 && len(violations) > 0 && !slices.ContainsFunc(violations, func(v PlanViolation) bool { return v.Rule != RuleSubQueryNotClaim }) {
+				// A sub_query that is its claim's own text, written again in the repair: sub_queries
+				// are not searched (the hops are the query chains'), so code drops it rather than
+				// lose the statement, and records it.
+				if fixed, again := ValidatePlan(withoutClaimTextSubQueries(reply), pc); len(again) == 0 {
+					for _, v := range violations {
+						droppedSubQueries = append(droppedSubQueries, v.String()+" (dropped in code after the repair: sub_queries are not searched)")
+					}
+					vp, violations = fixed, nil
+				}
+			}
 			if len(violations) > 0 {
 				out := make([]string, len(violations))
 				for i, v := range violations {
@@ -202,7 +214,7 @@ func (r *multihopRun) makePlan(ctx context.Context) error {
 		// leaves the first plan, recorded in the run's calls like any other.
 		validated, err = overCap, nil
 	}
-	r.res.Plan, r.res.PlanViolations, r.res.PlanRepaired = out.Raw, out.Violations, out.Repaired
+	r.res.Plan, r.res.PlanViolations, r.res.PlanRepaired = out.Raw, append(out.Violations, droppedSubQueries...), out.Repaired
 	if validated != nil && validated == overCap {
 		r.res.Plan, r.res.PlanRepaired = overCapRaw, false
 	}
@@ -218,6 +230,27 @@ func (r *multihopRun) makePlan(ctx context.Context) error {
 	r.plan = validated
 	r.res.PlanJSON = validated.JSON
 	return nil
+}
+
+// withoutClaimTextSubQueries is reply's plan without the sub_queries that are their claim's own
+// text (RuleSubQueryNotClaim, read as checkSubQueries reads it), re-encoded; reply itself when it
+// does not decode.
+func withoutClaimTextSubQueries(reply string) string {
+	var plan Plan
+	if err := json.Unmarshal(pipeline.ReplyJSONObject(reply), &plan); err != nil {
+		return reply
+	}
+	for i, c := range plan.Claims {
+		claim := normalizedQuery(evidence.WithoutBridges(c.ClaimText))
+		plan.Claims[i].SubQueries = slices.DeleteFunc(slices.Clone(c.SubQueries), func(q string) bool {
+			return normalizedQuery(evidence.WithoutBridges(q)) == claim
+		})
+	}
+	encoded, err := json.Marshal(plan)
+	if err != nil {
+		return reply
+	}
+	return string(encoded)
 }
 
 // overCapRepairDrops returns the words of the first plan's verifiable claims (content words,

@@ -455,6 +455,53 @@ func TestMultihopPlanRepair(t *testing.T) {
 	}
 }
 
+// A sub_query that is the claim's own text is asked to be rewritten; when the repaired plan still
+// writes one and breaks no other rule, code drops it and the run goes on: sub_queries are not
+// searched (the hops are the query chains'), and a relay run (EX-FEVER 1841-1920) had lost a
+// whole statement to "{c2} launched The Fantastic Four" written again as its own sub_query. The
+// dropped query is recorded with the plan's violations; any other violation still ends the run.
+func TestMultihopRepairedPlanLosesOnlyItsClaimTextSubQuery(t *testing.T) {
+	t.Parallel()
+	echo := validPlan()
+	echo.Claims[0].SubQueries = append(echo.Claims[0].SubQueries, echo.Claims[0].ClaimText)
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		judgeRuleFor(apoeClaim1, judgeJSON("supported", []int{1}, "Medium", "ok", "")),
+		judgeRuleFor(apoeClaim2, judgeJSON("supported", []int{1}, "Medium", "ok", "")),
+		{Contains: pipeline.MarkerRepair, Reply: planJSON(t, echo)},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, echo)},
+	}}
+	res, err := Multihop{Model: model, Searcher: planSearcher(true)}.Run(context.Background(), pipeline.Input{Text: specStatement})
+	if err != nil {
+		t.Fatalf("a plan whose repair still echoes its claim as a sub_query: %v", err)
+	}
+	if !res.PlanRepaired || len(model.Sent(pipeline.StepPlan+"_repair")) != 1 || res.Status != pipeline.StatusChecked || len(res.Claims) != 2 {
+		t.Errorf("repaired %v, status %s, %d claims", res.PlanRepaired, res.Status, len(res.Claims))
+	}
+	if slices.Contains(res.Claims[0].SubQueries, echo.Claims[0].ClaimText) || len(res.Claims[0].SubQueries) != 2 ||
+		strings.Contains(string(res.PlanJSON), `"`+echo.Claims[0].ClaimText+`"]`) {
+		t.Errorf("the echoed sub_query is still in the plan: %q", res.Claims[0].SubQueries)
+	}
+	if !slices.ContainsFunc(res.PlanViolations, func(v string) bool {
+		return strings.HasPrefix(v, RuleSubQueryNotClaim) && strings.Contains(v, "dropped")
+	}) {
+		t.Errorf("the dropped sub_query is not recorded: %q", res.PlanViolations)
+	}
+
+	// Another violation beside it: the run still ends, as any plan invalid after its repair.
+	bad := echo
+	bad.QueryChains = slices.Clone(echo.QueryChains)
+	bad.QueryChains[0].Hops = slices.Clone(echo.QueryChains[0].Hops)
+	bad.QueryChains[0].Hops[1].Query = bad.Claims[0].ClaimText
+	model = &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		{Contains: pipeline.MarkerRepair, Reply: planJSON(t, bad)},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, bad)},
+	}}
+	_, err = Multihop{Model: model, Searcher: planSearcher(true)}.Run(context.Background(), pipeline.Input{Text: specStatement})
+	if !pipeline.IsPermanent(err) || !strings.Contains(err.Error(), RuleHopQueryNotClaim) {
+		t.Errorf("a plan with another violation after its repair: %v, want a PermanentError naming %s", err, RuleHopQueryNotClaim)
+	}
+}
+
 // Runs that end rejected: bad input before any call, and a statement the plan finds no
 // verifiable claim in.
 func TestMultihopRejects(t *testing.T) {
