@@ -221,11 +221,11 @@ func subjectWords(c PlanClaim, language string) map[string]bool {
 // that hold at least minCitedSharedWords of its content words (all of them when it has fewer),
 // or every word of its subject (subjectWords) or of one of the entities the plan lists for it
 // (a book's page lists "A Flight of Pigeons" among its author's works with "written", not the
-// claim's "wrote"), at most maxSharedSources, marked as another claim's findings. A real model's run: "Two women
-// were killed by a truck driver in <a region's long official name>" kept nothing, since the
-// pages give the region's short name and the hop relevance test wants every word of a name,
-// and it was judged before the others, since the victims' claims build on it; their searches,
-// by the victims' names, found and cited the page that says so. A cited source is one a judge
+// claim's "wrote"), at most maxSharedSources, marked as another claim's findings. A real
+// model's run: "Two women were killed by a truck driver in <a region's long official name>"
+// kept nothing, since the pages give the region's short name and the hop relevance test wants
+// every word of a name, and it was judged before the others, since the victims' claims build
+// on it; their searches, by the victims' names, found and cited the page that says so. A cited source is one a judge
 // read and relied on: with enough of the claim's words it is about the claim's fact, whatever
 // name it gives the claim's entities, and the judge, under the same grounding rules, says
 // whether it states it. A claim is judged again only when such a source exists, so a run
@@ -251,7 +251,7 @@ func (r *multihopRun) judgeOnOthersCitations(ctx context.Context, targets []*cha
 			names = append(names, slices.Collect(maps.Keys(subject)))
 		}
 		for _, e := range st.claim.Entities {
-			if w := tokenSet(topicWords(evidence.WithoutBridges(e), r.in.language)); len(w) > 0 && !strings.Contains(e, "{") {
+			if w := tokenSet(topicWords(e, r.in.language)); len(w) > 0 && !strings.Contains(e, "{") { // "{c1}" names nothing yet
 				names = append(names, slices.Collect(maps.Keys(w)))
 			}
 		}
