@@ -246,7 +246,8 @@ func verifiedBridge(v Verification) evidence.Bridge {
 // bracketedName is the name in brackets right after the name an answer opens with, where the
 // verifier gives the full name its passage writes ("Joe Biden (Joseph Robinette Biden Jr.) is the
 // 46th president", its passage "Joseph Robinette Biden Jr. is ..."; a relay run, EX-FEVER
-// 1361-1440): the bracket's words up to its first comma, when they read as a name (readsAsName).
+// 1361-1440): the bracket's words up to its first comma, without a lower-case "the" opening
+// them ("NBC (the National Broadcasting Company)"), when they read as a name (readsAsName).
 func bracketedName(answer string) string {
 	end := headEnd(answer)
 	if end <= 0 || !strings.HasPrefix(answer[end:], " (") || !readsAsName(strings.TrimSpace(answer[:end])) {
@@ -256,7 +257,9 @@ func bracketedName(answer string) string {
 	if i := strings.IndexAny(inner, ",)"); i >= 0 {
 		inner = inner[:i]
 	}
-	if inner = strings.TrimSpace(inner); !readsAsName(inner) {
+	inner = strings.TrimSpace(inner)
+	inner = strings.TrimPrefix(inner, "the ") // "NBC (the National Broadcasting Company)"
+	if !readsAsName(inner) {
 		return ""
 	}
 	return inner

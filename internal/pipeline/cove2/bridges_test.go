@@ -533,6 +533,12 @@ func TestCove2BridgeIsTheNameInBracketsAfterTheAnswersName(t *testing.T) {
 		{"Sam Ortiz (the 46th president) led Ostmoor", ""},
 		{"Sam Ortiz (Samuel Ortiz Sr.) is the 46th president of Ostmoor", ""},
 	})
+	// A bracket may give the full name with its article ("NBC (the National Broadcasting
+	// Company), which Comcast owns", a relay run): it is read without it.
+	checkBridges(t, "The Ostmoor Broadcasting Company is a commercial network owned by Westmoor", []bridgeCase{
+		{"OBC (the Ostmoor Broadcasting Company), which Westmoor owns", "Ostmoor Broadcasting Company"},
+		{"OBC (the network Westmoor owns) is commercial", ""},
+	})
 }
 
 // A verifier that answers by writing its question back with the name filled in ("The second film
