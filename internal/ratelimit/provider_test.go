@@ -145,6 +145,16 @@ func TestConvergesFrom429sAlone(t *testing.T) {
 			if s.RequestLimit != 0 {
 				t.Errorf("learned a request limit of %g from headers that say nothing", s.RequestLimit)
 			}
+			if ps.Limited == 0 {
+				// The load never outran the provider: on a loaded machine (CI's -race with the
+				// relay beside it) 240 calls once took 5.9s, the provider's own pace, and no
+				// 429 came. There was nothing to converge from; the limiter must not have cut.
+				if s.Decreases != 0 {
+					t.Errorf("no 429 was sent, yet the limiter cut %d times: %+v", s.Decreases, s)
+				}
+				t.Logf("%d calls in %s, none answered 429: the load stayed under the provider's pace", 240, took)
+				return
+			}
 			if s.Decreases == 0 || s.RequestsPerMinute == 0 {
 				t.Errorf("stats = %+v, want cuts and a finite pace", s)
 			}
