@@ -3,7 +3,6 @@ package multihop
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -225,10 +224,10 @@ func subjectWords(c PlanClaim, language string) map[string]bool {
 // model's run: "Two women were killed by a truck driver in <a region's long official name>"
 // kept nothing, since the pages give the region's short name and the hop relevance test wants
 // every word of a name, and it was judged before the others, since the victims' claims build
-// on it; their searches, by the victims' names, found and cited the page that says so. A cited source is one a judge
-// read and relied on: with enough of the claim's words it is about the claim's fact, whatever
-// name it gives the claim's entities, and the judge, under the same grounding rules, says
-// whether it states it. A claim is judged again only when such a source exists, so a run
+// on it; their searches, by the victims' names, found and cited the page that says so. A cited
+// source is one a judge read and relied on: with enough of the claim's words it is about the
+// claim's fact, whatever name it gives the claim's entities, and the judge, under the same
+// grounding rules, says whether it states it. A claim is judged again only when such a source exists, so a run
 // without one costs nothing more. The claims are judged one after another, in plan order, so
 // that none reads a verdict while it changes. A bridge claim that found nothing and was named by
 // no search by description is judged again too, for its own verdict: the claims building on it
@@ -246,23 +245,21 @@ func (r *multihopRun) judgeOnOthersCitations(ctx context.Context, targets []*cha
 		if need == 0 {
 			continue // a claim of no content words shares none with any source
 		}
-		names := [][]string{}
+		// The names a source may hold whole instead: the claim's subject, and each entity the
+		// plan lists for it ("{c1}" names nothing yet).
+		names := []map[string]bool{}
 		if subject := subjectWords(st.claim, r.in.language); len(subject) > 0 {
-			names = append(names, slices.Collect(maps.Keys(subject)))
+			names = append(names, subject)
 		}
 		for _, e := range st.claim.Entities {
-			if w := tokenSet(topicWords(e, r.in.language)); len(w) > 0 && !strings.Contains(e, "{") { // "{c1}" names nothing yet
-				names = append(names, slices.Collect(maps.Keys(w)))
+			if w := tokenSet(topicWords(e, r.in.language)); len(w) > 0 && !strings.Contains(e, "{") {
+				names = append(names, w)
 			}
 		}
 		about := func(s string) bool {
-			if sharedWordCount(words, s, r.in.language) >= need {
-				return true
-			}
 			held := tokenSet(topicWords(s, r.in.language))
-			return slices.ContainsFunc(names, func(name []string) bool {
-				return !slices.ContainsFunc(name, func(w string) bool { return !held[w] })
-			})
+			return heldCount(words, held) >= need ||
+				slices.ContainsFunc(names, func(name map[string]bool) bool { return heldCount(name, held) == len(name) })
 		}
 		for _, o := range targets {
 			if o == st || o.foundNothing || o.reused != nil {
@@ -287,11 +284,11 @@ func (r *multihopRun) judgeOnOthersCitations(ctx context.Context, targets []*cha
 	}
 }
 
-// sharedWordCount counts the distinct words of words that s holds, read as topicWords reads it.
-func sharedWordCount(words map[string]bool, s, language string) int {
+// heldCount counts the words of words that held holds (both read as topicWords reads them).
+func heldCount(words, held map[string]bool) int {
 	n := 0
-	for w := range tokenSet(topicWords(s, language)) {
-		if words[w] {
+	for w := range words {
+		if held[w] {
 			n++
 		}
 	}
