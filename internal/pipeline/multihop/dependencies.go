@@ -216,7 +216,8 @@ func subjectWords(c PlanClaim, language string) map[string]bool {
 }
 
 // judgeOnOthersCitations judges once more, after every other claim, each claim that had no
-// source when it was judged (foundNothing): with the sources the other claims' verdicts cited
+// source when it was judged (foundNothing), and each bridge claim its judge left wanting on the
+// sources it had (leftWanting): with the sources, not among its own, the other claims' verdicts cited
 // that hold at least minCitedSharedWords of its content words (all of them when it has fewer),
 // or every word of its subject (subjectWords) or of one of the entities the plan lists for it
 // (a book's page lists "A Flight of Pigeons" among its author's works with "written", not the
@@ -237,7 +238,7 @@ func subjectWords(c PlanClaim, language string) map[string]bool {
 // bridge claim was judged.
 func (r *multihopRun) judgeOnOthersCitations(ctx context.Context, targets []*chainState) {
 	for _, st := range targets {
-		if !st.foundNothing || st.reused != nil || ctx.Err() != nil {
+		if !(st.foundNothing || leftWanting(st)) || st.reused != nil || ctx.Err() != nil {
 			continue
 		}
 		words := tokenSet(topicWords(evidence.WithoutBridges(st.claim.ClaimText), r.in.language))
@@ -267,7 +268,7 @@ func (r *multihopRun) judgeOnOthersCitations(ctx context.Context, targets []*cha
 			}
 			for _, k := range o.verdict.cited {
 				e := o.evidence[k]
-				if len(st.sharedFinds) >= maxSharedSources || holdsURL(st.sharedFinds, e.SearchResult) ||
+				if len(st.sharedFinds) >= maxSharedSources || holdsURL(st.sharedFinds, e.SearchResult) || holdsURL(st.evidence, e.SearchResult) ||
 					!about(e.Title+" "+evidence.SourceText(e.Retrieved)) {
 					continue
 				}
@@ -282,6 +283,22 @@ func (r *multihopRun) judgeOnOthersCitations(ctx context.Context, targets []*cha
 		st.judged, st.foundNothing = false, false
 		r.judgeOne(ctx, st)
 	}
+}
+
+// leftWanting reports whether st is a bridge claim, judged as soon as its chain ran, whose judge
+// read its sources and found them short of the claim (its own verdict unverified, or partly
+// supported with nothing contradicted, which code makes unverified), and whose entity no claim
+// was stated with: the claims building on it searched after it was judged, by its description,
+// and what they cited may hold its fact (a relay run: "Victor Hugo wrote a drama in rhyming
+// alexandrines", judged on the author's page alone, beside the claim stated with its
+// description that found and cited the play's page). A claim judged with the others had what
+// their searches kept already (shareFindings); a bridge claim whose provisional name was
+// refused (unsettle) was judged again with what the claims stated with it cited, and those
+// claims stay unverified whatever a later judgement says.
+func leftWanting(st *chainState) bool {
+	said := strings.ToLower(strings.TrimSpace(st.verdict.VariantVerdict))
+	return st.hasDependents && st.judged && !st.unsettled && st.unresolved == "" && st.verdict.Verdict == pipeline.VerdictUnverified &&
+		(said == pipeline.VerdictUnverified || said == pipeline.VerdictPartlySupported)
 }
 
 // heldCount counts the words of words that held holds (both read as topicWords reads them).

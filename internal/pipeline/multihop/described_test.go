@@ -558,17 +558,19 @@ func siblingRun(t *testing.T, second string) (*pipelinetest.StubModel, *StubSear
 }
 
 // The other claims' findings give a dishonest second judge nothing to smuggle a name in by: a
-// name its cited passage does not hold, or a passage the source does not hold, names no one, c1
-// keeps its first judgement, and c2 stays unstated (it found nothing to be judged with by
-// description either).
+// name its cited passage does not hold, or a passage the source does not hold, names no one, and
+// c2 stays unstated (it found nothing to be judged with by description either). c1's own verdict
+// stands only on a passage its source holds: the film's page does say an actor played the
+// detective, so the judgement on what the other claims cited (judgeOnOthersCitations) confirms
+// c1 on it, its name refused; a passage the page does not hold leaves c1 unverified.
 func TestBridgeNotNamedByADishonestJudgeOfTheOtherClaimsFindings(t *testing.T) {
 	t.Parallel()
 	sup := evidence.StanceSupports
-	for _, tt := range []struct{ name, second string }{
+	for _, tt := range []struct{ name, second, wantC1 string }{
 		{"a name its passage does not hold", judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "Jason Momoa", Source: 2, Passage: "Adam Beach, known as Detective Chester Lake"},
-			judgeCitation{2, "Adam Beach, known as Detective Chester Lake", sup})},
+			judgeCitation{2, "Adam Beach, known as Detective Chester Lake", sup}), pipeline.VerdictSupported},
 		{"a passage the source does not hold", judgeReplyJSON(t, "supported", "High", "", &judgeAnswer{Value: "Jason Momoa", Source: 2, Passage: "Jason Momoa, known as Detective Chester Lake"},
-			judgeCitation{2, "Jason Momoa, known as Detective Chester Lake", sup})},
+			judgeCitation{2, "Jason Momoa, known as Detective Chester Lake", sup}), pipeline.VerdictUnverified},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -577,8 +579,13 @@ func TestBridgeNotNamedByADishonestJudgeOfTheOtherClaimsFindings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c1 := res.Claims[0]; c1.Verdict != pipeline.VerdictUnverified {
-				t.Errorf("claim 1: %+v", c1)
+			if c1 := res.Claims[0]; c1.Verdict != tt.wantC1 || strings.Contains(c1.Text+c1.Reason, "Momoa") {
+				t.Errorf("claim 1 = %s, want %s and no name of the judge's: %+v", c1.Verdict, tt.wantC1, c1)
+			}
+			if !slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool {
+				return f.Code == pipeline.FlagQuoteNotInSource && strings.Contains(f.Detail, "claim 1")
+			}) {
+				t.Errorf("no %s flag on claim 1: %+v", pipeline.FlagQuoteNotInSource, res.ReviewFlags)
 			}
 			if c2 := res.Claims[1]; c2.Text != slipknotPlan().Claims[1].ClaimText || c2.Verdict != pipeline.VerdictUnverified || !strings.Contains(c2.Reason, "cannot be stated") {
 				t.Errorf("claim 2: %+v", c2)

@@ -72,6 +72,9 @@ type chainState struct {
 	// claims building on it are stated with it, and the claim is judged again with what they
 	// found (settleProvisional).
 	provisional bool
+	// unsettled: the provisional name was not confirmed when the claim was judged again, and
+	// the claims stated with it were made unverified (unsettle); no later judgement reopens them.
+	unsettled bool
 	// unresolved says why a bridge this claim builds on was not established: its hops do not
 	// run and it is unverified, for it cannot be stated.
 	unresolved string

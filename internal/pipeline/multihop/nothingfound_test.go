@@ -233,25 +233,19 @@ func TestSubjectWords(t *testing.T) {
 	}
 }
 
-// A bridge claim whose own hops found nothing, and whose entity no search by description named,
-// is judged once more after the claims building on it, with what their verdicts cited (issue 23).
-// In a relay run (FEVEROUS-S) "An author wrote A Flight of Pigeons" kept nothing; the claim
-// stated with its description, "The Angry River is by the author that wrote A Flight of
-// Pigeons", was supported by its follow-up hop's page of the author, which lists that book; the
-// bridge claim had been judged before that hop ran, and left the true statement unverified.
-func TestBridgeThatFoundNothingIsJudgedOnWhatItsDependentsCited(t *testing.T) {
-	t.Parallel()
-	const (
-		statement   = "Night Tide is by the author who wrote Harbour Lights."
-		authorClaim = "An author wrote Harbour Lights"
-		bookClaim   = "Night Tide is by {c1}"
-		described   = "Night Tide is by the author that wrote Harbour Lights"
-	)
-	novel := hit("https://en.wikipedia.org/wiki/Night_Tide_(novel)", "Wikipedia", "Night Tide is a 1972 novel by Mara Quinn.", nil)
-	// The author's page shares two of the author claim's content words ("written" is no
-	// "wrote"), and all of the book it names.
-	author := hit("https://en.wikipedia.org/wiki/Mara_Quinn", "Wikipedia", "Since then she has written over fifty novels, including Harbour Lights and Night Tide.", nil)
-	plan := Plan{
+// The statement of the two bridge tests below: a book by the author of another, the author the
+// bridge (c1), the book's claim stated with the author's name or, when none is established, the
+// statement's description of the author.
+const (
+	nightTideStatement = "Night Tide is by the author who wrote Harbour Lights."
+	authorClaim        = "An author wrote Harbour Lights"
+	bookClaim          = "Night Tide is by {c1}"
+	bookDescribed      = "Night Tide is by the author that wrote Harbour Lights"
+)
+
+// nightTidePlan is the statement's plan, one hop a claim.
+func nightTidePlan() Plan {
+	return Plan{
 		PlanID: "night-tide-author",
 		Claims: []PlanClaim{
 			{ClaimID: "c1", ClaimText: authorClaim, SourceSpan: "the author who wrote Harbour Lights",
@@ -269,30 +263,55 @@ func TestBridgeThatFoundNothingIsJudgedOnWhatItsDependentsCited(t *testing.T) {
 		CrossValidationQueries: []CrossValidationQuery{{"Ostmoor novels 1972", []int{0, 1}}},
 		ExecutionOrder:         []string{"c1", "c2"},
 	}
+}
+
+// The book's page, and the author's, which shares two of the author claim's content words
+// ("written" is no "wrote") and all of the book it names.
+var (
+	nightTideNovel  = hit("https://en.wikipedia.org/wiki/Night_Tide_(novel)", "Wikipedia", "Night Tide is a 1972 novel by Mara Quinn.", nil)
+	nightTideAuthor = hit("https://en.wikipedia.org/wiki/Mara_Quinn", "Wikipedia", "Since then she has written over fifty novels, including Harbour Lights and Night Tide.", nil)
+)
+
+// nightTideBookRules are the book claim's judgements, stated with the author's description:
+// unverified on the book's page, naming what it lacks, then, after its follow-up hop found
+// the author's page, supported on both; and the plan.
+func nightTideBookRules(t *testing.T) []pipelinetest.StubRule {
+	sup := evidence.StanceSupports
+	return []pipelinetest.StubRule{
+		{Contains: nightTideAuthor.Snippet, Reply: judgeReplyJSON(t, "supported", "Medium", "", nil,
+			judgeCitation{1, "Night Tide is a 1972 novel by Mara Quinn", sup},
+			judgeCitation{2, "written over fifty novels, including Harbour Lights", sup})},
+		judgeRuleFor(bookDescribed, judgeReplyJSON(t, "unverified", "Low", "Mara Quinn Harbour Lights", nil,
+			judgeCitation{1, "Night Tide is a 1972 novel by Mara Quinn", sup})),
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, nightTidePlan())},
+	}
+}
+
+// A bridge claim whose own hops found nothing, and whose entity no search by description named,
+// is judged once more after the claims building on it, with what their verdicts cited (issue 23).
+// In a relay run (FEVEROUS-S) "An author wrote A Flight of Pigeons" kept nothing; the claim
+// stated with its description, "The Angry River is by the author that wrote A Flight of
+// Pigeons", was supported by its follow-up hop's page of the author, which lists that book; the
+// bridge claim had been judged before that hop ran, and left the true statement unverified.
+func TestBridgeThatFoundNothingIsJudgedOnWhatItsDependentsCited(t *testing.T) {
+	t.Parallel()
 	sup := evidence.StanceSupports
 	// One reply for the author claim, whatever it is given: it quotes the author's page, so it
 	// stands only when that page is among its sources.
 	authorReply := judgeReplyJSON(t, "supported", "Medium", "", nil,
 		judgeCitation{1, "written over fifty novels, including Harbour Lights", sup})
-	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+	model := &pipelinetest.StubModel{Rules: append([]pipelinetest.StubRule{
 		judgeRuleFor(authorClaim, authorReply),
-		// The book claim's second judgement, after its follow-up found the author's page.
-		{Contains: author.Snippet, Reply: judgeReplyJSON(t, "supported", "Medium", "", nil,
-			judgeCitation{1, "Night Tide is a 1972 novel by Mara Quinn", sup},
-			judgeCitation{2, "written over fifty novels, including Harbour Lights", sup})},
-		judgeRuleFor(described, judgeReplyJSON(t, "unverified", "Low", "Mara Quinn Harbour Lights", nil,
-			judgeCitation{1, "Night Tide is a 1972 novel by Mara Quinn", sup})),
-		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, plan)},
-	}}
+	}, nightTideBookRules(t)...)}
 	searcher := &StubSearcher{honour: true, rules: []searchRule{
-		{contains: "Mara Quinn Harbour Lights", results: []pipeline.SearchResult{author}},
-		{contains: "Night Tide", results: []pipeline.SearchResult{novel}},
+		{contains: "Mara Quinn Harbour Lights", results: []pipeline.SearchResult{nightTideAuthor}},
+		{contains: "Night Tide", results: []pipeline.SearchResult{nightTideNovel}},
 	}}
-	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: statement})
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: nightTideStatement})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := res.Claims[1]; c.Text != described || c.Verdict != pipeline.VerdictSupported {
+	if c := res.Claims[1]; c.Text != bookDescribed || c.Verdict != pipeline.VerdictSupported {
 		t.Fatalf("claim 2 = %q %s: %s; the test needs it stated with the description and supported", c.Text, c.Verdict, c.Reason)
 	}
 	if c := res.Claims[0]; c.Verdict != pipeline.VerdictSupported || c.Confidence != pipeline.ConfidenceMedium {
@@ -304,12 +323,86 @@ func TestBridgeThatFoundNothingIsJudgedOnWhatItsDependentsCited(t *testing.T) {
 			last = p
 		}
 	}
-	if !strings.Contains(last, author.Snippet) || !strings.Contains(last, relationShared) {
+	if !strings.Contains(last, nightTideAuthor.Snippet) || !strings.Contains(last, relationShared) {
 		t.Errorf("claim 1's last judge prompt lacks the author's page, marked as another claim's finding:\n%s", last)
 	}
-	for _, never := range []string{described, statement} {
+	for _, never := range []string{bookDescribed, nightTideStatement} {
 		if strings.Contains(last, never) {
 			t.Errorf("claim 1's judge saw %q:\n%s", never, last)
 		}
+	}
+}
+
+// A bridge claim its judge left unverified on the sources it had is judged once more after the
+// claims building on it, with the sources their verdicts cited that are about it: those claims,
+// stated with its description, searched after it was judged and may find the entity's page. In
+// a relay run "Victor Hugo wrote a drama in rhyming alexandrines" was judged on the author's page
+// alone and left unverified, while the claim stated with its description found and cited the
+// play's page, which says it is "a drama in rhyming alexandrines": a true statement left
+// unverified. A dishonest second judgement gains nothing: a passage the page does not hold is
+// dropped and flagged, and the claim stays unverified.
+func TestBridgeLeftUnverifiedIsJudgedOnWhatItsDependentsCited(t *testing.T) {
+	t.Parallel()
+	// The bridge claim's own search finds the book's page, which names no author.
+	harbour := hit("https://en.wikipedia.org/wiki/Harbour_Lights", "Wikipedia", "Harbour Lights is a 1968 novel set in the port of Ostmoor.", nil)
+	sup := evidence.StanceSupports
+	// Only the bridge claim's second judgement is given the author's page as another claim's
+	// finding: the book claim finds it on its own follow-up hop.
+	authorShared := `title="` + nightTideAuthor.Title + `" relation="` + relationShared + `"`
+	for _, tt := range []struct {
+		name        string
+		secondReply string
+		want        string
+		wantFlag    string
+	}{
+		{"honest", judgeReplyJSON(t, "supported", "Medium", "", nil,
+			judgeCitation{2, "written over fifty novels, including Harbour Lights", sup}), pipeline.VerdictSupported, ""},
+		{"quotes what the page does not say", judgeReplyJSON(t, "supported", "Medium", "", nil,
+			judgeCitation{2, "Mara Quinn wrote Harbour Lights in 1968", sup}), pipeline.VerdictUnverified, pipeline.FlagQuoteNotInSource},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			model := &pipelinetest.StubModel{Rules: append([]pipelinetest.StubRule{
+				{Contains: authorShared, Reply: tt.secondReply},
+				// The first judgement reads the book's page, which names no author.
+				judgeRuleFor(authorClaim, judgeReplyJSON(t, "unverified", "Low", "", nil)),
+			}, nightTideBookRules(t)...)}
+			searcher := &StubSearcher{honour: true, rules: []searchRule{
+				{contains: "Mara Quinn Harbour Lights", results: []pipeline.SearchResult{nightTideAuthor}},
+				{contains: "who wrote Harbour Lights", results: []pipeline.SearchResult{harbour}},
+				{contains: "Night Tide", results: []pipeline.SearchResult{nightTideNovel}},
+			}}
+			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: nightTideStatement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := res.Claims[1]; c.Text != bookDescribed || c.Verdict != pipeline.VerdictSupported {
+				t.Fatalf("claim 2 = %q %s: %s; the test needs it stated with the description and supported", c.Text, c.Verdict, c.Reason)
+			}
+			if c := res.Claims[0]; c.Verdict != tt.want {
+				t.Errorf("claim 1 = %s (%s): %s, want %s", c.Verdict, c.Confidence, c.Reason, tt.want)
+			}
+			var prompts []string
+			for _, p := range model.Sent(pipeline.StepJudge) {
+				if strings.Contains(p, "<untrusted_claim>\n"+authorClaim) {
+					prompts = append(prompts, p)
+				}
+			}
+			last := prompts[len(prompts)-1]
+			if !strings.Contains(last, authorShared) || !strings.Contains(last, harbour.Snippet) {
+				t.Errorf("claim 1's last judge prompt lacks its own page and the author's page, marked as another claim's finding:\n%s", last)
+			}
+			for _, never := range []string{bookDescribed, nightTideStatement} {
+				if strings.Contains(last, never) {
+					t.Errorf("claim 1's judge saw %q:\n%s", never, last)
+				}
+			}
+			flagged := slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool {
+				return f.Code == tt.wantFlag && strings.Contains(f.Detail, "claim 1")
+			})
+			if tt.wantFlag != "" && !flagged {
+				t.Errorf("no %s flag on claim 1: %+v", tt.wantFlag, res.ReviewFlags)
+			}
+		})
 	}
 }

@@ -76,6 +76,7 @@ func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) st
 // such a claim is about an entity no judge confirmed, whatever its own judge made of it.
 func (r *multihopRun) unsettle(st *chainState, why string) {
 	name := st.bridge.Value
+	st.unsettled = true
 	st.bridge, st.provisional = evidence.Bridge{Reason: fmt.Sprintf("its judge named %q but confirmed %s only in part, and %s", name, st.claim.ClaimID, why)}, false
 	affected := []string{st.claim.ClaimID}
 	for _, id := range r.plan.Plan.ExecutionOrder {
