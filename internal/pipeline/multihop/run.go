@@ -148,7 +148,7 @@ func (r *multihopRun) run(ctx context.Context, in pipeline.Input) error {
 // "... an action mystery thriller film"), and past the cap the rest of the statement is skipped
 // (a real plan of twelve such claims left "Inferno is an American film" unchecked, and its
 // statement unverified). The answer is taken when it breaks no rule and keeps every word of
-// the first plan's claims (overCapRepairDrops); otherwise the first plan is verified under the
+// the statement the first plan's claims hold (overCapRepairDrops); otherwise the first plan is verified under the
 // cap, as it would have been without the request.
 func (r *multihopRun) makePlan(ctx context.Context) error {
 	prompt, err := renderPlanPrompt(r.in)
@@ -166,7 +166,7 @@ func (r *multihopRun) makePlan(ctx context.Context) error {
 			if overCap != nil && replies == 2 {
 				// The answer to the cap's request: the first plan unless it is better.
 				vp, violations := ValidatePlan(reply, pc)
-				if noClaims(reply) || len(violations) > 0 || len(overCapRepairDrops(overCap.Plan, vp.Plan, pc.Language)) > 0 {
+				if noClaims(reply) || len(violations) > 0 || len(overCapRepairDrops(overCap.Plan, vp.Plan, pc.Statement, pc.Language)) > 0 {
 					validated = overCap
 					return overCap.JSON, nil
 				}
@@ -254,12 +254,19 @@ func withoutClaimTextSubQueries(reply string) string {
 }
 
 // overCapRepairDrops returns the words of the first plan's verifiable claims (content words,
-// in lower case) that no claim of the repaired plan has: a plan asked to join claims that
-// answers by leaving a fact out would have that fact unverified, and silently. Bridge
-// placeholders are no words: joining claims renumbers them ({c8} becomes {c4}).
-func overCapRepairDrops(first, repaired Plan, language string) []string {
+// in lower case) that the statement holds and no claim of the repaired plan has: a plan asked
+// to join claims that answers by leaving a fact out would have that fact unverified, and
+// silently. A word the first plan wrote and the statement does not is the planner's wording, no
+// fact of the statement ("{c8} was released in 1992" for "a 1992 American drama film", joined
+// into "A film starring {c3} is a 1992 American drama film"). Bridge placeholders are no words:
+// joining claims renumbers them ({c8} becomes {c4}).
+func overCapRepairDrops(first, repaired Plan, statement, language string) []string {
 	words := func(c PlanClaim) []string {
 		return text.ContentWords(strings.ToLower(evidence.WithoutBridges(c.ClaimText)), language)
+	}
+	stated := map[string]bool{}
+	for _, w := range text.ContentWords(strings.ToLower(statement), language) {
+		stated[w] = true
 	}
 	have := map[string]bool{}
 	for _, c := range repaired.Claims {
@@ -273,7 +280,7 @@ func overCapRepairDrops(first, repaired Plan, language string) []string {
 			continue
 		}
 		for _, w := range words(c) {
-			if !have[w] && !slices.Contains(dropped, w) {
+			if stated[w] && !have[w] && !slices.Contains(dropped, w) {
 				dropped = append(dropped, w)
 			}
 		}

@@ -901,8 +901,11 @@ func TestMultihopPlanOverTheClaimCap(t *testing.T) {
 	}
 }
 
-// What a plan answering the cap's request left out of the first plan's claims: words, never
-// bridge placeholders, which joining claims renumbers.
+// What a plan answering the cap's request left out of the first plan's claims: words of the
+// statement, never bridge placeholders, which joining claims renumbers, nor a word the first
+// plan wrote and the statement does not ("released" for "a 1992 film": a relay run's repair
+// joined "{c8} was released in 1992" into "A film starring {c3} is a 1992 American drama film"
+// and was refused for it, its statement left unverified by the claim it skipped).
 func TestOverCapRepairDrops(t *testing.T) {
 	t.Parallel()
 	claims := func(texts ...string) Plan {
@@ -912,7 +915,8 @@ func TestOverCapRepairDrops(t *testing.T) {
 		}
 		return p
 	}
-	first := claims("Ostmoor is a 2016 film", "Ostmoor is an American film", "A person wrote {c1}", "{c3} is a Westmoor screenwriter")
+	const statement = "Ostmoor is a 2016 American film that a person wrote, a Westmoor screenwriter."
+	first := claims("Ostmoor is a 2016 film", "Ostmoor was released in 2016", "Ostmoor is an American film", "A person wrote {c1}", "{c3} is a Westmoor screenwriter")
 	for _, tt := range []struct {
 		repaired Plan
 		want     []string
@@ -920,7 +924,7 @@ func TestOverCapRepairDrops(t *testing.T) {
 		{claims("Ostmoor is a 2016 American film", "A person wrote {c1}", "{c2} is a Westmoor screenwriter"), nil},
 		{claims("Ostmoor is a 2016 film", "A person wrote {c1}", "{c2} is a screenwriter"), []string{"american", "westmoor"}},
 	} {
-		if got := overCapRepairDrops(first, tt.repaired, "en"); !slices.Equal(got, tt.want) {
+		if got := overCapRepairDrops(first, tt.repaired, statement, "en"); !slices.Equal(got, tt.want) {
 			t.Errorf("drops %v, want %v", got, tt.want)
 		}
 	}
