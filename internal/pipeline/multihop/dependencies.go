@@ -575,6 +575,30 @@ func withoutBridges(query string, ids []string) string {
 	return strings.Join(strings.Fields(query), " ")
 }
 
+// asksForAnotherEntity reports whether the judge's follow-up query asks for an entity its sources
+// name and the claim does not: a name the query writes that a given source holds word for word
+// (groundedNames) with a word that neither the claim, its entities nor the entity its judge
+// named (named) hold. What the claim says is then that entity's to state, on its own page ("The
+// Beguiled stars an American actor and producer" on "The Beguiled is a 1971 American film
+// starring Clint Eastwood": "Clint Eastwood American actor producer"), and no definition of a
+// kind says it. A query that names only the claim's own entities ("Howard Hughes wealth
+// fortune" for "Howard Robard Hughes Jr. achieved immense wealth") asks for more of the pages a
+// definition is wanted beside.
+func asksForAnotherEntity(missing string, claim PlanClaim, given []evidence.Retrieved, named string) bool {
+	own := map[string]bool{}
+	for _, s := range append([]string{claim.ClaimText, named}, claim.Entities...) {
+		for _, w := range text.Words(text.FoldForMatch(s)) {
+			own[w] = true
+		}
+	}
+	for _, name := range groundedNames(missing, given) {
+		if slices.ContainsFunc(text.Words(text.FoldForMatch(name)), func(w string) bool { return !own[w] }) {
+			return true
+		}
+	}
+	return false
+}
+
 // followUp runs one follow-up hop for st (FIRE and SAFE's next search) when its judge found the
 // evidence short (unverified or partly supported) and named what is missing, within max_hops
 // and maxFollowUps: the same rules as a planned hop, recorded with its reason. Like a planned
@@ -586,7 +610,8 @@ func withoutBridges(query string, ids []string) string {
 //
 // When a source is the claim's entity's entry and says what kind of thing it is, and no source
 // states what the claim says of it, the hop searches for a definition of that in the claim's
-// own words instead of the judge's query (definitionQuery).
+// own words instead of the judge's query (definitionQuery), unless that query asks for another
+// entity the sources name (asksForAnotherEntity).
 func (r *multihopRun) followUp(ctx context.Context, st *chainState, v judgement) bool {
 	if ctx.Err() != nil || st.followUps >= maxFollowUps || len(st.hopRecords) >= r.in.maxHops ||
 		(v.Verdict != pipeline.VerdictUnverified && v.Verdict != pipeline.VerdictPartlySupported) {
@@ -594,7 +619,7 @@ func (r *multihopRun) followUp(ctx context.Context, st *chainState, v judgement)
 	}
 	given := givenOf(st)
 	query, reason := v.missing, "follow-up: the judge found the sources lack "+text.Quote(v.missing)
-	if q := definitionQuery(st.claim, r.in.language, given, v.answer.Value); q != "" {
+	if q := definitionQuery(st.claim, r.in.language, given, v.answer.Value); q != "" && !asksForAnotherEntity(v.missing, st.claim, given, v.answer.Value) {
 		query, reason = q, "follow-up: a source says what kind of thing the claim's entity is and none states what the claim says of it, so the hop looks for a definition in the claim's words "+text.Quote(q)
 	}
 	if query == "" {

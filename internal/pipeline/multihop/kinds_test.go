@@ -250,6 +250,49 @@ func TestFollowUpLooksForADefinitionOfWhatTheClaimSays(t *testing.T) {
 	}
 }
 
+// When the judge asks for another entity its sources name (the film's entry names its star; the
+// claim says what the star is), the follow-up runs the judge's query, for that entity's page, not
+// a definition of the claim's words: they describe the star, and no definition of a kind says who
+// starred in the film. In a relay run (EX-FEVER 2081-2160) "The Beguiled stars an American actor
+// and producer", judged on "The Beguiled is a 1971 American film starring Clint Eastwood" and
+// asking for "Clint Eastwood American actor producer", searched "stars American actor producer"
+// instead, found another actor's page, and the true statement stayed unverified.
+func TestFollowUpAsksForTheEntityTheSourcesName(t *testing.T) {
+	t.Parallel()
+	const claim = "Westmoor Nights stars an American actor and producer"
+	entryHit := hit("https://en.wikipedia.org/wiki/Westmoor_Nights", "Wikipedia", "Westmoor Nights is a 1971 American film starring Ada Brook.", nil)
+	entryHit.Title = "Westmoor Nights"
+	starHit := hit("https://en.wikipedia.org/wiki/Ada_Brook", "Wikipedia", "Ada Brook is an American actor and producer.", nil)
+	otherHit := hit("https://en.wikipedia.org/wiki/Jon_Keel", "Wikipedia", "Jon Keel is an American actor and producer who starred in Ostmoor.", nil)
+	const asked = "Ada Brook American actor producer"
+	if q := definitionQuery(PlanClaim{ClaimText: claim, Entities: []string{"Westmoor Nights"}}, "en", []evidence.Retrieved{{SearchResult: entryHit}}, ""); q == "" {
+		t.Fatal("the test needs a claim that calls for a definition query")
+	}
+	plan := oneClaimPlan(claim, "Westmoor Nights", "Westmoor Nights 1971 film")
+	sup := evidence.StanceSupports
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		{Contains: starHit.Snippet, Reply: judgeReplyJSON(t, "supported", "Medium", "", nil,
+			judgeCitation{1, "starring Ada Brook", sup}, judgeCitation{2, "Ada Brook is an American actor and producer", sup})},
+		{Contains: pipeline.MarkerMultihopJudge, Reply: judgeReplyJSON(t, "unverified", "Low", asked, nil)},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, plan)},
+	}}
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Westmoor Nights 1971 film", results: []pipeline.SearchResult{entryHit}},
+		{contains: asked, results: []pipeline.SearchResult{starHit, entryHit}},
+		{contains: "American actor producer", results: []pipeline.SearchResult{otherHit}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: claim + "."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hop := findHop(res, 1, 2); hop.Reason != HopReasonFollowUp || hop.Query != asked || strings.Contains(hop.Note, "looks for a definition") {
+		t.Errorf("follow-up hop: %+v", hop)
+	}
+	if c := res.Claims[0]; c.Verdict != pipeline.VerdictSupported {
+		t.Errorf("claim: %+v", c)
+	}
+}
+
 // oneClaimPlan is the plan of a statement that is one claim about entity, its chain one hop.
 func oneClaimPlan(claim, entity, hop string) Plan {
 	return Plan{
