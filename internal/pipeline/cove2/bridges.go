@@ -169,7 +169,8 @@ func (r *cove2Run) bridgeValues(position int, raw string) (values map[string]str
 }
 
 // verifiedBridge reads a verification's answer as a bridge value, the first of its candidates
-// that is in the passage of one of the sources the verifier cited (evidence.ResolveBridge): the
+// that is in a passage of one of the sources the verifier cited, any quote of the verifier's that
+// the source's text holds (evidence.ResolveBridge): the
 // whole answer; the name it opens with (answerHead, answerNames), the name in brackets after it
 // (bracketedName), the short phrase (answerPhrase), the name it fills into its question
 // (echoedName) or gives right after the noun its question asks for (askedNounName), read also
@@ -222,13 +223,19 @@ func verifiedBridge(v Verification) evidence.Bridge {
 		key := evidence.DocumentKey(s.URL)
 		grounding = append(grounding, slices.IndexFunc(v.Retrieved, func(g evidence.Retrieved) bool { return evidence.DocumentKey(g.URL) == key }))
 	}
-	resolve := func(value string, k int) evidence.Bridge {
-		return evidence.ResolveBridge(evidence.BridgeAnswer{Value: value, Source: grounding[k] + 1, Passage: v.Sources[k].Quote}, v.Retrieved, grounding, "verifier")
+	resolve := func(value string, k int, passage string) evidence.Bridge {
+		return evidence.ResolveBridge(evidence.BridgeAnswer{Value: value, Source: grounding[k] + 1, Passage: passage}, v.Retrieved, grounding, "verifier")
 	}
+	// The passages of a cited source: the one it was credited with, then every other quote of
+	// the verifier's that its text holds (ResolveBridge checks that): a verifier quotes a page
+	// more than once, and the name may be in its second quote ("... its seventh film,
+	// Generations." and then "Star Trek Generations is a science fiction film ...").
 	for _, value := range values {
 		for k := range v.Sources {
-			if b := resolve(value, k); b.Value != "" {
-				return b
+			for _, passage := range append([]string{v.Sources[k].Quote}, v.Quotes...) {
+				if b := resolve(value, k, passage); b.Value != "" {
+					return b
+				}
 			}
 		}
 	}
@@ -236,7 +243,7 @@ func verifiedBridge(v Verification) evidence.Bridge {
 	if len(v.Sources) == 0 {
 		return evidence.Bridge{Reason: "its verifier cited no source"}
 	}
-	refused := resolve(answer, 0)
+	refused := resolve(answer, 0, v.Sources[0].Quote)
 	if refused.Value != "" {
 		refused = evidence.Bridge{Reason: fmt.Sprintf("its verifier's answer %q reads as a sentence, not a name", text.Truncate(answer, 60))}
 	}

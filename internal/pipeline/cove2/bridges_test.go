@@ -665,3 +665,35 @@ func FuzzVerifiedBridge(f *testing.F) {
 		_ = askedNounName(answer, question)
 	})
 }
+
+// The answer may be in any passage the verifier quoted from a source it cited, not only the first
+// one the source was credited with: a relay run (EX-FEVER 2001-2080) answered "Star Trek
+// Generations", quoting first "... includes its seventh film, Generations." and then, from the
+// same page, "Star Trek Generations is a science fiction film ...", and the bridge was refused as
+// not in the passage. A quote that no cited source holds grounds nothing, and a name only such a
+// quote holds is still refused.
+func TestCove2BridgeInAnyQuoteOfACitedSource(t *testing.T) {
+	t.Parallel()
+	page := evidence.Retrieved{SearchResult: pipelinetest.SearchResult("https://example.org/ostmoor", "Example",
+		"Ostmoor is a film series that includes its seventh film, Night Tide. Ostmoor Night Tide is a drama about two captains.")}
+	other := evidence.Retrieved{SearchResult: pipelinetest.SearchResult("https://example.org/other", "Example", "Westmoor Tide is a 2004 film.")}
+	cited := page
+	cited.Quote = "Ostmoor is a film series that includes its seventh film, Night Tide"
+	for _, tt := range []struct {
+		answer string
+		quotes []string
+		value  string
+	}{
+		{"Ostmoor Night Tide", []string{cited.Quote, "Ostmoor Night Tide is a drama about two captains"}, "Ostmoor Night Tide"},
+		// Quoted from a page the verifier was given but did not cite: no ground.
+		{"Westmoor Tide", []string{cited.Quote, "Westmoor Tide is a 2004 film"}, ""},
+		// Quoted from no page at all.
+		{"Ostmoor Dawn", []string{cited.Quote, "Ostmoor Dawn is a drama"}, ""},
+	} {
+		b := verifiedBridge(Verification{Query: "What is the seventh Ostmoor film?", Answer: tt.answer, Quotes: tt.quotes,
+			Retrieved: []evidence.Retrieved{page, other}, Sources: []evidence.Retrieved{cited}})
+		if b.Value != tt.value {
+			t.Errorf("verifiedBridge(%q, quotes %q) = %+v, want %q", tt.answer, tt.quotes, b, tt.value)
+		}
+	}
+}
