@@ -148,8 +148,8 @@ func (r *multihopRun) run(ctx context.Context, in pipeline.Input) error {
 // "... an action mystery thriller film"), and past the cap the rest of the statement is skipped
 // (a real plan of twelve such claims left "Inferno is an American film" unchecked, and its
 // statement unverified). The answer is taken when it breaks no rule and keeps every word of
-// the statement the first plan's claims hold (overCapRepairDrops); otherwise the first plan is verified under the
-// cap, as it would have been without the request.
+// the statement the first plan's claims hold (overCapRepairDrops); otherwise the first plan is
+// verified under the cap, as it would have been without the request.
 func (r *multihopRun) makePlan(ctx context.Context) error {
 	prompt, err := renderPlanPrompt(r.in)
 	if err != nil {
@@ -264,9 +264,9 @@ func overCapRepairDrops(first, repaired Plan, statement, language string) []stri
 	words := func(c PlanClaim) []string {
 		return text.ContentWords(strings.ToLower(evidence.WithoutBridges(c.ClaimText)), language)
 	}
-	stated := map[string]bool{}
+	stated := map[string]bool{} // each word and its singular: a plan writes "film" of "films"
 	for _, w := range text.ContentWords(strings.ToLower(statement), language) {
-		stated[w] = true
+		stated[w], stated[text.Singular(w)] = true, true
 	}
 	have := map[string]bool{}
 	for _, c := range repaired.Claims {
@@ -280,7 +280,7 @@ func overCapRepairDrops(first, repaired Plan, statement, language string) []stri
 			continue
 		}
 		for _, w := range words(c) {
-			if stated[w] && !have[w] && !slices.Contains(dropped, w) {
+			if (stated[w] || stated[text.Singular(w)]) && !have[w] && !slices.Contains(dropped, w) {
 				dropped = append(dropped, w)
 			}
 		}
