@@ -254,23 +254,28 @@ func withoutClaimTextSubQueries(reply string) string {
 }
 
 // overCapRepairDrops returns the words of the first plan's verifiable claims (content words,
-// in lower case) that the statement holds and no claim of the repaired plan has: a plan asked
-// to join claims that answers by leaving a fact out would have that fact unverified, and
-// silently. A word the first plan wrote and the statement does not is the planner's wording, no
-// fact of the statement ("{c8} was released in 1992" for "a 1992 American drama film", joined
-// into "A film starring {c3} is a 1992 American drama film"). Bridge placeholders are no words:
-// joining claims renumbers them ({c8} becomes {c4}).
+// in lower case, in the singular) that the statement holds and no claim of the repaired plan
+// has: a plan asked to join claims that answers by leaving a fact out would have that fact
+// unverified, and silently. A word the first plan wrote and the statement does not is the
+// planner's wording, no fact of the statement ("{c8} was released in 1992" for "a 1992 American
+// drama film", joined into "A film starring {c3} is a 1992 American drama film"). Bridge
+// placeholders are no words: joining claims renumbers them ({c8} becomes {c4}).
 func overCapRepairDrops(first, repaired Plan, statement, language string) []string {
-	words := func(c PlanClaim) []string {
-		return text.ContentWords(strings.ToLower(evidence.WithoutBridges(c.ClaimText)), language)
+	// Words are compared in the singular: a plan writes "award" of the statement's "awards",
+	// and its repair "awards" again.
+	words := func(s string) []string {
+		out := text.ContentWords(strings.ToLower(evidence.WithoutBridges(s)), language)
+		for i, w := range out {
+			out[i] = text.Singular(w)
+		}
+		return out
 	}
-	stated := map[string]bool{} // each word and its singular: a plan writes "film" of "films"
-	for _, w := range text.ContentWords(strings.ToLower(statement), language) {
-		stated[w], stated[text.Singular(w)] = true, true
+	stated, have := map[string]bool{}, map[string]bool{}
+	for _, w := range words(statement) {
+		stated[w] = true
 	}
-	have := map[string]bool{}
 	for _, c := range repaired.Claims {
-		for _, w := range words(c) {
+		for _, w := range words(c.ClaimText) {
 			have[w] = true
 		}
 	}
@@ -279,8 +284,8 @@ func overCapRepairDrops(first, repaired Plan, statement, language string) []stri
 		if !c.Verifiable {
 			continue
 		}
-		for _, w := range words(c) {
-			if (stated[w] || stated[text.Singular(w)]) && !have[w] && !slices.Contains(dropped, w) {
+		for _, w := range words(c.ClaimText) {
+			if stated[w] && !have[w] && !slices.Contains(dropped, w) {
 				dropped = append(dropped, w)
 			}
 		}

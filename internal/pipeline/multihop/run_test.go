@@ -928,4 +928,10 @@ func TestOverCapRepairDrops(t *testing.T) {
 			t.Errorf("drops %v, want %v", got, tt.want)
 		}
 	}
+	// A word in the singular in one plan and the plural in the other is one word (a relay run's
+	// first plan wrote "an Emmy Award", its repair "two Golden Globe Awards").
+	awards := claims("Ostmoor won an award", "Ostmoor won a prize")
+	if got := overCapRepairDrops(awards, claims("Ostmoor won two awards and a prize"), "Ostmoor won two awards and a prize.", "en"); len(got) != 0 {
+		t.Errorf("drops %v, want none", got)
+	}
 }
