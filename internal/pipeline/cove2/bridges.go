@@ -602,7 +602,8 @@ const maxHeadWords = 8
 
 // answerHead is the name answer opens with, before its first break, or "" when what comes
 // before it reads as no name: every word capitalised (or a digit, or a small word inside a
-// title: "Attack of the Show!", "Falcon 9"), the first one capitalised, at most maxHeadWords.
+// title: "Attack of the Show!", "Falcon 9"), the first one capitalised or a number before a
+// capitalised word ("30 Rock"), at most maxHeadWords.
 // A full stop after an initial ("Mary J. Blige") is no break. It is a candidate only:
 // verifiedBridge takes it when the cited passage holds it, as it would the whole answer.
 func answerHead(answer string) string {
@@ -617,12 +618,17 @@ func answerHead(answer string) string {
 }
 
 // readsAsName reports whether s reads as a name: at most maxHeadWords words, the first
-// capitalised, every other capitalised, a digit or a small word inside a title, and no verdict
-// ("Yes").
+// capitalised or a number before a capitalised word ("30 Rock", "10 Cloverfield Lane"; a relay
+// run refused "30 Rock, a comedy series: ..."), every other capitalised, a digit or a small word
+// inside a title, and no verdict ("Yes").
 func readsAsName(s string) bool {
 	words := strings.Fields(s)
-	if len(words) == 0 || len(words) > maxHeadWords || !text.IsCapitalised(strings.TrimLeft(words[0], `"'“‘`)) ||
-		notNames[strings.ToLower(s)] {
+	if len(words) == 0 || len(words) > maxHeadWords || notNames[strings.ToLower(s)] {
+		return false
+	}
+	first := strings.TrimLeft(words[0], `"'“‘`)
+	numbered := len(words) > 1 && strings.Trim(first, "0123456789") == "" && text.IsCapitalised(words[1])
+	if !text.IsCapitalised(first) && !numbered {
 		return false
 	}
 	for _, w := range words[1:] {

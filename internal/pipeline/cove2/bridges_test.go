@@ -697,3 +697,15 @@ func TestCove2BridgeInAnyQuoteOfACitedSource(t *testing.T) {
 		}
 	}
 }
+
+// A name may open with a number ("30 Rock", "10 Cloverfield Lane"): a relay run (EX-FEVER
+// 2001-2080) refused "30 Rock, a comedy series: an American satirical sitcom. ..." as no name. A
+// number with no capitalised word after it is no name read from an answer's head.
+func TestCove2BridgeOpeningWithANumber(t *testing.T) {
+	t.Parallel()
+	checkBridges(t, "40 Ostmoor is an American sitcom created by Mara Quinn, with 12 episodes a season since 1997", []bridgeCase{
+		{"40 Ostmoor, a comedy series: an American sitcom. It aired from 2006.", "40 Ostmoor"},
+		{"12 episodes, according to the source", ""},
+		{"1997 (the source says it has aired since then)", ""},
+	})
+}
