@@ -228,9 +228,9 @@ func subjectWords(c PlanClaim, language string) map[string]bool {
 // on it; their searches, by the victims' names, found and cited the page that says so. A cited
 // source is one a judge read and relied on: with enough of the claim's words it is about the
 // claim's fact, whatever name it gives the claim's entities, and the judge, under the same
-// grounding rules, says whether it states it. A claim is judged again only when such a source exists, so a run
-// without one costs nothing more. The claims are judged one after another, in plan order, so
-// that none reads a verdict while it changes. A bridge claim that found nothing and was named by
+// grounding rules, says whether it states it. A claim is judged again only when such a source
+// exists, so a run without one costs nothing more. The claims are judged one after another, in
+// plan order, so that none reads a verdict while it changes. A bridge claim that found nothing and was named by
 // no search by description is judged again too, for its own verdict: the claims building on it
 // were stated with its description or not at all, and stay so, and what a claim so stated cited
 // (its follow-up hop's page of the entity, in a relay run: "An author wrote A Flight of Pigeons"

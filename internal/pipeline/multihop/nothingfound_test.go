@@ -287,6 +287,27 @@ func nightTideBookRules(t *testing.T) []pipelinetest.StubRule {
 	}
 }
 
+// runNightTide runs the statement with model: the bridge claim's own search finds bridgeFinds
+// (nothing when none is given), the book claim's the book's page, and its follow-up, by the
+// author's name, the author's page. The book claim must end stated with the description and
+// supported, as both tests need.
+func runNightTide(t *testing.T, model *pipelinetest.StubModel, bridgeFinds ...pipeline.SearchResult) *pipeline.Result {
+	t.Helper()
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Mara Quinn Harbour Lights", results: []pipeline.SearchResult{nightTideAuthor}},
+		{contains: "who wrote Harbour Lights", results: bridgeFinds},
+		{contains: "Night Tide", results: []pipeline.SearchResult{nightTideNovel}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: nightTideStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Claims[1]; c.Text != bookDescribed || c.Verdict != pipeline.VerdictSupported {
+		t.Fatalf("claim 2 = %q %s: %s; the test needs it stated with the description and supported", c.Text, c.Verdict, c.Reason)
+	}
+	return res
+}
+
 // A bridge claim whose own hops found nothing, and whose entity no search by description named,
 // is judged once more after the claims building on it, with what their verdicts cited (issue 23).
 // In a relay run (FEVEROUS-S) "An author wrote A Flight of Pigeons" kept nothing; the claim
@@ -303,17 +324,7 @@ func TestBridgeThatFoundNothingIsJudgedOnWhatItsDependentsCited(t *testing.T) {
 	model := &pipelinetest.StubModel{Rules: append([]pipelinetest.StubRule{
 		judgeRuleFor(authorClaim, authorReply),
 	}, nightTideBookRules(t)...)}
-	searcher := &StubSearcher{honour: true, rules: []searchRule{
-		{contains: "Mara Quinn Harbour Lights", results: []pipeline.SearchResult{nightTideAuthor}},
-		{contains: "Night Tide", results: []pipeline.SearchResult{nightTideNovel}},
-	}}
-	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: nightTideStatement})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := res.Claims[1]; c.Text != bookDescribed || c.Verdict != pipeline.VerdictSupported {
-		t.Fatalf("claim 2 = %q %s: %s; the test needs it stated with the description and supported", c.Text, c.Verdict, c.Reason)
-	}
+	res := runNightTide(t, model)
 	if c := res.Claims[0]; c.Verdict != pipeline.VerdictSupported || c.Confidence != pipeline.ConfidenceMedium {
 		t.Errorf("claim 1 = %s (%s): %s, want supported at Medium on the page claim 2 cited", c.Verdict, c.Confidence, c.Reason)
 	}
@@ -367,18 +378,7 @@ func TestBridgeLeftUnverifiedIsJudgedOnWhatItsDependentsCited(t *testing.T) {
 				// The first judgement reads the book's page, which names no author.
 				judgeRuleFor(authorClaim, judgeReplyJSON(t, "unverified", "Low", "", nil)),
 			}, nightTideBookRules(t)...)}
-			searcher := &StubSearcher{honour: true, rules: []searchRule{
-				{contains: "Mara Quinn Harbour Lights", results: []pipeline.SearchResult{nightTideAuthor}},
-				{contains: "who wrote Harbour Lights", results: []pipeline.SearchResult{harbour}},
-				{contains: "Night Tide", results: []pipeline.SearchResult{nightTideNovel}},
-			}}
-			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: nightTideStatement})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if c := res.Claims[1]; c.Text != bookDescribed || c.Verdict != pipeline.VerdictSupported {
-				t.Fatalf("claim 2 = %q %s: %s; the test needs it stated with the description and supported", c.Text, c.Verdict, c.Reason)
-			}
+			res := runNightTide(t, model, harbour)
 			if c := res.Claims[0]; c.Verdict != tt.want {
 				t.Errorf("claim 1 = %s (%s): %s, want %s", c.Verdict, c.Confidence, c.Reason, tt.want)
 			}
