@@ -360,7 +360,7 @@ func TestFollowUpHopForWhatIsMissing(t *testing.T) {
 	}
 }
 
-// A claim whose chain is at max_hops gets no follow-up: the bound holds.
+// A claim whose hops all retrieved, as many as max_hops, gets no follow-up: the bound holds.
 func TestFollowUpWithinMaxHops(t *testing.T) {
 	t.Parallel()
 	plan := examplePlan()
@@ -370,14 +370,66 @@ func TestFollowUpWithinMaxHops(t *testing.T) {
 		{Contains: pipeline.MarkerMultihopJudge, Reply: judgeReplyJSON(t, "unverified", "Low", "Eiffel Tower completion year", nil)},
 		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, plan)},
 	}}
-	searcher := &StubSearcher{rules: []searchRule{{contains: "Eiffel", results: []pipeline.SearchResult{
-		hit("https://a.example/1", "A", "The Eiffel Tower was opened for the 1889 exposition.", nil), hit("https://b.example/2", "B", "The Eiffel Tower was finished for the 1889 world fair.", nil)}}}}
+	searcher := &StubSearcher{rules: []searchRule{
+		{contains: "official history", results: []pipeline.SearchResult{hit("https://a.example/1", "A", "The Eiffel Tower was opened for the 1889 exposition.", nil)}},
+		{contains: "encyclopedia", results: []pipeline.SearchResult{hit("https://b.example/2", "B", "The Eiffel Tower was finished for the 1889 world fair.", nil)}},
+	}}
 	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: examplePlanStatement, Options: pipeline.Options{MaxHops: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := len(model.Sent(pipeline.StepJudge)); n != 1 || len(res.Hops) != 2 {
 		t.Errorf("judge calls %d, hops %d: want 1 and the 2 planned", n, len(res.Hops))
+	}
+}
+
+// max_hops bounds the hops that retrieve (spec 004): a planned hop whose exclusions left it
+// nothing but what the chain already held retrieved nothing, and the follow-up may run in its
+// place. In a relay run on FEVEROUS-S (one publisher) "Rugby teams from the United Kingdom
+// participated in the 1955 Five Nations Championship" spent hops 2 and 3 finding the page hop 1
+// had, and the judge's query for what that page left out never ran.
+func TestFollowUpInPlaceOfAnEmptiedHop(t *testing.T) {
+	t.Parallel()
+	const (
+		claim = "Teams from the Kingdom of Westmoor played in the 1955 Ostmoor Cup"
+		asked = "Harlow Denby Kingdom of Westmoor"
+	)
+	cupHit := hit("https://en.wikipedia.org/wiki/1955_Ostmoor_Cup", "Wikipedia", "The 1955 Ostmoor Cup was contested by Harlow and Denby.", nil)
+	kingdomHit := hit("https://en.wikipedia.org/wiki/Kingdom_of_Westmoor", "Wikipedia", "Harlow and Denby are the two provinces of the Kingdom of Westmoor.", nil)
+	plan := oneClaimPlan(claim, "1955 Ostmoor Cup", "1955 Ostmoor Cup teams")
+	plan.QueryChains[0].Hops = append(plan.QueryChains[0].Hops,
+		PlanHop{2, "1955 Ostmoor Cup results", "news", "results"}, PlanHop{3, "1955 Ostmoor Cup match reports", "archive", "match reports"})
+	sup := evidence.StanceSupports
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		{Contains: kingdomHit.Snippet, Reply: judgeReplyJSON(t, "supported", "Medium", "", nil,
+			judgeCitation{1, "contested by Harlow and Denby", sup}, judgeCitation{2, "the two provinces of the Kingdom of Westmoor", sup})},
+		{Contains: pipeline.MarkerMultihopJudge, Reply: judgeReplyJSON(t, "unverified", "Low", asked, nil)},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, plan)},
+	}}
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "1955 Ostmoor Cup", results: []pipeline.SearchResult{cupHit}},
+		{contains: asked, results: []pipeline.SearchResult{kingdomHit, cupHit}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: claim + "."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 2; n <= 3; n++ {
+		if h := findHop(res, 1, n); h.Status != HopNoIndependentSource {
+			t.Errorf("planned hop %d: %+v, want it emptied by its exclusions", n, h)
+		}
+	}
+	if len(res.Hops) != 4 {
+		t.Fatalf("hops: %+v, want the 3 planned and a follow-up", res.Hops)
+	}
+	if h := findHop(res, 1, 4); h.Reason != HopReasonFollowUp || h.Query != asked {
+		t.Errorf("follow-up hop: %+v", h)
+	}
+	if n := len(model.Sent(pipeline.StepJudge)); n != 2 {
+		t.Errorf("judge calls: %d, want 2 (before and after the follow-up)", n)
+	}
+	if c := res.Claims[0]; c.Verdict != pipeline.VerdictSupported || c.Confidence != pipeline.ConfidenceMedium {
+		t.Errorf("claim: %+v", c)
 	}
 }
 
