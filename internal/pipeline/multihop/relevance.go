@@ -540,12 +540,14 @@ func nameWords(entity, language string, words []string) []string {
 // (text.ContentWords), a possessive "'s" and a plural "s" removed ("Atkins's" is "atkin" as
 // "Atkins" is, "towers" is "tower", "studies" is "study"). Folding drops the apostrophe, so a
 // possessive left in read as another word ("atkinss") and a name that ends in "s" did not anchor
-// a text that wrote it in the possessive.
+// a text that wrote it in the possessive. Accents are dropped (text.DropAccents): a claim that
+// writes "Sebastian" names the page's "Sebastián", and a stop word is listed with and without
+// its accents.
 func topicWords(s, language string) []string {
 	if strings.ContainsAny(s, "'’") { // every result's text comes here: no regexp without an apostrophe
 		s = possessive.ReplaceAllString(s, "$1")
 	}
-	words := text.ContentWords(text.FoldForMatch(s), language)
+	words := text.ContentWords(text.DropAccents(text.FoldForMatch(s)), language)
 	for i, w := range words {
 		words[i] = text.Singular(w)
 	}

@@ -42,6 +42,17 @@ func TestHopTopicRelevance(t *testing.T) {
 			"Mara Quinn Atkins’ followers committed the Westmoor robberies.", true},
 		{PlanClaim{ClaimText: "Mara Quinn Atkins had followers", Entities: []string{"Mara Quinn Atkins"}}, "Mara Quinn Atkins followers group",
 			"Mara Quinn Atkinson's followers committed the Westmoor robberies.", false},
+		// A name written without its accents is the name: FEVEROUS-S writes "Sebastian" for the
+		// page's "Sebastián" (17 of its 459 multi-hop claims drop an accent of their evidence),
+		// and the page, composed or decomposed, had shared no anchor with the claim.
+		{PlanClaim{ClaimText: "Jose Westmoor was born in Ostmoor", Entities: []string{"Jose Westmoor"}}, "Jose Westmoor born",
+			"José Westmoor (born 1984) is a footballer.", true},
+		{PlanClaim{ClaimText: "Jose Westmoor was born in Ostmoor", Entities: []string{"Jose Westmoor"}}, "Jose Westmoor born",
+			"Jose\u0301 Westmoor (born 1984) is a footballer.", true},
+		{PlanClaim{ClaimText: "José Westmoor was born in Ostmoor", Entities: []string{"José Westmoor"}}, "José Westmoor born",
+			"Jose Westmoor (born 1984) is a footballer.", true},
+		{PlanClaim{ClaimText: "Jose Westmoor was born in Ostmoor", Entities: []string{"Jose Westmoor"}}, "Jose Westmoor born",
+			"Josef Westmoor (born 1984) is a footballer.", false},
 		// No anchor at all: two shared words are enough.
 		{PlanClaim{ClaimText: "coffee lowers blood pressure"}, "coffee blood pressure trial", "A trial found coffee raised blood pressure.", true},
 		{PlanClaim{ClaimText: "coffee lowers blood pressure"}, "coffee blood pressure trial", "Coffee shops near you.", false},
@@ -50,6 +61,11 @@ func TestHopTopicRelevance(t *testing.T) {
 		if got := newHopTopic("en", tt.query, tt.claim).relevant("", tt.text); got != tt.relevant {
 			t.Errorf("relevant(%q) to %q / %q = %v, want %v", tt.text, tt.claim.ClaimText, tt.query, got, tt.relevant)
 		}
+	}
+	// The entity's own page, titled with its name in accents, is about it whatever its text says.
+	jose := PlanClaim{ClaimText: "Jose Westmoor was born in Ostmoor", Entities: []string{"Jose Westmoor"}}
+	if !newHopTopic("en", "Jose Westmoor born", jose).relevant("José Westmoor", "He played for Harlow from 2004.") {
+		t.Error("the page titled José Westmoor is not about Jose Westmoor")
 	}
 }
 
