@@ -189,3 +189,27 @@ func TestCove2ReportFollowsSpecTemplate(t *testing.T) {
 		t.Errorf("%s\n%s", p, res.Report)
 	}
 }
+
+// A correction that writes a known name in another form adds no fact: the possessive of a name
+// the sources hold ("Westmoor's" for "Westmoor"), the singular of a plural the draft wrote
+// ("Oscar" for "Oscars"). In a relay run (EX-FEVER 2241-2320) two Medium contradictions were
+// refused so ("Ryder's", "Hathaway's, Oscar") and their statements left unverified. A name in
+// none of those forms is still a new fact, and so is a year for the draft's decade.
+func TestNewFactsReadsAnotherFormOfAKnownWord(t *testing.T) {
+	t.Parallel()
+	known := wordSet("Mara Quinn won two Oscars in the 1990s. Westmoor is a trucking company based in Ostmoor County.")
+	for _, tc := range []struct {
+		correction string
+		want       []string
+	}{
+		{"The county of Westmoor's headquarters is Ostmoor County", nil},
+		{"The accolades of Mara Quinn's include an Oscar", nil},
+		{"The county of Westmoor's headquarters is Harlow County", []string{"Harlow"}},
+		{"She won an Oscar in 1994", []string{"1994"}},
+		{"The accolades of Ada Brook's include an Oscar", []string{"Ada", "Brook's"}},
+	} {
+		if got := newFacts(tc.correction, known); !slices.Equal(got, tc.want) {
+			t.Errorf("newFacts(%q) = %q, want %q", tc.correction, got, tc.want)
+		}
+	}
+}
