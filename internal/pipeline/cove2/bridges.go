@@ -288,8 +288,10 @@ func bracketedName(answer string) string {
 // "called", "named" or "known as" is the name though all its words are the question's
 // (calledName). A name set off by a comma and described after it ("in Orange Is the New Black,
 // a Netflix comedy-drama series created by Jenji Kohan": describesName) ends what is read: the
-// apposition says more of the name, whatever names it holds. A semicolon ends the sentence as
-// a full stop does. A candidate only, as answerHead's is.
+// apposition says more of the name, whatever names it holds; so does a clause after the name's
+// clause, once that clause has written the question back, unless it opens with a new name or
+// "and" (opensAnotherAnswer). A semicolon ends the sentence as a full stop does. A candidate
+// only, as answerHead's is.
 func echoedName(answer, question string) string {
 	if question == "" {
 		return ""
@@ -314,6 +316,9 @@ func echoedName(answer, question string) string {
 		}
 		if name != nil && i == to && closesClause(words[to-1]) && describesName(words[i:]) {
 			break // what follows the comma describes the name: it is not what was asked
+		}
+		if name != nil && i == clauseEnd(words, to) && i < len(words) && echoesAsked(words[:from], words[to:i], asked) && !opensAnotherAnswer(words[i:], asked) {
+			break // the name's clause wrote the question back; what follows says more of the name
 		}
 		run := openingName(strings.Join(words[i:], " "))
 		if len(run) == 0 || !slices.ContainsFunc(run, func(w string) bool { return !stop[strings.ToLower(w)] }) {
@@ -354,6 +359,29 @@ func echoedName(answer, question string) string {
 	}
 	return strings.Join(name, " ")
 }
+
+// echoesAsked reports whether the words around a name in its clause (before and after it) hold a
+// content word of the question: the clause writes the question back.
+func echoesAsked(before, after []string, asked map[string]bool) bool {
+	return slices.ContainsFunc(text.ContentWords(strings.Join(before, " ")+" "+strings.Join(after, " "), "en"), func(w string) bool { return askedWord(asked, w) })
+}
+
+// opensAnotherAnswer reports whether the clause words open gives another answer rather than more
+// of the name before it: it opens with "and", "or", "but" or "nor" ("... in Harbour Lights, and
+// in Night Tide"), or with a name the question does not hold ("... in Harbour Lights, Night Tide
+// and The Tide").
+func opensAnotherAnswer(words []string, asked map[string]bool) bool {
+	if coordinators[strings.ToLower(strings.Trim(words[0], ",;:"))] {
+		return true
+	}
+	return slices.ContainsFunc(openingName(strings.Join(words, " ")), func(w string) bool {
+		lower := strings.ToLower(w)
+		return !text.IsTitleMinorWord(lower) && !askedWord(asked, lower)
+	})
+}
+
+// coordinators join a second answer to a first.
+var coordinators = text.WordSet("and or but nor")
 
 // askedNounName is the name an answer gives right after the noun its question asks for, whatever
 // else the answer says: "... of the British reality television series Big Brother" to "Big

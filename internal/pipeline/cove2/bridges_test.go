@@ -611,6 +611,18 @@ func TestCove2BridgeIsTheNameTheAnswerFillsIntoItsQuestion(t *testing.T) {
 		{"Who was the father of Aldric II?",
 			"Aldric II's father was King Bertram I; he was the first child of the Duke and Duchess of Westmoor.",
 			"Aldric II is King of Ostmoor, the first child of King Bertram I", "King Bertram I"},
+		// A clause after the name's that opens with no new name and no "and" says more of the
+		// name; it is not read (a relay run: "Austin is the largest city in Travis County, Texas,
+		// with portions extending into Hays and Williamson counties" had been refused for the
+		// counties). One that opens with another name lists another answer.
+		{"What is the largest city in Ostmoor County, Westmoor?",
+			"Westhaven is the largest city in Ostmoor County, Westmoor, with portions extending into Harlow and Denby counties",
+			"Westhaven is the largest city in Ostmoor County, Westmoor, with portions extending into Harlow and Denby counties", "Westhaven"},
+		{"In which television series did Mara Quinn play the character Sam Ortiz?",
+			"Mara Quinn played Sam Ortiz in Harbour Lights, Night Tide and The Tide",
+			"Mara Quinn played Sam Ortiz in Harbour Lights, in Night Tide and in The Tide", ""},
+		{"Which city is the capital of Ostmoor?", "Either Westhaven, or Eastport, is the capital of Ostmoor",
+			"Westhaven is the capital of Ostmoor; Eastport was the capital before it", ""},
 		// A second name after "and" is a second answer, not a description of the first.
 		{"In which television series did Mara Quinn play the character Sam Ortiz?",
 			"Mara Quinn played Sam Ortiz in Harbour Lights, and in Night Tide",
