@@ -603,12 +603,11 @@ func asksForAnotherEntity(missing string, claim PlanClaim, given []evidence.Retr
 // followUp runs one follow-up hop for st (FIRE and SAFE's next search) when its judge found the
 // evidence short (unverified or partly supported) and named what is missing, within max_hops
 // (of the hops that retrieved: retrievingHops) and maxFollowUps: the same rules as a planned
-// hop, recorded with its reason. Like a planned
-// hop it excludes the domains, publishers and documents its chain's hops used; the documents
-// the claim has from elsewhere (its dependencies' findings, other claims') it excludes as
-// documents only: another chain's domain is no earlier hop of this one, and in a corpus of one
-// publisher excluding it left every follow-up empty. It reports whether the hop added
-// evidence, so that the claim is judged again.
+// hop, recorded with its reason. Like a planned hop it excludes the domains, publishers and
+// documents its chain's hops used; the documents the claim has from elsewhere (its
+// dependencies' findings, other claims') it excludes as documents only: another chain's domain
+// is no earlier hop of this one, and in a corpus of one publisher excluding it left every
+// follow-up empty. It reports whether the hop added evidence, so that the claim is judged again.
 //
 // When a source is the claim's entity's entry and says what kind of thing it is, and no source
 // states what the claim says of it, the hop searches for a definition of that in the claim's
