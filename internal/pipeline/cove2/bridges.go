@@ -209,6 +209,10 @@ func verifiedBridge(v Verification) evidence.Bridge {
 	case unechoed != answer && len(values) > 1:
 		values = append(values[1:], answer)
 	}
+	// The question's own subject is no answer to it, though an answer may open with it and its
+	// passage hold it ("Rodrigo Santoro, a Brazilian actor, is best known for ..." to "Which role
+	// is Rodrigo Santoro best known for ...?").
+	values = slices.DeleteFunc(values, func(value string) bool { return questionsOwnName(v.Query, strings.Fields(value), true) })
 	// A kind named with an article ("The sea otter") is read without it, as its passage may
 	// write it ("Sea otters are ...").
 	var bare []string
@@ -418,7 +422,7 @@ func askedNounName(answer, question string) string {
 		if closesClause(words[i]) || !noun[strings.ToLower(words[i])] {
 			continue
 		}
-		if run := openingName(strings.Join(words[i+1:], " ")); len(run) > 0 && !questionsOwnName(question, run) {
+		if run := openingName(strings.Join(words[i+1:], " ")); len(run) > 0 && !questionsOwnName(question, run, false) {
 			return strings.Join(run, " ")
 		}
 	}
@@ -427,8 +431,13 @@ func askedNounName(answer, question string) string {
 
 // questionsOwnName reports whether question writes name as a name of its own: its words in a
 // row, not followed by another capitalised word or a number that would make them part of a
-// longer name ("Big Brother" in "Big Brother 18 was ...").
-func questionsOwnName(question string, name []string) bool {
+// longer name ("Big Brother" in "Big Brother 18 was ..."). With whole, not the end of a longer
+// name either ("Cromwell" in "Oliver Cromwell"; the question's first word, capitalised as a
+// sentence's, opens no name).
+func questionsOwnName(question string, name []string, whole bool) bool {
+	if len(name) == 0 {
+		return false
+	}
 	q := strings.Fields(question)
 	for i := 0; i+len(name) <= len(q); i++ {
 		match := true
@@ -436,6 +445,9 @@ func questionsOwnName(question string, name []string) bool {
 			match = match && strings.EqualFold(strings.Trim(q[i+k], `?,.;:"'“”‘’()`), w)
 		}
 		if !match {
+			continue
+		}
+		if whole && i > 1 && !closesClause(q[i-1]) && text.IsCapitalised(strings.Trim(q[i-1], `"'“”‘’(`)) {
 			continue
 		}
 		last := q[i+len(name)-1]

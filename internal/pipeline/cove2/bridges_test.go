@@ -623,6 +623,15 @@ func TestCove2BridgeIsTheNameTheAnswerFillsIntoItsQuestion(t *testing.T) {
 			"Mara Quinn played Sam Ortiz in Harbour Lights, in Night Tide and in The Tide", ""},
 		{"Which city is the capital of Ostmoor?", "Either Westhaven, or Eastport, is the capital of Ostmoor",
 			"Westhaven is the capital of Ostmoor; Eastport was the capital before it", ""},
+		// The question's own subject is no answer to it, though the answer opens with it and the
+		// passage holds it (a relay run read "Rodrigo Santoro" out of "Rodrigo Santoro, a
+		// Brazilian actor, is best known for playing ..." to "Which role is Rodrigo Santoro best
+		// known for ...?"); the end of a longer name of the question is ("Cromwell", the film,
+		// to a question naming Oliver Cromwell).
+		{"Which role is Mara Quinn best known for?", "Mara Quinn, an Ostmoor actor, is best known for playing Sam Ortiz",
+			"Mara Quinn is an Ostmoor actor, best known for playing Sam Ortiz", ""},
+		{"In which film did Ada Brook portray Mara Quinn?", "Quinn, the 1970 Ostmoor drama film about Mara Quinn's life",
+			"Quinn is a 1970 Ostmoor drama film about the life of Mara Quinn, starring Ada Brook", "Quinn"},
 		// A second name after "and" is a second answer, not a description of the first.
 		{"In which television series did Mara Quinn play the character Sam Ortiz?",
 			"Mara Quinn played Sam Ortiz in Harbour Lights, and in Night Tide",
@@ -664,6 +673,7 @@ func FuzzVerifiedBridge(f *testing.F) {
 	f.Add("The seventh Ostmoor film is Night Tide, a drama (2010). It won.", "What is the seventh Ostmoor film?", "Night Tide is the seventh Ostmoor film")
 	f.Add("Sam Ortiz (Samuel Ortiz Jr., 1921) is (", "Who is the 46th president?", "Samuel Ortiz Jr. is the 46th president")
 	f.Add(" ( ,", "", ") (")
+	f.Add("", "Which role is Mara Quinn best known for?", "Mara Quinn") // an empty value is no name of the question's
 	f.Fuzz(func(t *testing.T, answer, question, passage string) {
 		page := evidence.Retrieved{SearchResult: pipelinetest.SearchResult("https://example.org/page", "Example", passage+".")}
 		cited := page
