@@ -328,10 +328,7 @@ func echoedName(answer, question string) string {
 		if len(run) == 0 || !slices.ContainsFunc(run, func(w string) bool { return !stop[strings.ToLower(w)] }) {
 			continue // no name: "He was ...", "The seventh ..."
 		}
-		if slices.ContainsFunc(run, func(w string) bool {
-			lower := strings.ToLower(w)
-			return !text.IsTitleMinorWord(lower) && !askedWord(asked, lower)
-		}) {
+		if namesUnasked(run, asked) {
 			if name != nil || notNames[strings.ToLower(strings.Join(run, " "))] {
 				return "" // two new names
 			}
@@ -378,7 +375,14 @@ func opensAnotherAnswer(words []string, asked map[string]bool) bool {
 	if coordinators[strings.ToLower(strings.Trim(words[0], ",;:"))] {
 		return true
 	}
-	return slices.ContainsFunc(openingName(strings.Join(words, " ")), func(w string) bool {
+	return namesUnasked(openingName(strings.Join(words, " ")), asked)
+}
+
+// namesUnasked reports whether a run of capitalised words (openingName) names something the
+// question does not: it has a word that is neither the question's (askedWord) nor a small word
+// inside a title.
+func namesUnasked(run []string, asked map[string]bool) bool {
+	return slices.ContainsFunc(run, func(w string) bool {
 		lower := strings.ToLower(w)
 		return !text.IsTitleMinorWord(lower) && !askedWord(asked, lower)
 	})
