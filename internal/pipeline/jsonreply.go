@@ -60,26 +60,43 @@ func (s StructuredStep) Run(ctx context.Context, rec *Recorder, prompt string) (
 		return out, nil
 	}
 	out.Violations = violations
-	bullets := make([]string, len(violations))
-	for i, v := range violations {
-		bullets[i] = "- " + EscapeFenced(v)
-	}
-	repair, err := RenderPrompt("cove2_repair", struct{ Prompt, Violations, Reply string }{
-		prompt, strings.Join(bullets, "\n"), EscapeFenced(text.Truncate(reply.Text, maxRepairEcho))})
-	if err != nil {
-		return out, StepError(s.Step, err)
-	}
-	reply, err = rec.completeReply(ctx, s.Step+"_repair", 0, ModelRequest{Prompt: repair, Schema: s.Schema, MaxTokens: s.MaxTokens})
+	repaired, err := s.sendBack(ctx, rec, prompt, reply.Text, violations)
 	if err != nil {
 		return out, err
 	}
-	out.Raw = reply.Text
-	doc, again := s.validate(reply)
-	if len(again) > 0 {
-		return out, Permanent(fmt.Errorf("%s: the reply is still invalid after its repair round-trip: %s", s.Step, strings.Join(again, "; ")))
+	out.Raw = repaired.Raw
+	if len(repaired.Violations) > 0 {
+		return out, Permanent(fmt.Errorf("%s: the reply is still invalid after its repair round-trip: %s", s.Step, strings.Join(repaired.Violations, "; ")))
 	}
-	out.JSON, out.Repaired = doc, true
+	out.JSON, out.Repaired = repaired.JSON, true
 	return out, nil
+}
+
+// SendBack sends a reply Check accepted back once, as a repair with requests in place of
+// violations (a plan over the claim cap, asked to join claims), and checks the answer with
+// Check. Check decides what an answer that is no better yields: StructuredReply.JSON is what it
+// returned, and Violations what it found, for the caller to weigh (no further round-trip).
+func (s StructuredStep) SendBack(ctx context.Context, rec *Recorder, prompt, reply string, requests []string) (StructuredReply, error) {
+	return s.sendBack(ctx, rec, prompt, reply, requests)
+}
+
+// sendBack sends the repair prompt for reply with these bullets and validates the answer.
+func (s StructuredStep) sendBack(ctx context.Context, rec *Recorder, prompt, reply string, bullets []string) (StructuredReply, error) {
+	lines := make([]string, len(bullets))
+	for i, v := range bullets {
+		lines[i] = "- " + EscapeFenced(v)
+	}
+	repair, err := RenderPrompt("cove2_repair", struct{ Prompt, Violations, Reply string }{
+		prompt, strings.Join(lines, "\n"), EscapeFenced(text.Truncate(reply, maxRepairEcho))})
+	if err != nil {
+		return StructuredReply{}, StepError(s.Step, err)
+	}
+	answer, err := rec.completeReply(ctx, s.Step+"_repair", 0, ModelRequest{Prompt: repair, Schema: s.Schema, MaxTokens: s.MaxTokens})
+	if err != nil {
+		return StructuredReply{}, err
+	}
+	doc, violations := s.validate(answer)
+	return StructuredReply{Raw: answer.Text, JSON: doc, Violations: violations}, nil
 }
 
 func (s StructuredStep) validate(reply ModelReply) ([]byte, []string) {

@@ -148,23 +148,36 @@ func (r *multihopRun) run(ctx context.Context, in pipeline.Input) error {
 // "... an action mystery thriller film"), and past the cap the rest of the statement is skipped
 // (a real plan of twelve such claims left "Inferno is an American film" unchecked, and its
 // statement unverified). The answer is taken when it breaks no rule and keeps every word of
-// the statement the first plan's claims hold (overCapRepairDrops); otherwise the first plan is
-// verified under the cap, as it would have been without the request.
+// the statement the over-cap plan's claims hold (overCapRepairDrops); otherwise the over-cap
+// plan is verified under the cap, as it would have been without the request. The over-cap plan
+// is the first one, or the repair of a first one that broke a rule: asked to split one claim,
+// a planner may split the others too ("are film and television writers", "... directors",
+// "... producers"), and its repair is then sent back the same way, one call more.
 func (r *multihopRun) makePlan(ctx context.Context) error {
 	prompt, err := renderPlanPrompt(r.in)
 	if err != nil {
 		return pipeline.StepError(pipeline.StepPlan, err)
 	}
 	pc := PlanContext{Statement: r.in.statement, MaxHops: r.in.maxHops, Language: r.in.language, schemas: r.in.schemas}
+	// overCap is the plan the cap's request was sent for, once it was; overCapRaw its reply.
 	var validated, overCap *ValidatedPlan
 	var overCapRaw string
 	var droppedSubQueries []string
 	opinionOnly, replies := false, 0
+	capRequest := func(vp *ValidatedPlan) string {
+		n := vp.Plan.verifiableCount()
+		return PlanViolation{RuleClaimsWithinCap, fmt.Sprintf(
+			"the plan has %d verifiable claims and the claim cap verifies %d; the other %d would be skipped, not verified. "+
+				"Keep every fact of the statement, but write what the statement says of one thing in one phrase as one claim: "+
+				"a name with its description is one claim (\"Inferno is a 2016 American mystery thriller film\", "+
+				"not one claim per word of the description). Every other rule still holds.",
+			n, r.opts.MaxQuestions, n-r.opts.MaxQuestions)}.String()
+	}
 	step := pipeline.StructuredStep{Step: pipeline.StepPlan, Schema: planRequestSchema(), MaxTokens: min(32768, 4096+len(r.in.statement)),
 		Check: func(reply string) ([]byte, []string) {
 			replies++
-			if overCap != nil && replies == 2 {
-				// The answer to the cap's request: the first plan unless it is better.
+			if overCap != nil {
+				// The answer to the cap's request: the over-cap plan unless it is better.
 				vp, violations := ValidatePlan(reply, pc)
 				if noClaims(reply) || len(violations) > 0 || len(overCapRepairDrops(overCap.Plan, vp.Plan, pc.Statement, pc.Language)) > 0 {
 					validated = overCap
@@ -196,27 +209,37 @@ func (r *multihopRun) makePlan(ctx context.Context) error {
 				}
 				return nil, pipeline.CapViolations(out)
 			}
-			if n := vp.Plan.verifiableCount(); replies == 1 && n > r.opts.MaxQuestions {
+			if replies == 1 && vp.Plan.verifiableCount() > r.opts.MaxQuestions {
 				overCap, overCapRaw = vp, reply
-				return nil, []string{PlanViolation{RuleClaimsWithinCap, fmt.Sprintf(
-					"the plan has %d verifiable claims and the claim cap verifies %d; the other %d would be skipped, not verified. "+
-						"Keep every fact of the statement, but write what the statement says of one thing in one phrase as one claim: "+
-						"a name with its description is one claim (\"Inferno is a 2016 American mystery thriller film\", "+
-						"not one claim per word of the description). Every other rule still holds.",
-					n, r.opts.MaxQuestions, n-r.opts.MaxQuestions)}.String()}
+				return nil, []string{capRequest(vp)}
 			}
 			validated = vp
 			return vp.JSON, nil
 		}}
 	out, err := step.Run(ctx, r.rec, prompt)
+	var capAfterRepair []string
+	if err == nil && out.Repaired && overCap == nil && !opinionOnly && validated.Plan.verifiableCount() > r.opts.MaxQuestions {
+		overCap, overCapRaw = validated, out.Raw
+		capAfterRepair = []string{capRequest(validated)}
+		var answer pipeline.StructuredReply
+		answer, err = step.SendBack(ctx, r.rec, prompt, out.Raw, capAfterRepair)
+		switch {
+		case err != nil:
+		case len(answer.Violations) > 0:
+			validated = overCap // an answer cut off at the token limit
+		case validated != overCap:
+			out.Raw = answer.Raw
+		}
+	}
 	if err != nil && overCap != nil && ctx.Err() == nil {
 		// The cap's request is optional: an answer that failed (an error, a reply cut off)
-		// leaves the first plan, recorded in the run's calls like any other.
+		// leaves the over-cap plan, recorded in the run's calls like any other.
 		validated, err = overCap, nil
 	}
-	r.res.Plan, r.res.PlanViolations, r.res.PlanRepaired = out.Raw, append(out.Violations, droppedSubQueries...), out.Repaired
+	r.res.Plan, r.res.PlanViolations, r.res.PlanRepaired = out.Raw, append(append(out.Violations, droppedSubQueries...), capAfterRepair...), out.Repaired
 	if validated != nil && validated == overCap {
-		r.res.Plan, r.res.PlanRepaired = overCapRaw, false
+		// A first plan kept is no repair; a repaired plan kept is still one.
+		r.res.Plan, r.res.PlanRepaired = overCapRaw, capAfterRepair != nil
 	}
 	if err != nil {
 		return err

@@ -848,12 +848,7 @@ func TestMultihopPlanOverTheClaimCap(t *testing.T) {
 	t.Parallel()
 	first := examplePlan() // two verifiable claims, over a cap of 1
 	const whole = "The Eiffel Tower, completed in 1889, was the tallest structure in the world for 41 years"
-	joined := examplePlan()
-	joined.Claims = []PlanClaim{{ClaimID: "c1", ClaimText: whole, SourceSpan: examplePlanStatement[:len(examplePlanStatement)-1],
-		Entities: []string{"Eiffel Tower", "1889"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
-		SubQueries: []string{"Eiffel Tower construction completion date", "tallest man-made structure world record 1889 1930"}, SourceIndependenceScore: 0.9}}
-	joined.QueryChains = []QueryChain{{ClaimID: "c1", Hops: first.QueryChains[0].Hops}}
-	joined.CrossValidationPairs, joined.CrossValidationQueries, joined.ExecutionOrder = []CrossValidationPair{}, []CrossValidationQuery{}, []string{"c1"}
+	joined := oneClaimExamplePlan(whole)
 	dropped := joined
 	dropped.Claims = slices.Clone(joined.Claims)
 	dropped.Claims[0].ClaimText, dropped.Claims[0].SourceSpan = "The Eiffel Tower was completed in 1889", "The Eiffel Tower, completed in 1889"
@@ -897,6 +892,77 @@ func TestMultihopPlanOverTheClaimCap(t *testing.T) {
 		if res.PlanRepaired || res.Plan != planJSON(t, first) || len(res.Claims) != 2 || res.Claims[0].Verdict != pipeline.VerdictSupported ||
 			res.Claims[1].Verdict != pipeline.VerdictNotChecked || len(model.Sent(pipeline.StepJudge)) != 1 {
 			t.Errorf("a repair that %s: repaired %v, plan %s, claims %+v", name, res.PlanRepaired, res.Plan, res.Claims)
+		}
+	}
+}
+
+// oneClaimExamplePlan is examplePlan with its two claims written as one claim, text, whose span
+// is the whole statement.
+func oneClaimExamplePlan(text string) Plan {
+	plan := examplePlan()
+	plan.Claims = []PlanClaim{{ClaimID: "c1", ClaimText: text, SourceSpan: examplePlanStatement[:len(examplePlanStatement)-1],
+		Entities: []string{"Eiffel Tower", "1889"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+		SubQueries: []string{"Eiffel Tower construction completion date", "tallest man-made structure world record 1889 1930"}, SourceIndependenceScore: 0.9}}
+	plan.QueryChains = []QueryChain{{ClaimID: "c1", Hops: examplePlan().QueryChains[0].Hops}}
+	plan.CrossValidationPairs, plan.CrossValidationQueries, plan.ExecutionOrder = []CrossValidationPair{}, []CrossValidationQuery{}, []string{"c1"}
+	return plan
+}
+
+// A plan whose repair, asked for a rule it broke, comes back over the claim cap gets the cap's
+// request too, as a first plan over the cap does: a relay run's plan that joined "wrote and
+// directed" was split in its repair into one claim per fact and per word of a description ("are
+// film and television writers", "... directors", "... producers"), 11 claims, and the cap
+// skipped one, leaving a true statement unverified. The answer is taken on the same terms; when
+// it is not, the repaired plan is verified under the cap.
+func TestMultihopRepairedPlanOverTheClaimCap(t *testing.T) {
+	t.Parallel()
+	const whole = "The Eiffel Tower, completed in 1889, was the tallest structure in the world for 41 years"
+	joinedFacts := oneClaimExamplePlan("The Eiffel Tower was completed in 1889 and was the tallest structure in the world for 41 years")
+	split := examplePlan() // the repair: two verifiable claims, over a cap of 1
+	joined := oneClaimExamplePlan(whole)
+	dropped := oneClaimExamplePlan("The Eiffel Tower was completed in 1889")
+	dropped.Claims[0].SourceSpan = "The Eiffel Tower, completed in 1889"
+	tower := hit("https://www.toureiffel.paris/history", "SETE", "The Eiffel Tower was completed on 31 March 1889.", nil)
+	run := func(capAnswer Plan, capErr error) (*pipeline.Result, *pipelinetest.StubModel) {
+		t.Helper()
+		model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+			judgeRuleFor(whole, judgeJSON("supported", []int{1}, "Medium", "ok", "", "completed on 31 March 1889")),
+			judgeRuleFor(split.Claims[0].ClaimText, judgeJSON("supported", []int{1}, "Medium", "ok", "", "completed on 31 March 1889")),
+			{Contains: "the claim cap verifies 1", Reply: planJSON(t, capAnswer), Err: capErr},
+			{Contains: pipeline.MarkerRepair, Reply: planJSON(t, split)},
+			{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, joinedFacts)},
+		}}
+		searcher := &StubSearcher{rules: []searchRule{{contains: "", results: []pipeline.SearchResult{tower}}}}
+		res, err := Multihop{Model: model, Searcher: searcher}.
+			Run(context.Background(), pipeline.Input{Text: examplePlanStatement, Options: pipeline.Options{MaxQuestions: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		repairs := model.Sent(pipeline.StepPlan + "_repair")
+		if len(repairs) != 2 || !strings.Contains(repairs[0], RuleClaimNotAtomic) || strings.Contains(repairs[0], "claim cap") ||
+			!strings.Contains(repairs[1], "the plan has 2 verifiable claims and the claim cap verifies 1") ||
+			!strings.Contains(repairs[1], "Eiffel Tower was the tallest structure in the world for 41 years") {
+			t.Fatalf("%d repairs, the last ending %q", len(repairs), repairs[len(repairs)-1][max(0, len(repairs[len(repairs)-1])-600):])
+		}
+		if !res.PlanRepaired || len(res.PlanViolations) != 2 || !strings.HasPrefix(res.PlanViolations[0], RuleClaimNotAtomic+": ") ||
+			!strings.HasPrefix(res.PlanViolations[1], RuleClaimsWithinCap+": ") {
+			t.Fatalf("repaired %v, violations %q", res.PlanRepaired, res.PlanViolations)
+		}
+		return res, model
+	}
+
+	res, _ := run(joined, nil)
+	if res.Plan != planJSON(t, joined) || len(res.Claims) != 1 || res.Claims[0].Verdict != pipeline.VerdictSupported {
+		t.Errorf("the joined plan: plan %s, claims %+v", res.Plan, res.Claims)
+	}
+	for name, answer := range map[string]struct {
+		plan Plan
+		err  error
+	}{"drops a fact": {dropped, nil}, "breaks a rule": {joinedFacts, nil}, "fails": {joined, errors.New("connection reset")}} {
+		res, model := run(answer.plan, answer.err)
+		if res.Plan != planJSON(t, split) || len(res.Claims) != 2 || res.Claims[0].Verdict != pipeline.VerdictSupported ||
+			res.Claims[1].Verdict != pipeline.VerdictNotChecked || len(model.Sent(pipeline.StepJudge)) != 1 {
+			t.Errorf("a cap answer that %s: plan %s, claims %+v", name, res.Plan, res.Claims)
 		}
 	}
 }
