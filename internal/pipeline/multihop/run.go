@@ -170,8 +170,9 @@ func (r *multihopRun) makePlan(ctx context.Context) error {
 			"the plan has %d verifiable claims and the claim cap verifies %d; the other %d would be skipped, not verified. "+
 				"Keep every fact of the statement, but write what the statement says of one thing in one phrase as one claim: "+
 				"a name with its description is one claim (\"Inferno is a 2016 American mystery thriller film\", "+
-				"not one claim per word of the description). Every other rule still holds.",
-			n, r.opts.MaxQuestions, n-r.opts.MaxQuestions)}.String()
+				"not one claim per word of the description).%s Every other rule still holds: two facts joined with \"and\" "+
+				"(\"wrote and directed\") are still two claims.",
+			n, r.opts.MaxQuestions, n-r.opts.MaxQuestions, sameOpeningHint(vp.Plan))}.String()
 	}
 	step := pipeline.StructuredStep{Step: pipeline.StepPlan, Schema: planRequestSchema(), MaxTokens: min(32768, 4096+len(r.in.statement)),
 		Check: func(reply string) ([]byte, []string) {
@@ -254,6 +255,53 @@ func (r *multihopRun) makePlan(ctx context.Context) error {
 	r.res.PlanJSON = validated.JSON
 	return nil
 }
+
+// sameOpeningHint names the plan's verifiable claims that open with the same words up to a verb
+// that introduces a description or a list ("{c3} are film and television writers", "{c3} are
+// film and television directors"): the claims the cap's request may join, so that a planner
+// asked to join claims joins those and leaves the others as they are (a relay run's answer
+// joined "wrote and directed" again, broke claim_not_atomic and was turned down). "" when no two
+// claims open alike.
+func sameOpeningHint(plan Plan) string {
+	var openings []string
+	groups := map[string][]string{}
+	for _, c := range plan.Claims {
+		if !c.Verifiable {
+			continue
+		}
+		words := strings.Fields(c.ClaimText)
+		for i, w := range words[:min(len(words)-1, maxOpeningWords)] {
+			if !openingVerbs[strings.ToLower(w)] {
+				continue
+			}
+			opening := strings.Join(words[:i+1], " ")
+			key := strings.ToLower(opening)
+			if groups[key] == nil {
+				openings = append(openings, opening)
+			}
+			groups[key] = append(groups[key], c.ClaimID)
+			break
+		}
+	}
+	var parts []string
+	for _, opening := range openings {
+		if ids := groups[strings.ToLower(opening)]; len(ids) > 1 {
+			parts = append(parts, fmt.Sprintf("%s (%q)", strings.Join(ids, ", "), opening+" ..."))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " These groups of claims open alike, and each group may be one claim: " + strings.Join(parts, "; ") + "; leave the other claims as they are."
+}
+
+// maxOpeningWords bounds the words before an opening's verb: a subject is a name or a short
+// description.
+const maxOpeningWords = 8
+
+// openingVerbs end a claim's opening: a description ("is", "are") or a list ("stars", "includes")
+// follows them, which one claim can hold whole.
+var openingVerbs = text.WordSet("is are was were stars starred features featured includes included")
 
 // withoutClaimTextSubQueries is reply's plan without the sub_queries that are their claim's own
 // text (RuleSubQueryNotClaim, read as checkSubQueries reads it), re-encoded; reply itself when it

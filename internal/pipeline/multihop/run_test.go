@@ -3,6 +3,7 @@ package multihop
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -941,8 +942,9 @@ func TestMultihopRepairedPlanOverTheClaimCap(t *testing.T) {
 		repairs := model.Sent(pipeline.StepPlan + "_repair")
 		if len(repairs) != 2 || !strings.Contains(repairs[0], RuleClaimNotAtomic) || strings.Contains(repairs[0], "claim cap") ||
 			!strings.Contains(repairs[1], "the plan has 2 verifiable claims and the claim cap verifies 1") ||
-			!strings.Contains(repairs[1], "Eiffel Tower was the tallest structure in the world for 41 years") {
-			t.Fatalf("%d repairs, the last ending %q", len(repairs), repairs[len(repairs)-1][max(0, len(repairs[len(repairs)-1])-600):])
+			!strings.Contains(repairs[1], "Eiffel Tower was the tallest structure in the world for 41 years") ||
+			!strings.Contains(repairs[1], `These groups of claims open alike, and each group may be one claim: c1, c2 ("The Eiffel Tower was ...")`) {
+			t.Fatalf("%d repairs, the last %q", len(repairs), repairs[len(repairs)-1][strings.Index(repairs[len(repairs)-1], pipeline.MarkerRepair):][:900])
 		}
 		if !res.PlanRepaired || len(res.PlanViolations) != 2 || !strings.HasPrefix(res.PlanViolations[0], RuleClaimNotAtomic+": ") ||
 			!strings.HasPrefix(res.PlanViolations[1], RuleClaimsWithinCap+": ") {
@@ -963,6 +965,38 @@ func TestMultihopRepairedPlanOverTheClaimCap(t *testing.T) {
 		if res.Plan != planJSON(t, split) || len(res.Claims) != 2 || res.Claims[0].Verdict != pipeline.VerdictSupported ||
 			res.Claims[1].Verdict != pipeline.VerdictNotChecked || len(model.Sent(pipeline.StepJudge)) != 1 {
 			t.Errorf("a cap answer that %s: plan %s, claims %+v", name, res.Plan, res.Claims)
+		}
+	}
+}
+
+// The cap's request names the claims that open alike up to a verb a description or a list
+// follows, so that a planner joins those and leaves the rest.
+func TestSameOpeningHint(t *testing.T) {
+	t.Parallel()
+	plan := func(texts ...string) Plan {
+		var p Plan
+		for i, text := range texts {
+			p.Claims = append(p.Claims, PlanClaim{ClaimID: fmt.Sprintf("c%d", i+1), ClaimText: text, Verifiable: true})
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name string
+		plan Plan
+		want string
+	}{
+		{"one description per claim", plan("Ostmoor is a 2015 film", "A pair of filmmakers wrote Ostmoor", "Ostmoor is a horror film",
+			"{c2} are film writers", "{c2} are film directors", "{c2} are film producers", "Harlow Fair stars Ada Brook", "Harlow Fair stars Mara Quinn"),
+			` These groups of claims open alike, and each group may be one claim: c1, c3 ("Ostmoor is ..."); c4, c5, c6 ("{c2} are ..."); c7, c8 ("Harlow Fair stars ..."); leave the other claims as they are.`},
+		{"openings compared without case", plan("Ostmoor IS a film", "Ostmoor is old"), ` These groups of claims open alike, and each group may be one claim: c1, c2 ("Ostmoor IS ..."); leave the other claims as they are.`},
+		{"no two alike", plan("Ostmoor is a film", "Westmoor is a town", "Ada Brook wrote Ostmoor"), ""},
+		{"a verb past the opening's bound is none", plan("The first film that the two brothers from Westmoor made together is Ostmoor",
+			"The first film that the two brothers from Westmoor made together is a horror film"), ""},
+		{"a claim that is only its verb opens nothing", plan("Ostmoor is", "Ostmoor is"), ""},
+		{"claims not verifiable are left out", Plan{Claims: []PlanClaim{{ClaimID: "c1", ClaimText: "Ostmoor is a fine film"}, {ClaimID: "c2", ClaimText: "Ostmoor is a film", Verifiable: true}}}, ""},
+	} {
+		if got := sameOpeningHint(tc.plan); got != tc.want {
+			t.Errorf("%s: %q\nwant %q", tc.name, got, tc.want)
 		}
 	}
 }
