@@ -60,7 +60,7 @@ func (s StructuredStep) Run(ctx context.Context, rec *Recorder, prompt string) (
 		return out, nil
 	}
 	out.Violations = violations
-	repaired, err := s.sendBack(ctx, rec, prompt, reply.Text, violations)
+	repaired, err := s.SendBack(ctx, rec, prompt, reply.Text, violations)
 	if err != nil {
 		return out, err
 	}
@@ -72,16 +72,11 @@ func (s StructuredStep) Run(ctx context.Context, rec *Recorder, prompt string) (
 	return out, nil
 }
 
-// SendBack sends a reply Check accepted back once, as a repair with requests in place of
-// violations (a plan over the claim cap, asked to join claims), and checks the answer with
-// Check. Check decides what an answer that is no better yields: StructuredReply.JSON is what it
-// returned, and Violations what it found, for the caller to weigh (no further round-trip).
-func (s StructuredStep) SendBack(ctx context.Context, rec *Recorder, prompt, reply string, requests []string) (StructuredReply, error) {
-	return s.sendBack(ctx, rec, prompt, reply, requests)
-}
-
-// sendBack sends the repair prompt for reply with these bullets and validates the answer.
-func (s StructuredStep) sendBack(ctx context.Context, rec *Recorder, prompt, reply string, bullets []string) (StructuredReply, error) {
+// SendBack sends reply back to the model once with the repair prompt, bullets saying what to
+// change (Run's repair of a reply that broke its rules; makePlan's request to a plan over the
+// claim cap, which broke none), and checks the answer with Check: the result holds the answer's
+// text, the JSON Check returned and the violations it found. There is no further round-trip.
+func (s StructuredStep) SendBack(ctx context.Context, rec *Recorder, prompt, reply string, bullets []string) (StructuredReply, error) {
 	lines := make([]string, len(bullets))
 	for i, v := range bullets {
 		lines[i] = "- " + EscapeFenced(v)
