@@ -270,7 +270,8 @@ func sameOpeningHint(plan Plan) string {
 			continue
 		}
 		words := strings.Fields(c.ClaimText)
-		for i, w := range words[:min(len(words)-1, maxOpeningWords)] {
+		// The verb is never the last word: a description or a list follows it.
+		for i, w := range words[:max(0, min(len(words)-1, maxOpeningWords))] {
 			if !openingVerbs[strings.ToLower(w)] {
 				continue
 			}

@@ -993,6 +993,7 @@ func TestSameOpeningHint(t *testing.T) {
 		{"a verb past the opening's bound is none", plan("The first film that the two brothers from Westmoor made together is Ostmoor",
 			"The first film that the two brothers from Westmoor made together is a horror film"), ""},
 		{"a claim that is only its verb opens nothing", plan("Ostmoor is", "Ostmoor is"), ""},
+		{"an empty claim opens nothing", plan("", " "), ""},
 		{"claims not verifiable are left out", Plan{Claims: []PlanClaim{{ClaimID: "c1", ClaimText: "Ostmoor is a fine film"}, {ClaimID: "c2", ClaimText: "Ostmoor is a film", Verifiable: true}}}, ""},
 	} {
 		if got := sameOpeningHint(tc.plan); got != tc.want {
