@@ -479,18 +479,19 @@ func questionWords(question string) map[string]bool {
 // askedWord reports whether w, a word of an answer, is the question's (asked holds its
 // questionWords): each of its parts ("A-1" is "a" and "1"), as written or as an
 // inflection of a question word of four letters or more ("appeared" for "appear", "founded" for
-// "found"). A relay run refused "Aniplex founded A-1 Pictures" to "Which company founded the
-// animation studio A-1 Pictures?", and "Doctor Stephen Strange first appeared in Strange
-// Tales, ..." to "... did Doctor Stephen Strange first appear?".
+// "found", "married" for "marry"). A relay run refused "Aniplex founded A-1 Pictures" to "Which
+// company founded the animation studio A-1 Pictures?", "Doctor Stephen Strange first appeared
+// in Strange Tales, ..." to "... did Doctor Stephen Strange first appear?", and "Empress Matilda
+// married Henry V, ..." to "Whom did Empress Matilda marry first, ...?".
 func askedWord(asked map[string]bool, w string) bool {
 	parts := text.Words(w)
 	if len(parts) == 0 {
 		return asked[w]
 	}
 	for _, part := range parts {
-		if asked[part] || slices.ContainsFunc(inflections, func(suffix string) bool {
-			base := strings.TrimSuffix(part, suffix)
-			return base != part && len(base) >= 4 && asked[base]
+		if asked[part] || slices.ContainsFunc(inflections, func(in inflection) bool {
+			stem := strings.TrimSuffix(part, in.ending)
+			return stem != part && len(stem+in.base) >= 4 && asked[stem+in.base]
 		}) {
 			continue
 		}
@@ -499,8 +500,11 @@ func askedWord(asked map[string]bool, w string) bool {
 	return true
 }
 
-// inflections are the endings askedWord reads a question's word under.
-var inflections = []string{"s", "es", "ed", "d", "ing"}
+// An inflection is an ending askedWord reads a question's word under: the word is its stem and
+// base ("marr" and "y" for "married").
+type inflection struct{ ending, base string }
+
+var inflections = []inflection{{"s", ""}, {"es", ""}, {"ed", ""}, {"d", ""}, {"ing", ""}, {"ied", "y"}, {"ies", "y"}}
 
 // closesClause reports whether word ends a clause: a comma, semicolon or colon after it.
 func closesClause(word string) bool { return strings.ContainsAny(word[len(word)-1:], ",;:") }

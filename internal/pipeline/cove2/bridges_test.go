@@ -579,6 +579,15 @@ func TestCove2BridgeIsTheNameTheAnswerFillsIntoItsQuestion(t *testing.T) {
 		{"In which Ostmoor publication did the character Mara Quinn first appear?",
 			"Mara Quinn first appeared in Harbour Tales, an Ostmoor anthology series",
 			"Mara Quinn first appeared in Harbour Tales, cover-dated July 1963", "Harbour Tales"},
+		// A verb in "-y" is written back in "-ied" ("married" for "marry"; a relay run, EX-FEVER
+		// 2481-2560, refused "Empress Matilda married Henry V, who later became Holy Roman Emperor"
+		// to "Whom did Empress Matilda marry first, and what title did her husband hold or later
+		// gain?").
+		{"Whom did Mara Quinn marry first, and what title did her husband hold or later gain?",
+			"Mara Quinn married Sam Ortiz, who later became Duke of Westmoor",
+			"Mara Quinn married the future Duke of Westmoor Sam Ortiz", "Sam Ortiz"},
+		{"Which prize did Mara Quinn carry off?", "Mara Quinn carried off the Harbour Prize",
+			"Mara Quinn carried off the 1990 Harbour Prize", "Harbour Prize"},
 		{"In which Ostmoor publication did the character Mara Quinn first appear?",
 			"Mara Quinn first appearances were in Harbour Tales",
 			"Mara Quinn first appeared in Harbour Tales, cover-dated July 1963", ""},
