@@ -500,8 +500,8 @@ func askedWord(asked map[string]bool, w string) bool {
 	return true
 }
 
-// An inflection is an ending askedWord reads a question's word under: the word is its stem and
-// base ("marr" and "y" for "married").
+// An inflection is an ending askedWord reads an answer's word under: the word without ending,
+// with base in its place, is the question's word ("married" without "ied", with "y": "marry").
 type inflection struct{ ending, base string }
 
 var inflections = []inflection{{"s", ""}, {"es", ""}, {"ed", ""}, {"d", ""}, {"ing", ""}, {"ied", "y"}, {"ies", "y"}}
