@@ -111,7 +111,7 @@ func (r *cove2Run) checkRevised(text string, claims []pipeline.Claim, refused []
 			}
 		}
 	}
-	knownForms := wordForms(known)
+	knownForms := formsOf(known)
 	// The caveats of uncertain claims may be added, as long as they state nothing new.
 	var caveatWords []map[string]bool
 	for _, cv := range caveats {
@@ -127,7 +127,7 @@ func (r *cove2Run) checkRevised(text string, claims []pipeline.Claim, refused []
 				}
 			}
 			for _, cw := range caveatWords {
-				if len(out) == 0 && subset(in, cw) && len(newFacts(joinAll(h.in), known)) == 0 {
+				if len(out) == 0 && subset(in, cw) && len(factsNotIn(joinAll(h.in), knownForms)) == 0 {
 					return true
 				}
 			}
@@ -137,7 +137,7 @@ func (r *cove2Run) checkRevised(text string, claims []pipeline.Claim, refused []
 		}
 		facts := 0
 		for _, t := range h.in {
-			if t.fact && !known[t.word] && !knownForms[wordForm(t.word)] {
+			if t.fact && !knownForms.holds(t.word) {
 				added = appendOnce(added, t.text)
 				facts++
 			}
@@ -221,10 +221,15 @@ func appendOnce(xs []string, x string) []string {
 // neither the draft nor the evidence holds, each once, as text writes them. A known word in
 // another form (wordForm) is known.
 func newFacts(text string, known map[string]bool) []string {
+	return factsNotIn(text, formsOf(known))
+}
+
+// factsNotIn is newFacts with the known words' forms made once (formsOf), for a caller that
+// reads many texts against them.
+func factsNotIn(text string, known knownForms) []string {
 	var out []string
-	forms := wordForms(known)
 	for _, t := range factTokens(text) {
-		if t.fact && !known[t.word] && !forms[wordForm(t.word)] {
+		if t.fact && !known.holds(t.word) {
 			out = appendOnce(out, t.text)
 		}
 	}
@@ -241,14 +246,21 @@ func wordForm(word string) string {
 	return text.Singular(word)
 }
 
-// wordForms is the set of the forms (wordForm) of words.
-func wordForms(words map[string]bool) map[string]bool {
-	forms := make(map[string]bool, len(words))
+// knownForms are the forms (wordForm) of the words a text may use without adding a fact.
+type knownForms map[string]bool
+
+// formsOf is the forms of words.
+func formsOf(words map[string]bool) knownForms {
+	forms := make(knownForms, len(words))
 	for w := range words {
 		forms[wordForm(w)] = true
 	}
 	return forms
 }
+
+// holds reports whether word is known, as written or in another form: a known word's form is
+// its own.
+func (k knownForms) holds(word string) bool { return k[wordForm(word)] }
 
 // evidenceWords are the words of what a verification's cited sources say: their titles,
 // retrieved text and quotes.
