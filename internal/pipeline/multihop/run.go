@@ -163,6 +163,10 @@ func (r *multihopRun) makePlan(ctx context.Context) error {
 	var validated, overCap *ValidatedPlan
 	var overCapRaw string
 	var droppedSubQueries []string
+	// firstRaw is the first reply; keptFirst says the plan is it, its redundant sub_queries
+	// dropped, its repair having failed.
+	var firstRaw string
+	keptFirst := false
 	opinionOnly, replies := false, 0
 	capRequest := func(vp *ValidatedPlan) string {
 		n := vp.Plan.verifiableCount()
@@ -192,15 +196,31 @@ func (r *multihopRun) makePlan(ctx context.Context) error {
 				return pipeline.ReplyJSONObject(reply), nil
 			}
 			vp, violations := ValidatePlan(reply, pc)
-			if replies > 1 && len(violations) > 0 && !slices.ContainsFunc(violations, func(v PlanViolation) bool { return v.Rule != RuleSubQueryNotClaim }) {
-				// A sub_query that is its claim's own text, written again in the repair: sub_queries
-				// are not searched (the hops are the query chains'), so code drops it rather than
-				// lose the statement, and records it.
-				if fixed, again := ValidatePlan(withoutClaimTextSubQueries(reply), pc); len(again) == 0 {
-					for _, v := range violations {
-						droppedSubQueries = append(droppedSubQueries, v.String()+" (dropped in code after the repair: sub_queries are not searched)")
+			if replies == 1 {
+				firstRaw = reply
+			}
+			if replies > 1 && len(violations) > 0 {
+				// sub_queries are not searched (the hops are the query chains'): a sub_query that
+				// is its claim's own text, or a near-duplicate of another of the claim's, is
+				// dropped in code rather than lose the statement, and recorded. First in the
+				// repair; else in the first plan, when that was its only fault and the repair
+				// broke another rule (in a relay run, "four accolades of one award" for the
+				// statement's "four accolades"): the first plan's claims are the model's own and
+				// broke no rule.
+				if fixed, dropped := withoutRedundantSubQueries(reply, pc.Language); len(dropped) > 0 {
+					if again, more := ValidatePlan(fixed, pc); len(more) == 0 {
+						droppedSubQueries = append(droppedSubQueries, droppedNotes(dropped, "after the repair")...)
+						vp, violations = again, nil
 					}
-					vp, violations = fixed, nil
+				}
+				if fixed, dropped := withoutRedundantSubQueries(firstRaw, pc.Language); len(violations) > 0 && len(dropped) > 0 {
+					if first, more := ValidatePlan(fixed, pc); len(more) == 0 {
+						droppedSubQueries = append(droppedSubQueries, droppedNotes(dropped, "from the first plan, kept since its repair broke another rule")...)
+						for _, v := range violations {
+							droppedSubQueries = append(droppedSubQueries, v.String()+" (in the repair, not kept)")
+						}
+						vp, violations, keptFirst = first, nil, true
+					}
 				}
 			}
 			if len(violations) > 0 {
@@ -218,6 +238,9 @@ func (r *multihopRun) makePlan(ctx context.Context) error {
 			return vp.JSON, nil
 		}}
 	out, err := step.Run(ctx, r.rec, prompt)
+	if keptFirst {
+		out.Raw = firstRaw
+	}
 	var capAfterRepair []string
 	if err == nil && out.Repaired && overCap == nil && !opinionOnly && validated.Plan.verifiableCount() > r.opts.MaxQuestions {
 		overCap, overCapRaw = validated, out.Raw
@@ -304,25 +327,52 @@ const maxOpeningWords = 8
 // follows them, which one claim can hold whole.
 var openingVerbs = text.WordSet("is are was were stars starred features featured includes included")
 
-// withoutClaimTextSubQueries is reply's plan without the sub_queries that are their claim's own
-// text (RuleSubQueryNotClaim, read as checkSubQueries reads it), re-encoded; reply itself when it
-// does not decode.
-func withoutClaimTextSubQueries(reply string) string {
+// withoutRedundantSubQueries is reply's plan without the sub_queries the rules refuse and code
+// can drop, since no sub_query is searched: one that is its claim's own text (RuleSubQueryNotClaim,
+// read as checkSubQueries reads it), or a near-duplicate of an earlier sub_query of its claim
+// (RuleQueriesDistinct, read as checkNearDuplicates reads it). The first sub_query of a claim
+// that is not its text stays, so none is left without one. dropped says what went, by rule;
+// none when reply does not decode.
+func withoutRedundantSubQueries(reply, language string) (string, []PlanViolation) {
 	var plan Plan
 	if err := json.Unmarshal(pipeline.ReplyJSONObject(reply), &plan); err != nil {
-		return reply
+		return reply, nil
 	}
+	var dropped []PlanViolation
 	for i, c := range plan.Claims {
 		claim := normalizedQuery(evidence.WithoutBridges(c.ClaimText))
-		plan.Claims[i].SubQueries = slices.DeleteFunc(slices.Clone(c.SubQueries), func(q string) bool {
-			return normalizedQuery(evidence.WithoutBridges(q)) == claim
-		})
+		var kept []string
+		for k, q := range c.SubQueries {
+			switch {
+			case normalizedQuery(evidence.WithoutBridges(q)) == claim:
+				dropped = append(dropped, PlanViolation{RuleSubQueryNotClaim, fmt.Sprintf("sub_query %d of claim %s is the claim_text itself", k+1, c.ClaimID)})
+			case slices.ContainsFunc(kept, func(o string) bool {
+				return normalizedQuery(o) == normalizedQuery(q) || TokenOverlap(o, q, language) > NearDuplicateOverlap
+			}):
+				dropped = append(dropped, PlanViolation{RuleQueriesDistinct, fmt.Sprintf("sub_query %d of claim %s is a near-duplicate of an earlier one", k+1, c.ClaimID)})
+			default:
+				kept = append(kept, q)
+			}
+		}
+		if len(kept) == 0 {
+			return reply, nil // a claim's only sub_query is its text: the schema wants one
+		}
+		plan.Claims[i].SubQueries = kept
 	}
 	encoded, err := json.Marshal(plan)
-	if err != nil {
-		return reply
+	if err != nil || len(dropped) == 0 {
+		return reply, nil
 	}
-	return string(encoded)
+	return string(encoded), dropped
+}
+
+// droppedNotes records the sub_queries withoutRedundantSubQueries dropped, and from which plan.
+func droppedNotes(dropped []PlanViolation, from string) []string {
+	out := make([]string, len(dropped))
+	for i, v := range dropped {
+		out[i] = v.String() + " (dropped in code " + from + ": sub_queries are not searched)"
+	}
+	return out
 }
 
 // overCapRepairDrops returns the words of the first plan's verifiable claims (content words,

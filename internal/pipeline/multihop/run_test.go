@@ -503,6 +503,55 @@ func TestMultihopRepairedPlanLosesOnlyItsClaimTextSubQuery(t *testing.T) {
 	}
 }
 
+// A first plan whose only fault is in its sub_queries (two of one claim near-duplicates), whose
+// repair breaks another rule, is kept with the later duplicate dropped in code: sub_queries are
+// not searched, and a relay run (EX-FEVER 2721-2800) lost a true statement to a repair that
+// fixed the duplicate and wrote "four accolades of one award" for the statement's "four
+// accolades", a number the statement does not hold. The dropped sub_query and the repair's
+// violation are recorded with the plan's; a first plan with any other fault still ends the run.
+func TestMultihopFirstPlanKeptWhenOnlyItsSubQueriesFailed(t *testing.T) {
+	t.Parallel()
+	first := validPlan()
+	first.Claims[0].SubQueries = []string{"APOE4 allele Alzheimer's risk odds ratio", "APOE4 allele Alzheimer's risk odds ratio study"}
+	repair := validPlan()
+	repair.Claims[0].ClaimText = "A gene variant is linked to an increased risk of Alzheimer's disease in one study"
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		judgeRuleFor(apoeClaim1, judgeJSON("supported", []int{1}, "Medium", "ok", "")),
+		judgeRuleFor(apoeClaim2, judgeJSON("supported", []int{1}, "Medium", "ok", "")),
+		{Contains: pipeline.MarkerRepair, Reply: planJSON(t, repair)},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, first)},
+	}}
+	res, err := Multihop{Model: model, Searcher: planSearcher(true)}.Run(context.Background(), pipeline.Input{Text: specStatement})
+	if err != nil {
+		t.Fatalf("a first plan whose only fault is a near-duplicate sub_query, its repair invalid: %v", err)
+	}
+	if len(model.Sent(pipeline.StepPlan+"_repair")) != 1 || res.Status != pipeline.StatusChecked || len(res.Claims) != 2 ||
+		res.Claims[0].Text != apoeClaim1 || !slices.Equal(res.Claims[0].SubQueries, first.Claims[0].SubQueries[:1]) {
+		t.Errorf("status %s, claims %+v", res.Status, res.Claims)
+	}
+	if res.Plan != planJSON(t, first) || strings.Contains(string(res.PlanJSON), "odds ratio study") {
+		t.Errorf("stored plan %s, validated %s", res.Plan, res.PlanJSON)
+	}
+	if !slices.ContainsFunc(res.PlanViolations, func(v string) bool {
+		return strings.HasPrefix(v, RuleQueriesDistinct) && strings.Contains(v, "dropped")
+	}) || !slices.ContainsFunc(res.PlanViolations, func(v string) bool { return strings.HasPrefix(v, RuleNoAddedQuantification) }) {
+		t.Errorf("the dropped sub_query and the repair's fault are not recorded: %q", res.PlanViolations)
+	}
+
+	// A first plan with a fault outside its sub_queries: the run still ends.
+	first.QueryChains = slices.Clone(first.QueryChains)
+	first.QueryChains[0].Hops = slices.Clone(first.QueryChains[0].Hops)
+	first.QueryChains[0].Hops[1].Query = first.Claims[0].ClaimText
+	model = &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		{Contains: pipeline.MarkerRepair, Reply: planJSON(t, repair)},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, first)},
+	}}
+	_, err = Multihop{Model: model, Searcher: planSearcher(true)}.Run(context.Background(), pipeline.Input{Text: specStatement})
+	if !pipeline.IsPermanent(err) || !strings.Contains(err.Error(), RuleNoAddedQuantification) {
+		t.Errorf("a first plan with another fault, its repair invalid: %v, want a PermanentError naming %s", err, RuleNoAddedQuantification)
+	}
+}
+
 // Runs that end rejected: bad input before any call, and a statement the plan finds no
 // verifiable claim in.
 func TestMultihopRejects(t *testing.T) {
