@@ -387,6 +387,18 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 		// bridge: "{c1} is aired by a cable channel", c1 a sitcom no source names, and "{c2}
 		// set the record ...", whose hops a real plan wrote with {c1} too).
 		inText := slices.DeleteFunc(slices.Clone(unstated), func(id string) bool { return !strings.Contains(st.claim.ClaimText, "{"+id+"}") })
+		if st.waitedForNames {
+			return // stated once its bridges were named, or not at all (stateAwaitingNames)
+		}
+		if len(inText) > 1 && !slices.ContainsFunc(inText, func(id string) bool {
+			d := r.stateOf(id)
+			return !describable(d) && !awaitsDescription(d)
+		}) {
+			// Two entities to search for leave too little to search by: the claim waits until
+			// they are named by description, and is stated then (stateAwaitingNames).
+			st.awaitingNames = inText
+			return
+		}
 		if d := r.stateOf(first(inText)); len(inText) == 1 && (describable(d) || awaitsDescription(d)) {
 			id := inText[0]
 			st.unresolved = unresolvedBecause(id, unstatedWhy[id])

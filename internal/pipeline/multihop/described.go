@@ -41,12 +41,29 @@ func describable(d *chainState) bool {
 // was not judged: it is stated, and judged, in nameByDescription, and the claims building on it
 // await it in turn.
 func awaitsDescription(d *chainState) bool {
-	return d != nil && d.checked && d.awaiting != "" && !d.judged
+	return d != nil && d.checked && (d.awaiting != "" || len(d.awaitingNames) > 0) && !d.judged
 }
 
 // awaitingReason says why the entity d describes is not established while d awaits a name.
 func awaitingReason(d *chainState) string {
+	if len(d.awaitingNames) > 0 {
+		return fmt.Sprintf("it was not stated yet: it awaits the names of the entities %s describe, searched for by description", strings.Join(d.awaitingNames, " and "))
+	}
 	return fmt.Sprintf("it was not stated yet: it awaits the name of the entity %s describes, searched for by description", d.awaiting)
+}
+
+// stateAwaitingNames states st, which waited for its bridges' names (awaitingNames), with the
+// names nameByDescription gave them, and runs its planned hops with the names in them, under
+// the same rules as any chain; it is then judged like any claim. A bridge still without a name
+// leaves it unstated, its hops recorded as not run, saying why.
+func (r *multihopRun) stateAwaitingNames(ctx context.Context, st *chainState) error {
+	st.awaitingNames, st.waitedForNames, st.unresolved = nil, true, ""
+	r.resolveBridges(st)
+	if err := r.runChain(ctx, st); err != nil {
+		return err
+	}
+	r.enforceIndependenceOf(st)
+	return nil
 }
 
 // nameByDescription judges again, in execution order, each bridge claim whose dependents await
@@ -58,8 +75,10 @@ func awaitingReason(d *chainState) string {
 // dependents are stated with its description (stateWithDescription) or stay unstated, saying
 // why. A bridge claim that awaited a name itself is judged first, once stated here
 // (awaitsDescription); a name its judge gives then states its dependents with no second
-// judgement.
-func (r *multihopRun) nameByDescription(ctx context.Context) {
+// judgement. A claim that waited for the names of two bridges (awaitingNames) is stated with
+// them here and runs its planned hops (stateAwaitingNames); a search failure no retry can fix
+// ends the run, as in execute.
+func (r *multihopRun) nameByDescription(ctx context.Context) error {
 	for _, id := range r.plan.Plan.ExecutionOrder {
 		d := r.stateOf(id)
 		var waiting []*chainState
@@ -70,6 +89,13 @@ func (r *multihopRun) nameByDescription(ctx context.Context) {
 		}
 		if d == nil {
 			continue
+		}
+		// A claim that waited for its bridges' names comes after them in the order: they are
+		// named here, or not, by now.
+		if len(d.awaitingNames) > 0 {
+			if err := r.stateAwaitingNames(ctx, d); err != nil {
+				return err
+			}
 		}
 		// A bridge claim that awaited a name itself was stated above, by that name or by its
 		// bridge claim's description, or could not be: it is judged now, before the claims
@@ -108,6 +134,7 @@ func (r *multihopRun) nameByDescription(ctx context.Context) {
 			r.stateWithName(st, d, when)
 		}
 	}
+	return nil
 }
 
 // judgeWithDescriptions gives d, each once and at most maxDescribedSources, the sources the

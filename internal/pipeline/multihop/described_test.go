@@ -728,3 +728,99 @@ func TestClaimRestatingItsBridgesDescriptionIsStatedWithItsNounPhrase(t *testing
 		t.Errorf("hop 1 of c2: %+v", hop)
 	}
 }
+
+// A claim that builds on two bridges neither of which has a name when its chain runs ("{c2} is
+// known for his role as Sam Ortiz in {c1}", c1 a series no source of its own names, c2 the actor
+// who awaits c1's name by description) has too little to search by then. It waits: once
+// nameByDescription has named both, it is stated with the names, runs its planned hops and is
+// judged like any claim. In a relay run (EX-FEVER 2721-2800) such a claim stayed "cannot be
+// stated" after both its bridges were named (the series and its actor), and a true statement was
+// unverified. A bridge that stays unnamed leaves it unstated, its hops recorded as not run.
+func TestClaimOnTwoBridgesNamedByDescriptionIsStatedOnceBothAre(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	const (
+		statement   = "Sam Ortiz is a character in a series aired on Harlow TV, played by an actor known for his role as Sam Ortiz in the series."
+		c1Text      = "Sam Ortiz is a character in a series aired on Harlow TV"
+		c2Stated    = "An actor played Sam Ortiz in Westmoor Nights"
+		c3Stated    = "Ada Brook is known for his role as Sam Ortiz in Westmoor Nights"
+		seriesQuote = "Westmoor Nights is a series aired on Harlow TV; its character Sam Ortiz is played by Ada Brook"
+		roleQuote   = "Ada Brook is best known for his role as Sam Ortiz in Westmoor Nights"
+	)
+	plan := Plan{
+		PlanID: "two-bridges-named-by-description",
+		Claims: []PlanClaim{
+			{ClaimID: "c1", ClaimText: c1Text, SourceSpan: c1Text,
+				Entities: []string{"Harlow TV", "Sam Ortiz"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries: []string{"Harlow TV series character Sam Ortiz"}, SourceIndependenceScore: 0.8},
+			{ClaimID: "c2", ClaimText: "An actor played Sam Ortiz in {c1}", SourceSpan: "played by an actor",
+				Entities: []string{"{c1}", "Sam Ortiz"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{"c1"},
+				SubQueries: []string{"{c1} cast Sam Ortiz"}, SourceIndependenceScore: 0.6},
+			{ClaimID: "c3", ClaimText: "{c2} is known for his role as Sam Ortiz in {c1}", SourceSpan: "known for his role as Sam Ortiz in the series",
+				Entities: []string{"{c2}", "{c1}"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{"c1", "c2"},
+				SubQueries: []string{"{c2} best known role"}, SourceIndependenceScore: 0.6},
+		},
+		QueryChains: []QueryChain{
+			{ClaimID: "c1", Hops: []PlanHop{{1, "Harlow TV series character Sam Ortiz", "encyclopedia", "series"}}},
+			{ClaimID: "c2", Hops: []PlanHop{{1, "{c1} cast list actor", "encyclopedia", "cast"}}},
+			{ClaimID: "c3", Hops: []PlanHop{{1, "{c2} best known role interview", "news", "role"}}},
+		},
+		CrossValidationPairs:   []CrossValidationPair{{"c2", "c3", "the same actor"}},
+		CrossValidationQueries: []CrossValidationQuery{{"Harlow TV drama cast interviews", []int{1, 2}}},
+		ExecutionOrder:         []string{"c1", "c2", "c3"},
+	}
+	srcHarlow := hit("https://www.harlow-tv.example/about", "Harlow TV", "Harlow TV airs drama series, one of them with a character named Sam Ortiz.", nil)
+	srcSeries := hit("https://en.wikipedia.org/wiki/Westmoor_Nights", "Wikipedia", seriesQuote+".", nil)
+	srcBrook := hit("https://www.example-news.org/ada-brook", "Example News", roleQuote+".", nil)
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Harlow TV series character Sam Ortiz", results: []pipeline.SearchResult{srcHarlow}},
+		{contains: c1Text + " An actor played Sam Ortiz in", results: []pipeline.SearchResult{srcSeries}},
+		{contains: "Ada Brook best known role interview", results: []pipeline.SearchResult{srcBrook}},
+	}}
+	for _, tt := range []struct {
+		name, c2Answer, c3Verdict string
+	}{
+		{"both named", "Ada Brook", pipeline.VerdictSupported},
+		{"the actor not named", "", pipeline.VerdictUnverified},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var answer *judgeAnswer
+			if tt.c2Answer != "" {
+				answer = &judgeAnswer{Value: tt.c2Answer, Source: 1, Passage: seriesQuote}
+			}
+			model := planModel(t, plan, map[string]string{
+				c1Text:   judgeReplyJSON(t, "unverified", "Low", "", nil),
+				c2Stated: judgeReplyJSON(t, "supported", "Medium", "", answer, judgeCitation{1, seriesQuote, sup}),
+				c3Stated: judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, roleQuote, sup}),
+			})
+			model.Rules = append([]pipelinetest.StubRule{{Contains: relationDescribed, Reply: judgeReplyJSON(t, "supported", "Medium", "",
+				&judgeAnswer{Value: "Westmoor Nights", Source: 2, Passage: seriesQuote}, judgeCitation{2, seriesQuote, sup})}}, model.Rules...)
+			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: statement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c2 := res.Claims[1]; c2.Text != c2Stated || c2.Verdict != pipeline.VerdictSupported {
+				t.Fatalf("claim 2: %+v", c2)
+			}
+			c3, hop := res.Claims[2], findHop(res, 3, 1)
+			if tt.c3Verdict == pipeline.VerdictSupported {
+				if c3.Text != c3Stated || c3.Verdict != pipeline.VerdictSupported {
+					t.Errorf("claim 3: %+v", c3)
+				}
+				if hop.Query != "Ada Brook best known role interview" || hop.Reason != HopReasonPlan || hop.Status != HopFound ||
+					!strings.Contains(hop.Note, `{c2} is "Ada Brook"`) || !strings.Contains(hop.Note, `{c1} is "Westmoor Nights"`) {
+					t.Errorf("hop 1 of c3: %+v", hop)
+				}
+			} else if strings.Contains(c3.Text, "Westmoor") || c3.Verdict != pipeline.VerdictUnverified || !strings.Contains(c3.Reason, "cannot be stated") ||
+				hop.Status != HopRejected {
+				t.Errorf("claim 3: %+v, hop 1 %+v", c3, hop)
+			}
+			for _, p := range model.Sent(pipeline.StepJudge) {
+				if strings.Contains(p, statement) || strings.Contains(p, "{c") {
+					t.Errorf("a judge prompt holds the statement or a placeholder:\n%s", p)
+				}
+			}
+		})
+	}
+}

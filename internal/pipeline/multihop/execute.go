@@ -83,6 +83,14 @@ type chainState struct {
 	// entity by the bridge claim's words and its own (descriptionQuery), and the bridge claim is
 	// judged again with what it finds (nameByDescription). "" otherwise.
 	awaiting string
+	// awaitingNames are the ids of the bridge claims the claim builds on when none of them has
+	// a name or the statement's words for its entity while each is named by description, or
+	// awaits a name so (awaitsDescription): two entities leave too little to search by, so the
+	// claim runs nothing when its chain would, and is stated with the names, its planned hops
+	// run, once nameByDescription has named them (stateAwaitingNames). waitedForNames is set
+	// then: the claim does not wait twice.
+	awaitingNames  []string
+	waitedForNames bool
 	// namedBy is the id of the bridge claim whose name, given when it was judged again with
 	// what this claim's description search found, this claim is stated with (stateWithName).
 	namedBy string
@@ -183,7 +191,7 @@ func (r *multihopRun) execute(ctx context.Context) error {
 			}
 			// A claim awaiting a name by description is judged once it is stated
 			// (nameByDescription): its dependents await it in turn.
-			if st.hasDependents && st.awaiting == "" {
+			if st.hasDependents && st.awaiting == "" && len(st.awaitingNames) == 0 {
 				r.judgeOne(ctx, st)
 			}
 			errs <- nil
@@ -223,6 +231,9 @@ const (
 // claim whose bridge was not established runs none (each hop is recorded as not run), unless it
 // awaits a name by description: its one hop then searches for the entity (descriptionQuery).
 func (r *multihopRun) runChain(ctx context.Context, st *chainState) error {
+	if len(st.awaitingNames) > 0 {
+		return nil // its hops run once it is stated with the names (stateAwaitingNames)
+	}
 	reason := HopReasonPlan
 	if st.awaiting != "" {
 		reason = HopReasonDescription
@@ -632,39 +643,44 @@ func (r *multihopRun) relationship(indices []int) string {
 // dropped, with a review flag, so that no independence violation can reach a verdict.
 func (r *multihopRun) enforceIndependence() {
 	for _, st := range r.claims {
-		if st.reused != nil {
-			// Its evidence passed this check in the run it came from, and its judgement cites it
-			// by index: dropping any would cite the wrong source. What a cross-validation query
-			// added to it here is not cited by that judgement.
+		r.enforceIndependenceOf(st)
+	}
+}
+
+// enforceIndependenceOf is enforceIndependence's check of one claim's evidence.
+func (r *multihopRun) enforceIndependenceOf(st *chainState) {
+	if st.reused != nil {
+		// Its evidence passed this check in the run it came from, and its judgement cites it
+		// by index: dropping any would cite the wrong source. What a cross-validation query
+		// added to it here is not cited by that judgement.
+		return
+	}
+	var used, group usedSources
+	current := -1
+	kept := st.evidence[:0]
+	for i, e := range st.evidence {
+		if e.group != current {
+			used.merge(group)
+			group, current = usedSources{}, e.group
+		}
+		// A source marked as repeating an earlier hop, or as a dependency's finding, is
+		// there on purpose and counts as what it is; the sources a judgement already
+		// indexes stay where they are.
+		if e.repeats > 0 || e.fromClaim > 0 || i < st.judgedLen {
+			if e.repeats == 0 && e.fromClaim == 0 {
+				group.add(e.SearchResult)
+			}
+			kept = append(kept, e)
 			continue
 		}
-		var used, group usedSources
-		current := -1
-		kept := st.evidence[:0]
-		for i, e := range st.evidence {
-			if e.group != current {
-				used.merge(group)
-				group, current = usedSources{}, e.group
-			}
-			// A source marked as repeating an earlier hop, or as a dependency's finding, is
-			// there on purpose and counts as what it is; the sources a judgement already
-			// indexes stay where they are.
-			if e.repeats > 0 || e.fromClaim > 0 || i < st.judgedLen {
-				if e.repeats == 0 && e.fromClaim == 0 {
-					group.add(e.SearchResult)
-				}
-				kept = append(kept, e)
-				continue
-			}
-			if reason, _ := r.in.rules.conflict(used, evidence.KeysOf(e.SearchResult)); reason != "" {
-				r.flag(pipeline.Flag(pipeline.FlagIndependenceDropped))
-				continue
-			}
-			group.add(e.SearchResult)
-			kept = append(kept, e)
+		if reason, _ := r.in.rules.conflict(used, evidence.KeysOf(e.SearchResult)); reason != "" {
+			r.flag(pipeline.Flag(pipeline.FlagIndependenceDropped))
+			continue
 		}
-		st.evidence = kept
+		group.add(e.SearchResult)
+		kept = append(kept, e)
 	}
+	st.evidence = kept
 }
 
 // ownPagesFirst orders list, in place and otherwise as it was, with the results titled with one

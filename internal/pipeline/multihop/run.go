@@ -131,7 +131,9 @@ func (r *multihopRun) run(ctx context.Context, in pipeline.Input) error {
 	if err := r.execute(ctx); err != nil {
 		return err
 	}
-	r.nameByDescription(ctx)
+	if err := r.nameByDescription(ctx); err != nil {
+		return err
+	}
 	r.judgeAll(ctx)
 	if err := ctx.Err(); err != nil {
 		return pipeline.StepError(pipeline.StepJudge, err)
