@@ -492,12 +492,30 @@ func askedWord(asked map[string]bool, w string) bool {
 		if asked[part] || slices.ContainsFunc(inflections, func(in inflection) bool {
 			stem := strings.TrimSuffix(part, in.ending)
 			return stem != part && len(stem+in.base) >= 4 && asked[stem+in.base]
+		}) || slices.ContainsFunc(irregularVerbs, func(forms []string) bool {
+			return slices.Contains(forms, part) && slices.ContainsFunc(forms, func(f string) bool { return asked[f] })
 		}) {
 			continue
 		}
 		return false
 	}
 	return true
+}
+
+// irregularVerbs are the forms of verbs whose past tense or participle is no inflection
+// askedWord reads: "Take Me High was written by ..." answers "Who wrote ...?" (a relay run,
+// EX-FEVER 2721-2800, refused it).
+var irregularVerbs = [][]string{
+	{"write", "writes", "wrote", "written"}, {"sing", "sings", "sang", "sung"}, {"begin", "begins", "began", "begun"},
+	{"take", "takes", "took", "taken"}, {"give", "gives", "gave", "given"}, {"win", "wins", "won"},
+	{"lead", "leads", "led"}, {"make", "makes", "made"}, {"draw", "draws", "drew", "drawn"},
+	{"grow", "grows", "grew", "grown"}, {"fight", "fights", "fought"}, {"build", "builds", "built"},
+	{"buy", "buys", "bought"}, {"sell", "sells", "sold"}, {"hold", "holds", "held"},
+	{"speak", "speaks", "spoke", "spoken"}, {"choose", "chooses", "chose", "chosen"},
+	{"become", "becomes", "became"}, {"teach", "teaches", "taught"}, {"run", "runs", "ran"},
+	{"bear", "bears", "bore", "born", "borne"}, {"fly", "flies", "flew", "flown"},
+	{"see", "sees", "saw", "seen"}, {"know", "knows", "knew", "known"}, {"throw", "throws", "threw", "thrown"},
+	{"leave", "leaves", "left"}, {"lose", "loses", "lost"}, {"meet", "meets", "met"}, {"find", "finds", "found"},
 }
 
 // An inflection is an ending askedWord reads an answer's word under: the word without ending,

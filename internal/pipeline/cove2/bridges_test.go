@@ -586,6 +586,13 @@ func TestCove2BridgeIsTheNameTheAnswerFillsIntoItsQuestion(t *testing.T) {
 		{"Whom did Mara Quinn marry first, and what title did her husband hold or later gain?",
 			"Mara Quinn married Sam Ortiz, who later became Duke of Westmoor",
 			"Mara Quinn married the future Duke of Westmoor Sam Ortiz", "Sam Ortiz"},
+		// An irregular past or participle is the question's verb ("written" for "wrote"; a relay
+		// run, EX-FEVER 2721-2800, refused "Take Me High (1973) was written by Christopher
+		// Penfold (the film was directed by David Askey)" to "Who wrote the screenplay for the
+		// film Take Me High?").
+		{"Who wrote the screenplay for the film Harbour Lights?",
+			"Harbour Lights (1973) was written by Mara Quinn (the film was directed by Sam Ortiz).",
+			"Harbour Lights is a 1973 Ostmoor film directed by Sam Ortiz and written by Mara Quinn", "Mara Quinn"},
 		{"Which prize did Mara Quinn carry off?", "Mara Quinn carried off the Harbour Prize",
 			"Mara Quinn carried off the 1990 Harbour Prize", "Harbour Prize"},
 		{"In which Ostmoor publication did the character Mara Quinn first appear?",
