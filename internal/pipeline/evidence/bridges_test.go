@@ -15,8 +15,10 @@ func TestResolveBridge(t *testing.T) {
 		{SearchResult: pipeline.SearchResult{URL: "https://en.wikipedia.org/wiki/Adam_Beach", Snippet: "Adam Beach played Detective Chester Lake in Law & Order: SVU."}},
 		{SearchResult: pipeline.SearchResult{URL: "https://fandom.example/wiki/Chester_Lake", Snippet: "Chester Lake was played by a Canadian actor."}},
 		{SearchResult: pipeline.SearchResult{URL: "https://en.wikipedia.org/wiki/Romance_film", Snippet: "Romance films are love stories recorded in visual media."}},
+		{SearchResult: pipeline.SearchResult{URL: "https://en.wikipedia.org/wiki/Ostmoor_Jews", Title: "Ostmoor Jews",
+			Snippet: "Ostmoor Jewish is a member of the subgroup of Ashkenazi Jews originating in the Kingdom of Ostmoor. Westmoor Art was a school of painting."}},
 	}
-	grounding := []int{0, 2}
+	grounding := []int{0, 2, 3}
 	for _, tt := range []struct {
 		name   string
 		answer BridgeAnswer
@@ -35,6 +37,13 @@ func TestResolveBridge(t *testing.T) {
 		{"no answer", BridgeAnswer{"", 1, "Adam Beach played Detective Chester Lake"}, "", "named no answer"},
 		{"a paragraph, not a name", BridgeAnswer{strings.Repeat("Adam Beach ", 20), 1, "Adam Beach played Detective Chester Lake"}, "", "is no name"},
 		{"a placeholder", BridgeAnswer{"{c2}", 1, "Adam Beach played Detective Chester Lake"}, "", "is no name"},
+		// The cited source's title, which its passage writes in another form of its words (a
+		// relay run, EX-FEVER 2721-2800: "Galician Jews" from "Galician Jewish is a member of
+		// ..."); never a title the passage does not write, nor another form of a word that is
+		// no title.
+		{"the source's title in another form", BridgeAnswer{"Ostmoor Jews", 4, "Ostmoor Jewish is a member of the subgroup of Ashkenazi Jews"}, "Ostmoor Jews", ""},
+		{"the title, a passage without it", BridgeAnswer{"Ostmoor Jews", 4, "Westmoor Art was a school of painting"}, "", "not in the passage"},
+		{"another form, not the title", BridgeAnswer{"Westmoor Artist", 4, "Westmoor Art was a school of painting"}, "", "not in the passage"},
 	} {
 		got := ResolveBridge(tt.answer, given, grounding, "verifier")
 		if got.Value != tt.value || !strings.Contains(got.Reason, tt.reason) || (tt.value != "" && got.Source != tt.answer.Source-1) {
