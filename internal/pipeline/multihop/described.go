@@ -59,9 +59,15 @@ func awaitingReason(d *chainState) string {
 func (r *multihopRun) stateAwaitingNames(ctx context.Context, st *chainState) error {
 	st.awaitingNames, st.waitedForNames, st.unresolved = nil, true, ""
 	r.resolveBridges(st)
+	// What the cross-validation queries found for it came in while it waited; its hops' finds go
+	// before it, as when its chain runs first, so that the last independence check keeps a
+	// hop's source over a later one on its domain.
+	crossChecked := st.evidence
+	st.evidence = nil
 	if err := r.runChain(ctx, st); err != nil {
 		return err
 	}
+	st.evidence = append(st.evidence, crossChecked...)
 	r.enforceIndependenceOf(st)
 	return nil
 }

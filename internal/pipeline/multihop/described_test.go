@@ -772,7 +772,11 @@ func TestClaimOnTwoBridgesNamedByDescriptionIsStatedOnceBothAre(t *testing.T) {
 	srcHarlow := hit("https://www.harlow-tv.example/about", "Harlow TV", "Harlow TV airs drama series, one of them with a character named Sam Ortiz.", nil)
 	srcSeries := hit("https://en.wikipedia.org/wiki/Westmoor_Nights", "Wikipedia", seriesQuote+".", nil)
 	srcBrook := hit("https://www.example-news.org/ada-brook", "Example News", roleQuote+".", nil)
+	// The cross-validation query, run before c3 is stated, finds a page on the domain c3's hop
+	// finds later: c3's own find is kept, as when its chain runs first, and the later one is not.
+	srcCast := hit("https://www.example-news.org/harlow-cast", "Example News", "Harlow TV drama cast interviews: the cast of Westmoor Nights talk about Sam Ortiz.", nil)
 	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Harlow TV drama cast interviews", results: []pipeline.SearchResult{srcCast}},
 		{contains: "Harlow TV series character Sam Ortiz", results: []pipeline.SearchResult{srcHarlow}},
 		{contains: c1Text + " An actor played Sam Ortiz in", results: []pipeline.SearchResult{srcSeries}},
 		{contains: "Ada Brook best known role interview", results: []pipeline.SearchResult{srcBrook}},
