@@ -139,8 +139,7 @@ func titleInOtherForm(value, title, passage string) bool {
 		return false
 	}
 	form := func(w, p string) bool {
-		short, long := min(len(w), len(p)), max(len(w), len(p))
-		return w == p || (short >= 3 && long > short && (strings.HasPrefix(p, w) || strings.HasPrefix(w, p)))
+		return w == p || (min(len(w), len(p)) >= 3 && (strings.HasPrefix(p, w) || strings.HasPrefix(w, p)))
 	}
 	words := text.SingularWords(passage)
 	for i := 0; i+len(want) <= len(words); i++ {
