@@ -283,6 +283,37 @@ func (r *multihopRun) judgeOnOthersCitations(ctx context.Context, targets []*cha
 		}
 		st.judged, st.foundNothing = false, false
 		r.judgeOne(ctx, st)
+		r.judgeDescribedAgain(ctx, st)
+	}
+}
+
+// judgeDescribedAgain judges once more each claim stated with d's description
+// (stateWithDescription) whose judgement found nothing either way (unverified), now that d,
+// judged again after every other claim (judgeOnOthersCitations), is confirmed: it was judged
+// before d's judge cited the source that names the entity, and is given that source now, as a
+// finding established for a claim it depends on (addDependencySources), under the same
+// grounding rules. In a relay run (EX-FEVER) "A composer composed <a rock opera>" found nothing,
+// the claim stated with its description was judged on a page of the composer that names no
+// opera, and the bridge claim was then confirmed from a page a third claim cited ("<the
+// composer>'s rock opera"): a true statement stayed unverified. The claim keeps its
+// description: d's name came from another claim's finding, after its search ran.
+func (r *multihopRun) judgeDescribedAgain(ctx context.Context, d *chainState) {
+	if d.verdict.Verdict != pipeline.VerdictSupported {
+		return
+	}
+	for _, st := range r.claims {
+		if st.describedBy != d.claim.ClaimID || !st.checked || !st.judged || st.reused != nil ||
+			st.verdict.Verdict != pipeline.VerdictUnverified || ctx.Err() != nil {
+			continue
+		}
+		first := st.verdict
+		st.judged, st.foundNothing = false, false
+		r.judgeOne(ctx, st)
+		if st.verdict.Verdict == pipeline.VerdictUnverified {
+			st.verdict.Reason = strings.TrimSpace(st.verdict.Reason + fmt.Sprintf("; judged again once %s was confirmed, with what its judge cited", d.claim.ClaimID))
+			continue
+		}
+		st.verdict.Reason = fmt.Sprintf("judged again once %s was confirmed, with what its judge cited (first: %s, %s): %s", d.claim.ClaimID, first.Verdict, text.Truncate(first.Reason, 160), st.verdict.Reason)
 	}
 }
 

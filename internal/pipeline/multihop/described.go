@@ -265,7 +265,7 @@ func (r *multihopRun) stateWithDescription(st, d *chainState, why string) bool {
 	}
 	words = casedFor(st, d.claim.ClaimID, words)
 	r.stateWith(st, map[string]string{d.claim.ClaimID: words})
-	st.unresolved, st.verdict, st.bridge = "", judgement{}, evidence.Bridge{}
+	st.unresolved, st.verdict, st.bridge, st.describedBy = "", judgement{}, evidence.Bridge{}, d.claim.ClaimID
 	if len(st.hopRecords) > 0 {
 		h := &st.hopRecords[0]
 		h.Note += fmt.Sprintf("; %s: the claim is stated with %s's description of the entity, %q, and judged with what this search found",

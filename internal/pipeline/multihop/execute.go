@@ -94,6 +94,10 @@ type chainState struct {
 	// namedBy is the id of the bridge claim whose name, given when it was judged again with
 	// what this claim's description search found, this claim is stated with (stateWithName).
 	namedBy string
+	// describedBy is the id of the bridge claim whose description this claim is stated with
+	// (stateWithDescription): a later confirmation of that claim reaches it
+	// (judgeDescribedAgain).
+	describedBy string
 	// judged is set once the claim has its judgement; judgedLen is how many of its evidence
 	// entries the judgement indexes (what came later is never cited).
 	judged    bool

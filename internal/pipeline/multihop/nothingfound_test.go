@@ -74,12 +74,7 @@ func TestClaimThatFoundNothingIsJudgedOnWhatTheOthersCited(t *testing.T) {
 	if c := res.Claims[0]; c.Verdict != pipeline.VerdictSupported || c.Confidence != pipeline.ConfidenceMedium {
 		t.Errorf("claim 1 = %s (%s): %s, want supported at Medium on the page claim 2 cited", c.Verdict, c.Confidence, c.Reason)
 	}
-	var judgedC1 []string
-	for _, p := range model.Sent(pipeline.StepJudge) {
-		if strings.Contains(p, "<untrusted_claim>\n"+stormRegionClaim) {
-			judgedC1 = append(judgedC1, p)
-		}
-	}
+	judgedC1 := judgePromptsOf(model, stormRegionClaim)
 	if len(judgedC1) != 1 {
 		t.Fatalf("claim 1 was judged %d times, want once, after claim 2", len(judgedC1))
 	}
@@ -198,12 +193,7 @@ func TestClaimThatFoundNothingIsJudgedOnAPageAboutItsSubject(t *testing.T) {
 	if c := res.Claims[1]; c.Verdict != pipeline.VerdictRefuted || !slices.Contains(c.Citations, 1) {
 		t.Errorf("claim 2 = %s %v: %s, want refuted on the page claim 1 cited", c.Verdict, c.Citations, c.Reason)
 	}
-	var judged []string
-	for _, p := range model.Sent(pipeline.StepJudge) {
-		if strings.Contains(p, "<untrusted_claim>\n"+originClaim) {
-			judged = append(judged, p)
-		}
-	}
+	judged := judgePromptsOf(model, originClaim)
 	if len(judged) != 1 || !strings.Contains(judged[0], song.Snippet) || !strings.Contains(judged[0], relationShared) ||
 		strings.Contains(judged[0], songClaim) || strings.Contains(judged[0], statement) {
 		t.Errorf("claim 2 was judged %d times; its prompt:\n%s", len(judged), strings.Join(judged, "\n---\n"))
@@ -329,10 +319,8 @@ func TestBridgeThatFoundNothingIsJudgedOnWhatItsDependentsCited(t *testing.T) {
 		t.Errorf("claim 1 = %s (%s): %s, want supported at Medium on the page claim 2 cited", c.Verdict, c.Confidence, c.Reason)
 	}
 	var last string
-	for _, p := range model.Sent(pipeline.StepJudge) {
-		if strings.Contains(p, "<untrusted_claim>\n"+authorClaim) {
-			last = p
-		}
+	if prompts := judgePromptsOf(model, authorClaim); len(prompts) > 0 {
+		last = prompts[len(prompts)-1]
 	}
 	if !strings.Contains(last, nightTideAuthor.Snippet) || !strings.Contains(last, relationShared) {
 		t.Errorf("claim 1's last judge prompt lacks the author's page, marked as another claim's finding:\n%s", last)
@@ -382,12 +370,7 @@ func TestBridgeLeftUnverifiedIsJudgedOnWhatItsDependentsCited(t *testing.T) {
 			if c := res.Claims[0]; c.Verdict != tt.want {
 				t.Errorf("claim 1 = %s (%s): %s, want %s", c.Verdict, c.Confidence, c.Reason, tt.want)
 			}
-			var prompts []string
-			for _, p := range model.Sent(pipeline.StepJudge) {
-				if strings.Contains(p, "<untrusted_claim>\n"+authorClaim) {
-					prompts = append(prompts, p)
-				}
-			}
+			prompts := judgePromptsOf(model, authorClaim)
 			last := prompts[len(prompts)-1]
 			if !strings.Contains(last, authorShared) || !strings.Contains(last, harbour.Snippet) {
 				t.Errorf("claim 1's last judge prompt lacks its own page and the author's page, marked as another claim's finding:\n%s", last)
@@ -402,6 +385,101 @@ func TestBridgeLeftUnverifiedIsJudgedOnWhatItsDependentsCited(t *testing.T) {
 			})
 			if tt.wantFlag != "" && !flagged {
 				t.Errorf("no %s flag on claim 1: %+v", tt.wantFlag, res.ReviewFlags)
+			}
+		})
+	}
+}
+
+// A bridge claim confirmed only after every other claim (judgeOnOthersCitations) gives what its
+// judge cited to the claims stated with its description, which are judged again with it when
+// their first judgement found nothing either way (issue 23). In a relay run (EX-FEVER) "A
+// composer composed <a rock opera>" found nothing; the claim building on it, stated with its
+// description, was judged on its own search's page of the composer, which names no opera; the
+// bridge claim was then confirmed from a page a third claim cited ("<the composer>'s rock
+// opera"), and the true statement stayed unverified, since the dependent never saw that page.
+// A dishonest second judgement gains nothing: a passage no source holds is dropped and flagged.
+func TestLateConfirmationOfABridgeReachesTheClaimStatedWithItsDescription(t *testing.T) {
+	t.Parallel()
+	const (
+		statement   = "Night Tide is by the author who wrote Harbour Lights, which was staged in Ostmoor in 1990."
+		stagedClaim = "Harbour Lights was first staged in 1990 in Ostmoor"
+	)
+	plan := nightTidePlan()
+	plan.Claims = append(plan.Claims, PlanClaim{ClaimID: "c3", ClaimText: stagedClaim, SourceSpan: "Harbour Lights, which was staged in Ostmoor in 1990",
+		Entities: []string{"Harbour Lights", "Ostmoor"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+		SubQueries: []string{"Harbour Lights staged Ostmoor"}, SourceIndependenceScore: 0.8})
+	plan.QueryChains = append(plan.QueryChains, QueryChain{ClaimID: "c3", Hops: []PlanHop{{1, "Harbour Lights staged Ostmoor 1990", "news report", "the staging"}}})
+	plan.ExecutionOrder = []string{"c1", "c2", "c3"}
+	// The staging's page names the author, and holds neither "author" nor "wrote": no hop of
+	// the bridge claim's topic keeps it, and only the third claim's verdict cites it.
+	staging := hit("https://www.ostmoor-stage.org/1990", "Ostmoor Stage", "Mara Quinn's novel Harbour Lights was staged in Ostmoor in 1990.", nil)
+	sup := evidence.StanceSupports
+	stagingAs := func(relation string) string { return `title="` + staging.Title + `" relation="` + relation + `"` }
+	for _, tt := range []struct {
+		name        string
+		secondReply string
+		want        string
+		wantFlag    string
+	}{
+		{"honest", judgeReplyJSON(t, "supported", "Medium", "", nil,
+			judgeCitation{1, "Night Tide is a 1972 novel by Mara Quinn", sup},
+			judgeCitation{2, "Mara Quinn's novel Harbour Lights", sup}), pipeline.VerdictSupported, ""},
+		{"quotes what no source says", judgeReplyJSON(t, "supported", "Medium", "", nil,
+			judgeCitation{2, "Mara Quinn wrote Night Tide and Harbour Lights", sup}), pipeline.VerdictUnverified, pipeline.FlagQuoteNotInSource},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+				// The book claim judged again, given the staging page as its bridge claim's finding.
+				{Contains: stagingAs(relationEstablished), Reply: tt.secondReply},
+				// The bridge claim judged after every other claim, given the staging page.
+				{Contains: stagingAs(relationShared), Reply: judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "Mara Quinn", Source: 1, Passage: "Mara Quinn's novel Harbour Lights"},
+					judgeCitation{1, "Mara Quinn's novel Harbour Lights", sup})},
+				// Before it, the bridge claim names no author on the book's page.
+				judgeRuleFor(authorClaim, judgeReplyJSON(t, "unverified", "Low", "", nil)),
+				// The book claim, stated with the description, on the book's page alone.
+				judgeRuleFor(bookDescribed, judgeReplyJSON(t, "unverified", "Low", "", nil)),
+				judgeRuleFor(stagedClaim, judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Harbour Lights was staged in Ostmoor in 1990", sup})),
+				{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, plan)},
+			}}
+			searcher := &StubSearcher{honour: true, rules: []searchRule{
+				{contains: "Night Tide", results: []pipeline.SearchResult{nightTideNovel}},
+				{contains: "staged", results: []pipeline.SearchResult{staging}},
+			}}
+			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: statement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := res.Claims[0]; c.Verdict != pipeline.VerdictSupported {
+				t.Fatalf("claim 1 = %s: %s; the test needs it confirmed after every other claim", c.Verdict, c.Reason)
+			}
+			c := res.Claims[1]
+			if c.Text != bookDescribed || c.Verdict != tt.want {
+				t.Errorf("claim 2 = %q %s (%s): %s, want %q %s", c.Text, c.Verdict, c.Confidence, c.Reason, bookDescribed, tt.want)
+			}
+			prompts := judgePromptsOf(model, bookDescribed)
+			if len(prompts) != 2 {
+				t.Fatalf("claim 2 was judged %d times, want twice", len(prompts))
+			}
+			if last := prompts[1]; !strings.Contains(last, staging.Snippet) || !strings.Contains(last, nightTideNovel.Snippet) {
+				t.Errorf("claim 2's second judge prompt lacks its own page and the staging page:\n%s", last)
+			}
+			for _, never := range []string{authorClaim, stagedClaim, statement} {
+				if strings.Contains(prompts[1], never) {
+					t.Errorf("claim 2's judge saw %q:\n%s", never, prompts[1])
+				}
+			}
+			stored := slices.ContainsFunc(res.Evidence, func(e pipeline.Evidence) bool {
+				return e.ClaimPosition == 2 && e.FromClaimPosition == 1 && e.URL == staging.URL && e.Quote != ""
+			})
+			if want := tt.want == pipeline.VerdictSupported; stored != want {
+				t.Errorf("the staging page stored as claim 2's cited evidence from claim 1: %v, want %v: %+v", stored, want, res.Evidence)
+			}
+			flagged := slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool {
+				return f.Code == tt.wantFlag && strings.Contains(f.Detail, "claim 2")
+			})
+			if tt.wantFlag != "" && !flagged {
+				t.Errorf("no %s flag on claim 2: %+v", tt.wantFlag, res.ReviewFlags)
 			}
 		})
 	}

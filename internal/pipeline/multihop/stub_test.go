@@ -116,6 +116,17 @@ func planSearcher(honour bool) *StubSearcher {
 	}}
 }
 
+// judgePromptsOf are the judge prompts model was sent for claim, in the order sent.
+func judgePromptsOf(model *pipelinetest.StubModel, claim string) []string {
+	var out []string
+	for _, p := range model.Sent(pipeline.StepJudge) {
+		if strings.Contains(p, "<untrusted_claim>\n"+claim) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 func judgeRuleFor(claim string, reply string) pipelinetest.StubRule {
 	return pipelinetest.StubRule{Contains: "<untrusted_claim>\n" + pipeline.EscapeFenced(claim) + "\n</untrusted_claim>", Reply: reply}
 }
