@@ -333,7 +333,7 @@ func (r *multihopRun) keepHop(st *chainState, hop *pipeline.Hop, kept, repeats [
 // without exclusions finds, sources an earlier hop of the chain used, are returned as repeats
 // (at most evidencePerHop), for the judge to read marked as not independent of that hop.
 func (r *multihopRun) runHop(ctx context.Context, hop *pipeline.Hop, planned string, used usedSources, topic hopTopic) (kept, repeats []evidence.Retrieved, err error) {
-	query, note, ok := searchQueryOf(planned, r.claimTextOf(hop.ClaimPosition))
+	query, note, ok := searchQueryOf(planned, r.claimTextOf(hop))
 	if !ok {
 		hop.Query, hop.Status, hop.Note = text.Truncate(planned, evidence.MaxVerificationQueryBytes), HopRejected, note
 		return nil, nil, nil
@@ -401,7 +401,7 @@ func (r *multihopRun) runHop(ctx context.Context, hop *pipeline.Hop, planned str
 	}
 	// The pages of what the hop keeps are read once it is kept: relevance and independence are
 	// decided on the search result, the verdict on the page.
-	r.pages.Read(ctx, kept, r.claimTextOf(hop.ClaimPosition))
+	r.pages.Read(ctx, kept, r.claimTextOf(hop))
 	return kept, repeats, nil
 }
 
@@ -547,11 +547,21 @@ func searchQueryOf(planned, claim string) (query, note string, ok bool) {
 	return sq.Query, note, true
 }
 
-// claimTextOf is the text a hop's query must be about: its claim's (position from 1), or, for
-// a cross-validation query (position 0), the claims of the plan together.
-func (r *multihopRun) claimTextOf(position int) string {
+// claimTextOf is the text a hop's query must be about: its claim's (ClaimPosition, from 1), or,
+// for a cross-validation query (position 0), the claims of the plan together. A search by
+// description is made of two claims' words (descriptionQuery), the bridge claim's as well as its
+// own, and is read against both: in a relay run (EX-FEVER 2961-3040) "Return to Paradise stars
+// an actor received an award ...", read against "{c2} received an award ..." alone, opened with
+// the command "return" and was rejected as holding nothing but a directive, while the bridge
+// claim's words show "Return to Paradise" to be a title.
+func (r *multihopRun) claimTextOf(hop *pipeline.Hop) string {
+	position := hop.ClaimPosition
 	if position > 0 && position <= len(r.claims) {
-		return r.claims[position-1].claim.ClaimText
+		st := r.claims[position-1]
+		if d := r.stateOf(st.awaiting); hop.Reason == HopReasonDescription && d != nil {
+			return d.claim.ClaimText + " " + st.claim.ClaimText
+		}
+		return st.claim.ClaimText
 	}
 	var texts []string
 	for _, st := range r.claims {
