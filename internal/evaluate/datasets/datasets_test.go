@@ -124,6 +124,11 @@ func TestPageOfReadsTheSentencesSubject(t *testing.T) {
 		{"It was released in 2008.", []string{"Quiet_Orchards_(film)", "Meg_Vale"}, "Quiet_Orchards_(film)"},
 		// A subject sharing a word with two titles says nothing of which.
 		{"Marian Jones Vale was a singer.", []string{"Ada_Jones", "Ada_Vale"}, "Ada_Jones"},
+		// A title is named as a whole word: "Ostmoor" is no name of "Ostmoorcast Media, LLC"
+		// (in EX-FEVER, NBCUniversal's one sentence went to NBC's page, and a relay judge of
+		// "NBCUniversal is an American ... conglomerate" found no page that says so).
+		{"Ostmoorcast Media, LLC is an American media conglomerate.", []string{"Ostmoor", "Ostmoorcast"}, "Ostmoorcast"},
+		{"The Ostmoorcast network is owned by Ostmoor Group.", []string{"Ostmoor_Group", "Ostmoorcast"}, "Ostmoorcast"},
 	} {
 		if got := pageOf(tc.sentence, tc.entities); got != tc.want {
 			t.Errorf("pageOf(%q) = %s, want %s", tc.sentence, got, tc.want)

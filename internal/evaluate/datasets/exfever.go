@@ -167,11 +167,15 @@ func pageOf(sentence string, entities []string) string {
 	if e, ok := subjectEntity(sentence, entities); ok {
 		return e
 	}
-	best, at := entities[0], -1
+	best, at, length := entities[0], -1, 0
 	lower := strings.ToLower(sentence)
 	for _, e := range entities {
-		if i := strings.Index(lower, strings.ToLower(entityName(e))); i >= 0 && (at < 0 || i < at) {
-			best, at = e, i
+		name := strings.ToLower(entityName(e))
+		// Of two titles named at one place the longer is the one named: "NBCUniversal Media,
+		// LLC is ..." names NBCUniversal, not NBC, whose page its sentence had gone to. A title
+		// may end inside a word: "Fantasy films" names Fantasy_film.
+		if i := strings.Index(lower, name); i >= 0 && (at < 0 || i < at || i == at && len(name) > length) {
+			best, at, length = e, i, len(name)
 		}
 	}
 	return best
