@@ -140,6 +140,12 @@ func TestRelevanceOfADefinitionOfWhatTheClaimSays(t *testing.T) {
 		{institute, "Tide agency", "A tide agency is a government agency." + strings.Repeat(" It keeps maps.", 15) + " It is responsible for the collection of tide records.", false},
 		// A claim that says nothing of its entities but names: no definition states it.
 		{named, "Hall", "A hall is a large room of a house.", false},
+		// The claim's verb in another form ("painted" for "paints"): in a relay run (EX-FEVER
+		// 3121-3200) "A serial killer is typically a person who murders three or more people"
+		// was not kept for "<a person> murdered three or more people", and the judge, given only
+		// the person's page ("serial killer"), left a true statement unverified.
+		{PlanClaim{ClaimText: "Mara Quinn painted three or more murals", Entities: []string{"Mara Quinn"}},
+			"Muralist", "A muralist is typically a person who paints three or more murals.", true},
 	} {
 		if got := newHopTopic("en", "query words", tc.claim).relevant(tc.title, tc.text); got != tc.relevant {
 			t.Errorf("relevant(%q, %q) to %q = %v, want %v", tc.title, tc.text, tc.claim.ClaimText, got, tc.relevant)

@@ -320,15 +320,38 @@ func (t hopTopic) opensWithPredicate(body string) bool {
 	return shared >= minDefinitionWords && 2*shared >= len(t.predicate)
 }
 
-// predicateShared counts the topic's predicate words that s holds.
+// predicateShared counts the topic's predicate words that s holds, in any form of a verb
+// (verbStem): a definition says what its kind does in the present ("a person who murders three
+// or more people") where a claim says what its entity did ("murdered").
 func (t hopTopic) predicateShared(s string) int {
-	shared := map[string]bool{}
+	stems := map[string]bool{}
 	for _, w := range topicWords(s, t.language) {
-		if t.predicate[w] {
-			shared[w] = true
+		stems[verbStem(w)] = true
+	}
+	n := 0
+	for w := range t.predicate {
+		if stems[verbStem(w)] {
+			n++
 		}
 	}
-	return len(shared)
+	return n
+}
+
+// verbStem is w, a topic word, without the ending of a verb form: "-ing" from a word of more
+// than five letters, "-ed" from one of more than four, then a final "e" from one of more than
+// four ("murdered" and "murder", "created" and "create" meet). A noun in
+// "-ed" or "-ing" ("bed", "king") is too short to lose it.
+func verbStem(w string) string {
+	switch {
+	case len(w) > 5 && strings.HasSuffix(w, "ing"):
+		w = w[:len(w)-3]
+	case len(w) > 4 && strings.HasSuffix(w, "ed"):
+		w = w[:len(w)-2]
+	}
+	if len(w) > 4 && strings.HasSuffix(w, "e") {
+		w = w[:len(w)-1]
+	}
+	return w
 }
 
 // groundedNames are the names a follow-up query asks for that the sources its judge was given
