@@ -161,6 +161,15 @@ func TestQueryAboutTheClaim(t *testing.T) {
 		{"The Ostmoor chronicle is a novel by J. K. Brandt was published in 1871", "{c7} was published in 1871",
 			"The Ostmoor chronicle is a novel by J. K. Brandt was published in 1871"},
 		{"Ostmoor chronicle by J. K. Brandt. Bitcoin price tomorrow.", "The Ostmoor chronicle was written by Brandt", "Ostmoor chronicle by J. K. Brandt."},
+		// Nor does an abbreviation's, nor that of a name written with full stops, before a word in
+		// lower case: relay runs (EX-FEVER 2961-3200) searched for "William R. Tolbert Jr." of
+		// "William R. Tolbert Jr. place of death 1980 coup Executive Mansion", "Warner Bros." and
+		// "The Notorious B.I.G.", the rest of each query gone for sharing no term with the
+		// claim. Before a capital it may end a sentence.
+		{"Sam Ortiz Jr. place of death 1980 harbour", "Sam Ortiz Jr. died in Ostmoor", "Sam Ortiz Jr. place of death 1980 harbour"},
+		{"Ostmoor Bros. film studio founders", "Ostmoor Bros. is a company", "Ostmoor Bros. film studio founders"},
+		{"The Harbour B.I.G. debut album label", "The Harbour B.I.G. is a rapper", "The Harbour B.I.G. debut album label"},
+		{"Sam Ortiz Jr. Bitcoin price tomorrow.", "Sam Ortiz Jr. died in Ostmoor", "Sam Ortiz Jr."},
 	} {
 		if got := SanitizeQuery(c.query, c.claim); got.Query != c.want {
 			t.Errorf("%q: got %q %+v, want %q", c.query, got.Query, got, c.want)

@@ -343,6 +343,27 @@ func afterInitial(s string, at int) bool {
 	return at == size || unicode.IsSpace(before)
 }
 
+// afterAbbreviation reports whether the sentence end at s[at:] is the full stop of an
+// abbreviation (abbreviations: "Jr.", "Bros.") or of a name written with full stops ("B.I.G.",
+// "U.S."), before a word in lower case or a number: relay runs searched for "William R.
+// Tolbert Jr." of "William R. Tolbert Jr. place of death 1980 coup Executive Mansion", the rest
+// gone for sharing no term with the claim. Before a capital it may end a sentence ("... Jr.
+// Bitcoin price tomorrow.").
+func afterAbbreviation(s string, at int) bool {
+	if !strings.HasPrefix(s[at:], ". ") {
+		return false
+	}
+	next, _ := utf8.DecodeRuneInString(strings.TrimLeft(s[at+1:], " "))
+	if !unicode.IsLower(next) && !unicode.IsDigit(next) {
+		return false
+	}
+	word := s[strings.LastIndexAny(s[:at], " \t\n")+1 : at]
+	return strings.Contains(word, ".") || abbreviations[strings.ToLower(word)]
+}
+
+// abbreviations end with a full stop that ends no sentence (afterAbbreviation).
+var abbreviations = text.WordSet("jr sr dr mr mrs ms st mt bros inc ltd co corp vs no vol")
+
 // aboutClaim keeps the sentences of s that share a term with the claim's terms, and those with
 // no word that could name anything ("U.S."); dropped are the sentences that went. kept is ""
 // when no sentence shares a term with the claim.
@@ -351,7 +372,7 @@ func aboutClaim(s string, terms []string) (kept string, dropped []string) {
 	about := false
 	start := 0
 	for _, loc := range append(sentenceEnd.FindAllStringIndex(s, -1), []int{len(s), len(s)}) {
-		if afterInitial(s, loc[0]) {
+		if afterInitial(s, loc[0]) || afterAbbreviation(s, loc[0]) {
 			continue
 		}
 		sentence := s[start:loc[1]]
