@@ -1190,3 +1190,40 @@ func TestOneRepeatOfAnEmptiedHopReachesTheJudge(t *testing.T) {
 		t.Errorf("judge prompt:\n%s", judged)
 	}
 }
+
+// A follow-up query is read against the names it asks for that a source holds, besides its
+// claim: a judge that writes the claim's words, then the names its sources list ("Judy Greer
+// 2013 film role; Adaptation Jawbreaker The Descendants release years", in a relay run on
+// EX-FEVER 3121-3200) had the names' part cut as a sentence sharing no term with the claim, and
+// the search never asked for the films' years.
+func TestFollowUpKeepsTheNamesItAsksForThatASourceHolds(t *testing.T) {
+	t.Parallel()
+	const claim = "An automotive company produces the Westmoor Coupe"
+	coupe := hit("https://en.wikipedia.org/wiki/Westmoor_Coupe", "Wikipedia", "The Westmoor Coupe is a car built by Harlow Works since 1961.", nil)
+	harlow := hit("https://www.example.org/harlow-works", "Example", "Harlow Works is an automotive company founded in Ostmoor in 1920.", nil)
+	plan := makerPlan()
+	plan.Claims[0].ClaimText, plan.Claims[0].Entities = claim, []string{"Westmoor Coupe"}
+	plan.Claims[0].SourceSpan = "The Westmoor Coupe is produced by an automotive company"
+	plan.QueryChains[0].Hops = []PlanHop{{1, "Westmoor Coupe maker", "encyclopedia", "maker"}}
+	sup := evidence.StanceSupports
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		{Contains: harlow.Snippet, Reply: judgeReplyJSON(t, "supported", "Medium", "", nil,
+			judgeCitation{1, "built by Harlow Works", sup}, judgeCitation{2, "Harlow Works is an automotive company", sup})},
+		{Contains: pipeline.MarkerMultihopJudge, Reply: judgeReplyJSON(t, "unverified", "Low", "Westmoor Coupe maker; Harlow Works founders", nil)},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, plan)},
+	}}
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Harlow Works founders", results: []pipeline.SearchResult{harlow}},
+		{contains: "Westmoor Coupe maker", results: []pipeline.SearchResult{coupe}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: "The Westmoor Coupe is produced by an automotive company."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hop := findHop(res, 1, 2); hop.Reason != HopReasonFollowUp || !strings.Contains(hop.Query, "Harlow Works founders") {
+		t.Errorf("follow-up hop: %+v", hop)
+	}
+	if c := res.Claims[0]; c.Verdict != pipeline.VerdictSupported {
+		t.Errorf("claim: %s (%s): %s", c.Verdict, c.Confidence, c.Reason)
+	}
+}

@@ -681,8 +681,14 @@ func (r *multihopRun) followUp(ctx context.Context, st *chainState, v judgement)
 	}
 	hop := pipeline.Hop{ClaimPosition: st.index + 1, Number: number, Reason: HopReasonFollowUp}
 	topic := newHopTopic(r.in.language, query, st.claim)
-	topic.addNames(groundedNames(query, given), r.in.language)
-	kept, repeats, err := r.runHop(ctx, &hop, query, used, topic)
+	names := groundedNames(query, given)
+	topic.addNames(names, r.in.language)
+	// The names a source holds are words the query may be about besides the claim's: a judge
+	// that writes the claim's words, then the names its sources list ("Judy Greer 2013 film
+	// role; Adaptation Jawbreaker The Descendants release years", in a relay run) had the names'
+	// part cut as a sentence sharing no term with the claim.
+	about := strings.Join(append([]string{r.claimTextOf(&hop)}, names...), " ")
+	kept, repeats, err := r.runHop(ctx, &hop, query, about, used, topic)
 	if err != nil {
 		hop.Status, hop.Note = HopFailed, err.Error()
 	}

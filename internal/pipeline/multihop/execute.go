@@ -250,7 +250,7 @@ func (r *multihopRun) runChain(ctx context.Context, st *chainState) error {
 			st.hopRecords = append(st.hopRecords, hop)
 			continue
 		}
-		kept, repeats, err := r.runHop(ctx, &hop, h.Query, st.used, r.hopTopicOf(st, h.Query))
+		kept, repeats, err := r.runHop(ctx, &hop, h.Query, r.claimTextOf(&hop), st.used, r.hopTopicOf(st, h.Query))
 		if err != nil {
 			return err
 		}
@@ -321,7 +321,9 @@ func (r *multihopRun) keepHop(st *chainState, hop *pipeline.Hop, kept, repeats [
 }
 
 // runHop searches for one query under the exclusions of used and returns what it keeps (the
-// results relevant to topic), filling hop's query, exclusions, status and note. Only an error no
+// results relevant to topic), filling hop's query, exclusions, status and note. about is the text
+// the query must be about (claimTextOf, searchQueryOf), which the pages of what it keeps are read
+// for too. Only an error no
 // retry can fix is returned: any other search failure is the hop's status.
 //
 // A hop left empty is no_independent_source when the exclusions emptied it: the provider
@@ -332,8 +334,8 @@ func (r *multihopRun) keepHop(st *chainState, hop *pipeline.Hop, kept, repeats [
 // Independence decides confidence, not visibility (issue 23): the relevant sources that search
 // without exclusions finds, sources an earlier hop of the chain used, are returned as repeats
 // (at most evidencePerHop), for the judge to read marked as not independent of that hop.
-func (r *multihopRun) runHop(ctx context.Context, hop *pipeline.Hop, planned string, used usedSources, topic hopTopic) (kept, repeats []evidence.Retrieved, err error) {
-	query, note, ok := searchQueryOf(planned, r.claimTextOf(hop))
+func (r *multihopRun) runHop(ctx context.Context, hop *pipeline.Hop, planned, about string, used usedSources, topic hopTopic) (kept, repeats []evidence.Retrieved, err error) {
+	query, note, ok := searchQueryOf(planned, about)
 	if !ok {
 		hop.Query, hop.Status, hop.Note = text.Truncate(planned, evidence.MaxVerificationQueryBytes), HopRejected, note
 		return nil, nil, nil
@@ -401,7 +403,7 @@ func (r *multihopRun) runHop(ctx context.Context, hop *pipeline.Hop, planned str
 	}
 	// The pages of what the hop keeps are read once it is kept: relevance and independence are
 	// decided on the search result, the verdict on the page.
-	r.pages.Read(ctx, kept, r.claimTextOf(hop))
+	r.pages.Read(ctx, kept, about)
 	return kept, repeats, nil
 }
 
@@ -608,7 +610,7 @@ func (r *multihopRun) crossValidate(ctx context.Context) error {
 		}
 		// A cross-validation query tests claims jointly; what only repeats their sources tests
 		// nothing new, so its repeats are not kept.
-		kept, _, err := r.runHop(ctx, &hop, q.QueryText, used, newHopTopic(r.in.language, q.QueryText, claims...))
+		kept, _, err := r.runHop(ctx, &hop, q.QueryText, r.claimTextOf(&hop), used, newHopTopic(r.in.language, q.QueryText, claims...))
 		if err != nil {
 			return err
 		}
