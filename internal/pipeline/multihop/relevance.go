@@ -339,8 +339,8 @@ func (t hopTopic) predicateShared(s string) int {
 
 // verbStem is w, a topic word, without the ending of a verb form: "-ing" from a word of more
 // than five letters, "-ed" from one of more than four, then a final "e" from one of more than
-// four ("murdered" and "murder", "created" and "create" meet). A noun in
-// "-ed" or "-ing" ("bed", "king") is too short to lose it.
+// four ("murdered" and "murder", "created" and "create" meet). A short noun in "-ed" or "-ing"
+// ("bed", "king") keeps it.
 func verbStem(w string) string {
 	switch {
 	case len(w) > 5 && strings.HasSuffix(w, "ing"):
