@@ -787,12 +787,19 @@ func answerNames(answer, question string) []string {
 
 // openingName is the run of capitalised words clause opens with, or nil: "of" and "the" join
 // the words of a name ("Philip IV of France", "Attack of the Tides"), a number follows one
-// ("Falcon 9"), and the run ends at any other word, at punctuation after a word and at a
+// ("Falcon 9") or opens it before a capitalised word ("20th Century Fox", as readsAsName reads
+// "30 Rock"; a relay run refused "20th Century Fox distributed Keeping Up with the Joneses
+// (2016)."), and the run ends at any other word, at punctuation after a word and at a
 // possessive ("Bruce Willis's career"); its trailing "of" and "the" are dropped.
 func openingName(clause string) []string {
 	var run []string
-	for _, raw := range strings.Fields(clause) {
+	fields := strings.Fields(clause)
+	for i, raw := range fields {
 		w := strings.Trim(raw, `"'“”‘’()[],;:`)
+		if i == 0 && i+1 < len(fields) && w == raw && numberWord(w) && text.IsCapitalised(fields[1]) {
+			run = append(run, w)
+			continue
+		}
 		possessive := false
 		for _, suffix := range []string{"'s", "’s"} {
 			if strings.HasSuffix(w, suffix) {
@@ -813,6 +820,18 @@ func openingName(clause string) []string {
 		run = run[:len(run)-1]
 	}
 	return run
+}
+
+// numberWord reports whether w is a number, or an ordinal written with digits ("20th", "1st").
+func numberWord(w string) bool {
+	digits := strings.ToLower(w)
+	for _, suffix := range []string{"st", "nd", "rd", "th"} {
+		if d, ok := strings.CutSuffix(digits, suffix); ok {
+			digits = d
+			break
+		}
+	}
+	return text.IsNumber(digits)
 }
 
 // answerPhrase is the short phrase an answer opens with before its first break when that is no

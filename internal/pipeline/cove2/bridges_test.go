@@ -746,4 +746,11 @@ func TestCove2BridgeOpeningWithANumber(t *testing.T) {
 		{"12 episodes, according to the source", ""},
 		{"1997 (the source says it has aired since then)", ""},
 	})
+	// A name opening with an ordinal, as the subject of a sentence: a relay run (EX-FEVER
+	// 2961-3040) refused "20th Century Fox distributed Keeping Up with the Joneses (2016)." to
+	// "Which company distributed the film ...?".
+	checkBridges(t, "Night Tide is a 2016 film distributed by 21st Ostmoor Pictures", []bridgeCase{
+		{"21st Ostmoor Pictures distributed Night Tide (2016).", "21st Ostmoor Pictures"},
+		{"2016 saw its release by 21st Ostmoor Pictures.", ""},
+	})
 }
