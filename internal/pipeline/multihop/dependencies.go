@@ -149,13 +149,35 @@ func (st *chainState) addCitedOf(o *chainState, group int, builtOn bool) int {
 // "Tesla, Inc. is American" unverified on the one source its own hop kept, while the Model S
 // chain had retrieved the page that says so). It runs once every chain has run and before any
 // judge of judgeAll, so that no chain's evidence changes while it is read.
-func (r *multihopRun) shareFindings(targets []*chainState) {
+func (r *multihopRun) shareFindings(ctx context.Context, targets []*chainState) {
 	for _, st := range targets {
 		if st.judged || st.reused != nil || st.unresolved != "" {
 			continue
 		}
-		st.sharedFinds = r.othersFinds(st)
+		st.sharedFinds = r.readFor(ctx, st, r.othersFinds(st))
 	}
+}
+
+// readFor gives finds, other claims' findings set aside for st, the passages of their pages that
+// best match st's claim (evidence.PageReading), and returns them: the passages their own hops
+// read were chosen for another claim's text. In a relay run (EX-FEVER 3281-3360) "<a band> were
+// formed in a city" was given the band's page with the passages chosen for "<the band> are a
+// rock band" (its line-up), and its judge found nothing on where the band was formed, which the
+// page says. A page that cannot be read again, or none of whose passages matches st's claim,
+// keeps the passages it had.
+func (r *multihopRun) readFor(ctx context.Context, st *chainState, finds []hopEvidence) []hopEvidence {
+	again := make([]evidence.Retrieved, len(finds))
+	for i, f := range finds {
+		again[i] = f.Retrieved
+		again[i].Page, again[i].Passages = nil, nil
+	}
+	r.pages.Read(ctx, again, st.claim.ClaimText)
+	for i := range finds {
+		if len(again[i].Passages) > 0 {
+			finds[i].Retrieved = again[i]
+		}
+	}
+	return finds
 }
 
 // othersFinds is what the other claims' hops kept that is about st and st does not hold: each
@@ -281,6 +303,7 @@ func (r *multihopRun) judgeOnOthersCitations(ctx context.Context, targets []*cha
 		if len(st.sharedFinds) == 0 {
 			continue
 		}
+		st.sharedFinds = r.readFor(ctx, st, st.sharedFinds)
 		st.judged, st.foundNothing = false, false
 		r.judgeOne(ctx, st)
 		r.judgeDescribedAgain(ctx, st)

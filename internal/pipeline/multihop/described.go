@@ -171,7 +171,7 @@ func (r *multihopRun) judgeWithDescriptions(ctx context.Context, d *chainState, 
 	described := len(d.evidence) - before
 	// d was judged when its chain ran, before the other claims' findings were shared
 	// (shareFindings): what their searches kept about it may name the entity too.
-	d.evidence = append(d.evidence, r.othersFinds(d)...)
+	d.evidence = append(d.evidence, r.readFor(ctx, d, r.othersFinds(d))...)
 	if len(d.evidence) == before {
 		return fmt.Sprintf("neither the search for the entity by what the statement says of it nor the other claims' searches found a source %s's judge was not given, so %s was not judged again", d.claim.ClaimID, d.claim.ClaimID)
 	}

@@ -327,7 +327,7 @@ func (r *multihopRun) judgeAll(ctx context.Context) {
 			targets = append(targets, st)
 		}
 	}
-	r.shareFindings(targets)
+	r.shareFindings(ctx, targets)
 	var g errgroup.Group
 	g.SetLimit(max(r.opts.Concurrency, 1))
 	for i := range targets {

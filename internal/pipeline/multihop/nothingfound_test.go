@@ -484,3 +484,76 @@ func TestLateConfirmationOfABridgeReachesTheClaimStatedWithItsDescription(t *tes
 		})
 	}
 }
+
+// Another claim's finding reaches a judge with the passages of its page that match this claim,
+// not those its own hop read for the other claim (issue 23). In a relay run (EX-FEVER
+// 3281-3360) "<a band> were formed in a city" was given the band's page, found by the claim
+// that the band is a rock band, with the passages chosen for that claim (its line-up): the
+// judge found nothing on where it was formed, though the page says so, and the true statement
+// stayed unverified.
+func TestAnotherClaimsFindingIsReadForThisClaim(t *testing.T) {
+	t.Parallel()
+	const (
+		statement = "The Where are a rock band formed in a city that is the capital of Ostmoor."
+		bandClaim = "The Where are a rock band"
+		cityClaim = "The Where were formed in a city"
+		formed    = "The band was formed in Westhaven in 1964."
+	)
+	bandURL := "https://en.wikipedia.org/wiki/The_Where"
+	band := hit(bandURL, "Wikipedia", "The Where are a rock band.", nil)
+	band.Title = "The Where"
+	page := strings.Join([]string{
+		"The Where are a rock band whose classic line-up had four members.",
+		"The Where rock band toured with other rock bands.",
+		"The Where rock band sold many records as a rock band.",
+		formed,
+	}, "\n\n")
+	other := hit("https://en.wikipedia.org/wiki/Harbour_Lights_(band)", "Wikipedia", "Harbour Lights are a rock band formed in a city by the sea.", nil)
+	plan := Plan{
+		PlanID: "the-where",
+		Claims: []PlanClaim{
+			{ClaimID: "c1", ClaimText: bandClaim, SourceSpan: "The Where are a rock band", Entities: []string{"The Where"}, Verifiable: true,
+				Interpretations: []Interpretation{}, DependsOn: []string{}, SubQueries: []string{"The Where rock band"}, SourceIndependenceScore: 0.8},
+			{ClaimID: "c2", ClaimText: cityClaim, SourceSpan: "formed in a city", Entities: []string{"The Where"}, Verifiable: true,
+				Interpretations: []Interpretation{}, DependsOn: []string{}, SubQueries: []string{"The Where formed city"}, SourceIndependenceScore: 0.8},
+			{ClaimID: "c3", ClaimText: "{c2} is the capital of Ostmoor", SourceSpan: "a city that is the capital of Ostmoor", Entities: []string{"{c2}", "Ostmoor"},
+				Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{"c2"}, SubQueries: []string{"{c2} capital Ostmoor"}, SourceIndependenceScore: 0.8},
+		},
+		QueryChains: []QueryChain{
+			{ClaimID: "c1", Hops: []PlanHop{{1, "The Where rock band genre", "encyclopedia", "the band"}}},
+			{ClaimID: "c2", Hops: []PlanHop{{1, "The Where band formed city", "encyclopedia", "the city"}}},
+			{ClaimID: "c3", Hops: []PlanHop{{1, "{c2} capital of Ostmoor", "encyclopedia", "the capital"}}},
+		},
+		CrossValidationPairs:   []CrossValidationPair{{"c1", "c2", "the same band"}},
+		CrossValidationQueries: []CrossValidationQuery{{"Ostmoor capital music scene", []int{0, 1}}},
+		ExecutionOrder:         []string{"c1", "c2", "c3"},
+	}
+	sup := evidence.StanceSupports
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		// A judge of the city claim that reads the page's sentence on where the band was formed.
+		{Contains: formed, Reply: judgeReplyJSON(t, "supported", "Medium", "",
+			&judgeAnswer{Value: "Westhaven", Source: 2, Passage: "formed in Westhaven"}, judgeCitation{2, "formed in Westhaven", sup})},
+		judgeRuleFor(bandClaim, judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "The Where are a rock band", sup})),
+		{Contains: pipeline.MarkerMultihopJudge, Reply: judgeReplyJSON(t, "unverified", "Low", "", nil)},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, plan)},
+	}}
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "rock band genre", results: []pipeline.SearchResult{band}},
+		{contains: "band formed city", results: []pipeline.SearchResult{other}},
+	}}
+	pages := &pipelinetest.StubPages{Texts: map[string]string{bandURL: page}}
+	res, err := Multihop{Model: model, Searcher: searcher, Pages: evidence.PageReading{Reader: pages}}.Run(context.Background(), pipeline.Input{Text: statement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prompts := judgePromptsOf(model, bandClaim); len(prompts) == 0 || strings.Contains(prompts[0], formed) {
+		t.Fatalf("claim 1's judge was given the page's sentence on where the band was formed; the test needs passages chosen for claim 1")
+	}
+	if c := res.Claims[1]; c.Verdict != pipeline.VerdictSupported {
+		t.Errorf("claim 2 = %s (%s): %s, want supported on the band's page, read for it", c.Verdict, c.Confidence, c.Reason)
+	}
+	prompts := judgePromptsOf(model, cityClaim)
+	if last := prompts[len(prompts)-1]; !strings.Contains(last, formed) || !strings.Contains(last, `title="The Where" relation="`+relationShared+`"`) {
+		t.Errorf("claim 2's last judge prompt lacks the band's page, read for it and marked as another claim's finding:\n%s", last)
+	}
+}

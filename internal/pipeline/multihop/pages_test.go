@@ -43,7 +43,7 @@ func towerPlanRun(t *testing.T, pages pipeline.PageReader, judgeC1 string) (*pip
 		t.Fatalf("run: %v", err)
 	}
 	for _, c := range res.Calls {
-		if strings.Contains(c.Prompt, pipeline.MarkerMultihopJudge) && strings.Contains(c.Prompt, plan.Claims[0].ClaimText) {
+		if strings.Contains(c.Prompt, pipeline.MarkerMultihopJudge) && strings.Contains(c.Prompt, "<untrusted_claim>\n"+plan.Claims[0].ClaimText+"\n") {
 			prompts = append(prompts, c.Prompt)
 		}
 	}
