@@ -323,8 +323,8 @@ func (r *multihopRun) keepHop(st *chainState, hop *pipeline.Hop, kept, repeats [
 // runHop searches for one query under the exclusions of used and returns what it keeps (the
 // results relevant to topic), filling hop's query, exclusions, status and note. about is the text
 // the query must be about (claimTextOf, searchQueryOf), which the pages of what it keeps are read
-// for too. Only an error no
-// retry can fix is returned: any other search failure is the hop's status.
+// for too. Only an error no retry can fix is returned: any other search failure is the hop's
+// status.
 //
 // A hop left empty is no_independent_source when the exclusions emptied it: the provider
 // returned only excluded sources, or it applied the exclusions and the one search run again
