@@ -67,7 +67,10 @@ func (r *multihopRun) judgeOne(ctx context.Context, st *chainState) {
 	if !st.bridged {
 		v, _ = j.secondLook(ctx, st.index+1, st.claim.ClaimText, v, given)
 	}
-	st.verdict = refutesNoDescription(st, v)
+	st.verdict, st.withheld = refutesNoDescription(st, v), nil
+	if st.verdict.Verdict != v.Verdict {
+		st.withheld = &v
+	}
 	if st.bridged {
 		st.bridge, st.provisional = resolveBridge(v, given)
 		if st.bridge.Value == "" && v.answer.Value != "" {

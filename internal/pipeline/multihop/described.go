@@ -437,3 +437,36 @@ func refutesNoDescription(st *chainState, v judgement) judgement {
 		Reason: fmt.Sprintf("it was stated with the entity %s's judge named from what a search by this claim's facts found, which can confirm the claim and never refute it (another entity may fit what the statement says); its own judge said %s: %s",
 			st.namedBy, v.Verdict, v.Reason)}
 }
+
+// minCorroboratingClaims is how many other claims stated with a name found by description must
+// be supported before a claim stated with it may be refuted on it (corroboratedRefutations).
+const minCorroboratingClaims = 2
+
+// corroboratedRefutations gives back the refutation refutesNoDescription withheld from a claim
+// stated with a name found by description once at least minCorroboratingClaims other claims
+// stated with the same name are supported: the entity fits more of what the statement says of
+// it than one fact, so a contradiction on it is the statement's error, not another entity's
+// fact. In relay runs (EX-FEVER 3361-3440) "London has been a settlement for three millennia"
+// (its page: two) and "Dirty Dancing was released in 1999" (1987) stayed unverified beside
+// seven and three supported claims on the same entity. It runs after every judgement, so that
+// each claim is counted as its last judgement left it.
+func (r *multihopRun) corroboratedRefutations() {
+	for _, st := range r.claims {
+		if st.withheld == nil || st.namedBy == "" {
+			continue
+		}
+		var corroborating []string
+		for _, o := range r.claims {
+			if o != st && o.checked && o.namedBy == st.namedBy && o.verdict.Verdict == pipeline.VerdictSupported {
+				corroborating = append(corroborating, o.claim.ClaimID)
+			}
+		}
+		if len(corroborating) < minCorroboratingClaims {
+			continue
+		}
+		v := *st.withheld
+		v.Reason = fmt.Sprintf("it was stated with the entity %s's judge named from a search by description, which %s, stated with it too, confirm: %s",
+			st.namedBy, strings.Join(corroborating, " and "), v.Reason)
+		st.verdict, st.withheld = v, nil
+	}
+}

@@ -873,3 +873,76 @@ func TestDescriptionSearchKeepsATitleItsBridgeClaimHolds(t *testing.T) {
 		}
 	}
 }
+
+// A claim stated with a name found by description may be refuted on it once the entity is
+// corroborated: at least two other claims stated with the same name are supported, so the entity
+// fits more of what the statement says of it than one fact. In relay runs (EX-FEVER 3361-3440)
+// "London has been a settlement for three millennia" (the page: two) and "Dirty Dancing was
+// released in 1999" (1987) stayed unverified beside seven and three supported claims on the same
+// entity: false statements left unverified. With one supported claim beside it, or none, the
+// refutation is still withheld (another entity may fit one fact).
+func TestClaimOnACorroboratedNameFoundByDescriptionIsRefutedOnIt(t *testing.T) {
+	t.Parallel()
+	const (
+		statement = "Detective Chester Lake was played by an actor who played Slipknot in Suicide Squad, was born in Ostmoor and is Canadian."
+		born      = "Adam Beach was born in Ostmoor"
+		canadian  = "Adam Beach is Canadian"
+	)
+	bio := hit("https://www.example.org/adam-beach", "Example", "Adam Beach (born 1972 in Ostmoor) is an American actor who played Detective Chester Lake.", nil)
+	plan := describedPlan()
+	plan.Claims = append(plan.Claims,
+		PlanClaim{ClaimID: "c3", ClaimText: "{c1} was born in Ostmoor", SourceSpan: "was born in Ostmoor", Entities: []string{"{c1}", "Ostmoor"}, Verifiable: true,
+			Interpretations: []Interpretation{}, DependsOn: []string{"c1"}, SubQueries: []string{"{c1} birthplace"}, SourceIndependenceScore: 0.5},
+		PlanClaim{ClaimID: "c4", ClaimText: "{c1} is Canadian", SourceSpan: "is Canadian", Entities: []string{"{c1}"}, Verifiable: true,
+			Interpretations: []Interpretation{}, DependsOn: []string{"c1"}, SubQueries: []string{"{c1} nationality"}, SourceIndependenceScore: 0.5})
+	plan.QueryChains = append(plan.QueryChains,
+		QueryChain{ClaimID: "c3", Hops: []PlanHop{{1, "{c1} birthplace", "encyclopedia", "birthplace"}}},
+		QueryChain{ClaimID: "c4", Hops: []PlanHop{{1, "{c1} nationality", "encyclopedia", "nationality"}}})
+	plan.ExecutionOrder = []string{"c1", "c2", "c3", "c4"}
+	sup, ref := evidence.StanceSupports, evidence.StanceRefutes
+	refuted := judgeCites("refuted", "Medium", "scripted", "Adam Beach is American", judgeCitation{1, "is an American actor", ref})
+	for _, tt := range []struct {
+		name    string
+		bornSay string
+		want    string
+	}{
+		{"two other claims supported", "supported", pipeline.VerdictRefuted},
+		{"one other claim supported", "unverified", pipeline.VerdictUnverified},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			bornReply := judgeReplyJSON(t, "unverified", "Low", "", nil)
+			if tt.bornSay == "supported" {
+				bornReply = judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "born 1972 in Ostmoor", sup})
+			}
+			model := planModel(t, plan, map[string]string{
+				slipknotPlan().Claims[0].ClaimText: judgeReplyJSON(t, "unverified", "Low", "", nil),
+				resolvedSlipknot:                   judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, known as Detective Chester Lake of Law & Order: Special Victims Unit, plays Slipknot", sup}),
+				born:                               bornReply,
+				canadian:                           refuted,
+			})
+			model.Rules = append([]pipelinetest.StubRule{{Contains: relationDescribed, Reply: judgeReplyJSON(t, "supported", "Medium", "",
+				&judgeAnswer{Value: "Adam Beach", Source: 2, Passage: "Adam Beach, known as Detective Chester Lake"}, judgeCitation{2, "Adam Beach, known as Detective Chester Lake", sup})}}, model.Rules...)
+			searcher := describedSearcher()
+			searcher.rules = append(searcher.rules,
+				searchRule{contains: "was born in Ostmoor", results: []pipeline.SearchResult{bio}},
+				searchRule{contains: "is Canadian", results: []pipeline.SearchResult{bio}})
+			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: statement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, want := range []string{resolvedSlipknot, born, canadian} {
+				if got := res.Claims[i+1].Text; got != want {
+					t.Fatalf("claim %d = %q, want %q: the test needs the claims stated with the name", i+2, got, want)
+				}
+			}
+			c4 := res.Claims[3]
+			if c4.Verdict != tt.want {
+				t.Errorf("claim 4 = %s (%s): %s, want %s", c4.Verdict, c4.VariantVerdict, c4.Reason, tt.want)
+			}
+			if tt.want == pipeline.VerdictRefuted && (!strings.Contains(c4.Reason, "c2") || !strings.Contains(c4.Reason, "c3")) {
+				t.Errorf("claim 4's reason does not name the claims that corroborate the name: %s", c4.Reason)
+			}
+		})
+	}
+}

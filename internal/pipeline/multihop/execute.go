@@ -94,6 +94,9 @@ type chainState struct {
 	// namedBy is the id of the bridge claim whose name, given when it was judged again with
 	// what this claim's description search found, this claim is stated with (stateWithName).
 	namedBy string
+	// withheld is the refutation (or contradiction in part) refutesNoDescription withheld from
+	// the claim's judgement; corroboratedRefutations gives it back once the name is corroborated.
+	withheld *judgement
 	// describedBy is the id of the bridge claim whose description this claim is stated with
 	// (stateWithDescription): a later confirmation of that claim reaches it
 	// (judgeDescribedAgain).
