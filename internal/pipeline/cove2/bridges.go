@@ -822,16 +822,11 @@ func openingName(clause string) []string {
 	return run
 }
 
-// numberWord reports whether w is a number, or an ordinal written with digits ("20th", "1st").
+// numberWord reports whether w is a number written in digits, or an ordinal so written ("20th",
+// "1st"; text.OrdinalWord reads "first" too, which is a word, not a number).
 func numberWord(w string) bool {
-	digits := strings.ToLower(w)
-	for _, suffix := range []string{"st", "nd", "rd", "th"} {
-		if d, ok := strings.CutSuffix(digits, suffix); ok {
-			digits = d
-			break
-		}
-	}
-	return text.IsNumber(digits)
+	_, ordinal := text.OrdinalWord(w)
+	return text.IsNumber(w) || ordinal && w != "" && w[0] >= '0' && w[0] <= '9'
 }
 
 // answerPhrase is the short phrase an answer opens with before its first break when that is no

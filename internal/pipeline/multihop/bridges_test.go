@@ -308,7 +308,7 @@ func TestDependentJudgeCitingAnUngivenDependencyPassage(t *testing.T) {
 					t.Errorf("claim 2 stores %+v", e)
 				}
 			}
-			if !slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool { return f.Code == tt.flag && strings.Contains(f.Detail, "claim 2") }) {
+			if !flaggedOnClaim(res, tt.flag, 2) {
 				t.Errorf("review flags %v lack %s for claim 2", res.ReviewFlags, tt.flag)
 			}
 		})

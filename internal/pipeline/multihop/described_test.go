@@ -582,9 +582,7 @@ func TestBridgeNotNamedByADishonestJudgeOfTheOtherClaimsFindings(t *testing.T) {
 			if c1 := res.Claims[0]; c1.Verdict != tt.wantC1 || strings.Contains(c1.Text+c1.Reason, "Momoa") {
 				t.Errorf("claim 1 = %s, want %s and no name of the judge's: %+v", c1.Verdict, tt.wantC1, c1)
 			}
-			if !slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool {
-				return f.Code == pipeline.FlagQuoteNotInSource && strings.Contains(f.Detail, "claim 1")
-			}) {
+			if !flaggedOnClaim(res, pipeline.FlagQuoteNotInSource, 1) {
 				t.Errorf("no %s flag on claim 1: %+v", pipeline.FlagQuoteNotInSource, res.ReviewFlags)
 			}
 			if c2 := res.Claims[1]; c2.Text != slipknotPlan().Claims[1].ClaimText || c2.Verdict != pipeline.VerdictUnverified || !strings.Contains(c2.Reason, "cannot be stated") {

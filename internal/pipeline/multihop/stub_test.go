@@ -127,6 +127,24 @@ func judgePromptsOf(model *pipelinetest.StubModel, claim string) []string {
 	return out
 }
 
+// checkJudgeSawNone fails t for each of never that prompt, a judge prompt of claim n, holds: spec
+// 001's isolation (no other claim's text, no statement).
+func checkJudgeSawNone(t *testing.T, n int, prompt string, never ...string) {
+	t.Helper()
+	for _, s := range never {
+		if strings.Contains(prompt, s) {
+			t.Errorf("claim %d's judge saw %q:\n%s", n, s, prompt)
+		}
+	}
+}
+
+// flaggedOnClaim reports whether res carries a review flag with code whose detail names claim n.
+func flaggedOnClaim(res *pipeline.Result, code string, n int) bool {
+	return slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool {
+		return f.Code == code && strings.Contains(f.Detail, fmt.Sprintf("claim %d", n))
+	})
+}
+
 func judgeRuleFor(claim string, reply string) pipelinetest.StubRule {
 	return pipelinetest.StubRule{Contains: "<untrusted_claim>\n" + pipeline.EscapeFenced(claim) + "\n</untrusted_claim>", Reply: reply}
 }
