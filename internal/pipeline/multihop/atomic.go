@@ -97,7 +97,8 @@ func isPredicate(words []token) bool {
 		if finiteVerbs[w.key] {
 			return true
 		}
-		if len(w.key) >= 4 && strings.HasSuffix(w.key, "ed") && !notVerbsInEd[w.key] && (i == 0 || !attributiveLeaders[words[i-1].key]) {
+		// A capitalised word in "-ed" is a name's ("the United States"), not a past tense.
+		if len(w.key) >= 4 && strings.HasSuffix(w.key, "ed") && !w.capital && !notVerbsInEd[w.key] && (i == 0 || !attributiveLeaders[words[i-1].key]) {
 			return true
 		}
 	}
@@ -364,14 +365,15 @@ func modifierForm(w string) bool {
 // containsJoined reports whether the folded statement writes a and b joined: a, a conjunction
 // of the language right after it, then b within the same sentence a few words on ("Eisinga and
 // his wife, Rinske Jans"), or a and b with any one word between (the statement's own "and").
-// Then the statement names them together.
+// A comma may stand before the conjunction ("Vietnam, Laos, and Cambodia"). Then the
+// statement names them together.
 func containsJoined(foldedStatement, a, b string, conj []string) bool {
 	fa, fb := regexp.QuoteMeta(text.FoldForMatch(a)), regexp.QuoteMeta(text.FoldForMatch(b))
 	words := make([]string, len(conj))
 	for i, c := range conj {
 		words[i] = regexp.QuoteMeta(c)
 	}
-	re, err := regexp.Compile(`\b` + fa + `\s+\S+\s+` + fb + `\b|\b` + fa + `\s+(?:` + strings.Join(words, "|") + `)\s+[^.;!?]{0,40}?\b` + fb + `\b`)
+	re, err := regexp.Compile(`\b` + fa + `\s+\S+\s+` + fb + `\b|\b` + fa + `,?\s+(?:` + strings.Join(words, "|") + `)\s+[^.;!?]{0,40}?\b` + fb + `\b`)
 	return err == nil && re.MatchString(foldedStatement)
 }
 

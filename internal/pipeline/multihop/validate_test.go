@@ -455,6 +455,17 @@ func TestClaimAtomicAndFaithfulToSpan(t *testing.T) {
 		{"two nouns of one object after its article", "The Ostmoor fair is an event that holds the attention and interest of a crowd or gives it joy.",
 			"The Ostmoor fair is an event that holds the attention and interest of a crowd or gives it joy",
 			"The Ostmoor fair is an event that holds the attention and interest of a crowd or gives it joy", []string{"Ostmoor"}, "", ""},
+		// A list the statement writes with a comma before its "and" is the statement's own join
+		// (a real-model plan was refused for "the conflict in Vietnam, Laos, and Cambodia").
+		{"a list with a serial comma the statement writes", "Mara Quinn opposed the long dispute in Ostmoor, Westmoor, and Harlow.",
+			"The dispute in Ostmoor, Westmoor, and Harlow was long", "the long dispute in Ostmoor, Westmoor, and Harlow",
+			[]string{"Ostmoor", "Westmoor", "Harlow"}, "", ""},
+		// A capitalised word in "-ed" is a name's, not a past tense ("the United States": a
+		// real-model plan was refused for "the army of the Thirteen Colonies and the
+		// Revolutionary-era United States").
+		{"a name with a word in -ed", "Mara Quinn joined the army of the Ostmoor Colonies and the Revolutionary-era United Provinces.",
+			"Mara Quinn joined the army of the Ostmoor Colonies and the Revolutionary-era United Provinces",
+			"joined the army of the Ostmoor Colonies and the Revolutionary-era United Provinces", []string{"Mara Quinn", "Ostmoor Colonies", "United Provinces"}, "", ""},
 		// What the rules were built for, beside what they now allow.
 		{"a clause opened by while", "While love is a broader and deeper emotional connection, affection is usually a milder expression of fondness.",
 			"While love is a broader and deeper emotional connection, affection is usually a milder expression of fondness",
