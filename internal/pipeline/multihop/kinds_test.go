@@ -153,6 +153,36 @@ func TestRelevanceOfADefinitionOfWhatTheClaimSays(t *testing.T) {
 	}
 }
 
+// A claim about a kind ("The movie industry comprises ...", an entity in lower case) is about a
+// text that opens by saying the same of the kind in other words ("The film industry comprises
+// ..."): in a relay run (EX-FEVER 3441-3520) no result of the claim's hops was kept, the name
+// "movie industry" being in none, and a true statement was left unverified. The kind's head
+// noun and most of what the claim says of it must open the text.
+func TestRelevanceOfWhatAClaimSaysOfAKindInOtherWords(t *testing.T) {
+	t.Parallel()
+	kind := PlanClaim{ClaimText: "The sea trade comprises the commercial and technical institutions of shipping", Entities: []string{"sea trade"}}
+	named := PlanClaim{ClaimText: "The Ostmoor trade comprises the commercial and technical institutions of shipping", Entities: []string{"Ostmoor trade"}}
+	for _, tc := range []struct {
+		claim       PlanClaim
+		title, text string
+		relevant    bool
+	}{
+		{kind, "Maritime trade", "The maritime trade comprises the commercial and technical institutions of shipping.", true},
+		// Two of the five words the claim says of the kind: not most of them.
+		{kind, "Maritime trade", "The maritime trade grew with the commercial fleets of Westmoor.", false},
+		// What the claim says, of another kind.
+		{kind, "Shipbuilding", "Shipbuilding comprises the commercial and technical institutions of shipping.", false},
+		// The head noun and the words, far past the text's opening.
+		{kind, "Maritime trade", "The maritime trade is old." + strings.Repeat(" Ships sailed.", 20) + " It comprises the commercial and technical institutions of shipping.", false},
+		// A named entity is found by its name, not by what is said of it.
+		{named, "Westmoor trade", "The Westmoor trade comprises the commercial and technical institutions of shipping.", false},
+	} {
+		if got := newHopTopic("en", "query words", tc.claim).relevant(tc.title, tc.text); got != tc.relevant {
+			t.Errorf("relevant(%q, %q) to %q = %v, want %v", tc.title, tc.text, tc.claim.ClaimText, got, tc.relevant)
+		}
+	}
+}
+
 // The definition a hop found reaches the judge beside the entity's page, and the judge is told
 // the two read together: the claim is supported on both, where the entity's page alone left it
 // unverified in a relay run.

@@ -41,7 +41,7 @@ func (r *multihopRun) settleProvisional(ctx context.Context) {
 // confirmProvisional judges st again with the sources the claims stated with its name cited,
 // each marked as found by searching for the entity, and keeps that judgement when it confirms
 // st (supported, so at Medium or above) and names the same entity under resolveBridge's checks
-// (the same words, folded, with or without their spaces).
+// (sameEntityNamed).
 // It returns why it did not ("" when it did); the extra sources are then dropped with the
 // judgement that was not kept.
 func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) string {
@@ -60,15 +60,30 @@ func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) st
 	case v.Verdict != pipeline.VerdictSupported:
 		st.evidence = st.evidence[:before]
 		return fmt.Sprintf("judged again with what they found, it was %s", v.Verdict)
-	case spaceless(b.Value) != spaceless(name):
-		// One name written with or without its spaces is one name: a relay run's first judge
-		// named "black bear" from the page that wrote him so, and its second "Blackbear" from
-		// the musician's own page.
+	case !sameEntityNamed(name, b.Value):
 		st.evidence = st.evidence[:before]
 		return fmt.Sprintf("judged again with what they found, it was supported but named no entity, or another (%s)", text.Truncate(b.Value+b.Reason, 120))
 	}
 	st.verdict, st.bridge, st.provisional, st.judgedLen = v, b, false, len(st.evidence)
 	return ""
+}
+
+// sameEntityNamed reports whether a second judgement's name, second, names the entity a first
+// judgement named first: the same words with or without their spaces (a relay run's first judge
+// named "black bear" from the page that wrote him so, and its second "Blackbear" from the
+// musician's own page), or first's words as the opening or closing words of second, the name in
+// full ("Robin" then "Robin Gibb": a relay run's first judge read "his younger brother, Robin",
+// its second the page the claims stated with "Robin" had cited). A name with other words around
+// the first's ("Adam Beach Jones" for "Beach") is another entity's.
+func sameEntityNamed(first, second string) bool {
+	if spaceless(first) == spaceless(second) {
+		return true
+	}
+	short, full := text.Words(text.FoldForMatch(first)), text.Words(text.FoldForMatch(second))
+	if len(short) == 0 || len(short) >= len(full) {
+		return false
+	}
+	return slices.Equal(full[:len(short)], short) || slices.Equal(full[len(full)-len(short):], short)
 }
 
 // unsettle leaves st's bridge not established, st with its first judgement, and makes every

@@ -245,3 +245,58 @@ func TestProvisionalBridgeConfirmedUnderTheNameWrittenWithoutSpaces(t *testing.T
 		t.Errorf("claims:\n%+v\n%+v", c1, c2)
 	}
 }
+
+// A second judgement may name the entity in full where the first named it in part: in a relay
+// run (EX-FEVER 3441-3520) c1's first judge named "Robin" ("his younger brother, Robin") and its
+// second "Robin Gibb" from the page the claims stated with "Robin" had cited, and the bridge was
+// refused as "another" entity, leaving four claims confirmed on that page unverified. A name
+// that holds the first as its opening or closing words is the same entity, named in full; one
+// that holds other words around it, or not all of it, is not.
+func TestProvisionalBridgeConfirmedUnderTheNameInFull(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		first, second string
+		settled       bool
+	}{
+		{"Beach", "Adam Beach", true},
+		{"Adam", "Adam Beach", true},
+		{"Adam Beach", "Adam Beach", true},
+		{"Adam", "Adamo Beach", false},
+		{"Beach", "Adam Beach Jones", false},
+		{"Adam Beach", "Beach", false},
+	} {
+		t.Run(tc.first+" then "+tc.second, func(t *testing.T) {
+			t.Parallel()
+			sup := evidence.StanceSupports
+			const played, cousins = "Adam Beach played Detective Chester Lake", "His cousins Adamo Beach and Adam Beach Jones act too"
+			lake := hit(srcLake.URL, "Wikipedia", srcLake.Snippet+" "+cousins+".", nil)
+			passage := played
+			if !strings.Contains(played, tc.second) {
+				passage = cousins
+			}
+			searcher := &StubSearcher{honour: true, rules: []searchRule{
+				{contains: "Detective Chester Lake Law Order", results: []pipeline.SearchResult{lake}},
+				{contains: "Slipknot", results: []pipeline.SearchResult{srcBeachCanadian}},
+			}}
+			first := judgeReplyJSON(t, "partly_supported", "Medium", "", &judgeAnswer{Value: tc.first, Source: 1, Passage: played},
+				judgeCitation{1, played, sup})
+			dependent := tc.first + " played Slipknot in Suicide Squad"
+			model := planModel(t, canadianPlan(), map[string]string{canadianClaim: first,
+				dependent: judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, a Canadian actor, plays Slipknot in Suicide Squad", sup})})
+			model.Rules = append([]pipelinetest.StubRule{{Contains: relationBuiltOn, Reply: judgeReplyJSON(t, "supported", "Medium", "",
+				&judgeAnswer{Value: tc.second, Source: 1, Passage: passage}, judgeCitation{1, passage, sup}, judgeCitation{2, "Adam Beach, a Canadian actor", sup})}},
+				model.Rules...)
+			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: canadianStatement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c1, c2 := res.Claims[0], res.Claims[1]
+			if c2.Text != dependent {
+				t.Fatalf("claim 2 was not stated with %q: %+v", tc.first, c2)
+			}
+			if settled := c1.Verdict == pipeline.VerdictSupported && c2.Verdict == pipeline.VerdictSupported; settled != tc.settled {
+				t.Errorf("settled %v, want %v:\n%+v\n%+v", settled, tc.settled, c1, c2)
+			}
+		})
+	}
+}

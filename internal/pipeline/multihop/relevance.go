@@ -59,6 +59,11 @@ type hopTopic struct {
 	// is committed to research as a central part of its mission"). A definition of a kind that
 	// states most of them is about the claim (definesPredicate).
 	predicate map[string]bool
+	// kindHeads are the last words of the entities written in lower case, kinds of things
+	// rather than names ("industry" of "movie industry"): a text that opens with one and with
+	// most of what the claims say is about them, whatever word it modifies it with
+	// (statesOfKind).
+	kindHeads map[string]bool
 	// described says the hop searches for an entity a bridge claim describes without naming
 	// it, by what the claims say of it (a description hop): a text that opens by stating most of
 	// that is about the entity, named or not (describes).
@@ -72,7 +77,7 @@ const minSharedWords = 2
 // newHopTopic is the topic of a hop of claims (a cross-validation query joins several) searched
 // with the planned query.
 func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
-	t := hopTopic{language: language, words: map[string]bool{}, numbers: map[string]bool{}, spaceless: map[string]bool{}}
+	t := hopTopic{language: language, words: map[string]bool{}, numbers: map[string]bool{}, spaceless: map[string]bool{}, kindHeads: map[string]bool{}}
 	// A placeholder left unresolved ("{c1}") names nothing a page could hold: read as the
 	// identifier "c1", it would be an anchor no result has.
 	texts := []string{evidence.WithoutBridges(planned)}
@@ -93,6 +98,9 @@ func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
 			if len(words) == 1 && text.IsNumber(words[0]) {
 				t.numbers[words[0]] = true
 				continue
+			}
+			if !slices.ContainsFunc(strings.Fields(e), text.IsCapitalised) {
+				t.kindHeads[words[len(words)-1]] = true
 			}
 			t.names = append(t.names, nameWords(e, language, words))
 			t.addLead(e)
@@ -308,6 +316,21 @@ func (t hopTopic) describes(body string) bool {
 	return t.described && t.opensWithPredicate(body)
 }
 
+// statesOfKind reports whether body opens with the head noun of a kind the claims are about and
+// with most of what they say of it (opensWithPredicate): "The film industry comprises the
+// technological and commercial institutions of filmmaking" for "The movie industry comprises
+// ...". A kind has no name to anchor on, and a text may call it by another word: in a relay run
+// (EX-FEVER 3441-3520) that text was kept for no hop of the claim, which stayed unverified.
+func (t hopTopic) statesOfKind(body string) bool {
+	if len(t.kindHeads) == 0 {
+		return false
+	}
+	opening := text.SingularWords(body)
+	opening = opening[:min(len(opening), definitionWindow)]
+	return slices.ContainsFunc(topicWords(strings.Join(opening, " "), t.language), func(w string) bool { return t.kindHeads[w] }) &&
+		t.opensWithPredicate(body)
+}
+
 // opensWithPredicate reports whether the first definitionWindow words of body hold at least
 // minDefinitionWords of the topic's predicate words, and at least half of them.
 func (t hopTopic) opensWithPredicate(body string) bool {
@@ -428,7 +451,7 @@ func holdsRun(words, run []string) bool {
 func (t hopTopic) relevant(title, text string) bool {
 	// Another claim's finding comes as its title, then its text (evidence.SourceText).
 	body := strings.TrimPrefix(text, title+"\n")
-	if t.titled(title) || t.opensWith(body) || t.definesPredicate(body) || t.attributes(body) || t.describes(body) {
+	if t.titled(title) || t.opensWith(body) || t.definesPredicate(body) || t.attributes(body) || t.describes(body) || t.statesOfKind(body) {
 		return true
 	}
 	have := map[string]bool{}
