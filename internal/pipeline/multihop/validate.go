@@ -425,6 +425,9 @@ func quantities(s, language string) map[string]bool {
 			if w == "one" && i > 0 && pronounOneAfter[words[i-1]] && oneAsPronoun(words[i+1:]) {
 				continue // "a ballad is one in which a story is told" counts nothing either
 			}
+			if w == "one" && i > 0 && words[i-1] == "the" && theOneAsPronoun(words[i+1:]) {
+				continue // nor does "similar to the one stated"
+			}
 			// "twenty-one" and "twenty one" are one number, 21; an ordinal counts nothing.
 			if d, ordinal, n := text.NumberAt(words, i); n > 0 && !ordinal {
 				out[d] = true
@@ -464,6 +467,21 @@ func oneAsPronoun(after []string) bool {
 		return true
 	}
 	return false
+}
+
+// theOneAsPronoun reports whether the words after "the one" make it a pronoun for a thing named
+// before it: none ("the prize went to the one"), or a past participle ("the one stated", "the
+// one described in the guide"; a real-model plan was refused for "similar to the one stated").
+// Before a noun it is the number ("the one goal of the match").
+func theOneAsPronoun(after []string) bool {
+	if len(after) == 0 {
+		return true
+	}
+	w := after[0]
+	if _, _, n := text.NumberAt(after, 0); n > 0 {
+		return false
+	}
+	return len(w) > 4 && strings.HasSuffix(w, "ed")
 }
 
 // checkQuantification: a claim may not carry a number or a quantifier ("all", "most", "twice")

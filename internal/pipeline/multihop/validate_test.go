@@ -533,6 +533,12 @@ func TestQuantitiesOneOf(t *testing.T) {
 		{"A ballad is one in which a story is told", nil},
 		{"The winner was one who trained alone", nil},
 		{"One in ten residents owns a boat", []string{"1", "10"}},
+		// "the one" before a past participle, or ending the text, stands for a thing named
+		// before it (a real-model plan was refused for "similar to the one stated").
+		{"The spread was similar to the one stated", nil},
+		{"The harbour is the one described in the guide", nil},
+		{"The prize went to the one", nil},
+		{"Mara Quinn scored the one goal of the match", []string{"1"}},
 		// ... but a number before its relative clause still counts (a FEVEROUS-S statement's plan
 		// was refused for "between zero and one" against "between zero and one that describes").
 		{"The index is a value between zero and one that measures spread", []string{"0", "1"}},
