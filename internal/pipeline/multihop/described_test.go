@@ -900,12 +900,16 @@ func TestClaimOnACorroboratedNameFoundByDescriptionIsRefutedOnIt(t *testing.T) {
 	sup, ref := evidence.StanceSupports, evidence.StanceRefutes
 	refuted := judgeCites("refuted", "Medium", "scripted", "Adam Beach is American", judgeCitation{1, "is an American actor", ref})
 	for _, tt := range []struct {
-		name    string
-		bornSay string
-		want    string
+		name        string
+		slipknotSay string
+		bornSay     string
+		want        string
 	}{
-		{"two other claims supported", "supported", pipeline.VerdictRefuted},
-		{"one other claim supported", "unverified", pipeline.VerdictUnverified},
+		{"two other claims supported", "supported", "supported", pipeline.VerdictRefuted},
+		// One is enough (minCorroboratingClaims): in relay runs every refutation withheld beside
+		// one supported claim was of a false statement ("Oxygen has atomic number 10").
+		{"one other claim supported", "supported", "unverified", pipeline.VerdictRefuted},
+		{"no other claim supported", "unverified", "unverified", pipeline.VerdictUnverified},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -913,9 +917,13 @@ func TestClaimOnACorroboratedNameFoundByDescriptionIsRefutedOnIt(t *testing.T) {
 			if tt.bornSay == "supported" {
 				bornReply = judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "born 1972 in Ostmoor", sup})
 			}
+			slipknotReply := judgeReplyJSON(t, "unverified", "Low", "", nil)
+			if tt.slipknotSay == "supported" {
+				slipknotReply = judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, known as Detective Chester Lake of Law & Order: Special Victims Unit, plays Slipknot", sup})
+			}
 			model := planModel(t, plan, map[string]string{
 				slipknotPlan().Claims[0].ClaimText: judgeReplyJSON(t, "unverified", "Low", "", nil),
-				resolvedSlipknot:                   judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, known as Detective Chester Lake of Law & Order: Special Victims Unit, plays Slipknot", sup}),
+				resolvedSlipknot:                   slipknotReply,
 				born:                               bornReply,
 				canadian:                           refuted,
 			})
@@ -938,7 +946,7 @@ func TestClaimOnACorroboratedNameFoundByDescriptionIsRefutedOnIt(t *testing.T) {
 			if c4.Verdict != tt.want {
 				t.Errorf("claim 4 = %s (%s): %s, want %s", c4.Verdict, c4.VariantVerdict, c4.Reason, tt.want)
 			}
-			if tt.want == pipeline.VerdictRefuted && (!strings.Contains(c4.Reason, "c2") || !strings.Contains(c4.Reason, "c3")) {
+			if tt.want == pipeline.VerdictRefuted && (!strings.Contains(c4.Reason, "c2") || (tt.bornSay == "supported") != strings.Contains(c4.Reason, "c3")) {
 				t.Errorf("claim 4's reason does not name the claims that corroborate the name: %s", c4.Reason)
 			}
 		})
