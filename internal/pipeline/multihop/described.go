@@ -450,10 +450,10 @@ const minCorroboratingClaims = 1
 // stated with a name found by description once at least minCorroboratingClaims other claims
 // stated with the same name are supported: the entity fits the description its bridge claim
 // confirmed and another fact the statement says of it, so a contradiction on it is the
-// statement's error, not another entity's fact. In relay runs (EX-FEVER 3361-3440) "London has been a settlement for three millennia"
-// (its page: two) and "Dirty Dancing was released in 1999" (1987) stayed unverified beside
-// seven and three supported claims on the same entity. It runs after every judgement, so that
-// each claim is counted as its last judgement left it.
+// statement's error, not another entity's fact. In relay runs (EX-FEVER 3361-3440) "London has
+// been a settlement for three millennia" (its page: two) and "Dirty Dancing was released in
+// 1999" (1987) stayed unverified beside seven and three supported claims on the same entity. It
+// runs after every judgement, so that each claim is counted as its last judgement left it.
 func (r *multihopRun) corroboratedRefutations() {
 	for _, st := range r.claims {
 		if st.withheld == nil || st.namedBy == "" {
