@@ -46,8 +46,10 @@ var copulas = text.WordSet("is are was were")
 // 17 prompts lost their pair and no verdict moved.
 func definedKinds(claim string, given []evidence.Retrieved) []kindDefinition {
 	words := make([][]string, len(given))
+	sentences := make([][][]string, len(given))
 	for i, g := range given {
 		words[i] = bodyWords(g)
+		sentences[i] = sentenceWords(g)
 	}
 	var pairs []kindDefinition
 	for d := range words {
@@ -55,8 +57,8 @@ func definedKinds(claim string, given []evidence.Retrieved) []kindDefinition {
 		if kind == nil || !definesWhatClaimSays(claim, words[d], kind) {
 			continue
 		}
-		for m, other := range words {
-			if m != d && namesMember(other, kind) {
+		for m := range words {
+			if m != d && slices.ContainsFunc(sentences[m], func(s []string) bool { return namesMember(s, kind) }) {
 				pairs = append(pairs, kindDefinition{definition: d + 1, member: m + 1})
 				break
 			}
@@ -85,6 +87,18 @@ func definesWhatClaimSays(claim string, definition, kind []string) bool {
 // folded and each made singular ("agencies" is "agency").
 func bodyWords(g evidence.Retrieved) []string {
 	return text.SingularWords(evidence.ShownText(g))
+}
+
+// sentenceWords are the sentences of a source's shown text, each as bodyWords reads it: a
+// copula's window ends with its sentence ("The compact disc is a digital optical disc. An album
+// is ..." says nothing is an album; a relay run paired it with the album's definition). A full
+// stop after an abbreviation ends a sentence here too, which only shortens a window.
+func sentenceWords(g evidence.Retrieved) [][]string {
+	var out [][]string
+	for _, s := range strings.Split(evidence.ShownText(g), ". ") {
+		out = append(out, text.SingularWords(s))
+	}
+	return out
 }
 
 // definedKind is the kind s opens by defining, or nil: after an indefinite article ("A tide
@@ -117,7 +131,7 @@ func definedKind(s string) []string {
 			continue
 		}
 		kind := words[start:i]
-		if text.IsAnyStopWord(kind[len(kind)-1]) {
+		if text.IsAnyStopWord(kind[len(kind)-1]) || start == 1 && titleCased(tokens[1:i]) {
 			return nil
 		}
 		// Without an article the subject is its words and single spaces alone: "Kellogg's is a
@@ -135,11 +149,27 @@ func definedKind(s string) []string {
 	return nil
 }
 
+// titleCased reports whether every word of tokens but the small words of a title is
+// capitalised: "A Nightmare on Elm Street is a 1984 ... film" opens with a name, not a kind (a
+// relay run read it as defining one that the 2010 film's page named), while "An American
+// football player is ..." defines one.
+func titleCased(tokens []string) bool {
+	for _, tok := range tokens {
+		if !text.IsCapitalised(tok) && !text.IsTitleMinorWord(strings.ToLower(tok)) {
+			return false
+		}
+	}
+	return true
+}
+
 // kindDefiners are the articles a definition of a kind named without one goes on with ("is the
 // management of", "is an animated technique").
 var kindDefiners = text.WordSet("a an the")
 
-// namesMember reports whether words name kind within maxMemberWords words after a copula.
+// namesMember reports whether words name kind within maxMemberWords words after a copula, and
+// not after a possessive: "<an actor> is an American actor known for his method acting" says
+// what the actor does, not that he is a method acting (a relay run paired it with the
+// definition of method acting, and the judge was told to cite both).
 func namesMember(words, kind []string) bool {
 	for i, w := range words {
 		if !copulas[w] {
@@ -147,13 +177,16 @@ func namesMember(words, kind []string) bool {
 		}
 		window := words[i+1 : min(len(words), i+1+maxMemberWords)]
 		for k := 0; k+len(kind) <= len(window); k++ {
-			if slices.Equal(window[k:k+len(kind)], kind) {
+			if slices.Equal(window[k:k+len(kind)], kind) && (k == 0 || !possessives[window[k-1]]) {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// possessives before a kind make it something its subject has or does, not what it is.
+var possessives = text.WordSet("his her its their my our your whose")
 
 // kindsSentence is the judge prompt's sentence on the definition pairs, "" when there is none.
 func kindsSentence(pairs []kindDefinition) string {

@@ -49,6 +49,18 @@ func TestDefinedKinds(t *testing.T) {
 		// says it alone ("The Ostmoor Institute is a national tide agency founded in 1871").
 		{"a definition of nothing the claim says", "The Ostmoor Institute was founded in 1871", []evidence.Retrieved{institute, agency}, nil},
 		{"a claim that only names the kind", "The Ostmoor Institute is a tide agency", []evidence.Retrieved{institute, agency}, nil},
+		// A kind after a possessive is what the member does or has, not what it is: in a relay
+		// run (EX-FEVER 3601-3680) "Method acting is a range of training and rehearsal
+		// techniques" was paired with "<an actor> is an American actor known for his method
+		// acting", and judges told to cite both for "Method acting was formulated by several
+		// practitioners" cited the definition alone.
+		// A copula's window ends with its sentence: the compact disc's page, "The compact disc is
+		// a digital optical disc. An album is ...", was paired with the definition of an album.
+		{"a kind in the next sentence names no member", records, []evidence.Retrieved{agency,
+			page("Ostmoor Institute", "The Ostmoor Institute is a harbour office. A tide agency keeps the records.")}, nil},
+		{"a kind after a possessive names no member", "Harbour pilotage guides ships through a harbour",
+			[]evidence.Retrieved{page("Harbour pilotage", "Harbour pilotage is the guidance of ships through a harbour."),
+				page("Mara Quinn", "Mara Quinn is a Westmoor sailor known for her harbour pilotage.")}, nil},
 	} {
 		if got := definedKinds(tc.claim, tc.given); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: definedKinds = %+v, want %+v", tc.name, got, tc.want)
@@ -80,6 +92,11 @@ func TestDefinedKind(t *testing.T) {
 		{"Harbour pilotage of the old port is a trade.", nil},                   // a small word in the subject
 		{"Ostmoor's is a harbour pub.", nil},                                    // a possessive name, not "ostmoor s"
 		{"A very long and winding name of a thing is not read as a kind.", nil}, // too long
+		// A title after "A" is a name, every word of it capitalised: in a relay run (EX-FEVER
+		// 3601-3680) "A Nightmare on Elm Street is a 1984 ... film" was read as defining a kind
+		// that the 2010 film's page named, and the judge was told to cite both.
+		{"A Harbour of Westmoor Street is a 1984 film.", nil},
+		{"An American harbour pilot is a pilot of Westmoor.", []string{"american", "harbour", "pilot"}},
 	} {
 		if got := definedKind(tc.text); !slices.Equal(got, tc.want) {
 			t.Errorf("definedKind(%q) = %q, want %q", tc.text, got, tc.want)
