@@ -325,22 +325,31 @@ func (t hopTopic) statesOfKind(body string) bool {
 	if len(t.kindHeads) == 0 {
 		return false
 	}
-	opening := text.SingularWords(body)
-	opening = opening[:min(len(opening), definitionWindow)]
-	return slices.ContainsFunc(topicWords(strings.Join(opening, " "), t.language), func(w string) bool { return t.kindHeads[w] }) &&
-		t.opensWithPredicate(body)
+	opening := strings.Join(openingWords(body), " ")
+	return slices.ContainsFunc(topicWords(opening, t.language), func(w string) bool { return t.kindHeads[w] }) &&
+		t.predicateOpens(opening)
 }
 
 // opensWithPredicate reports whether the first definitionWindow words of body hold at least
 // minDefinitionWords of the topic's predicate words, and at least half of them.
 func (t hopTopic) opensWithPredicate(body string) bool {
+	return t.predicateOpens(strings.Join(openingWords(body), " "))
+}
+
+// predicateOpens is opensWithPredicate of a text's opening words (openingWords), read once by a
+// caller that needs them for more than the predicate.
+func (t hopTopic) predicateOpens(opening string) bool {
 	if len(t.predicate) == 0 {
 		return false
 	}
-	words := text.SingularWords(body)
-	words = words[:min(len(words), definitionWindow)]
-	shared := t.predicateShared(strings.Join(words, " "))
+	shared := t.predicateShared(opening)
 	return shared >= minDefinitionWords && 2*shared >= len(t.predicate)
+}
+
+// openingWords are the first definitionWindow words of body, folded and made singular.
+func openingWords(body string) []string {
+	words := text.SingularWords(body)
+	return words[:min(len(words), definitionWindow)]
 }
 
 // predicateShared counts the topic's predicate words that s holds, in any form of a verb
