@@ -110,7 +110,13 @@ func sentenceWords(g evidence.Retrieved) [][]string {
 // university"), and an article follows the copula, or the subject is plural ("... colleges
 // are undergraduate institutions"); a one-word subject ("Radiohead is a band") could be either,
 // and is read as a name. The kind comes folded, each word made singular.
+//
+// A definition may open by setting itself in its field, as encyclopedias write one ("In
+// criminal law, kidnapping is the unlawful confinement of a person ...", "In media, a spin-off
+// is ..."; withoutField): the kind follows the field, and a subject in lower case there is a
+// kind even as one word, since a name would be capitalised.
 func definedKind(s string) []string {
+	s, inField := withoutField(s)
 	tokens := text.Tokens(s, "")
 	tokens = tokens[:min(len(tokens), maxKindWords+3)]
 	words := make([]string, len(tokens))
@@ -122,7 +128,7 @@ func definedKind(s string) []string {
 	}
 	start := 1
 	if !indefiniteArticles[words[0]] {
-		if !text.IsCapitalised(tokens[0]) || text.IsAnyStopWord(words[0]) {
+		if text.IsCapitalised(tokens[0]) == inField || text.IsAnyStopWord(words[0]) {
 			return nil
 		}
 		start = 0
@@ -140,7 +146,10 @@ func definedKind(s string) []string {
 		// plural subject defines its kind with or without an article after "are" ("Liberal arts
 		// colleges are undergraduate institutions of higher education", in the EX-FEVER corpus).
 		plural := words[i] == "are" && words[i-1] != text.FoldForMatch(tokens[i-1]) // made singular
-		if start == 0 && (len(kind) < 2 || i+1 == len(words) || !kindDefiners[words[i+1]] && !plural ||
+		definer := i+1 < len(words) && kindDefiners[words[i+1]]
+		// One word in a field is a kind only with an article after the verb: "In the UK,
+		// businesses are encouraged to sign ..." defines nothing.
+		if start == 0 && (len(kind) < 2 && (!inField || !definer) || i+1 == len(words) || !definer && !plural ||
 			!strings.HasPrefix(strings.TrimSpace(s), strings.Join(tokens[:i], " ")+" ") ||
 			slices.ContainsFunc(tokens[1:i], func(tok string) bool { return text.IsCapitalised(tok) || text.IsAnyStopWord(strings.ToLower(tok)) })) {
 			return nil
@@ -148,6 +157,29 @@ func definedKind(s string) []string {
 		return kind
 	}
 	return nil
+}
+
+// maxFieldWords bounds the field a definition may open with: "In criminal law, ".
+const maxFieldWords = 4
+
+// withoutField is s without an opening phrase that names the field of a definition ("In
+// criminal law, ", "In film and television, "): "In", at most maxFieldWords words without a
+// digit (a date is no field: "In 1871, a school was founded"), and a comma. It reports whether
+// there was one; s comes back as it was otherwise.
+func withoutField(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	rest, ok := strings.CutPrefix(s, "In ")
+	if !ok {
+		return s, false
+	}
+	field, after, ok := strings.Cut(rest, ", ")
+	if !ok || strings.TrimSpace(after) == "" || strings.ContainsAny(field, "0123456789.;:!?") {
+		return s, false
+	}
+	if n := len(strings.Fields(field)); n == 0 || n > maxFieldWords {
+		return s, false
+	}
+	return strings.TrimSpace(after), true
 }
 
 // titleCased reports whether every word of tokens but the small words of a title is

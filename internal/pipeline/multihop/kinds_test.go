@@ -97,6 +97,21 @@ func TestDefinedKind(t *testing.T) {
 		// that the 2010 film's page named, and the judge was told to cite both.
 		{"A Harbour of Westmoor Street is a 1984 film.", nil},
 		{"An American harbour pilot is a pilot of Westmoor.", []string{"american", "harbour", "pilot"}},
+		// A definition set in its field, as encyclopedias open one ("In criminal law, kidnapping
+		// is ...", "In media, a spin-off is ..."): in a relay run (EX-FEVER 3681-3760) two such
+		// definitions were not kept by the follow-ups that looked for them, and two true
+		// statements stayed unverified. After the field, a subject in lower case is a kind even
+		// as one word; a capitalised one is a name, and a date is no field.
+		{"In maritime law, a tide agency is a government agency.", []string{"tide", "agency"}},
+		{"In maritime law, pilotage is the guidance of ships through a harbour.", []string{"pilotage"}},
+		{"In the harbour trades, harbour pilots are the guides of ships.", []string{"harbour", "pilot"}},
+		{"In Westmoor, Ostmoor Hall is a guild school.", nil},
+		{"In Westmoor, Ostmoor is a village.", nil},
+		{"In 1871, a tide agency was founded.", nil},
+		{"In maritime law, pilotage is needed in winter.", nil},
+		{"In Westmoor, pilots are encouraged to sign the harbour code.", nil},
+		{"In the old port, the harbour is a safe place.", nil},
+		{"In maritime law and in the customs of the old northern ports, pilotage is a trade.", nil}, // too long for a field
 	} {
 		if got := definedKind(tc.text); !slices.Equal(got, tc.want) {
 			t.Errorf("definedKind(%q) = %q, want %q", tc.text, got, tc.want)
@@ -145,6 +160,10 @@ func TestRelevanceOfADefinitionOfWhatTheClaimSays(t *testing.T) {
 		// Another claim's finding comes as its title, then its text.
 		{institute, "Tide agency", "Tide agency\nA tide agency is a government agency responsible for the collection of tide records.", true},
 		{hall, "Guild school", "A guild school is a school that trains apprentices through paid work under a master craftsman.", true},
+		// A definition set in its field ("In criminal law, kidnapping is the unlawful confinement
+		// of a person ..."): a follow-up that looked for one did not keep it in a relay run.
+		{hall, "Guild school", "In Westmoor law, a guild school is a school that trains apprentices through paid work under a master craftsman.", true},
+		{hall, "Apprenticeship", "In Westmoor law, apprenticeship is the training of apprentices through paid work under a master craftsman.", true},
 		// A kind defined without an article, as a mass noun is.
 		{PlanClaim{ClaimText: "Ostmoor Line specializes in the guidance of ships through a harbour", Entities: []string{"Ostmoor Line"}},
 			"Harbour pilotage", "Harbour pilotage is the guidance of ships through a harbour.", true},
@@ -266,40 +285,47 @@ func TestDefinitionQuery(t *testing.T) {
 // The judge asks for more of the entity's own pages; the follow-up searches instead for a
 // definition of what the claim says, finds it, and the claim is judged again with the entry and
 // the definition, named as a pair, and supported. Before, the follow-up ran the judge's query,
-// found nothing new, and the claim stayed unverified.
+// found nothing new, and the claim stayed unverified. A definition set in its field ("In
+// criminal law, kidnapping is ...") is found so too: in a relay run (EX-FEVER 3681-3760) the
+// follow-ups of two true statements found none, their definitions opening so.
 func TestFollowUpLooksForADefinitionOfWhatTheClaimSays(t *testing.T) {
 	t.Parallel()
 	const claim = "Ostmoor Hall trains apprentices through paid work under a master craftsman"
-	entryHit := hit("https://en.wikipedia.org/wiki/Ostmoor_Hall", "Wikipedia", "Ostmoor Hall is a guild school in Westmoor, founded in 1871.", nil)
-	entryHit.Title = "Ostmoor Hall"
-	definitionHit := hit("https://en.wikipedia.org/wiki/Guild_school", "Wikipedia", "A guild school is a school that trains apprentices through paid work under a master craftsman.", nil)
-	plan := oneClaimPlan(claim, "Ostmoor Hall", "Ostmoor Hall school history")
-	sup := evidence.StanceSupports
-	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
-		{Contains: definitionHit.Snippet, Reply: judgeReplyJSON(t, "supported", "Medium", "", nil,
-			judgeCitation{1, "a guild school", sup}, judgeCitation{2, "trains apprentices through paid work under a master craftsman", sup})},
-		{Contains: pipeline.MarkerMultihopJudge, Reply: judgeReplyJSON(t, "unverified", "Low", "Ostmoor Hall apprentices training", nil)},
-		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, plan)},
-	}}
-	searcher := &StubSearcher{honour: true, rules: []searchRule{
-		{contains: "Ostmoor Hall school history", results: []pipeline.SearchResult{entryHit}},
-		{contains: "Ostmoor Hall apprentices training", results: []pipeline.SearchResult{entryHit}},
-		{contains: "trains apprentices through paid work master craftsman", results: []pipeline.SearchResult{definitionHit, entryHit}},
-	}}
-	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: claim + "."})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hop := findHop(res, 1, 2)
-	if hop.Reason != HopReasonFollowUp || hop.Query != "trains apprentices through paid work master craftsman" || !strings.Contains(hop.Note, "looks for a definition") {
-		t.Errorf("follow-up hop: %+v", hop)
-	}
-	judged := model.Sent(pipeline.StepJudge)
-	if len(judged) != 2 || !strings.Contains(judged[1], "Source 2 defines a kind of thing that source 1 says something is") {
-		t.Fatalf("judge prompts (%d):\n%s", len(judged), strings.Join(judged, "\n----\n"))
-	}
-	if c := res.Claims[0]; c.Verdict != pipeline.VerdictSupported {
-		t.Errorf("claim: %+v", c)
+	for _, definition := range []string{
+		"A guild school is a school that trains apprentices through paid work under a master craftsman.",
+		"In Westmoor law, a guild school is a school that trains apprentices through paid work under a master craftsman.",
+	} {
+		entryHit := hit("https://en.wikipedia.org/wiki/Ostmoor_Hall", "Wikipedia", "Ostmoor Hall is a guild school in Westmoor, founded in 1871.", nil)
+		entryHit.Title = "Ostmoor Hall"
+		definitionHit := hit("https://en.wikipedia.org/wiki/Guild_school", "Wikipedia", definition, nil)
+		plan := oneClaimPlan(claim, "Ostmoor Hall", "Ostmoor Hall school history")
+		sup := evidence.StanceSupports
+		model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+			{Contains: definitionHit.Snippet, Reply: judgeReplyJSON(t, "supported", "Medium", "", nil,
+				judgeCitation{1, "a guild school", sup}, judgeCitation{2, "trains apprentices through paid work under a master craftsman", sup})},
+			{Contains: pipeline.MarkerMultihopJudge, Reply: judgeReplyJSON(t, "unverified", "Low", "Ostmoor Hall apprentices training", nil)},
+			{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, plan)},
+		}}
+		searcher := &StubSearcher{honour: true, rules: []searchRule{
+			{contains: "Ostmoor Hall school history", results: []pipeline.SearchResult{entryHit}},
+			{contains: "Ostmoor Hall apprentices training", results: []pipeline.SearchResult{entryHit}},
+			{contains: "trains apprentices through paid work master craftsman", results: []pipeline.SearchResult{definitionHit, entryHit}},
+		}}
+		res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: claim + "."})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hop := findHop(res, 1, 2)
+		if hop.Reason != HopReasonFollowUp || hop.Query != "trains apprentices through paid work master craftsman" || !strings.Contains(hop.Note, "looks for a definition") {
+			t.Errorf("%q: follow-up hop: %+v", definition, hop)
+		}
+		judged := model.Sent(pipeline.StepJudge)
+		if len(judged) != 2 || !strings.Contains(judged[1], "Source 2 defines a kind of thing that source 1 says something is") {
+			t.Fatalf("%q: judge prompts (%d):\n%s", definition, len(judged), strings.Join(judged, "\n----\n"))
+		}
+		if c := res.Claims[0]; c.Verdict != pipeline.VerdictSupported {
+			t.Errorf("%q: claim: %+v", definition, c)
+		}
 	}
 }
 
