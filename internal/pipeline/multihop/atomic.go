@@ -97,8 +97,12 @@ func isPredicate(words []token) bool {
 		if finiteVerbs[w.key] {
 			return true
 		}
-		// A capitalised word in "-ed" is a name's ("the United States"), not a past tense.
-		if len(w.key) >= 4 && strings.HasSuffix(w.key, "ed") && !w.capital && !notVerbsInEd[w.key] && (i == 0 || !attributiveLeaders[words[i-1].key]) {
+		// A capitalised word in "-ed" is a name's ("the United States"), not a past tense. One
+		// after a noun and before "by" is a participle with its agent ("television series
+		// distributed by Warner Bros. Pictures"), not the noun's verb; opening the words, it is
+		// a passive without its auxiliary ("and produced by Ada Brook").
+		if len(w.key) >= 4 && strings.HasSuffix(w.key, "ed") && !w.capital && !notVerbsInEd[w.key] && (i == 0 || !attributiveLeaders[words[i-1].key]) &&
+			(i == 0 || i+1 == len(words) || words[i+1].key != "by") {
 			return true
 		}
 	}
@@ -185,7 +189,7 @@ func joinKind(left, right []token, lang, foldedStatement string, conj []string) 
 		return ""
 	}
 	if lang == "en" && isPredicate(relativeClause(left)) && isPredicate(mainClause(right)) && !sharedComplement(left[len(left)-1], right) &&
-		!nounPhraseJoin(left, right) {
+		!nounPhraseJoin(left, right) && !objectsJoined(left, right, foldedStatement, conj) {
 		return "two predicates"
 	}
 	at := -1
@@ -200,10 +204,32 @@ func joinKind(left, right []token, lang, foldedStatement string, conj []string) 
 	a, b := left[len(left)-1], right[0]
 	if lang != "de" && a.capital && b.capital && !a.number && !b.number && (lang != "en" || !isPredicate(left)) && !nameAfterRangeWord(left) && !reciprocal(right) &&
 		!strings.Contains(foldedStatement, text.FoldForMatch(a.text+" and "+b.text)) &&
-		!containsJoined(foldedStatement, a.text, b.text, conj) {
+		!containsJoined(foldedStatement, a.text, b.text, conj) && !objectsJoined(left, right, foldedStatement, conj) {
 		return "two named subjects"
 	}
 	return ""
+}
+
+// objectsJoined reports whether a conjunction joins two names that are one object, named
+// together by the statement, an apposition after the first or not: the names follow a
+// preposition ("The truck driver in the killings of Claudia Castillo Campos and Melisa Silva
+// Ruiz was trying to run through barricades") or a relative clause's verb ("The truck driver
+// who killed Claudia Castillo Campos and Melisa Silva Ruiz was ..."), from "Claudia Castillo
+// Campos, 19, and Melisa Silva Ruiz, 23, were killed by a truck driver who ...". The verb after
+// the second name is the main clause's. Two subjects ("Karl Olsen, a founder of the Ostmoor
+// band, and Jens Berg had worked in Westhaven") and two clauses ("Mara Quinn left Ostmoor and
+// Ada Brook moved to Westmoor") are two facts still.
+func objectsJoined(left, right []token, foldedStatement string, conj []string) bool {
+	a, b := left[len(left)-1], right[0]
+	if !a.capital || !b.capital || a.number || b.number {
+		return false
+	}
+	i := len(left) - 1
+	for i >= 0 && left[i].capital && !left[i].number {
+		i--
+	}
+	object := i >= 0 && prepositionsBeforeRelative[left[i].key] || len(relativeClause(left)) < len(left)
+	return object && joinedAfter(foldedStatement, a.text, apposition, b.text, conj)
 }
 
 // ranged reports whether the number left[at] opens a range: a range word stands before it,
@@ -321,11 +347,20 @@ func relativeClause(left []token) []token {
 // An adverb in "-ly" before the second modifies it: "landlocked and heavily forested".
 func sharedComplement(a token, right []token) bool {
 	b := right[0]
-	if len(right) > 1 && len(b.key) > 4 && strings.HasSuffix(b.key, "ly") && !b.capital {
+	// Two adverbs of one modifier: "critically and commercially successful".
+	if adverbInLy(a) && adverbInLy(b) && len(right) > 1 && !right[1].capital && !finiteVerbs[right[1].key] && modifierForm(right[1].key) {
+		return true
+	}
+	if len(right) > 1 && adverbInLy(b) {
 		b = right[1]
 	}
 	return !a.capital && !b.capital && !a.number && !b.number && !finiteVerbs[b.key] && !finiteVerbs[a.key] &&
 		modifierForm(a.key) && modifierForm(b.key)
+}
+
+// adverbInLy reports whether t reads as an English adverb in "-ly" ("critically"), not a name.
+func adverbInLy(t token) bool {
+	return len(t.key) > 4 && strings.HasSuffix(t.key, "ly") && !t.capital && !t.number
 }
 
 // nounPhraseJoin reports whether a conjunction joins two words of one noun phrase that an
@@ -368,12 +403,22 @@ func modifierForm(w string) bool {
 // A comma may stand before the conjunction ("Vietnam, Laos, and Cambodia"). Then the
 // statement names them together.
 func containsJoined(foldedStatement, a, b string, conj []string) bool {
+	return joinedAfter(foldedStatement, a, "", b, conj)
+}
+
+// apposition is a short phrase set off by commas after a name ("Claudia Castillo Campos, 19,
+// and Melisa Silva Ruiz"), as a pattern of joinedAfter.
+const apposition = `(?:,[^,.;!?]{1,30})?`
+
+// joinedAfter is containsJoined with what may stand between a and the conjunction (a pattern:
+// apposition, or "").
+func joinedAfter(foldedStatement, a, between, b string, conj []string) bool {
 	fa, fb := regexp.QuoteMeta(text.FoldForMatch(a)), regexp.QuoteMeta(text.FoldForMatch(b))
 	words := make([]string, len(conj))
 	for i, c := range conj {
 		words[i] = regexp.QuoteMeta(c)
 	}
-	re, err := regexp.Compile(`\b` + fa + `\s+\S+\s+` + fb + `\b|\b` + fa + `,?\s+(?:` + strings.Join(words, "|") + `)\s+[^.;!?]{0,40}?\b` + fb + `\b`)
+	re, err := regexp.Compile(`\b` + fa + `\s+\S+\s+` + fb + `\b|\b` + fa + between + `,?\s+(?:` + strings.Join(words, "|") + `)\s+[^.;!?]{0,40}?\b` + fb + `\b`)
 	return err == nil && re.MatchString(foldedStatement)
 }
 

@@ -460,6 +460,26 @@ func TestClaimAtomicAndFaithfulToSpan(t *testing.T) {
 		{"a list with a serial comma the statement writes", "Mara Quinn opposed the long dispute in Ostmoor, Westmoor, and Harlow.",
 			"The dispute in Ostmoor, Westmoor, and Harlow was long", "the long dispute in Ostmoor, Westmoor, and Harlow",
 			[]string{"Ostmoor", "Westmoor", "Harlow"}, "", ""},
+		// Two names the statement joins with an apposition between them ("Claudia Castillo
+		// Campos, 19, and Melisa Silva Ruiz, 23, were killed by a truck driver who ..."): one
+		// object of the claim's relative clause or preposition, not two facts. A real-model plan
+		// (FEVEROUS-S) was refused for both claims, and its statement went unchecked.
+		{"two names the statement joins around an apposition", "Two sailors, Mara Quinn, 19, and Ada Brook, 23, were rescued by a fisherman who was trying to cross the bar.",
+			"The fisherman in the rescue of Mara Quinn and Ada Brook was trying to cross the bar", "a fisherman who was trying to cross the bar",
+			[]string{"Mara Quinn", "Ada Brook"}, "", ""},
+		{"two names the statement joins, objects of a relative clause", "Two sailors, Mara Quinn, 19, and Ada Brook, 23, were rescued by a fisherman who was trying to cross the bar.",
+			"The fisherman who rescued Mara Quinn and Ada Brook was trying to cross the bar", "a fisherman who was trying to cross the bar",
+			[]string{"Mara Quinn", "Ada Brook"}, "", ""},
+		// Two adverbs of one adjective, and a noun with a participle and its agent after it: one
+		// predicate each (real-model plans were refused for "its critically and commercially
+		// successful computer animated feature films" and "superhero films and television series
+		// distributed by Warner Bros. Pictures", EX-FEVER 3681-3760).
+		{"two adverbs of one adjective", "Ostmoor Studios is known for its critically and commercially successful animated films.",
+			"Ostmoor Studios is known for its critically and commercially successful animated films",
+			"Ostmoor Studios is known for its critically and commercially successful animated films", []string{"Ostmoor Studios"}, "", ""},
+		{"a noun with a participle and its agent", "The Westmoor universe is centered on a series of films and television series distributed by Harlow Pictures.",
+			"The Westmoor universe is centered on a series of films and television series distributed by Harlow Pictures",
+			"The Westmoor universe is centered on a series of films and television series distributed by Harlow Pictures", []string{"Westmoor", "Harlow Pictures"}, "", ""},
 		// A capitalised word in "-ed" is a name's, not a past tense ("the United States": a
 		// real-model plan was refused for "the army of the Thirteen Colonies and the
 		// Revolutionary-era United States").
@@ -478,6 +498,10 @@ func TestClaimAtomicAndFaithfulToSpan(t *testing.T) {
 			"Mara Quinn founded the bakery and owns it", []string{"Mara Quinn"}, RuleClaimNotAtomic, "two predicates"},
 		{"two past tenses after their subjects", "The company was founded in 1990 and renamed in 2005.", "The company was founded in 1990 and renamed in 2005",
 			"The company was founded in 1990 and renamed in 2005", nil, RuleClaimNotAtomic, "two predicates"},
+		{"two passives with their agents", "The film was directed by Mara Quinn and produced by Ada Brook.", "The film was directed by Mara Quinn and produced by Ada Brook",
+			"The film was directed by Mara Quinn and produced by Ada Brook", []string{"Mara Quinn", "Ada Brook"}, RuleClaimNotAtomic, "two predicates"},
+		{"two adverbs, the second of a verb", "Mara Quinn worked tirelessly and quickly sold the farm.", "Mara Quinn worked tirelessly and quickly sold the farm",
+			"Mara Quinn worked tirelessly and quickly sold the farm", []string{"Mara Quinn"}, RuleClaimNotAtomic, "two predicates"},
 		{"two years without a range", "They were active in 1914. They were active again in 1944.", "They were active in 1914 and 1944",
 			"They were active in 1914. They were active again in 1944", nil, RuleClaimNotAtomic, "two numbers or dates"},
 		{"two decades apart", "Sales grew in the 1960s. They grew again in the 1990s.", "Sales grew in the 1960s and 1990s",
@@ -497,6 +521,13 @@ func TestClaimAtomicAndFaithfulToSpan(t *testing.T) {
 			"Paris has a metro. London has one too", []string{"Paris", "London"}, RuleClaimNotAtomic, "two named subjects"},
 		{"two subjects in two sentences", "Eisinga built a planetarium. Rinske Jans had five sons.", "Eisinga and Rinske Jans had five sons",
 			"Eisinga built a planetarium. Rinske Jans had five sons", []string{"Eisinga", "Rinske Jans"}, RuleClaimNotAtomic, "two named subjects"},
+		// The statement's own join of two clauses is still two facts, names either side or not.
+		{"two clauses the statement joins between two names", "Mara Quinn left Ostmoor and Ada Brook moved to Westmoor.",
+			"Mara Quinn left Ostmoor and Ada Brook moved to Westmoor", "Mara Quinn left Ostmoor and Ada Brook moved to Westmoor",
+			[]string{"Mara Quinn", "Ada Brook", "Ostmoor", "Westmoor"}, RuleClaimNotAtomic, "two predicates"},
+		{"two subjects with an apposition in two sentences", "Mara Quinn, 19, was rescued. Ada Brook, 23, was not.",
+			"Mara Quinn and Ada Brook were rescued", "Mara Quinn, 19, was rescued. Ada Brook, 23, was not",
+			[]string{"Mara Quinn", "Ada Brook"}, RuleClaimNotAtomic, "two named subjects"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
