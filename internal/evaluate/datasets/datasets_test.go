@@ -211,11 +211,21 @@ func TestWithoutCorrections(t *testing.T) {
 // ... assassinated John F." as cut off).
 func TestSentences(t *testing.T) {
 	t.Parallel()
-	got := sentences("Sam Ortiz was a U.S. Navy veteran who worked for Ada F. Vale. J. R. Reyes was born in Port Ellis. Tom Reyes Jr. Day is a holiday there. It is 5.4 km long. 1983 was a year. Low Tide is published by Harbour Inc. Harbour Inc. is a company. She starred in Well, You See... Well, You See... is a sitcom.")
+	got := sentences(nil, "Sam Ortiz was a U.S. Navy veteran who worked for Ada F. Vale. J. R. Reyes was born in Port Ellis. Tom Reyes Jr. Day is a holiday there. It is 5.4 km long. 1983 was a year. Low Tide is published by Harbour Inc. Harbour Inc. is a company. She starred in Well, You See... Well, You See... is a sitcom.")
 	want := []string{"Sam Ortiz was a U.S. Navy veteran who worked for Ada F. Vale.", "J. R. Reyes was born in Port Ellis.",
 		"Tom Reyes Jr. Day is a holiday there.", "It is 5.4 km long.", "1983 was a year.", "Low Tide is published by Harbour Inc.", "Harbour Inc. is a company.",
 		"She starred in Well, You See...", "Well, You See... is a sitcom."}
 	if !slices.Equal(got, want) {
 		t.Errorf("sentences:\n got %q\nwant %q", got, want)
+	}
+	// A full stop inside the title of a gold page the explanation names ends no sentence: "Warner
+	// Bros. Pictures" was split after "Bros.", the Warner Bros. Pictures page opened "Pictures is
+	// an American film production ...", and a relay judge (EX-FEVER 3681-3760) found no source
+	// saying Warner Bros. Pictures distributes what the claim said it did. Where the same words
+	// end a sentence and the title does not follow, they still end it.
+	got = sentences([]string{"Harbour_Bros._Pictures"}, "Harbour Bros. Pictures is a studio. Its films are distributed by Harbour Bros. Harbour Bros. Pictures made Low Tide.")
+	want = []string{"Harbour Bros. Pictures is a studio.", "Its films are distributed by Harbour Bros.", "Harbour Bros. Pictures made Low Tide."}
+	if !slices.Equal(got, want) {
+		t.Errorf("sentences with a title:\n got %q\nwant %q", got, want)
 	}
 }

@@ -94,7 +94,7 @@ func readExFeverLabelled(path string) (*Set, error) {
 				order = append(order, u)
 			}
 		}
-		for _, s := range sentences(explanation) {
+		for _, s := range sentences(entities, explanation) {
 			doc := pages[wikipediaURL(pageOf(s, entities))]
 			if !strings.Contains(doc.Body, s) {
 				doc.Body = strings.TrimSpace(doc.Body + " " + s)
@@ -225,12 +225,30 @@ func entityName(entity string) string {
 
 // sentences splits an explanation at a full stop followed by a space and a capital letter or a
 // digit, but not after an initial ("John F. Kennedy", "J. J. Cale") or an abbreviation ("Jr.",
-// "U.S."): good enough for EX-FEVER's plain sentences.
-func sentences(text string) []string {
+// "U.S."), nor inside the title of one of entities, the claim's gold pages, where the
+// explanation writes it ("Warner Bros. Pictures"): good enough for EX-FEVER's plain sentences.
+func sentences(entities []string, text string) []string {
+	inTitle := map[int]bool{}
+	for _, e := range entities {
+		title := pageTitle(e)
+		if !strings.Contains(title, ". ") {
+			continue
+		}
+		for at := 0; ; {
+			i := strings.Index(text[at:], title)
+			if i < 0 {
+				break
+			}
+			for j := at + i; j < at+i+len(title); j++ {
+				inTitle[j] = true
+			}
+			at += i + len(title)
+		}
+	}
 	var out []string
 	start := 0
 	for i := 0; i+2 < len(text); i++ {
-		if next := rune(text[i+2]); text[i] == '.' && text[i+1] == ' ' && (unicode.IsUpper(next) || unicode.IsDigit(next)) && !abbreviated(text[start:i]) {
+		if next := rune(text[i+2]); text[i] == '.' && text[i+1] == ' ' && (unicode.IsUpper(next) || unicode.IsDigit(next)) && !abbreviated(text[start:i]) && !inTitle[i] {
 			out = append(out, strings.TrimSpace(text[start:i+1]))
 			start = i + 2
 		}
