@@ -39,9 +39,9 @@ func (r *multihopRun) settleProvisional(ctx context.Context) {
 }
 
 // confirmProvisional judges st again with the sources the claims stated with its name cited,
-// each marked as found by searching for the entity, and keeps that judgement when it confirms
-// st (supported, so at Medium or above) and names the same entity under resolveBridge's checks
-// (sameEntityNamed).
+// and the entity's own pages their hops kept (entityPagesOf), each marked as found by searching
+// for the entity, and keeps that judgement when it confirms st (supported, so at Medium or
+// above) and names the same entity under resolveBridge's checks (sameEntityNamed).
 // It returns why it did not ("" when it did); the extra sources are then dropped with the
 // judgement that was not kept.
 func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) string {
@@ -50,8 +50,11 @@ func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) st
 	for _, o := range r.buildingOn(st) {
 		added += st.addCitedOf(o, 400+o.index, true)
 	}
+	pages := r.readFor(ctx, st, r.entityPagesOf(st, name))
+	st.evidence = append(st.evidence, pages...)
+	added += len(pages)
 	if added == 0 {
-		return "the claims stated with the name cited no source it was not given"
+		return "the claims stated with the name cited no source it was not given, and found no page of it"
 	}
 	given := givenOf(st)
 	v := r.newJudge().judgeClaim(ctx, st.index+1, st.claim.ClaimText, given, true)
@@ -66,6 +69,30 @@ func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) st
 	}
 	st.verdict, st.bridge, st.provisional, st.judgedLen = v, b, false, len(st.evidence)
 	return ""
+}
+
+// entityPagesOf is the pages of the entity st's provisional bridge named (titled with name)
+// that the hops of the claims stated with the name kept and st does not hold, each marked as
+// found by searching for the entity: whether or not a judge of theirs cited one, it is where the
+// facts of the entity are. In a relay run (EX-FEVER 3761-3840) the judge of "Simon Wincer won an
+// award given by a Christian organization" named the Christopher Award from his page; the one
+// claim stated with it, a planner's "Christopher Award was founded in 1945", found the award's
+// page (which says the organization that gives it was) and cited nothing, and the bridge claim
+// was never judged with the page that confirms it. Their passages are read again for st's claim
+// (readFor).
+func (r *multihopRun) entityPagesOf(st *chainState, name string) []hopEvidence {
+	page := newHopTopic(r.in.language, "", PlanClaim{Entities: []string{name}})
+	var out []hopEvidence
+	for _, o := range r.buildingOn(st) {
+		for _, e := range o.evidence {
+			if !page.titled(e.Title) || holdsURL(st.evidence, e.SearchResult) || holdsURL(out, e.SearchResult) {
+				continue
+			}
+			found := evidence.Retrieved{SearchResult: e.SearchResult, SearchSeq: e.SearchSeq, Page: e.Page, Passages: e.Passages}
+			out = append(out, hopEvidence{Retrieved: found, hop: e.hop, group: 400 + o.index, fromClaim: o.index + 1, builtOn: true})
+		}
+	}
+	return out
 }
 
 // sameEntityNamed reports whether a second judgement's name, second, names the entity a first

@@ -87,6 +87,38 @@ func TestProvisionalBridgeSettledByWhatItsDependentsFound(t *testing.T) {
 	checkSecondJudgement(t, model, res, canadianClaim, srcLake, srcBeachCanadian, 2, relationBuiltOn, canadianDependent, canadianStatement)
 }
 
+// A claim stated with the name may find the entity's own page and cite nothing from it, its own
+// fact not being there (a planner's "Christopher Award was founded in 1945" where the page says
+// the organization that gives it was): the page still reaches the bridge claim's second
+// judgement, which confirms the bridge on it. In a relay run (EX-FEVER 3761-3840) "Simon Wincer
+// won an award given by a Christian organization", the award named from his page, was never
+// judged with the award's page that a claim on it had found, and a true statement stayed
+// unverified.
+func TestProvisionalBridgeSettledByTheEntitysOwnPage(t *testing.T) {
+	t.Parallel()
+	beachPage := hit("https://www.britannica.com/biography/Adam-Beach", "Britannica", "Adam Beach is a Canadian actor.", nil)
+	beachPage.Title = "Adam Beach"
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Detective Chester Lake Law Order", results: []pipeline.SearchResult{srcLake}},
+		{contains: "Adam Beach Slipknot", results: []pipeline.SearchResult{beachPage}},
+	}}
+	sup := evidence.StanceSupports
+	model := canadianModel(t, judgeReplyJSON(t, "unverified", "Low", "", nil),
+		judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach played Detective Chester Lake"},
+			judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}, judgeCitation{2, "Adam Beach is a Canadian actor", sup}))
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: canadianStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c1 := res.Claims[0]; c1.Verdict != pipeline.VerdictSupported || c1.Confidence != pipeline.ConfidenceMedium {
+		t.Errorf("claim 1: %+v", c1)
+	}
+	if c2 := res.Claims[1]; c2.Text != canadianDependent || c2.Verdict != pipeline.VerdictUnverified {
+		t.Errorf("claim 2: %+v", c2)
+	}
+	checkSecondJudgement(t, model, res, canadianClaim, srcLake, beachPage, 2, relationBuiltOn, canadianDependent, canadianStatement)
+}
+
 // checkSecondJudgement checks that c1 (claim) was judged again exactly once, with its own source
 // and the one a claim building on it found, marked with relation, in the exact prompt, that no
 // text of that claim or of the statement reached it, and that the found source is stored as
