@@ -310,6 +310,66 @@ func (r *multihopRun) judgeOnOthersCitations(ctx context.Context, targets []*cha
 		st.judged, st.foundNothing = false, false
 		r.judgeOne(ctx, st)
 		r.judgeDescribedAgain(ctx, st)
+		r.stateNamedLate(ctx, st)
+	}
+}
+
+// stateNamedLate states the claims left unstated for want of d's name, now that d, judged again
+// after every other claim (judgeOnOthersCitations), confirms its claim naming the entity from a
+// passage it cites (a provisional name is not enough: nothing would settle it now). Each runs its
+// planned hops with the name, numbered after the hops it ran while it waited (the first one
+// saying where the name came from), and is judged like any claim, with d's cited sources as a
+// dependency's findings and what the other claims' hops kept about it; a claim others build on
+// names its entity in turn and states theirs. The name was found by what a search for another
+// claim returned, not by the statement, so evidence on it can confirm a claim and never refute
+// it (namedBy: refutesNoDescription, corroboratedRefutations). A claim with another bridge still
+// unnamed stays unstated. In a relay run (EX-FEVER 3761-3840) "Brian Casey is a member of a
+// group" found nothing and named "Jagged Edge" only when judged with the page another claim
+// cited ("Nice & Slow is a song written by Brian Casey of the Jagged Edge"); "{c2} is an
+// American R&B group" and "{c2} has a debut studio album released in October 1997" were never
+// stated, and a true statement was left unverified.
+func (r *multihopRun) stateNamedLate(ctx context.Context, d *chainState) {
+	if d.verdict.Verdict != pipeline.VerdictSupported || d.bridge.Value == "" || d.provisional {
+		return
+	}
+	for _, st := range r.claims {
+		if !st.checked || st.reused != nil || st.unresolved == "" || ctx.Err() != nil || !slices.Contains(r.bridgesOf(st), d.claim.ClaimID) {
+			continue
+		}
+		was := st.unresolved
+		next := 1
+		for _, h := range st.hopRecords {
+			next = max(next, h.Number+1)
+		}
+		var hops []PlanHop
+		if ch := r.chainOf(st.claim.ClaimID); ch != nil {
+			hops = slices.Clone(ch.Hops)
+		}
+		for i := range hops {
+			hops[i].HopNumber = next + i
+		}
+		st.unresolved, st.awaiting, st.awaitingNames, st.waitedForNames, st.hops = "", "", nil, true, hops
+		r.resolveBridges(st)
+		if st.unresolved != "" || len(st.hops) == 0 {
+			st.unresolved = was
+			continue
+		}
+		st.bridgeNote += fmt.Sprintf(", named when %s was judged again after every claim, with what the other claims' judges cited: the planned hops run now", d.claim.ClaimID)
+		st.judged, st.verdict, st.bridge, st.namedBy = false, judgement{}, evidence.Bridge{}, d.claim.ClaimID
+		earlier, found := st.hopRecords, st.evidence
+		st.hopRecords, st.evidence = nil, nil
+		err := r.runChain(ctx, st)
+		st.hopRecords, st.evidence = append(earlier, st.hopRecords...), append(st.evidence, found...)
+		if err != nil {
+			st.judged = true
+			st.verdict = judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow,
+				Reason: fmt.Sprintf("stated with %q once %s named it, its planned hops failed: %s", d.bridge.Value, d.claim.ClaimID, err)}
+			continue
+		}
+		r.enforceIndependenceOf(st)
+		st.sharedFinds = r.readFor(ctx, st, r.othersFinds(st))
+		r.judgeOne(ctx, st)
+		r.stateNamedLate(ctx, st)
 	}
 }
 

@@ -458,6 +458,71 @@ func TestBridgeNamedByWhatTheOtherClaimsFound(t *testing.T) {
 	}
 }
 
+// srcSquadCast is what c3's search for the film finds: the actor of both roles, in words the hop
+// relevance test does not read as about "An actor played Detective Chester Lake" (neither
+// "actor" nor "played"), so that c1 gets it only once every claim is judged, as a source c3's
+// judge cited.
+var srcSquadCast = hit("https://www.imdb.com/title/suicide-squad-cast", "IMDb", "Suicide Squad (2016) cast: Adam Beach (Slipknot), once Detective Chester Lake on SVU.", nil)
+
+// A bridge claim that names its entity only when judged again after every other claim, with
+// what their judges cited (judgeOnOthersCitations), states the claims left unstated for want of
+// the name: each runs its planned hops with the name, numbered after the hops it ran while it
+// waited, and is judged like any claim. Before, they stayed unstated: in a relay run (EX-FEVER
+// 3761-3840) "Brian Casey is a member of a group" named "Jagged Edge" from the page another
+// claim cited ("... written by Brian Casey of the Jagged Edge"), and "{c2} is an American R&B
+// group" and "{c2} has a debut studio album released in October 1997" were never stated. A
+// contradiction found so is withheld, as for any name found by a search (refutesNoDescription):
+// another entity may fit the description.
+func TestBridgeNamedAfterEveryClaimStatesTheClaimsBuildingOnIt(t *testing.T) {
+	t.Parallel()
+	sup, ref := evidence.StanceSupports, evidence.StanceRefutes
+	passage := "Adam Beach (Slipknot), once Detective Chester Lake"
+	for _, tt := range []struct {
+		name, dependent, want string
+	}{
+		{"confirmed", judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach plays Slipknot", sup}), pipeline.VerdictSupported},
+		{"contradicted", judgeCites("refuted", "Medium", "scripted", "Adam Beach played Deadshot in Suicide Squad", judgeCitation{1, "Adam Beach plays Slipknot", ref}), pipeline.VerdictUnverified},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			model := planModel(t, siblingPlan(), map[string]string{
+				slipknotPlan().Claims[0].ClaimText: judgeReplyJSON(t, "unverified", "Low", "", nil),
+			})
+			model.Rules = append([]pipelinetest.StubRule{
+				judgeRuleFor(resolvedSlipknot, tt.dependent),
+				judgeRuleFor("Suicide Squad is a 2016 film", judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Suicide Squad (2016)", sup})),
+				{Contains: srcSquadCast.URL, Reply: judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "Adam Beach", Source: 2, Passage: passage},
+					judgeCitation{2, passage, sup})},
+			}, model.Rules...)
+			searcher := &StubSearcher{honour: true, rules: []searchRule{
+				{contains: "Detective Chester Lake Law Order", results: []pipeline.SearchResult{srcLakeUnnamed}},
+				{contains: "Suicide Squad 2016 film", results: []pipeline.SearchResult{srcSquadCast}},
+				{contains: "Adam Beach Slipknot", results: []pipeline.SearchResult{srcSlipknot}},
+			}}
+			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: siblingStatement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c1 := res.Claims[0]; c1.Verdict != pipeline.VerdictSupported {
+				t.Errorf("claim 1: %+v", c1)
+			}
+			c2 := res.Claims[1]
+			if c2.Text != resolvedSlipknot || c2.Verdict != tt.want {
+				t.Errorf("claim 2 = %s, want %s: %+v", c2.Verdict, tt.want, c2)
+			}
+			var late *pipeline.Hop
+			for i, h := range res.Hops {
+				if h.ClaimPosition == 2 && strings.Contains(h.Query, "Adam Beach") {
+					late = &res.Hops[i]
+				}
+			}
+			if late == nil || late.Number < 2 || late.Status != HopFound || !strings.Contains(late.Note, `{c1} is "Adam Beach"`) || !strings.Contains(late.Note, "after every claim") {
+				t.Errorf("c2's hop with the name: %+v\nall hops: %+v", late, res.Hops)
+			}
+		})
+	}
+}
+
 // In this statement the band's singer is named only by what he was, and his own page names
 // neither the band nor the city.
 const vocalistStatement = "The lead vocalist of Rosewood Band was a singer and songwriter, who was born in Perth."
