@@ -519,6 +519,7 @@ func checkClaimAddsToSpan(pv *planValidation) []string {
 				names = append(names, t)
 			}
 		}
+		spanInitialisms, statementInitialisms := initialisms(pv.ctx.Statement[start:end]), initialisms(pv.ctx.Statement)
 		spanNames := filterTokens(span, func(i int, t token) bool { return !t.number && isName(t, 1, lang, nil) })
 		spanNumbers := filterTokens(span, func(_ int, t token) bool { return t.number })
 		for _, kind := range []struct {
@@ -532,8 +533,8 @@ func checkClaimAddsToSpan(pv *planValidation) []string {
 			var fromStatement, dropped []token
 			for _, t := range kind.claim {
 				switch {
-				case holds(span, t):
-				case !holds(statement, t):
+				case holds(span, t) || kind.names && spanInitialisms[t.key]:
+				case !holds(statement, t) && !(kind.names && statementInitialisms[t.key]):
 					if kind.names && !slices.Contains(missing, t.text) {
 						missing = append(missing, t.text)
 					}
@@ -565,6 +566,19 @@ func checkClaimAddsToSpan(pv *planValidation) []string {
 		for _, a := range added {
 			out = append(out, fmt.Sprintf("claim %s %s; a claim says only what its source_span says (it may name what the span refers to)", c.ClaimID, a))
 		}
+	}
+	return out
+}
+
+// initialism is an initialism written with full stops between its capitals ("E.P", "U.S.").
+var initialism = regexp.MustCompile(`\b(?:\p{Lu}\.)+\p{Lu}\b`)
+
+// initialisms are the initialisms s writes with full stops, each as the key of the word it is
+// without them ("E.P" is "ep"): a claim may write the name without its stops ("an EP").
+func initialisms(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range initialism.FindAllString(s, -1) {
+		out[strings.ToLower(strings.ReplaceAll(m, ".", ""))] = true
 	}
 	return out
 }

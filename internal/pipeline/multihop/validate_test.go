@@ -486,6 +486,13 @@ func TestClaimAtomicAndFaithfulToSpan(t *testing.T) {
 		{"a name with a word in -ed", "Mara Quinn joined the army of the Ostmoor Colonies and the Revolutionary-era United Provinces.",
 			"Mara Quinn joined the army of the Ostmoor Colonies and the Revolutionary-era United Provinces",
 			"joined the army of the Ostmoor Colonies and the Revolutionary-era United Provinces", []string{"Mara Quinn", "Ostmoor Colonies", "United Provinces"}, "", ""},
+		// An initialism written with its full stops in the statement and without them in the
+		// claim is the same name ("the E.P" as "an EP": a real-model plan of FEVEROUS-S was
+		// refused for "adds EP").
+		{"an initialism without its full stops", "Harbour Lights was finalised in August with the E.P now ready for release.",
+			"Harbour Lights is an EP", "the E.P", []string{"Harbour Lights"}, "", ""},
+		{"an initialism the statement does not hold", "Harbour Lights was finalised in August with the E.P now ready for release.",
+			"Harbour Lights is an LP", "the E.P", []string{"Harbour Lights"}, RuleClaimAddsToSpan, "adds LP"},
 		// What the rules were built for, beside what they now allow.
 		{"a clause opened by while", "While love is a broader and deeper emotional connection, affection is usually a milder expression of fondness.",
 			"While love is a broader and deeper emotional connection, affection is usually a milder expression of fondness",
