@@ -46,6 +46,10 @@ var copulas = text.WordSet("is are was were")
 // "Capital city" and Myanmar's page for "Mainland Southeast Asia includes Myanmar"; replayed,
 // 17 prompts lost their pair and no verdict moved.
 func definedKinds(claim string, given []evidence.Retrieved) []kindDefinition {
+	names := claimNames(claim)
+	if len(names) == 0 {
+		return nil
+	}
 	words := make([][]string, len(given))
 	sentences := make([][][]string, len(given))
 	for i, g := range given {
@@ -59,13 +63,38 @@ func definedKinds(claim string, given []evidence.Retrieved) []kindDefinition {
 			continue
 		}
 		for m := range words {
-			if m != d && slices.ContainsFunc(sentences[m], func(s []string) bool { return namesMember(s, kind) }) {
+			if m != d && slices.ContainsFunc(sentences[m], func(s []string) bool {
+				return namesMember(s, kind) && slices.ContainsFunc(names, func(n []string) bool { return text.ContainsRun(s, n) })
+			}) {
 				pairs = append(pairs, kindDefinition{definition: d + 1, member: m + 1})
 				break
 			}
 		}
 	}
 	return pairs
+}
+
+// claimNames are the names claim writes, each as sentenceWords reads a text: its runs of
+// capitalised words (capitalisedRuns) without an opening article ("The Ostmoor Institute" is
+// "ostmoor institute"; "A" alone is none). A member of a definition pair is a thing the claim
+// names, in the sentence that says it is of the kind: another thing of the kind is no member of
+// the claim's, and a claim that names nothing is about the kind itself, which the definition
+// states alone. Helpers told to cite both reported such pairs in relay runs (EX-FEVER
+// 3681-3840): another comedy film's page beside the comedy film's definition for "The genre of
+// Ishq Vishk emphasizes humor", a race stage's definition beside a time trial's for "Heats of
+// the 2016 Tour de France are sometimes held as ...", new wave's beside synth-pop's for "A
+// subgenre of new wave music is characterized by the use of synthesizers".
+func claimNames(claim string) [][]string {
+	var out [][]string
+	for _, run := range capitalisedRuns(claim) {
+		if indefiniteArticles[strings.ToLower(run[0])] || strings.EqualFold(run[0], "the") {
+			run = run[1:]
+		}
+		if words := text.SingularWords(strings.Join(run, " ")); len(words) > 0 {
+			out = append(out, words)
+		}
+	}
+	return out
 }
 
 // definesWhatClaimSays reports whether a definition of kind, its words (bodyWords), says after

@@ -58,6 +58,17 @@ func TestDefinedKinds(t *testing.T) {
 		// a digital optical disc. An album is ...", was paired with the definition of an album.
 		{"a kind in the next sentence names no member", records, []evidence.Retrieved{agency,
 			page("Ostmoor Institute", "The Ostmoor Institute is a harbour office. A tide agency keeps the records.")}, nil},
+		// A member is a thing the claim names: another thing of the kind is no member of the
+		// claim's. Helpers in a relay run (EX-FEVER 3681-3840), told to cite both, reported pairs
+		// of a comedy film's definition with another comedy film's page for "The genre of Ishq
+		// Vishk emphasizes humor", and of a time trial's definition with a race stage's for a claim
+		// on the 2016 Tour de France; a claim that names nothing is about the kind itself, which
+		// the definition states alone.
+		{"a member that is another thing of the kind", records, []evidence.Retrieved{agency,
+			page("Westmoor Office", "The Westmoor Office is a tide agency of the coast.")}, nil},
+		{"a claim that names nothing", "A government agency is responsible for the collection of tide records", []evidence.Retrieved{institute, agency}, nil},
+		{"a member named with others", records, []evidence.Retrieved{agency,
+			page("Harbour offices", "The Westmoor Office and the Ostmoor Institute are tide agencies of the coast.")}, []kindDefinition{{definition: 1, member: 2}}},
 		{"a kind after a possessive names no member", "Harbour pilotage guides ships through a harbour",
 			[]evidence.Retrieved{page("Harbour pilotage", "Harbour pilotage is the guidance of ships through a harbour."),
 				page("Mara Quinn", "Mara Quinn is a Westmoor sailor known for her harbour pilotage.")}, nil},
