@@ -336,22 +336,23 @@ func (r *multihopRun) stateNamedLate(ctx context.Context, d *chainState) {
 		if !st.checked || st.reused != nil || st.unresolved == "" || ctx.Err() != nil || !slices.Contains(r.bridgesOf(st), d.claim.ClaimID) {
 			continue
 		}
-		was := st.unresolved
+		ch := r.chainOf(st.claim.ClaimID)
+		if ch == nil || len(ch.Hops) == 0 {
+			continue
+		}
 		next := 1
 		for _, h := range st.hopRecords {
 			next = max(next, h.Number+1)
 		}
-		var hops []PlanHop
-		if ch := r.chainOf(st.claim.ClaimID); ch != nil {
-			hops = slices.Clone(ch.Hops)
-		}
+		hops := slices.Clone(ch.Hops)
 		for i := range hops {
 			hops[i].HopNumber = next + i
 		}
+		was := st.unresolved
 		st.unresolved, st.awaiting, st.awaitingNames, st.waitedForNames, st.hops = "", "", nil, true, hops
 		r.resolveBridges(st)
-		if st.unresolved != "" || len(st.hops) == 0 {
-			st.unresolved = was
+		if st.unresolved != "" {
+			st.unresolved = was // another bridge of st has no name: it stays unstated
 			continue
 		}
 		st.bridgeNote += fmt.Sprintf(", named when %s was judged again after every claim, with what the other claims' judges cited: the planned hops run now", d.claim.ClaimID)
@@ -361,6 +362,8 @@ func (r *multihopRun) stateNamedLate(ctx context.Context, d *chainState) {
 		err := r.runChain(ctx, st)
 		st.hopRecords, st.evidence = append(earlier, st.hopRecords...), append(st.evidence, found...)
 		if err != nil {
+			// A search failure no retry can fix is this claim's reason; the run's other verdicts
+			// were reached already and stand.
 			st.judged = true
 			st.verdict = judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow,
 				Reason: fmt.Sprintf("stated with %q once %s named it, its planned hops failed: %s", d.bridge.Value, d.claim.ClaimID, err)}
