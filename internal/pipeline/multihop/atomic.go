@@ -308,15 +308,19 @@ func consecutiveDecades(left []token, at int, right []token) bool {
 }
 
 // mainClause is the words of a conjunct before any clause inside it: up to a subordinator
-// ("viscous when it is disturbed"), or a noun alone when a subject pronoun follows it ("energy
-// it has": the energy that it has).
+// ("viscous when it is disturbed"), or up to a subject pronoun after a noun, a relative clause
+// without "that" ("energy it has": the energy that it has; "gospel, and sea shanties in the
+// music she recorded", where a real-model plan was refused for "recorded" read as the
+// conjunct's verb).
 func mainClause(words []token) []token {
 	if i := slices.IndexFunc(words, func(t token) bool { return subordinators[t.key] }); i >= 0 {
 		words = words[:i]
 	}
-	if len(words) >= 2 && subjectPronouns[words[1].key] && !words[0].capital && !words[0].number &&
-		!subjectPronouns[words[0].key] && !finiteVerbs[words[0].key] && !notNouns[words[0].key] {
-		return words[:1]
+	for i := 1; i < len(words); i++ {
+		n := words[i-1]
+		if subjectPronouns[words[i].key] && !n.capital && !n.number && !subjectPronouns[n.key] && !finiteVerbs[n.key] && !notNouns[n.key] {
+			return words[:i]
+		}
 	}
 	return words
 }
@@ -375,7 +379,7 @@ func nounPhraseJoin(left, right []token) bool {
 		return false
 	}
 	a, b := left[len(left)-1], right[0]
-	if a.capital || b.capital || a.number || b.number || finiteVerbs[a.key] || finiteVerbs[b.key] || articles[b.key] {
+	if a.capital || b.capital || a.number || b.number || finiteVerbs[a.key] || finiteVerbs[b.key] || articles[b.key] || subjectPronouns[b.key] {
 		return false
 	}
 	if len(right) > 1 {

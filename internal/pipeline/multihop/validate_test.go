@@ -486,6 +486,15 @@ func TestClaimAtomicAndFaithfulToSpan(t *testing.T) {
 		{"a name with a word in -ed", "Mara Quinn joined the army of the Ostmoor Colonies and the Revolutionary-era United Provinces.",
 			"Mara Quinn joined the army of the Ostmoor Colonies and the Revolutionary-era United Provinces",
 			"joined the army of the Ostmoor Colonies and the Revolutionary-era United Provinces", []string{"Mara Quinn", "Ostmoor Colonies", "United Provinces"}, "", ""},
+		// A verb inside a relative clause without "that" deep in the right-hand side ("the music
+		// she recorded") is the clause's, as it is right after its noun ("energy it has"): a
+		// real-model plan of EX-FEVER 3841-3920 was refused twice for "combined blues, rhythm and
+		// blues, gospel, and {c3} in the music he recorded", and its statement went unchecked.
+		{"a relative clause without that, deep in the list", "Mara Quinn pioneered the harbour sound by combining blues, rhythm and blues, gospel, and sea shanties in the music she recorded.",
+			"Mara Quinn combined blues, rhythm and blues, gospel, and sea shanties in the music she recorded",
+			"combining blues, rhythm and blues, gospel, and sea shanties in the music she recorded", []string{"Mara Quinn"}, "", ""},
+		{"a pronoun subject of a second clause", "Mara Quinn sold the farm and she bought a house.", "Mara Quinn sold the farm and she bought a house",
+			"Mara Quinn sold the farm and she bought a house", []string{"Mara Quinn"}, RuleClaimNotAtomic, "two predicates"},
 		// An initialism written with its full stops in the statement and without them in the
 		// claim is the same name ("the E.P" as "an EP": a real-model plan of FEVEROUS-S was
 		// refused for "adds EP").
