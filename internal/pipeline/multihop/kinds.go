@@ -37,7 +37,7 @@ var copulas = text.WordSet("is are was were")
 // without an article, "<Kind> is the/a/an" (definedKind), the kind a phrase of at most
 // maxKindWords words; a member is another source that, within maxMemberWords words after
 // "is", "are", "was" or "were" in the same sentence, names the kind (a plural "agencies" names
-// "agency"; namesMember). Only the
+// "agency"; namesMember), and in that sentence names a thing the claim names (claimNames). Only the
 // numbers reach the prompt: the kind is a source's words, and untrusted text stays inside
 // its fence. An entity's entry ("The Ostmoor Lighthouse is a tower") defines no kind, and a
 // mere mention ("Tide agencies were set up") names no member. A definition is paired only when
