@@ -124,6 +124,9 @@ func (r *multihopRun) nameByDescription(ctx context.Context) error {
 			why = fmt.Sprintf("%s, stated and judged, was %s and named no entity it confirmed (%s)", id, d.verdict.Verdict, text.Truncate(d.bridge.Reason, 160))
 		default:
 			why = r.judgeWithDescriptions(ctx, d, waiting)
+			if why != "" && r.nameByCandidates(ctx, d, waiting) {
+				why, when = "", "as the one of the names its judge listed that every claim building on it, judged with each, confirmed"
+			}
 		}
 		for _, st := range waiting {
 			st.awaiting = ""
@@ -197,6 +200,86 @@ func (r *multihopRun) judgeWithDescriptions(ctx context.Context, d *chainState, 
 	d.verdict, d.bridge, d.judgedLen = v, b, len(d.evidence)
 	d.judged, d.foundNothing = true, false
 	return ""
+}
+
+// maxCandidates bounds the names nameByCandidates tries: each costs a judgement of every claim
+// waiting for the name.
+const maxCandidates = 3
+
+// nameByCandidates names the entity d describes when d's judge confirmed d (supported, at
+// Medium or above) and named none, listing in "missing" the entities its sources name without
+// saying which one d describes, as its prompt asks (a cast list, two programs a host hosted):
+// the candidates are those of the names it listed that a passage it cited holds (at least two,
+// at most maxCandidates). Each claim waiting for the name is judged stated with each candidate,
+// on what its search by description kept and d's cited sources, and a candidate every one of
+// them confirms, and no other does, names the entity (resolveBridge's checks, on the passage d
+// cited that holds it). It reports whether one did; those judgements only choose, and the
+// claims are stated with the name and judged as any claim stated with a name found by a search
+// (refutesNoDescription: evidence on one entity never refutes what the statement says of
+// another that may fit). In relay runs (EX-FEVER 3761-3920) two true statements stayed
+// unverified so: Olivia Munn hosted two programs and "{c2} airs on G4" tells them apart; Gang
+// Signs & Prayer was made with MNEK or Kehlani, and the claims on the collaborator ("{c2} is
+// American", "... a dancer") tell them apart. Nothing of another claim's text reaches a judge.
+func (r *multihopRun) nameByCandidates(ctx context.Context, d *chainState, waiting []*chainState) bool {
+	if d.verdict.Verdict != pipeline.VerdictSupported || d.verdict.missing == "" || d.reused != nil {
+		return false
+	}
+	given := givenOf(d)
+	type candidate struct {
+		name    string
+		source  int
+		passage string
+	}
+	var candidates []candidate
+	for _, name := range groundedNames(d.verdict.missing, given) {
+		for _, k := range d.verdict.cited {
+			if q := d.verdict.quotes[k]; strings.Contains(text.FoldForMatch(q), text.FoldForMatch(name)) {
+				candidates = append(candidates, candidate{name, k + 1, q})
+				break
+			}
+		}
+	}
+	if len(candidates) < 2 || len(candidates) > maxCandidates {
+		return false
+	}
+	chosen := -1
+	for i, c := range candidates {
+		all := true
+		for _, st := range waiting {
+			if ctx.Err() != nil || !r.confirmsWith(ctx, st, d, c.name) {
+				all = false
+				break
+			}
+		}
+		if !all {
+			continue
+		}
+		if chosen >= 0 {
+			return false // two candidates fit what the claims say: neither is the one
+		}
+		chosen = i
+	}
+	if chosen < 0 {
+		return false
+	}
+	c := candidates[chosen]
+	b := evidence.ResolveBridge(evidence.BridgeAnswer{Value: c.name, Source: c.source, Passage: c.passage}, given, d.verdict.cited, "judge")
+	if b.Value == "" {
+		return false
+	}
+	d.bridge, d.provisional = b, false
+	return true
+}
+
+// confirmsWith reports whether st, stated with name for d's placeholder, is supported by its
+// judge on the evidence it has (what its search by description kept) and d's cited sources,
+// given as a dependency's findings. st itself is not changed.
+func (r *multihopRun) confirmsWith(ctx context.Context, st, d *chainState, name string) bool {
+	trial := &chainState{index: st.index, evidence: slices.Clone(st.evidence)}
+	trial.addCitedOf(d, 200+d.index, false)
+	claim, _ := evidence.SubstituteKnownBridges(st.claim.ClaimText, map[string]string{d.claim.ClaimID: name})
+	v := r.newJudge().judgeClaim(ctx, st.index+1, claim, givenOf(trial), st.bridged)
+	return v.Verdict == pipeline.VerdictSupported
 }
 
 // descriptionQuery is the search for the entity d describes by what the statement says of it:

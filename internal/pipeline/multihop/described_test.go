@@ -523,6 +523,69 @@ func TestBridgeNamedAfterEveryClaimStatesTheClaimsBuildingOnIt(t *testing.T) {
 	}
 }
 
+// A bridge claim confirmed with two candidates its cited passage names, neither of which its
+// judge could tell to be the one the claim describes (it lists both in "missing", as its prompt
+// asks), is named by what the claims building on it say: each is judged stated with each
+// candidate, on what its search by description found and the bridge claim's cited sources,
+// and the one candidate every such claim confirms names the entity; the claims are then stated
+// with it and judged as any claim stated with a name found by a search. In relay runs (EX-FEVER
+// 3761-3920) two true statements stayed unverified so: Olivia Munn hosted two programs, and
+// "{c2} airs on G4" tells them apart; Gang Signs & Prayer was made with MNEK or Kehlani.
+// Two candidates both confirmed, or a candidate no cited passage holds, name no one.
+func TestBridgeNamedByTheOneCandidateItsDependentsConfirm(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	band := hit("https://en.wikipedia.org/wiki/Rosewood_Band", "Wikipedia", "Rosewood Band is a rock band formed in 1971, with Jon Keel and Ann Vale as its lead vocalists.", nil)
+	keel := hit("https://www.allmusic.com/artist/jon-keel", "AllMusic", "Jon Keel is a singer and songwriter, a lead vocalist, born in Perth.", nil)
+	vale := hit("https://www.allmusic.com/artist/ann-vale", "AllMusic", "Ann Vale is a singer and songwriter, a lead vocalist, born in Leeds.", nil)
+	const query = "A singer and songwriter was the lead vocalist of Rosewood Band was born in Perth"
+	cited := judgeCitation{1, "with Jon Keel and Ann Vale as its lead vocalists", sup}
+	for _, tt := range []struct {
+		name, missing, valeVerdict string
+		named                      bool
+	}{
+		{"one candidate confirmed", "Jon Keel Ann Vale", "unverified", true},
+		{"both candidates confirmed", "Jon Keel Ann Vale", "supported", false},
+		{"a candidate no cited passage holds", "Jon Keel Max Payne", "unverified", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			valeReply := judgeReplyJSON(t, "unverified", "Low", "", nil)
+			if tt.valeVerdict == "supported" {
+				valeReply = judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{2, "Ann Vale is a singer and songwriter", sup})
+			}
+			model := planModel(t, vocalistPlan(), map[string]string{
+				"A singer and songwriter was the lead vocalist of Rosewood Band": judgeReplyJSON(t, "supported", "Medium", tt.missing, nil, cited),
+				"Jon Keel was born in Perth":                                     judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Jon Keel is a singer and songwriter, a lead vocalist, born in Perth", sup}),
+				"Ann Vale was born in Perth":                                     valeReply,
+			})
+			searcher := &StubSearcher{honour: true, rules: []searchRule{
+				{contains: "Rosewood Band lead vocalist history", results: []pipeline.SearchResult{band}},
+				{contains: query, results: []pipeline.SearchResult{keel, vale}},
+			}}
+			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: vocalistStatement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c1, c2 := res.Claims[0], res.Claims[1]
+			if c1.Verdict != pipeline.VerdictSupported {
+				t.Errorf("claim 1: %+v", c1)
+			}
+			if tt.named && (c2.Text != "Jon Keel was born in Perth" || c2.Verdict != pipeline.VerdictSupported) {
+				t.Errorf("claim 2: %+v", c2)
+			}
+			if !tt.named && (strings.Contains(c2.Text, "Jon Keel") || strings.Contains(c2.Text, "Ann Vale") || c2.Verdict == pipeline.VerdictSupported) {
+				t.Errorf("claim 2 was stated with a candidate: %+v", c2)
+			}
+			for _, p := range model.Sent(pipeline.StepJudge) {
+				if strings.Contains(p, "Max Payne") {
+					t.Errorf("a judge prompt holds a name no cited passage holds:\n%s", p)
+				}
+			}
+		})
+	}
+}
+
 // In this statement the band's singer is named only by what he was, and his own page names
 // neither the band nor the city.
 const vocalistStatement = "The lead vocalist of Rosewood Band was a singer and songwriter, who was born in Perth."
