@@ -209,8 +209,8 @@ const maxCandidates = 3
 // nameByCandidates names the entity d describes when d's judge confirmed d (supported, at
 // Medium or above) and named none, listing in "missing" the entities its sources name without
 // saying which one d describes, as its prompt asks (a cast list, two programs a host hosted):
-// the candidates are those of the names it listed that a passage it cited holds (at least two,
-// at most maxCandidates). Each claim waiting for the name is judged stated with each candidate,
+// the candidates are the names it listed (a list, not a query: onlyNames) that a source it cited
+// holds (at least two, at most maxCandidates). Each claim waiting for the name is judged stated with each candidate,
 // on what its search by description kept and d's cited sources, and a candidate every one of
 // them confirms, and no other does, names the entity (resolveBridge's checks, on the passage d
 // cited that holds it). It reports whether one did; those judgements only choose, and the
@@ -225,16 +225,20 @@ func (r *multihopRun) nameByCandidates(ctx context.Context, d *chainState, waiti
 		return false
 	}
 	given := givenOf(d)
+	names := groundedNames(d.verdict.missing, given)
+	if !onlyNames(d.verdict.missing, names) {
+		return false // a search query for a fact ("top division of English football name"), no list
+	}
 	type candidate struct {
 		name    string
 		source  int
 		passage string
 	}
 	var candidates []candidate
-	for _, name := range groundedNames(d.verdict.missing, given) {
+	for _, name := range names {
 		for _, k := range d.verdict.cited {
-			if q := d.verdict.quotes[k]; strings.Contains(text.FoldForMatch(q), text.FoldForMatch(name)) {
-				candidates = append(candidates, candidate{name, k + 1, q})
+			if passage := sentenceWith(evidence.SourceText(given[k]), name); passage != "" {
+				candidates = append(candidates, candidate{name, k + 1, passage})
 				break
 			}
 		}
@@ -269,6 +273,37 @@ func (r *multihopRun) nameByCandidates(ctx context.Context, d *chainState, waiti
 	}
 	d.bridge, d.provisional = b, false
 	return true
+}
+
+// onlyNames reports whether missing is a list of names: no word of it but the names' and small
+// words ("Attack of the Show! The Daily Show with Jon Stewart", "Kehlani MNEK").
+func onlyNames(missing string, names []string) bool {
+	held := map[string]bool{}
+	for _, n := range names {
+		for _, w := range text.Words(text.FoldForMatch(n)) {
+			held[w] = true
+		}
+	}
+	for _, w := range text.Words(text.FoldForMatch(missing)) {
+		if !held[w] && !text.IsAnyStopWord(w) {
+			return false
+		}
+	}
+	return len(names) > 0
+}
+
+// sentenceWith is the sentence of a source's text that names name, as the source writes it
+// ("" when none does): the passage a candidate is read from. A judge cites one passage a source
+// (its quote of another, naming the other candidate, is not kept), and every sentence of a
+// source it cited is what it read.
+func sentenceWith(source, name string) string {
+	want := text.FoldForMatch(name)
+	for _, s := range strings.Split(source, ". ") {
+		if strings.Contains(text.FoldForMatch(s), want) {
+			return strings.TrimSpace(s)
+		}
+	}
+	return ""
 }
 
 // confirmsWith reports whether st, stated with name for d's placeholder, is supported by its

@@ -531,7 +531,8 @@ func TestBridgeNamedAfterEveryClaimStatesTheClaimsBuildingOnIt(t *testing.T) {
 // with it and judged as any claim stated with a name found by a search. In relay runs (EX-FEVER
 // 3761-3920) two true statements stayed unverified so: Olivia Munn hosted two programs, and
 // "{c2} airs on G4" tells them apart; Gang Signs & Prayer was made with MNEK or Kehlani.
-// Two candidates both confirmed, or a candidate no cited passage holds, name no one.
+// Two candidates both confirmed, a candidate no cited source holds, or a search query in place of
+// a list of names, name no one.
 func TestBridgeNamedByTheOneCandidateItsDependentsConfirm(t *testing.T) {
 	t.Parallel()
 	sup := evidence.StanceSupports
@@ -546,7 +547,11 @@ func TestBridgeNamedByTheOneCandidateItsDependentsConfirm(t *testing.T) {
 	}{
 		{"one candidate confirmed", "Jon Keel Ann Vale", "unverified", true},
 		{"both candidates confirmed", "Jon Keel Ann Vale", "supported", false},
-		{"a candidate no cited passage holds", "Jon Keel Max Payne", "unverified", false},
+		{"a candidate no cited source holds", "Jon Keel Max Payne", "unverified", false},
+		// A search query for a fact names no candidates, though it holds names: "top division of
+		// English football name English Football League" read as two candidates stated a claim
+		// with "English" in a replay (EX-FEVER 3681-3760).
+		{"a query, not a list of names", "Rosewood Band lead vocalist name Jon Keel Ann Vale", "unverified", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
