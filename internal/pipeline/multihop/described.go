@@ -210,16 +210,18 @@ const maxCandidates = 3
 // Medium or above) and named none, listing in "missing" the entities its sources name without
 // saying which one d describes, as its prompt asks (a cast list, two programs a host hosted):
 // the candidates are the names it listed (a list, not a query: onlyNames) that a source it cited
-// holds (at least two, at most maxCandidates). Each claim waiting for the name is judged stated with each candidate,
+// holds, at least two and at most maxCandidates, each read from the source's sentence that
+// names it (sentenceWith). Each claim waiting for the name is judged stated with each candidate,
 // on what its search by description kept and d's cited sources, and a candidate every one of
-// them confirms, and no other does, names the entity (resolveBridge's checks, on the passage d
-// cited that holds it). It reports whether one did; those judgements only choose, and the
-// claims are stated with the name and judged as any claim stated with a name found by a search
+// them confirms, and no other does, names the entity (resolveBridge's checks, on that
+// sentence). It reports whether one did; those judgements only choose, and the claims are then
+// stated with the name and judged as any claim stated with a name found by a search
 // (refutesNoDescription: evidence on one entity never refutes what the statement says of
-// another that may fit). In relay runs (EX-FEVER 3761-3920) two true statements stayed
-// unverified so: Olivia Munn hosted two programs and "{c2} airs on G4" tells them apart; Gang
-// Signs & Prayer was made with MNEK or Kehlani, and the claims on the collaborator ("{c2} is
-// American", "... a dancer") tell them apart. Nothing of another claim's text reaches a judge.
+// another that may fit). In a relay run (EX-FEVER 3761-3840) Olivia Munn's page named the two
+// programs she hosted, and "{c2} airs on G4" told them apart. No search runs for a candidate:
+// when the waiting claims' searches by description found no page of any (Gang Signs & Prayer,
+// with MNEK or Kehlani, EX-FEVER 3841-3920), none is confirmed. Nothing of another claim's text
+// reaches a judge.
 func (r *multihopRun) nameByCandidates(ctx context.Context, d *chainState, waiting []*chainState) bool {
 	if d.verdict.Verdict != pipeline.VerdictSupported || d.verdict.missing == "" || d.reused != nil {
 		return false
