@@ -202,8 +202,8 @@ func (r *multihopRun) judgeWithDescriptions(ctx context.Context, d *chainState, 
 	return ""
 }
 
-// maxCandidates bounds the names nameByCandidates tries: each costs a judgement of every claim
-// waiting for the name.
+// maxCandidates bounds the names nameByCandidates tries: each costs a search and a judgement of
+// every claim waiting for the name.
 const maxCandidates = 3
 
 // nameByCandidates names the entity d describes when d's judge confirmed d (supported, at
@@ -214,13 +214,13 @@ const maxCandidates = 3
 // names it (sentenceWith). Each claim waiting for the name is judged stated with each candidate,
 // on what its search by description kept and d's cited sources, and a candidate every one of
 // them confirms, and no other does, names the entity (resolveBridge's checks, on that
-// sentence). It reports whether one did; those judgements only choose, and the claims are then
-// stated with the name and judged as any claim stated with a name found by a search
+// sentence). Each judgement follows a search of the claim's own for the candidate
+// (tryCandidate). It reports whether one candidate was chosen; those judgements only choose: the
+// chosen candidate's searches are kept as hops of their claims, and the claims are then stated
+// with the name and judged as any claim stated with a name found by a search
 // (refutesNoDescription: evidence on one entity never refutes what the statement says of
 // another that may fit). In a relay run (EX-FEVER 3761-3840) Olivia Munn's page named the two
-// programs she hosted, and "{c2} airs on G4" told them apart. No search runs for a candidate:
-// when the waiting claims' searches by description found no page of any (Gang Signs & Prayer,
-// with MNEK or Kehlani, EX-FEVER 3841-3920), none is confirmed. Nothing of another claim's text
+// programs she hosted, and "{c2} airs on G4" told them apart. Nothing of another claim's text
 // reaches a judge.
 func (r *multihopRun) nameByCandidates(ctx context.Context, d *chainState, waiting []*chainState) bool {
 	if d.verdict.Verdict != pipeline.VerdictSupported || d.verdict.missing == "" || d.reused != nil {
@@ -249,21 +249,27 @@ func (r *multihopRun) nameByCandidates(ctx context.Context, d *chainState, waiti
 		return false
 	}
 	chosen := -1
+	var trials []candidateTrial
 	for i, c := range candidates {
-		all := true
+		var these []candidateTrial
 		for _, st := range waiting {
-			if ctx.Err() != nil || !r.confirmsWith(ctx, st, d, c.name) {
-				all = false
+			t, err := r.tryCandidate(ctx, st, d, c.name)
+			if err != nil || ctx.Err() != nil {
+				return false // a search failure no retry can fix names no one; the claims stay as they were
+			}
+			if !t.confirmed {
+				these = nil
 				break
 			}
+			these = append(these, t)
 		}
-		if !all {
+		if these == nil {
 			continue
 		}
 		if chosen >= 0 {
 			return false // two candidates fit what the claims say: neither is the one
 		}
-		chosen = i
+		chosen, trials = i, these
 	}
 	if chosen < 0 {
 		return false
@@ -274,7 +280,22 @@ func (r *multihopRun) nameByCandidates(ctx context.Context, d *chainState, waiti
 		return false
 	}
 	d.bridge, d.provisional = b, false
+	// The chosen candidate's searches are hops of the claims that ran them.
+	for i, st := range waiting {
+		if t := trials[i]; t.searched {
+			r.keepHop(st, &t.hop, t.kept, t.repeats)
+		}
+	}
 	return true
+}
+
+// candidateTrial is a claim waiting for a bridge's name judged stated with one candidate: the
+// search its first planned hop ran with the candidate in it, and whether its judge confirmed it.
+type candidateTrial struct {
+	searched      bool
+	hop           pipeline.Hop
+	kept, repeats []evidence.Retrieved
+	confirmed     bool
 }
 
 // onlyNames reports whether missing is a list of names: no word of it but the names' and small
@@ -308,15 +329,51 @@ func sentenceWith(source, name string) string {
 	return ""
 }
 
-// confirmsWith reports whether st, stated with name for d's placeholder, is supported by its
-// judge on the evidence it has (what its search by description kept) and d's cited sources,
-// given as a dependency's findings. st itself is not changed.
-func (r *multihopRun) confirmsWith(ctx context.Context, st, d *chainState, name string) bool {
+// tryCandidate judges st stated with name for d's placeholder: st's first planned hop runs with
+// the name in it, under the chain's rules (it excludes what st's hops used, and what that leaves
+// out reaches the judge marked as not independent), numbered after st's earlier hops, and the
+// judge is given what it kept, st's evidence (its search by description) and d's cited sources
+// as a dependency's findings. st itself is not changed: the chosen candidate's hop is kept by
+// the caller. Only an error no retry can fix is returned. In a relay run (EX-FEVER 3841-3920)
+// the claims on the collaborator of Gang Signs & Prayer ("{c2} is American", "... a dancer")
+// had found no page of MNEK or of Kehlani by description, and neither candidate was confirmed
+// on the album's page alone.
+func (r *multihopRun) tryCandidate(ctx context.Context, st, d *chainState, name string) (candidateTrial, error) {
+	values := map[string]string{d.claim.ClaimID: name}
+	for _, id := range r.bridgesOf(st) {
+		if o := r.stateOf(id); o != nil && o != d && o.bridge.Value != "" {
+			values[id] = o.bridge.Value
+		}
+	}
+	claim, _ := evidence.SubstituteKnownBridges(st.claim.ClaimText, values)
 	trial := &chainState{index: st.index, evidence: slices.Clone(st.evidence)}
+	trial.used.merge(st.used)
+	var t candidateTrial
+	if ch := r.chainOf(st.claim.ClaimID); ch != nil && len(ch.Hops) > 0 {
+		planned := ch.Hops[0]
+		query, _ := evidence.SubstituteKnownBridges(planned.Query, values)
+		query = evidence.WithoutBridges(query)
+		next := 1
+		for _, h := range st.hopRecords {
+			next = max(next, h.Number+1)
+		}
+		t.hop = pipeline.Hop{ClaimPosition: st.index + 1, Number: next, TargetSourceType: planned.TargetSourceType,
+			ExpectedEvidenceType: planned.ExpectedEvidenceType, Reason: HopReasonPlan}
+		topic := newHopTopic(r.in.language, query, PlanClaim{ClaimText: claim, Entities: append(slices.Clone(st.claim.Entities), name)})
+		kept, repeats, err := r.runHop(ctx, &t.hop, query, claim, st.used, topic)
+		if err != nil {
+			return t, err
+		}
+		t.hop.Note = strings.TrimSuffix(fmt.Sprintf("its first planned hop with %q, one of the names %s's judge listed, for %s (the candidate every claim building on it confirmed is kept)",
+			name, d.claim.ClaimID, d.claim.ClaimID)+"; "+t.hop.Note, "; ")
+		t.searched, t.kept, t.repeats = true, kept, repeats
+		hop := t.hop
+		r.keepHop(trial, &hop, kept, repeats)
+	}
 	trial.addCitedOf(d, 200+d.index, false)
-	claim, _ := evidence.SubstituteKnownBridges(st.claim.ClaimText, map[string]string{d.claim.ClaimID: name})
 	v := r.newJudge().judgeClaim(ctx, st.index+1, claim, givenOf(trial), st.bridged)
-	return v.Verdict == pipeline.VerdictSupported
+	t.confirmed = v.Verdict == pipeline.VerdictSupported
+	return t, nil
 }
 
 // descriptionQuery is the search for the entity d describes by what the statement says of it:

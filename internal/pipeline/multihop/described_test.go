@@ -543,15 +543,18 @@ func TestBridgeNamedByTheOneCandidateItsDependentsConfirm(t *testing.T) {
 	cited := judgeCitation{1, "with Jon Keel and Ann Vale as its lead vocalists", sup}
 	for _, tt := range []struct {
 		name, missing, valeVerdict string
-		named                      bool
+		named, byDescription       bool
 	}{
-		{"one candidate confirmed", "Jon Keel Ann Vale", "unverified", true},
-		{"both candidates confirmed", "Jon Keel Ann Vale", "supported", false},
-		{"a candidate no cited source holds", "Jon Keel Max Payne", "unverified", false},
+		{"one candidate confirmed", "Jon Keel Ann Vale", "unverified", true, true},
+		// The search by description found neither candidate's page: each claim's own search
+		// for the candidate does, and the chosen one's is kept as a hop of the claim.
+		{"found by the claim's own search for the candidate", "Jon Keel Ann Vale", "unverified", true, false},
+		{"both candidates confirmed", "Jon Keel Ann Vale", "supported", false, true},
+		{"a candidate no cited source holds", "Jon Keel Max Payne", "unverified", false, true},
 		// A search query for a fact names no candidates, though it holds names: "top division of
 		// English football name English Football League" read as two candidates stated a claim
 		// with "English" in a replay (EX-FEVER 3681-3760).
-		{"a query, not a list of names", "Rosewood Band lead vocalist name Jon Keel Ann Vale", "unverified", false},
+		{"a query, not a list of names", "Rosewood Band lead vocalist name Jon Keel Ann Vale", "unverified", false, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -564,9 +567,15 @@ func TestBridgeNamedByTheOneCandidateItsDependentsConfirm(t *testing.T) {
 				"Jon Keel was born in Perth":                                     judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Jon Keel is a singer and songwriter, a lead vocalist, born in Perth", sup}),
 				"Ann Vale was born in Perth":                                     valeReply,
 			})
+			described := []pipeline.SearchResult{keel, vale}
+			if !tt.byDescription {
+				described = nil
+			}
 			searcher := &StubSearcher{honour: true, rules: []searchRule{
 				{contains: "Rosewood Band lead vocalist history", results: []pipeline.SearchResult{band}},
-				{contains: query, results: []pipeline.SearchResult{keel, vale}},
+				{contains: query, results: described},
+				{contains: "Jon Keel birthplace biography", results: []pipeline.SearchResult{keel}},
+				{contains: "Ann Vale birthplace biography", results: []pipeline.SearchResult{vale}},
 			}}
 			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: vocalistStatement})
 			if err != nil {
@@ -578,6 +587,14 @@ func TestBridgeNamedByTheOneCandidateItsDependentsConfirm(t *testing.T) {
 			}
 			if tt.named && (c2.Text != "Jon Keel was born in Perth" || c2.Verdict != pipeline.VerdictSupported) {
 				t.Errorf("claim 2: %+v", c2)
+			}
+			if tt.named && !tt.byDescription && !slices.ContainsFunc(res.Hops, func(h pipeline.Hop) bool {
+				return h.ClaimPosition == 2 && h.Query == "Jon Keel birthplace biography" && h.Status == HopFound && strings.Contains(h.Note, "one of the names c1's judge listed")
+			}) {
+				t.Errorf("the chosen candidate's search is no hop of claim 2: %+v", res.Hops)
+			}
+			if slices.ContainsFunc(res.Hops, func(h pipeline.Hop) bool { return strings.Contains(h.Query, "Ann Vale") }) {
+				t.Errorf("a candidate not chosen left a hop: %+v", res.Hops)
 			}
 			if !tt.named && (strings.Contains(c2.Text, "Jon Keel") || strings.Contains(c2.Text, "Ann Vale") || c2.Verdict == pipeline.VerdictSupported) {
 				t.Errorf("claim 2 was stated with a candidate: %+v", c2)
