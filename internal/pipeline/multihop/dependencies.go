@@ -340,10 +340,7 @@ func (r *multihopRun) stateNamedLate(ctx context.Context, d *chainState) {
 		if ch == nil || len(ch.Hops) == 0 {
 			continue
 		}
-		next := 1
-		for _, h := range st.hopRecords {
-			next = max(next, h.Number+1)
-		}
+		next := st.nextHopNumber()
 		hops := slices.Clone(ch.Hops)
 		for i := range hops {
 			hops[i].HopNumber = next + i
@@ -759,10 +756,7 @@ func (r *multihopRun) followUp(ctx context.Context, st *chainState, v judgement)
 		return false
 	}
 	st.followUps++
-	number := 1
-	for _, h := range st.hopRecords {
-		number = max(number, h.Number+1)
-	}
+	number := st.nextHopNumber()
 	var used usedSources
 	used.merge(st.used)
 	for _, e := range st.evidence {
@@ -785,6 +779,17 @@ func (r *multihopRun) followUp(ctx context.Context, st *chainState, v judgement)
 	before := len(st.evidence)
 	r.keepHop(st, &hop, kept, repeats)
 	return len(st.evidence) > before
+}
+
+// nextHopNumber is the number of a hop added to st's chain after the hops it ran: one past the
+// highest (a claim's hop numbers are its hops' key, whatever ran them: its plan, a follow-up, a
+// search by description or for a candidate).
+func (st *chainState) nextHopNumber() int {
+	next := 1
+	for _, h := range st.hopRecords {
+		next = max(next, h.Number+1)
+	}
+	return next
 }
 
 // retrievingHops counts the hops of st's chain that gave its judge a source. Spec 004's

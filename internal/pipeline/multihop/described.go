@@ -353,11 +353,7 @@ func (r *multihopRun) tryCandidate(ctx context.Context, st, d *chainState, name 
 		planned := ch.Hops[0]
 		query, _ := evidence.SubstituteKnownBridges(planned.Query, values)
 		query = evidence.WithoutBridges(query)
-		next := 1
-		for _, h := range st.hopRecords {
-			next = max(next, h.Number+1)
-		}
-		t.hop = pipeline.Hop{ClaimPosition: st.index + 1, Number: next, TargetSourceType: planned.TargetSourceType,
+		t.hop = pipeline.Hop{ClaimPosition: st.index + 1, Number: st.nextHopNumber(), TargetSourceType: planned.TargetSourceType,
 			ExpectedEvidenceType: planned.ExpectedEvidenceType, Reason: HopReasonPlan}
 		topic := newHopTopic(r.in.language, query, PlanClaim{ClaimText: claim, Entities: append(slices.Clone(st.claim.Entities), name)})
 		kept, repeats, err := r.runHop(ctx, &t.hop, query, claim, st.used, topic)
