@@ -126,8 +126,9 @@ func (r *multihopRun) addDependencySources(st *chainState) {
 // addCitedOf appends to st's evidence, in group, each source o's verdict cited that st does not
 // hold yet, and returns how many it added. A source that builtOn marks (a provisional bridge's
 // second judgement: settleProvisional) keeps the page passages o's judge read, since they may
-// hold what st's own sources left out; a dependency's finding is given as its search result,
-// since its passages were chosen for o's fact, not st's.
+// hold what st's own sources left out; a dependency's finding is given as its search result
+// with the page passages that hold what o's judge cited from it (citedPassages), since the
+// others were chosen for o's fact, not st's.
 func (st *chainState) addCitedOf(o *chainState, group int, builtOn bool) int {
 	added := 0
 	for _, k := range o.verdict.cited {
@@ -138,11 +139,34 @@ func (st *chainState) addCitedOf(o *chainState, group int, builtOn bool) int {
 		r := evidence.Retrieved{SearchResult: e.SearchResult, SearchSeq: e.SearchSeq}
 		if builtOn {
 			r.Page, r.Passages = e.Page, e.Passages
+		} else if held := citedPassages(e.Retrieved, o.verdict.quotes[k]); len(held) > 0 {
+			r.Page, r.Passages = e.Page, held
 		}
 		st.evidence = append(st.evidence, hopEvidence{Retrieved: r, hop: e.hop, group: group, fromClaim: o.index + 1, builtOn: builtOn})
 		added++
 	}
 	return added
+}
+
+// citedPassages are the page passages of e that hold quote, the passage a judge cited from it,
+// when the snippet e shows does not: the finding a dependent claim is given. A judge cites what
+// it read below a page's snippet as often as the snippet itself; given the snippet alone, the
+// dependent claim's judge would not see the fact its dependency was confirmed with (in a relay
+// run, EX-FEVER: "<a team> play their home games in an arena shared with other teams, including
+// <a second team>", cited from the team's page for the arena, was cut from the snippet the claim
+// about the second team was given). The whole passage comes, not the quote alone: the quote is
+// the words o's verdict relied on, and the rest of its sentence may be st's.
+func citedPassages(e evidence.Retrieved, quote string) []pipeline.Passage {
+	if quote == "" || evidence.PassageIn(quote, evidence.SourceText(evidence.Retrieved{SearchResult: e.SearchResult})) {
+		return nil
+	}
+	var held []pipeline.Passage
+	for _, p := range e.Passages {
+		if evidence.PassageIn(quote, p.Text) {
+			held = append(held, p)
+		}
+	}
+	return held
 }
 
 // shareFindings sets aside, for each claim still to be judged, what the other claims' hops kept
