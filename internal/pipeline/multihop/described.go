@@ -207,8 +207,10 @@ func (r *multihopRun) judgeWithDescriptions(ctx context.Context, d *chainState, 
 const maxCandidates = 3
 
 // nameByCandidates names the entity d describes when d's judge confirmed d (supported, at
-// Medium or above) and named none, listing in "missing" the entities its sources name without
-// saying which one d describes, as its prompt asks (a cast list, two programs a host hosted):
+// Medium or above), or confirmed it in part and contradicted nothing (the name is then
+// provisional: settleProvisional), and named none, listing in "missing" the entities its
+// sources name without saying which one d describes, as its prompt asks (a cast list, two
+// programs a host hosted):
 // the candidates are the names it listed (a list, not a query: onlyNames) that a source it cited
 // holds, at least two and at most maxCandidates, each read from the source's sentence that
 // names it (sentenceWith). Each claim waiting for the name is judged stated with each candidate,
@@ -223,12 +225,13 @@ const maxCandidates = 3
 // programs she hosted, and "{c2} airs on G4" told them apart. Nothing of another claim's text
 // reaches a judge.
 func (r *multihopRun) nameByCandidates(ctx context.Context, d *chainState, waiting []*chainState) bool {
-	if d.verdict.Verdict != pipeline.VerdictSupported || d.verdict.missing == "" || d.reused != nil {
+	inPart := d.verdict.Verdict == pipeline.VerdictUnverified && len(d.verdict.cited) > 0 && confirmedInPart(d.verdict)
+	if (d.verdict.Verdict != pipeline.VerdictSupported && !inPart) || d.verdict.missing == "" || d.reused != nil {
 		return false
 	}
 	given := givenOf(d)
 	names := groundedNames(d.verdict.missing, given)
-	if !onlyNames(d.verdict.missing, names) {
+	if !onlyNames(d.verdict.missing, names, evidence.WithoutBridges(d.claim.ClaimText)) {
 		return false // a search query for a fact ("top division of English football name"), no list
 	}
 	type candidate struct {
@@ -279,7 +282,10 @@ func (r *multihopRun) nameByCandidates(ctx context.Context, d *chainState, waiti
 	if b.Value == "" {
 		return false
 	}
-	d.bridge, d.provisional = b, false
+	// A claim confirmed only in part is named provisionally: once the claims stated with the
+	// name are judged, it is judged again with what they cited (settleProvisional), and what it
+	// then confirms, or not, establishes the name, or leaves them unverified (unsettle).
+	d.bridge, d.provisional = b, inPart
 	// The chosen candidate's searches are hops of the claims that ran them.
 	for i, st := range waiting {
 		if t := trials[i]; t.searched {
@@ -298,11 +304,14 @@ type candidateTrial struct {
 	confirmed     bool
 }
 
-// onlyNames reports whether missing is a list of names: no word of it but the names' and small
-// words ("Attack of the Show! The Daily Show with Jon Stewart", "Kehlani MNEK").
-func onlyNames(missing string, names []string) bool {
+// onlyNames reports whether missing is a list of names: no word of it but the names', small
+// words and the claim's own ("Attack of the Show! The Daily Show with Jon Stewart", "Kehlani
+// MNEK"; "Rooney Mara Amy Adams Scarlett Johansson actress" for "An actress starred in Her": the
+// names, and what the claim says of the one it means). A word of neither is a query's
+// ("name", "top division").
+func onlyNames(missing string, names []string, claim string) bool {
 	held := map[string]bool{}
-	for _, n := range names {
+	for _, n := range append(slices.Clone(names), claim) {
 		for _, w := range text.Words(text.FoldForMatch(n)) {
 			held[w] = true
 		}

@@ -2,6 +2,7 @@ package multihop
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -603,6 +604,69 @@ func TestBridgeNamedByTheOneCandidateItsDependentsConfirm(t *testing.T) {
 				if strings.Contains(p, "Max Payne") {
 					t.Errorf("a judge prompt holds a name no cited passage holds:\n%s", p)
 				}
+			}
+		})
+	}
+}
+
+// A bridge claim confirmed only in part (the entity's relation, not its kind) whose judge lists
+// the candidates its source names is named the same way, provisionally: the one candidate every
+// claim waiting for the name confirms states them, and the bridge claim is then judged again
+// with what they cited (settleProvisional), which confirms or unsettles it. In a relay run
+// (EX-FEVER 3921-4000) "An actress starred in <a film>" was partly supported on a cast list that
+// does not say "actress", its judge wrote the three names and "actress" in "missing", and the
+// true statement about the one of them with two awards stayed unverified.
+func TestBridgeConfirmedInPartNamedByTheOneCandidate(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	band := hit("https://en.wikipedia.org/wiki/Rosewood_Band", "Wikipedia", "Rosewood Band is a rock band formed in 1971, with Jon Keel and Ann Vale as its lead vocalists.", nil)
+	keel := hit("https://www.allmusic.com/artist/jon-keel", "AllMusic", "Jon Keel is a singer and songwriter, a lead vocalist, born in Perth.", nil)
+	vale := hit("https://www.allmusic.com/artist/ann-vale", "AllMusic", "Ann Vale is a singer and songwriter, a lead vocalist, born in Leeds.", nil)
+	for _, tt := range []struct {
+		name, second string
+		named        bool
+	}{
+		{"confirmed again with the candidate's page", "supported", true},
+		{"not confirmed again", "unverified", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			firstReply, err := json.Marshal(judgeReply{Verdict: "partly_supported", Reason: "scripted", Confidence: "Medium",
+				SupportedPart: "Jon Keel and Ann Vale were the lead vocalists of Rosewood Band", Missing: "Jon Keel Ann Vale singer songwriter",
+				Citations: []json.RawMessage{json.RawMessage(`{"source":1,"passage":"with Jon Keel and Ann Vale as its lead vocalists","stance":"supports"}`)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			model := planModel(t, vocalistPlan(), map[string]string{
+				"A singer and songwriter was the lead vocalist of Rosewood Band": string(firstReply),
+				"Jon Keel was born in Perth":                                     judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Jon Keel is a singer and songwriter, a lead vocalist, born in Perth", sup}),
+				"Ann Vale was born in Perth":                                     judgeReplyJSON(t, "unverified", "Low", "", nil),
+			})
+			second := judgeReplyJSON(t, "unverified", "Low", "", nil)
+			if tt.second == "supported" {
+				second = judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "Jon Keel", Source: 2, Passage: "Jon Keel is a singer and songwriter"},
+					judgeCitation{1, "with Jon Keel and Ann Vale as its lead vocalists", sup}, judgeCitation{2, "Jon Keel is a singer and songwriter, a lead vocalist", sup})
+			}
+			model.Rules = append([]pipelinetest.StubRule{{Contains: `relation="` + relationBuiltOn + `"`, Reply: second}}, model.Rules...)
+			searcher := &StubSearcher{honour: true, rules: []searchRule{
+				{contains: "Rosewood Band lead vocalist history", results: []pipeline.SearchResult{band}},
+				{contains: "Jon Keel birthplace biography", results: []pipeline.SearchResult{keel}},
+				{contains: "Ann Vale birthplace biography", results: []pipeline.SearchResult{vale}},
+			}}
+			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: vocalistStatement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c1, c2 := res.Claims[0], res.Claims[1]
+			if tt.named {
+				if c1.Verdict != pipeline.VerdictSupported || c2.Text != "Jon Keel was born in Perth" || c2.Verdict != pipeline.VerdictSupported {
+					t.Errorf("claims: %+v\n%+v", c1, c2)
+				}
+				return
+			}
+			// Named but not established: the claim stated with the name says nothing confirmed.
+			if c1.Verdict == pipeline.VerdictSupported || c2.Verdict == pipeline.VerdictSupported {
+				t.Errorf("a candidate the bridge claim was not confirmed with established something: %+v\n%+v", c1, c2)
 			}
 		})
 	}
