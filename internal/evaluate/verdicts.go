@@ -639,13 +639,16 @@ type verdictReport struct {
 	// ClosedWorld counts the claims false only under a closed-world reading (itemResult), and
 	// UnverifiedHeld is the share unverified of the others: issue 23's target reads "unverified
 	// where the corpus holds the evidence".
-	ClosedWorld    int            `json:"closed_world_claims"`
-	UnverifiedHeld ratio          `json:"unverified_where_the_corpus_holds_the_evidence"`
-	Cost           itemCost       `json:"cost_per_claim"`
-	Retrieval      hopGroup       `json:"retrieval"`
-	Baselines      []baseline     `json:"baselines"`
-	Confusion      map[string]int `json:"confusion"`
-	Results        []itemResult   `json:"-"`
+	ClosedWorld    int   `json:"closed_world_claims"`
+	UnverifiedHeld ratio `json:"unverified_where_the_corpus_holds_the_evidence"`
+	// UnverifiedHeldByGold is UnverifiedHeld of each gold label: a true statement left
+	// unverified is the method's miss, a false one often a contradiction judged at Low.
+	UnverifiedHeldByGold map[string]ratio `json:"unverified_where_the_corpus_holds_the_evidence_by_gold_label"`
+	Cost                 itemCost         `json:"cost_per_claim"`
+	Retrieval            hopGroup         `json:"retrieval"`
+	Baselines            []baseline       `json:"baselines"`
+	Confusion            map[string]int   `json:"confusion"`
+	Results              []itemResult     `json:"-"`
 }
 
 // Citations of the published baselines. A figure not found in the offline references (see
@@ -674,7 +677,7 @@ func baselinesFor(dataset string) []baseline {
 
 func summarizeVerdicts(set *datasets.Set, method, model, kind string, results []itemResult) verdictReport {
 	rep := verdictReport{Kind: kind, Model: model, Method: method, Dataset: set.Name, Path: set.Path, Mapping: set.Mapping,
-		Results: results, Confusion: map[string]int{}, Baselines: baselinesFor(set.Name)}
+		Results: results, Confusion: map[string]int{}, UnverifiedHeldByGold: map[string]ratio{}, Baselines: baselinesFor(set.Name)}
 	rep.Overall = scoreLabels(results, set.Classes)
 	groups := map[int][]itemResult{}
 	for _, r := range results {
@@ -690,6 +693,10 @@ func summarizeVerdicts(set *datasets.Set, method, model, kind string, results []
 		} else {
 			rep.UnverifiedHeld.Of++
 			rep.UnverifiedHeld.N += b2i(r.Predicted == pipeline.VerdictUnverified)
+			byGold := rep.UnverifiedHeldByGold[r.Gold]
+			byGold.Of++
+			byGold.N += b2i(r.Predicted == pipeline.VerdictUnverified)
+			rep.UnverifiedHeldByGold[r.Gold] = byGold
 		}
 		if r.Retrieval {
 			rep.Retrieval.Scores.N++
@@ -739,8 +746,14 @@ func writeVerdictTable(w io.Writer, rep verdictReport) {
 	fmt.Fprintf(w, "| macro-F1 (over %s) | %.3f |\n", strings.Join(classNames(rep.Overall.Classes), ", "), rep.Overall.MacroF1)
 	fmt.Fprintf(w, "| predicted unverified | %s |\n", rep.Overall.Unverified)
 	if rep.ClosedWorld > 0 {
-		fmt.Fprintf(w, "| predicted unverified where the corpus holds the evidence | %s (left out, false only under a closed-world reading: %d claims whose subject is another entity's, of which the corpus says nothing) |\n",
-			rep.UnverifiedHeld, rep.ClosedWorld)
+		var byGold []string
+		for _, c := range rep.Overall.Classes {
+			if g, ok := rep.UnverifiedHeldByGold[c.Label]; ok {
+				byGold = append(byGold, fmt.Sprintf("of the %s %d/%d", c.Label, g.N, g.Of))
+			}
+		}
+		fmt.Fprintf(w, "| predicted unverified where the corpus holds the evidence | %s (%s; left out, false only under a closed-world reading: %d claims whose subject is another entity's, of which the corpus says nothing) |\n",
+			rep.UnverifiedHeld, strings.Join(byGold, ", "), rep.ClosedWorld)
 	}
 	fmt.Fprintf(w, "| runs that failed (counted unverified) | %d |\n", rep.Errors)
 	if n > 0 {
