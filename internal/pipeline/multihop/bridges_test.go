@@ -152,39 +152,57 @@ func TestBridgeResolvedFromTheCitedFinding(t *testing.T) {
 // in a relay run (EX-FEVER) "<a team> play their home games in an arena" was confirmed from a
 // sentence of the team's page, read below its snippet, that also names a second team sharing the
 // arena; the claim about the second team was given the page's snippet only, which stops before
-// that sentence, and stayed unverified although its dependency had cited it.
+// that sentence, and stayed unverified although its dependency had cited it. Only the cited
+// passage comes: a dependent judge citing another passage of the page, which the dependency's
+// judge read and did not cite, cites what it was not given, and the citation is dropped.
 func TestDependencyFindingCarriesTheCitedPagePassage(t *testing.T) {
 	t.Parallel()
 	sup := evidence.StanceSupports
 	const sentence = "On television Adam Beach played Detective Chester Lake, and in the 2016 film Suicide Squad he played Slipknot."
 	short := hit(srcLake.URL, "Wikipedia", "Adam Beach, a Canadian actor, is known as Detective Chester Lake of Law & Order.", nil)
-	page := "Adam Beach is a Canadian actor born in Manitoba.\n\n" + sentence
-	model := planModel(t, slipknotPlan(), map[string]string{
-		"An actor played Detective Chester Lake": judgeReplyJSON(t, "supported", "Medium", "",
-			&judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach played Detective Chester Lake"},
-			judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}),
-		resolvedSlipknot: judgeReplyJSON(t, "supported", "Medium", "", nil,
-			judgeCitation{1, "in the 2016 film Suicide Squad he played Slipknot", sup}),
-	})
-	searcher := &StubSearcher{honour: true, rules: []searchRule{
-		{contains: "Detective Chester Lake Law Order", results: []pipeline.SearchResult{short}},
-	}}
-	pages := &pipelinetest.StubPages{Texts: map[string]string{srcLake.URL: page}}
-	res, err := Multihop{Model: model, Searcher: searcher, Pages: evidence.PageReading{Reader: pages}}.Run(context.Background(), pipeline.Input{Text: slipknotStatement})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c2Prompt string
-	for _, p := range model.Sent(pipeline.StepJudge) {
-		if strings.Contains(p, "<untrusted_claim>\n"+resolvedSlipknot) {
-			c2Prompt = p
-		}
-	}
-	if !strings.Contains(c2Prompt, sentence) || !strings.Contains(c2Prompt, relationEstablished) {
-		t.Errorf("c2's judge was not given the page passage c1's judge cited:\n%s", c2Prompt)
-	}
-	if c2 := res.Claims[1]; c2.Verdict != pipeline.VerdictSupported {
-		t.Errorf("claim 2 is %s (%s), want supported on its dependency's cited passage", c2.Verdict, c2.Reason)
+	page := "Adam Beach is a Canadian actor who played Slipknot, born in Manitoba.\n\n" + sentence
+	for _, tt := range []struct {
+		name, passage string
+		supported     bool
+	}{
+		{"the cited passage", "in the 2016 film Suicide Squad he played Slipknot", true},
+		{"a passage the dependency's judge did not cite", "Adam Beach is a Canadian actor who played Slipknot", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			model := planModel(t, slipknotPlan(), map[string]string{
+				"An actor played Detective Chester Lake": judgeReplyJSON(t, "supported", "Medium", "",
+					&judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach played Detective Chester Lake"},
+					judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}),
+				resolvedSlipknot: judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, tt.passage, sup}),
+			})
+			searcher := &StubSearcher{honour: true, rules: []searchRule{
+				{contains: "Detective Chester Lake Law Order", results: []pipeline.SearchResult{short}},
+			}}
+			pages := &pipelinetest.StubPages{Texts: map[string]string{srcLake.URL: page}}
+			res, err := Multihop{Model: model, Searcher: searcher, Pages: evidence.PageReading{Reader: pages}}.Run(context.Background(), pipeline.Input{Text: slipknotStatement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var c1Prompt, c2Prompt string
+			for _, p := range model.Sent(pipeline.StepJudge) {
+				switch {
+				case strings.Contains(p, "<untrusted_claim>\nAn actor played"):
+					c1Prompt = p
+				case strings.Contains(p, "<untrusted_claim>\n"+resolvedSlipknot):
+					c2Prompt = p
+				}
+			}
+			if !strings.Contains(c1Prompt, "born in Manitoba") {
+				t.Fatalf("c1's judge was not given the page's first passage, so the case tests nothing:\n%s", c1Prompt)
+			}
+			if !strings.Contains(c2Prompt, sentence) || !strings.Contains(c2Prompt, relationEstablished) || strings.Contains(c2Prompt, "born in Manitoba") {
+				t.Errorf("c2's judge was not given the page passage c1's judge cited, and only that:\n%s", c2Prompt)
+			}
+			if c2 := res.Claims[1]; (c2.Verdict == pipeline.VerdictSupported) != tt.supported {
+				t.Errorf("claim 2 is %s (%s), want supported %v", c2.Verdict, c2.Reason, tt.supported)
+			}
+		})
 	}
 }
 
