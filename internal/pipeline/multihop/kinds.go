@@ -62,9 +62,14 @@ func definedKinds(claim string, given []evidence.Retrieved) []kindDefinition {
 		if kind == nil || !definesWhatClaimSays(claim, words[d], kind) {
 			continue
 		}
+		// A name of the kind's own words is the kind ("Rock" of "Rock music originated in ..."),
+		// which the definition states alone: no member.
+		members := slices.DeleteFunc(slices.Clone(names), func(n []string) bool {
+			return !slices.ContainsFunc(n, func(w string) bool { return !slices.Contains(kind, w) })
+		})
 		for m := range words {
 			if m != d && slices.ContainsFunc(sentences[m], func(s []string) bool {
-				return namesMember(s, kind) && slices.ContainsFunc(names, func(n []string) bool { return text.ContainsRun(s, n) })
+				return namesMember(s, kind) && slices.ContainsFunc(members, func(n []string) bool { return text.ContainsRun(s, n) })
 			}) {
 				pairs = append(pairs, kindDefinition{definition: d + 1, member: m + 1})
 				break

@@ -69,6 +69,14 @@ func TestDefinedKinds(t *testing.T) {
 		{"a claim that names nothing", "A government agency is responsible for the collection of tide records", []evidence.Retrieved{institute, agency}, nil},
 		{"a member named with others", records, []evidence.Retrieved{agency,
 			page("Harbour offices", "The Westmoor Office and the Ostmoor Institute are tide agencies of the coast.")}, []kindDefinition{{definition: 1, member: 2}}},
+		// A name that is the kind's own words is the kind, not a member: a claim opening with the
+		// kind ("Rock music originated in the late 1940s", "Football includes any sport where
+		// ...") is about the kind itself. Helpers in a relay run (EX-FEVER 3921-4000), told to
+		// cite both, reported the rock music definition paired with heavy metal's page, and the
+		// association football one with a football position's.
+		{"a claim that opens with the kind", "Tide agencies keep the collection of tide records", []evidence.Retrieved{institute, agency}, nil},
+		{"the kind and a member the claim names", "Tide agencies such as the Ostmoor Institute keep the collection of tide records",
+			[]evidence.Retrieved{institute, agency}, []kindDefinition{{definition: 2, member: 1}}},
 		{"a kind after a possessive names no member", "Harbour pilotage guides ships through a harbour",
 			[]evidence.Retrieved{page("Harbour pilotage", "Harbour pilotage is the guidance of ships through a harbour."),
 				page("Mara Quinn", "Mara Quinn is a Westmoor sailor known for her harbour pilotage.")}, nil},
