@@ -114,7 +114,7 @@ func runVerdicts(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		"text) and the published baselines. --model scripted-fake runs the scripted fake model and\n"+
 		"--model offline-replay the offline replay: their figures test the harness, never a model.")
 	cfg.model.flags(fs)
-	fs.String(&cfg.Dataset, "dataset", "CORROBORATE_EVAL_DATASET", datasets.Feverous, "feverous-s, factcheck-bench or ex-fever (read from $CORROBORATE_DATASETS), or the path of a FEVEROUS-S JSON, a factcheck-bench JSONL, an EX-FEVER CSV or a labelled JSONL")
+	fs.String(&cfg.Dataset, "dataset", "CORROBORATE_EVAL_DATASET", datasets.Feverous, "feverous-s, factcheck-bench, ex-fever or ex-fever-nei (EX-FEVER's NOT ENOUGH INFO claims over ex-fever's corpus, gold unverified; read from $CORROBORATE_DATASETS), or the path of a FEVEROUS-S JSON, a factcheck-bench JSONL, an EX-FEVER CSV or a labelled JSONL")
 	fs.String(&cfg.Method, "method", "CORROBORATE_EVAL_METHOD", pipeline.MethodMultihop, "method: "+strings.Join(methods.Names(), ", "))
 	fs.Int(&cfg.N, "n", "CORROBORATE_EVAL_N", 200, "score the first N claims of the data set (0: all)")
 	fs.String(&cfg.Corpus, "corpus", "CORROBORATE_EVAL_CORPUS", corpusDataset, "search corpus of the open-book methods: dataset (the data set's evidence documents), gold (an oracle: each search returns only the claim's gold documents), none, or a JSONL file in `corpus load`'s format loaded beside them")

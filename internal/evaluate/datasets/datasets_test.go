@@ -99,6 +99,39 @@ func TestReadExFever(t *testing.T) {
 	}
 }
 
+// ex-fever-nei is EX-FEVER's NOT ENOUGH INFO claims, each gold unverified, over the same corpus
+// as ex-fever (the SUPPORT and REFUTE explanations; an NOT ENOUGH INFO explanation states no
+// evidence), its gold pages those of its entities that the corpus holds: a measure of what a
+// method commits to when the corpus cannot decide.
+func TestReadExFeverNotEnoughInfo(t *testing.T) {
+	t.Parallel()
+	labelled, err := Read(ExFever, "testdata/exfever.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := Read(ExFeverNEI, "testdata/exfever.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Items) != 2 || !slices.Equal(set.Classes, []string{pipeline.VerdictUnverified}) {
+		t.Fatalf("%d items over %q, want the two NOT ENOUGH INFO claims over unverified", len(set.Items), set.Classes)
+	}
+	skerry, vale := set.Items[0], set.Items[1]
+	if skerry.Probe.Text != "The lighthouse keeper of Skerry Point wrote three operas." || skerry.Gold.Label != pipeline.VerdictUnverified ||
+		skerry.Gold.Raw != "NOT ENOUGH INFO" || skerry.Gold.Hops != 2 || len(skerry.Gold.Evidence) != 0 {
+		t.Errorf("the first claim: %+v", skerry)
+	}
+	if !slices.Equal(vale.Gold.Evidence, []string{"https://en.wikipedia.org/wiki/Ingrid_Vale"}) {
+		t.Errorf("the second claim's gold pages: %q, want the one page the corpus holds", vale.Gold.Evidence)
+	}
+	if !reflect.DeepEqual(set.Docs, labelled.Docs) {
+		t.Errorf("the corpus differs from ex-fever's:\n%+v\n%+v", set.Docs, labelled.Docs)
+	}
+	if path, err := Path(ExFeverNEI); err == nil && !strings.HasSuffix(path, ExFeverFile) {
+		t.Errorf("--dataset %s reads %s, want EX-FEVER's file", ExFeverNEI, path)
+	}
+}
+
 // An explanation sentence is text of the page of the entity it is about. EX-FEVER's sentences
 // often name a person by the full name the page opens with ("Edward Thomas Hardy is an English
 // actor nominated for two Critics' Choice Movie Awards" for Tom_Hardy): read by the first title

@@ -28,6 +28,12 @@ var exFeverMapping = []LabelMapping{
 	{"REFUTE", pipeline.VerdictRefuted, "the explanation's \", not X\" parts are dropped from the evidence, which would give the label away"},
 }
 
+// exFeverNEIMapping is the label of ex-fever-nei's claims: EX-FEVER's NOT ENOUGH INFO, whose
+// explanations hold no evidence, scored against ex-fever's corpus, where "unverified" is right.
+var exFeverNEIMapping = []LabelMapping{
+	{"NOT ENOUGH INFO", pipeline.VerdictUnverified, "the claims EX-FEVER marks NOT ENOUGH INFO, over the corpus of its SUPPORT and REFUTE explanations (theirs state no evidence): a supported or refuted verdict commits to what the corpus cannot decide, unless the corpus happens to decide it"},
+}
+
 // exFeverHeader is the first line the reader expects: it says which columns hold what.
 var exFeverHeader = []string{"claim", "explanation", "label", "golden entity"}
 
@@ -36,8 +42,10 @@ var exFeverHeader = []string{"claim", "explanation", "label", "golden entity"}
 // titles of its gold Wikipedia pages. The explanations are the evidence corpus: each sentence
 // becomes text of the page of the gold entity it names first (of its own claim), one document per
 // page, shared by every claim that names it; a claim's gold evidence is its pages, and its hop
-// count their number.
-func readExFeverLabelled(path string) (*Set, error) {
+// count their number. With nei (ex-fever-nei) the claims are the NOT ENOUGH INFO ones instead,
+// each gold unverified, over the same corpus, their gold pages those of their entities that it
+// holds.
+func readExFeverLabelled(path string, nei bool) (*Set, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading the data set: %w", err)
@@ -53,6 +61,9 @@ func readExFeverLabelled(path string) (*Set, error) {
 	}
 	set := &Set{Name: "EX-FEVER test", Path: path, Mapping: exFeverMapping,
 		Classes: []string{pipeline.VerdictSupported, pipeline.VerdictRefuted}}
+	if nei {
+		set.Name, set.Mapping, set.Classes = "EX-FEVER test, NOT ENOUGH INFO claims", exFeverNEIMapping, []string{pipeline.VerdictUnverified}
+	}
 	pages := map[string]*search.Document{}
 	var order []string
 	for line := 2; ; line++ {
@@ -70,10 +81,23 @@ func readExFeverLabelled(path string) (*Set, error) {
 				label = m.Label
 			}
 		}
-		if label == "" {
-			continue // NOT ENOUGH INFO (see exFeverMapping)
-		}
 		entities := PythonStrings(rec[3])
+		if label == "" {
+			if nei && strings.EqualFold(raw, exFeverNEIMapping[0].Raw) {
+				if claim == "" || len(entities) == 0 {
+					return nil, fmt.Errorf("%s:%d: a %s claim needs its text and its gold entities", path, line, raw)
+				}
+				it := Item{Probe: Probe{ID: fmt.Sprintf("exfever-%d", line), Text: claim},
+					Gold: Gold{Label: pipeline.VerdictUnverified, Raw: raw, Hops: len(entities)}}
+				for _, e := range entities {
+					if u := wikipediaURL(e); !slices.Contains(it.Gold.Evidence, u) {
+						it.Gold.Evidence = append(it.Gold.Evidence, u)
+					}
+				}
+				set.Items = append(set.Items, it)
+			}
+			continue // NOT ENOUGH INFO: no evidence (see exFeverMapping)
+		}
 		if claim == "" || explanation == "" || len(entities) == 0 {
 			return nil, fmt.Errorf("%s:%d: a %s claim needs its text, its explanation and its gold entities", path, line, raw)
 		}
@@ -100,11 +124,18 @@ func readExFeverLabelled(path string) (*Set, error) {
 				doc.Body = strings.TrimSpace(doc.Body + " " + s)
 			}
 		}
-		set.Items = append(set.Items, it)
+		if !nei {
+			set.Items = append(set.Items, it)
+		}
 	}
 	for _, u := range order {
 		if pages[u].Body != "" {
 			set.Docs = append(set.Docs, *pages[u])
+		}
+	}
+	if nei {
+		for i := range set.Items {
+			set.Items[i].Gold.Evidence = slices.DeleteFunc(set.Items[i].Gold.Evidence, func(u string) bool { return pages[u] == nil || pages[u].Body == "" })
 		}
 	}
 	return set, nil

@@ -27,6 +27,9 @@ const (
 	Feverous       = "feverous-s"
 	FactcheckBench = "factcheck-bench"
 	ExFever        = "ex-fever"
+	// ExFeverNEI is EX-FEVER's NOT ENOUGH INFO claims, each gold unverified, over ex-fever's
+	// corpus: what a method commits to when the corpus cannot decide (readExFeverLabelled).
+	ExFeverNEI = "ex-fever-nei"
 )
 
 // Probe is what the pipeline may see of a labelled claim: its text, and nothing of its label
@@ -110,7 +113,7 @@ func Path(name string) (path string, err error) {
 		path = searcheval.FeverousPath()
 	case FactcheckBench:
 		path = FactcheckBenchPath()
-	case ExFever:
+	case ExFever, ExFeverNEI:
 		path = File(ExFeverFile)
 	default:
 		return name, nil
@@ -132,7 +135,7 @@ func Read(name, path string) (*Set, error) {
 	trimmed := bytes.TrimSpace(raw)
 	switch {
 	case strings.EqualFold(filepath.Ext(path), ".csv"):
-		return readExFeverLabelled(path)
+		return readExFeverLabelled(path, name == ExFeverNEI)
 	case len(trimmed) > 0 && trimmed[0] == '[':
 		return readFeverousLabelled(path)
 	case bytes.Contains(firstLine(trimmed), []byte(`"sentences"`)):
