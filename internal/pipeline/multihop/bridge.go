@@ -126,11 +126,18 @@ func resolveBridge(v judgement, given []evidence.Retrieved) (b evidence.Bridge, 
 	switch {
 	case v.Verdict == pipeline.VerdictSupported || v.Verdict == pipeline.VerdictPartlySupported:
 		return evidence.ResolveBridge(evidence.BridgeAnswer(v.answer), given, v.cited, "judge"), false
-	case v.Verdict == pipeline.VerdictUnverified && len(v.cited) > 0 && confirmedInPart(v):
+	case confirmedOnlyInPart(v):
 		b := evidence.ResolveBridge(evidence.BridgeAnswer(v.answer), given, v.cited, "judge")
 		return b, b.Value != ""
 	}
 	return evidence.Bridge{Reason: fmt.Sprintf("its verdict is %s, so its sources establish no answer", v.Verdict)}, false
+}
+
+// confirmedOnlyInPart reports whether v is a confirmation the rules in code made unverified
+// (partly supported with nothing contradicted, or supported at Low), its citations kept: a
+// bridge it names is provisional (resolveBridge, nameByCandidates).
+func confirmedOnlyInPart(v judgement) bool {
+	return v.Verdict == pipeline.VerdictUnverified && len(v.cited) > 0 && confirmedInPart(v)
 }
 
 // confirmedInPart reports whether the judge's own verdict confirmed the claim, whole or in

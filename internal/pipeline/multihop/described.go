@@ -225,7 +225,7 @@ const maxCandidates = 3
 // programs she hosted, and "{c2} airs on G4" told them apart. Nothing of another claim's text
 // reaches a judge.
 func (r *multihopRun) nameByCandidates(ctx context.Context, d *chainState, waiting []*chainState) bool {
-	inPart := d.verdict.Verdict == pipeline.VerdictUnverified && len(d.verdict.cited) > 0 && confirmedInPart(d.verdict)
+	inPart := confirmedOnlyInPart(d.verdict)
 	if (d.verdict.Verdict != pipeline.VerdictSupported && !inPart) || d.verdict.missing == "" || d.reused != nil {
 		return false
 	}
