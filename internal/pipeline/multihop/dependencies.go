@@ -378,11 +378,7 @@ func (r *multihopRun) stateNamedLate(ctx context.Context, d *chainState) {
 		}
 		st.bridgeNote += fmt.Sprintf(", named when %s was judged again after every claim, with what the other claims' judges cited: the planned hops run now", d.claim.ClaimID)
 		st.judged, st.verdict, st.bridge, st.namedBy = false, judgement{}, evidence.Bridge{}, d.claim.ClaimID
-		earlier, found := st.hopRecords, st.evidence
-		st.hopRecords, st.evidence = nil, nil
-		err := r.runChain(ctx, st)
-		st.hopRecords, st.evidence = append(earlier, st.hopRecords...), append(st.evidence, found...)
-		if err != nil {
+		if err := r.runChainStatedLate(ctx, st); err != nil {
 			// A search failure no retry can fix is this claim's reason; the run's other verdicts
 			// were reached already and stand.
 			st.judged = true
@@ -390,7 +386,6 @@ func (r *multihopRun) stateNamedLate(ctx context.Context, d *chainState) {
 				Reason: fmt.Sprintf("stated with %q once %s named it, its planned hops failed: %s", d.bridge.Value, d.claim.ClaimID, err)}
 			continue
 		}
-		r.enforceIndependenceOf(st)
 		st.sharedFinds = r.readFor(ctx, st, r.othersFinds(st))
 		r.judgeOne(ctx, st)
 		r.stateNamedLate(ctx, st)

@@ -59,15 +59,23 @@ func awaitingReason(d *chainState) string {
 func (r *multihopRun) stateAwaitingNames(ctx context.Context, st *chainState) error {
 	st.awaitingNames, st.waitedForNames, st.unresolved = nil, true, ""
 	r.resolveBridges(st)
-	// What the cross-validation queries found for it came in while it waited; its hops' finds go
-	// before it, as when its chain runs first, so that the last independence check keeps a
-	// hop's source over a later one on its domain.
-	crossChecked := st.evidence
-	st.evidence = nil
-	if err := r.runChain(ctx, st); err != nil {
+	return r.runChainStatedLate(ctx, st)
+}
+
+// runChainStatedLate runs the planned hops of st, a claim stated after the chains ran, under the
+// same rules as any chain. What it held already (what the cross-validation queries found for it
+// while it waited, what a search by description found) goes after its hops' finds, as when its
+// chain runs first, so that the last independence check keeps a hop's source over a later one
+// on its domain; its new hops are recorded after those it ran, the first of them carrying its
+// bridge note (runChain).
+func (r *multihopRun) runChainStatedLate(ctx context.Context, st *chainState) error {
+	earlier, held := st.hopRecords, st.evidence
+	st.hopRecords, st.evidence = nil, nil
+	err := r.runChain(ctx, st)
+	st.hopRecords, st.evidence = append(earlier, st.hopRecords...), append(st.evidence, held...)
+	if err != nil {
 		return err
 	}
-	st.evidence = append(st.evidence, crossChecked...)
 	r.enforceIndependenceOf(st)
 	return nil
 }
