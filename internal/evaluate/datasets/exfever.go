@@ -87,14 +87,7 @@ func readExFeverLabelled(path string, nei bool) (*Set, error) {
 				if claim == "" || len(entities) == 0 {
 					return nil, fmt.Errorf("%s:%d: a %s claim needs its text and its gold entities", path, line, raw)
 				}
-				it := Item{Probe: Probe{ID: fmt.Sprintf("exfever-%d", line), Text: claim},
-					Gold: Gold{Label: pipeline.VerdictUnverified, Raw: raw, Hops: len(entities)}}
-				for _, e := range entities {
-					if u := wikipediaURL(e); !slices.Contains(it.Gold.Evidence, u) {
-						it.Gold.Evidence = append(it.Gold.Evidence, u)
-					}
-				}
-				set.Items = append(set.Items, it)
+				set.Items = append(set.Items, exFeverItem(line, claim, raw, pipeline.VerdictUnverified, entities))
 			}
 			continue // NOT ENOUGH INFO: no evidence (see exFeverMapping)
 		}
@@ -106,14 +99,10 @@ func readExFeverLabelled(path string, nei bool) (*Set, error) {
 			swapped = swappedSubject(claim, explanation)
 			explanation = withoutCorrections(explanation)
 		}
-		it := Item{Probe: Probe{ID: fmt.Sprintf("exfever-%d", line), Text: claim},
-			Gold: Gold{Label: label, Raw: raw, Hops: len(entities), SwappedSubject: swapped}}
+		it := exFeverItem(line, claim, raw, label, entities)
+		it.Gold.SwappedSubject = swapped
 		for _, e := range entities {
-			u := wikipediaURL(e)
-			if !slices.Contains(it.Gold.Evidence, u) {
-				it.Gold.Evidence = append(it.Gold.Evidence, u)
-			}
-			if pages[u] == nil {
+			if u := wikipediaURL(e); pages[u] == nil {
 				pages[u] = &search.Document{URL: u, Title: pageTitle(e), Publisher: "Wikipedia", Language: "en"}
 				order = append(order, u)
 			}
@@ -139,6 +128,18 @@ func readExFeverLabelled(path string, nei bool) (*Set, error) {
 		}
 	}
 	return set, nil
+}
+
+// exFeverItem is the claim of line labelled label, its gold evidence the pages of its entities,
+// each once, and its hop count their number.
+func exFeverItem(line int, claim, raw, label string, entities []string) Item {
+	it := Item{Probe: Probe{ID: fmt.Sprintf("exfever-%d", line), Text: claim}, Gold: Gold{Label: label, Raw: raw, Hops: len(entities)}}
+	for _, e := range entities {
+		if u := wikipediaURL(e); !slices.Contains(it.Gold.Evidence, u) {
+			it.Gold.Evidence = append(it.Gold.Evidence, u)
+		}
+	}
+	return it
 }
 
 // withoutCorrections is a REFUTE explanation without its ", not X" parts, the claim's wrong
