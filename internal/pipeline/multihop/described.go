@@ -316,21 +316,26 @@ type candidateTrial struct {
 // words and the claim's own ("Attack of the Show! The Daily Show with Jon Stewart", "Kehlani
 // MNEK"; "Rooney Mara Amy Adams Scarlett Johansson actress" for "An actress starred in Her": the
 // names, and what the claim says of the one it means). A word of neither is a query's
-// ("name", "top division").
+// ("name", "top division"). Words are compared in one form (listForm): a judge writes the
+// claim's words as a query does ("Maghreb country bordering Tunisia" for "borders Tunisia").
 func onlyNames(missing string, names []string, claim string) bool {
 	held := map[string]bool{}
 	for _, n := range append(slices.Clone(names), claim) {
 		for _, w := range text.Words(text.FoldForMatch(n)) {
-			held[w] = true
+			held[listForm(w)] = true
 		}
 	}
 	for _, w := range text.Words(text.FoldForMatch(missing)) {
-		if !held[w] && !text.IsAnyStopWord(w) {
+		if !held[listForm(w)] && !text.IsAnyStopWord(w) {
 			return false
 		}
 	}
 	return len(names) > 0
 }
+
+// listForm is a folded word in the singular and without a verb form's ending: "borders",
+// "bordering" and "border" are "border" (text.Singular, then verbStem).
+func listForm(w string) string { return verbStem(text.Singular(w)) }
 
 // sentenceWith is the sentence of a source's text that names name, as the source writes it
 // ("" when none does): the passage a candidate is read from. A judge cites one passage a source
@@ -338,9 +343,9 @@ func onlyNames(missing string, names []string, claim string) bool {
 // source it cited is what it read.
 func sentenceWith(source, name string) string {
 	want := text.FoldForMatch(name)
-	for _, s := range strings.Split(source, ". ") {
+	for _, s := range text.Sentences(source) {
 		if strings.Contains(text.FoldForMatch(s), want) {
-			return strings.TrimSpace(s)
+			return s
 		}
 	}
 	return ""

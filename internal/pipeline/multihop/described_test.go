@@ -1167,3 +1167,36 @@ func TestClaimOnACorroboratedNameFoundByDescriptionIsRefutedOnIt(t *testing.T) {
 		})
 	}
 }
+
+// A candidate's passage is its own sentence however the source ends sentences: a page's text
+// from a search provider ends them with "?" and "!" and breaks lines, not only with ". ", and a
+// passage running on to the next sentence may name the other candidate.
+func TestSentenceWithEndsAtEverySentenceEnd(t *testing.T) {
+	source := "Who starred in Dunmore? Ada Vell starred in Dunmore!\nBo Kern starred too. Cy Roe directed it."
+	for name, want := range map[string]string{
+		"Ada Vell": "Ada Vell starred in Dunmore!",
+		"Bo Kern":  "Bo Kern starred too.",
+		"Cy Roe":   "Cy Roe directed it.",
+		"Di Sand":  "",
+	} {
+		if got := sentenceWith(source, name); got != want {
+			t.Errorf("sentenceWith(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// A judge's list of candidates may write the claim's own words in another form ("bordering"
+// for the claim's "borders"); a word the claim does not hold in any form is a query's.
+func TestOnlyNamesReadsTheClaimsWordsInAnyForm(t *testing.T) {
+	names := []string{"Norland", "Sudmark"}
+	claim := "A coastal country borders Vestria"
+	for missing, want := range map[string]bool{
+		"Norland Sudmark coastal country bordering Vestria": true,
+		"Norland Sudmark coastal countries border Vestria":  true,
+		"Norland Sudmark country population":                false,
+	} {
+		if got := onlyNames(missing, names, claim); got != want {
+			t.Errorf("onlyNames(%q) = %v, want %v", missing, got, want)
+		}
+	}
+}

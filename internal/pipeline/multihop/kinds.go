@@ -127,10 +127,11 @@ func bodyWords(g evidence.Retrieved) []string {
 // sentenceWords are the sentences of a source's shown text, each as bodyWords reads it: a
 // copula's window ends with its sentence ("The compact disc is a digital optical disc. An album
 // is ..." says nothing is an album; a relay run paired it with the album's definition). A full
-// stop after an abbreviation ends a sentence here too, which only shortens a window.
+// stop after an abbreviation ends a sentence here too, which only shortens a window
+// (text.Sentences).
 func sentenceWords(g evidence.Retrieved) [][]string {
 	var out [][]string
-	for _, s := range strings.Split(evidence.ShownText(g), ". ") {
+	for _, s := range text.Sentences(evidence.ShownText(g)) {
 		out = append(out, text.SingularWords(s))
 	}
 	return out

@@ -236,6 +236,32 @@ func IsNegation(word string) bool {
 	return negations[w] || strings.HasSuffix(w, "n't")
 }
 
+// Sentences splits s into its sentences, each trimmed and with the mark that ends it: a
+// sentence ends at ".", "?" or "!" before a space, and at a line break ("Who starred? Ada
+// starred!\nBo too." is three). A full stop after an abbreviation ("Warner Bros. Pictures")
+// ends one too: a rule reading a sentence as a window sees a shorter one, never a longer one.
+func Sentences(s string) []string {
+	var out []string
+	add := func(sentence string) {
+		if sentence = strings.TrimSpace(sentence); sentence != "" {
+			out = append(out, sentence)
+		}
+	}
+	start := 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\n' || s[i] == '\r':
+			add(s[start:i])
+			start = i + 1
+		case (s[i] == '.' || s[i] == '?' || s[i] == '!') && i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\t'):
+			add(s[start : i+1])
+			start = i + 1
+		}
+	}
+	add(s[start:])
+	return out
+}
+
 // Truncate cuts s to at most n bytes without splitting a character.
 func Truncate(s string, n int) string {
 	if len(s) <= n {

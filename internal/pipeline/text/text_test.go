@@ -234,3 +234,17 @@ func TestSingular(t *testing.T) {
 		t.Errorf("SingularWords: %v", got)
 	}
 }
+
+func TestSentences(t *testing.T) {
+	for in, want := range map[string][]string{
+		"Who starred? Ada starred!\nBo too. Cy directed it.": {"Who starred?", "Ada starred!", "Bo too.", "Cy directed it."},
+		"One sentence without an end":                        {"One sentence without an end"},
+		"Warner Bros. Pictures made it.":                     {"Warner Bros.", "Pictures made it."},
+		"Version 2.5 shipped.\r\n\nNext.  ":                  {"Version 2.5 shipped.", "Next."},
+		"":                                                   nil,
+	} {
+		if got := Sentences(in); !slices.Equal(got, want) {
+			t.Errorf("Sentences(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
