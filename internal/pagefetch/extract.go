@@ -12,7 +12,10 @@ import (
 
 	readability "codeberg.org/readeck/go-readability/v2"
 	"github.com/ledongthuc/pdf"
+	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
+
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
 
 // errUnsupportedType: the body is of a type whose text is not extracted.
@@ -72,11 +75,47 @@ func htmlText(body []byte, pageURL *url.URL) (string, error) {
 	if article.Node == nil {
 		return "", errors.New("extracting the main text: readability found no article")
 	}
+	noteLinkTargets(article.Node)
 	var b strings.Builder
 	if err := article.RenderText(&b); err != nil {
 		return "", fmt.Errorf("extracting the main text: %w", err)
 	}
 	return b.String(), nil
+}
+
+// noteLinkTargets writes after each link whose title attribute names what its text does not
+// where it leads (text.LinkNote: "Bologna (link: Virtus Pallacanestro Bologna)"): a page often
+// says who or what it means only by a link, and its text alone would not. Only the title
+// attribute is read, the link's own words for its target; an address is no name.
+func noteLinkTargets(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode || c.Data != "a" {
+			noteLinkTargets(c)
+			continue
+		}
+		for _, a := range c.Attr {
+			if a.Key != "title" {
+				continue
+			}
+			if note := text.LinkNote(innerText(c), a.Val); note != "" {
+				n.InsertBefore(&html.Node{Type: html.TextNode, Data: note}, c.NextSibling)
+				c = c.NextSibling
+			}
+			break
+		}
+	}
+}
+
+// innerText is the text of n's descendants, joined.
+func innerText(n *html.Node) string {
+	if n.Type == html.TextNode {
+		return n.Data
+	}
+	var b strings.Builder
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		b.WriteString(innerText(c))
+	}
+	return b.String()
 }
 
 // pdfText returns a PDF's text. The PDF reader panics on some malformed files; a page is

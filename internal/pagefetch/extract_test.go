@@ -73,3 +73,19 @@ func TestExtractTextDecodesTheDeclaredCharset(t *testing.T) {
 		t.Errorf("a windows-1252 HTML page read as %q (%v)", text, err)
 	}
 }
+
+// A link's title, where it names what the link's text does not ("Bologna" leading to "Virtus
+// Pallacanestro Bologna"), is read after the text: the page says who it means only there.
+func TestExtractTextReadsWhereALinkLeads(t *testing.T) {
+	t.Parallel()
+	para := `<p>After college, Werner signed with <a href="/wiki/Virtus_Pallacanestro_Bologna" title="Virtus Pallacanestro Bologna">Bologna</a> ` +
+		`of the <a href="/wiki/Lega_Basket_Serie_A" title="Lega Basket Serie A">Lega Basket Serie A</a>, and later played in Hungary for several seasons.</p>`
+	page := []byte("<html><head><title>Werner</title></head><body><article>" + strings.Repeat(para, 4) + "</article></body></html>")
+	text, _, err := extractText(page, "text/html", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "signed with Bologna (link: Virtus Pallacanestro Bologna) of the Lega Basket Serie A, and") {
+		t.Errorf("the page read as %q", text)
+	}
+}

@@ -262,6 +262,31 @@ func Sentences(s string) []string {
 	return out
 }
 
+// LinkNote is what a reader of a link writes after the link's text to say where it leads,
+// " (link: Virtus Pallacanestro Bologna)" after "Bologna", or "" when the target names nothing
+// the text does not say: a page often says who or what it means only by a link's target (a
+// club called "Bologna", a birthplace written by its district's name), and a judge given the
+// text alone cannot tell. The target is a page title or a link's title attribute: underscores
+// read as spaces, a section after "#" is dropped, and a title in a namespace ("File:...",
+// "Help:IPA/English") names a page about the site, not a thing, and is no note.
+func LinkNote(linkText, target string) string {
+	target, _, _ = strings.Cut(target, "#")
+	target = strings.Join(strings.Fields(strings.ReplaceAll(target, "_", " ")), " ")
+	if target == "" || strings.Contains(target, ":") {
+		return ""
+	}
+	said := map[string]bool{}
+	for _, w := range Words(FoldForMatch(linkText)) {
+		said[w] = true
+	}
+	for _, w := range Words(FoldForMatch(target)) {
+		if !said[w] {
+			return " (link: " + target + ")"
+		}
+	}
+	return ""
+}
+
 // Truncate cuts s to at most n bytes without splitting a character.
 func Truncate(s string, n int) string {
 	if len(s) <= n {

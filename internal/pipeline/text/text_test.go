@@ -248,3 +248,22 @@ func TestSentences(t *testing.T) {
 		}
 	}
 }
+
+func TestLinkNote(t *testing.T) {
+	for _, tc := range []struct{ text, target, want string }{
+		{"Bologna", "Virtus Pallacanestro Bologna", " (link: Virtus Pallacanestro Bologna)"},
+		{"Steinheidel-Erlabrunn", "Breitenbrunn,_Saxony", " (link: Breitenbrunn, Saxony)"},
+		{"American", "United States", " (link: United States)"},
+		{"Gallery", "Cahaba, Alabama#Gallery", " (link: Cahaba, Alabama)"},
+		{"General Douglas MacArthur", "Douglas MacArthur", ""}, // the target says nothing the text does not
+		{"Proofpoint", "proofpoint", ""},
+		{"/ˈiːtən/", "Help:IPA/English", ""}, // a namespace's page, not a thing the text names
+		{"listen", "File:Versailles.wav", ""},
+		{"Bologna", "", ""},
+		{"the club", "Bologna (basketball)", " (link: Bologna (basketball))"},
+	} {
+		if got := LinkNote(tc.text, tc.target); got != tc.want {
+			t.Errorf("LinkNote(%q, %q) = %q, want %q", tc.text, tc.target, got, tc.want)
+		}
+	}
+}

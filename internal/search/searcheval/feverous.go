@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 	"github.com/corroborate/corroborate/internal/search"
 )
 
@@ -62,8 +63,8 @@ func FeverousPath() string {
 const feverousHint = "set " + DatasetsEnv + " to the directory that holds " + FeverousFile + ", or CORROBORATE_FEVEROUS to the file"
 
 // ReadFeverous reads the dataset at path: one document per page title (the evidence lines of
-// that title across all claims, each once, in order of first appearance, link markup reduced to
-// its text) and the claims with their gold page URLs.
+// that title across all claims, each once, in order of first appearance, link markup read as
+// ReadLinks reads it) and the claims with their gold page URLs.
 func ReadFeverous(path string) ([]search.Document, []Claim, error) {
 	if path == "" {
 		return nil, nil, fmt.Errorf("no FEVEROUS-S data set named: %s", feverousHint)
@@ -101,7 +102,7 @@ func ReadFeverous(path string) ([]search.Document, []Claim, error) {
 				pages[title] = p
 				order = append(order, title)
 			}
-			sentence = strings.TrimSpace(StripLinks(sentence))
+			sentence = strings.TrimSpace(ReadLinks(sentence))
 			if sentence != "" && !p.seen[sentence] {
 				p.seen[sentence] = true
 				p.lines = append(p.lines, sentence)
@@ -140,13 +141,18 @@ func PageURL(title string) string {
 
 var wikiLink = regexp.MustCompile(`\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]`)
 
-// StripLinks reduces Wikipedia link markup to its text: [[Target|text]] to text, [[Target]] to
-// Target with underscores as spaces.
-func StripLinks(s string) string {
+// ReadLinks reads Wikipedia link markup as a reader of the page would: [[Target|text]] as its
+// text, and where the target names what the text does not, where it leads (text.LinkNote:
+// "[[Virtus_Pallacanestro_Bologna|Bologna]]" is "Bologna (link: Virtus Pallacanestro
+// Bologna)"); [[Target]] as Target with underscores as spaces. FEVEROUS's annotators chose
+// sentences that often name the claim's entity only by a link ("Proofpoint" leading to
+// Proofpoint Systems, Inc., whose page the claim's description comes from): the text alone
+// would hold the claim's evidence only in part.
+func ReadLinks(s string) string {
 	return wikiLink.ReplaceAllStringFunc(s, func(m string) string {
 		parts := wikiLink.FindStringSubmatch(m)
 		if strings.Contains(m, "|") {
-			return parts[2]
+			return parts[2] + text.LinkNote(parts[2], parts[1])
 		}
 		return strings.ReplaceAll(parts[1], "_", " ")
 	})

@@ -12,16 +12,19 @@ import (
 	"github.com/corroborate/corroborate/internal/testenv"
 )
 
-func TestStripLinks(t *testing.T) {
+// A link's text is read with where it leads when the target names what the text does not: the
+// evidence an annotator chose often says who "Bologna" is only by its link.
+func TestReadLinks(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
-		{"near [[Pittsview,_Alabama|Pittsview]] in [[Russell_County,_Alabama|Russell County, Alabama]].", "near Pittsview in Russell County, Alabama."},
+		{"near [[Pittsview,_Alabama|Pittsview]] in [[Russell_County,_Alabama|Russell County, Alabama]].", "near Pittsview (link: Pittsview, Alabama) in Russell County, Alabama."},
+		{"signed with [[Virtus_Pallacanestro_Bologna|Bologna]] of the league", "signed with Bologna (link: Virtus Pallacanestro Bologna) of the league"},
 		{"a [[Patio]] and [[Marble_hearth]]", "a Patio and Marble hearth"},
 		{"no links [here", "no links [here"},
-		{"[[A|]] empty text", " empty text"},
+		{"[[A|]] empty text", " (link: A) empty text"},
 	} {
-		if got := searcheval.StripLinks(tc.in); got != tc.want {
-			t.Errorf("StripLinks(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := searcheval.ReadLinks(tc.in); got != tc.want {
+			t.Errorf("ReadLinks(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 	if got := searcheval.PageURL("Glenn–Thompson Plantation"); got != "https://en.wikipedia.org/wiki/Glenn%E2%80%93Thompson_Plantation" {
