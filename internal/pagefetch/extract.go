@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	readability "codeberg.org/readeck/go-readability/v2"
@@ -85,25 +86,45 @@ func htmlText(body []byte, pageURL *url.URL) (string, error) {
 
 // noteLinkTargets writes after each link whose title attribute names what its text does not
 // where it leads (text.LinkNote: "Bologna (link: Virtus Pallacanestro Bologna)"): a page often
-// says who or what it means only by a link, and its text alone would not. Only the title
-// attribute is read, the link's own words for its target; an address is no name.
+// says who or what it means only by a link, and its text alone would not. The title counts only
+// where the link's address ends in it ("/wiki/Virtus_Pallacanestro_Bologna"): then it is the
+// name of the page the link leads to, not a tooltip, which may say anything and is shown to no
+// reader of the page's text.
 func noteLinkTargets(n *html.Node) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type != html.ElementNode || c.Data != "a" {
 			noteLinkTargets(c)
 			continue
 		}
+		var title, href string
 		for _, a := range c.Attr {
-			if a.Key != "title" {
-				continue
+			switch a.Key {
+			case "title":
+				title = a.Val
+			case "href":
+				href = a.Val
 			}
-			if note := text.LinkNote(innerText(c), a.Val); note != "" {
-				n.InsertBefore(&html.Node{Type: html.TextNode, Data: note}, c.NextSibling)
-				c = c.NextSibling
-			}
-			break
+		}
+		if !addressNames(href, title) {
+			continue
+		}
+		if note := text.LinkNote(innerText(c), title); note != "" {
+			n.InsertBefore(&html.Node{Type: html.TextNode, Data: note}, c.NextSibling)
+			c = c.NextSibling
 		}
 	}
+}
+
+// addressNames reports whether href's last path segment is title, word for word ("_" and "-"
+// between words, escapes decoded, case and accents aside).
+func addressNames(href, title string) bool {
+	u, err := url.Parse(href)
+	if err != nil || title == "" {
+		return false
+	}
+	segment := u.Path[strings.LastIndex(u.Path, "/")+1:]
+	want := text.Words(text.FoldForMatch(title))
+	return len(want) > 0 && slices.Equal(text.Words(text.FoldForMatch(segment)), want)
 }
 
 // innerText is the text of n's descendants, joined.

@@ -75,17 +75,19 @@ func TestExtractTextDecodesTheDeclaredCharset(t *testing.T) {
 }
 
 // A link's title, where it names what the link's text does not ("Bologna" leading to "Virtus
-// Pallacanestro Bologna"), is read after the text: the page says who it means only there.
+// Pallacanestro Bologna"), is read after the text: the page says who it means only there. A
+// title that is not the name of the address it leads to is a tooltip, and may say anything.
 func TestExtractTextReadsWhereALinkLeads(t *testing.T) {
 	t.Parallel()
 	para := `<p>After college, Werner signed with <a href="/wiki/Virtus_Pallacanestro_Bologna" title="Virtus Pallacanestro Bologna">Bologna</a> ` +
-		`of the <a href="/wiki/Lega_Basket_Serie_A" title="Lega Basket Serie A">Lega Basket Serie A</a>, and later played in Hungary for several seasons.</p>`
+		`of the <a href="/wiki/Lega_Basket_Serie_A" title="Lega Basket Serie A">Lega Basket Serie A</a>, and later played in ` +
+		`<a href="https://example.org/hungary?id=7" title="Werner was never loaned to Hungary">Hungary</a> for several seasons.</p>`
 	page := []byte("<html><head><title>Werner</title></head><body><article>" + strings.Repeat(para, 4) + "</article></body></html>")
 	text, _, err := extractText(page, "text/html", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(text, "signed with Bologna (link: Virtus Pallacanestro Bologna) of the Lega Basket Serie A, and") {
+	if !strings.Contains(text, "signed with Bologna (link: Virtus Pallacanestro Bologna) of the Lega Basket Serie A, and later played in Hungary for") {
 		t.Errorf("the page read as %q", text)
 	}
 }
