@@ -268,11 +268,13 @@ func Sentences(s string) []string {
 // club called "Bologna", a birthplace written by its district's name), and a judge given the
 // text alone cannot tell. The target is a page title or a link's title attribute: underscores
 // read as spaces, a section after "#" is dropped, and a title in a namespace ("File:...",
-// "Help:IPA/English") names a page about the site, not a thing, and is no note.
+// "Help:IPA/English": a word and a colon with no space after it) names a page about the site,
+// not a thing, and is no note; a title's own colon is followed by a space ("Star Wars: The
+// Force Awakens").
 func LinkNote(linkText, target string) string {
 	target, _, _ = strings.Cut(target, "#")
 	target = strings.Join(strings.Fields(strings.ReplaceAll(target, "_", " ")), " ")
-	if target == "" || strings.Contains(target, ":") {
+	if prefix, rest, found := strings.Cut(target, ":"); target == "" || found && !strings.Contains(prefix, " ") && !strings.HasPrefix(rest, " ") {
 		return ""
 	}
 	said := map[string]bool{}

@@ -259,6 +259,7 @@ func TestLinkNote(t *testing.T) {
 		{"Proofpoint", "proofpoint", ""},
 		{"/ˈiːtən/", "Help:IPA/English", ""}, // a namespace's page, not a thing the text names
 		{"listen", "File:Versailles.wav", ""},
+		{"The Force Awakens", "Star_Wars:_The_Force_Awakens", " (link: Star Wars: The Force Awakens)"},
 		{"Bologna", "", ""},
 		{"the club", "Bologna (basketball)", " (link: Bologna (basketball))"},
 	} {
