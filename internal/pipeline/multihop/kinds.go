@@ -149,9 +149,11 @@ func sentenceWords(g evidence.Retrieved) [][]string {
 // A definition may open by setting itself in its field, as encyclopedias write one ("In
 // criminal law, kidnapping is the unlawful confinement of a person ...", "In media, a spin-off
 // is ..."; withoutField): the kind follows the field, and a subject in lower case there is a
-// kind even as one word, since a name would be capitalised.
+// kind even as one word, since a name would be capitalised. What brackets hold between the
+// kind and its copula is read past ("An acropolis (Ancient Greek: ...) was ...",
+// withoutBrackets).
 func definedKind(s string) []string {
-	s, inField := withoutField(s)
+	s, inField := withoutField(withoutBrackets(s))
 	tokens := text.Tokens(s, "")
 	tokens = tokens[:min(len(tokens), maxKindWords+3)]
 	words := make([]string, len(tokens))

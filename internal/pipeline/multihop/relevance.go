@@ -346,10 +346,41 @@ func (t hopTopic) predicateOpens(opening string) bool {
 	return shared >= minDefinitionWords && 2*shared >= len(t.predicate)
 }
 
-// openingWords are the first definitionWindow words of body, folded and made singular.
+// openingWords are the first definitionWindow words of body outside its brackets, folded and
+// made singular.
 func openingWords(body string) []string {
-	words := text.SingularWords(body)
+	words := text.SingularWords(withoutBrackets(body))
 	return words[:min(len(words), definitionWindow)]
+}
+
+// withoutBrackets is s without what its round brackets hold, brackets nested in them included:
+// an encyclopedia's opening puts a name's pronunciation, etymology, plurals and dates between
+// the name and what it is ("An acropolis (Ancient Greek: ...; plural in English: ...) was an
+// ancient Greek settlement"), and a rule reading the opening reads past them. An unclosed
+// bracket keeps the rest.
+func withoutBrackets(s string) string {
+	if !strings.Contains(s, "(") {
+		return s
+	}
+	var b strings.Builder
+	depth, open := 0, 0
+	for i, r := range s {
+		switch {
+		case r == '(':
+			if depth == 0 {
+				open = i
+			}
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	if depth > 0 {
+		b.WriteString(s[open:])
+	}
+	return b.String()
 }
 
 // predicateShared counts the topic's predicate words that s holds, in any form of a verb

@@ -53,6 +53,15 @@ func TestHopTopicRelevance(t *testing.T) {
 			"Jose Westmoor (born 1984) is a footballer.", true},
 		{PlanClaim{ClaimText: "Jose Westmoor was born in Ostmoor", Entities: []string{"Jose Westmoor"}}, "Jose Westmoor born",
 			"Josef Westmoor (born 1984) is a footballer.", false},
+		// A definition's opening is read without its brackets: an encyclopedia writes a kind's
+		// etymology and plurals between its name and its copula ("An acropolis (Ancient Greek:
+		// ...; plural in English: ...) was an ancient Greek settlement"), and in a relay run
+		// (FEVEROUS-S 6102) that page was dropped as not about "The Acropolis of Athens is an
+		// ancient Greek settlement". A bracket holding the claim's words opens nothing.
+		{PlanClaim{ClaimText: "The Citadel of Ostmoor is an ancient Vesnian fortified settlement", Entities: []string{"Citadel of Ostmoor"}}, "Citadel of Ostmoor ancient settlement",
+			"A citadel (Old Vesnian: kastra, from kas, \"high\", and tra, \"place\"; plural in English: citadels or kastrae) is an ancient Vesnian fortified settlement built on high ground.", true},
+		{PlanClaim{ClaimText: "The Citadel of Ostmoor is an ancient Vesnian fortified settlement", Entities: []string{"Citadel of Ostmoor"}}, "Citadel of Ostmoor ancient settlement",
+			"A citadel (in the older sense an ancient Vesnian fortified settlement) is a shopping centre with a car park.", false},
 		// No anchor at all: two shared words are enough.
 		{PlanClaim{ClaimText: "coffee lowers blood pressure"}, "coffee blood pressure trial", "A trial found coffee raised blood pressure.", true},
 		{PlanClaim{ClaimText: "coffee lowers blood pressure"}, "coffee blood pressure trial", "Coffee shops near you.", false},
