@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	readability "codeberg.org/readeck/go-readability/v2"
+	"codeberg.org/readeck/go-readability/v2/render"
 	"github.com/ledongthuc/pdf"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
@@ -108,7 +109,7 @@ func noteLinkTargets(n *html.Node) {
 		if !addressNames(href, title) {
 			continue
 		}
-		if note := text.LinkNote(innerText(c), title); note != "" {
+		if note := text.LinkNote(render.InnerText(c), title); note != "" {
 			n.InsertBefore(&html.Node{Type: html.TextNode, Data: note}, c.NextSibling)
 			c = c.NextSibling
 		}
@@ -125,18 +126,6 @@ func addressNames(href, title string) bool {
 	segment := u.Path[strings.LastIndex(u.Path, "/")+1:]
 	want := text.Words(text.FoldForMatch(title))
 	return len(want) > 0 && slices.Equal(text.Words(text.FoldForMatch(segment)), want)
-}
-
-// innerText is the text of n's descendants, joined.
-func innerText(n *html.Node) string {
-	if n.Type == html.TextNode {
-		return n.Data
-	}
-	var b strings.Builder
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		b.WriteString(innerText(c))
-	}
-	return b.String()
 }
 
 // pdfText returns a PDF's text. The PDF reader panics on some malformed files; a page is
