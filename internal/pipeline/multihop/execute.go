@@ -468,6 +468,7 @@ func (r *multihopRun) filterResults(results []pipeline.SearchResult, used usedSo
 	var d dropCounts
 	var out []evidence.Retrieved
 	seen := map[string]bool{}
+	topic = topic.linking(results)
 	for _, res := range results {
 		if strings.TrimSpace(res.URL) == "" {
 			continue

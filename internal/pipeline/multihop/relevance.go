@@ -1,11 +1,13 @@
 package multihop
 
 import (
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 
+	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
 	"github.com/corroborate/corroborate/internal/pipeline/text"
 )
@@ -50,6 +52,12 @@ type hopTopic struct {
 	// spaceless are the names as their folded letters and digits alone ("spacex" for "Space X"):
 	// a title that reads the same is the name written with or without its spaces (titled).
 	spaceless map[string]bool
+	// linkTexts are the words of the entities, each as topicWords reads it: a relevant text that
+	// links one of them to a page names that page as the entity's (linking).
+	linkTexts [][]string
+	// linked are the titles, as spaceless reads them, of the pages that relevant results link
+	// the entities to (linking): each is an entity's own page (titled).
+	linked map[string]bool
 	// authorship says whether a claim of the topic is about who made something ("A playwright
 	// wrote The Little Foxes"): a text that attributes one of its names ("The Little Foxes by
 	// Lillian Hellman") is about it (attributes).
@@ -103,6 +111,7 @@ func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
 				t.kindHeads[words[len(words)-1]] = true
 			}
 			t.names = append(t.names, nameWords(e, language, words))
+			t.linkTexts = append(t.linkTexts, words)
 			t.addLead(e)
 			t.spaceless[spaceless(e)] = true
 			if short := shortName(e, language); short != nil {
@@ -543,6 +552,9 @@ func (t hopTopic) titled(title string) bool {
 			break
 		}
 	}
+	if t.linked[spaceless(title)] {
+		return true
+	}
 	if open := strings.LastIndex(title, " ("); open > 0 && strings.HasSuffix(title, ")") {
 		title = title[:open]
 	}
@@ -566,6 +578,47 @@ func (t hopTopic) titled(title string) bool {
 		}
 	}
 	return false
+}
+
+// linking is t with the pages that results link one of its entities to as the entities' own
+// pages (titled): a result relevant to t whose text reads a link from an entity's name with where
+// it leads ("is a GTP-binding protein (link: G protein)", text.LinkNote) names the page that is
+// the entity's, titled with another name for it. A statement often says what a thing is in the
+// words of the page its source links to, and that page need not write the statement's name for
+// the thing: in a relay run (FEVEROUS-S) "GTP-binding proteins are a family of proteins that act
+// as molecular switches inside cells" kept nothing of the page titled "G protein" ("G proteins,
+// also known as guanine nucleotide-binding proteins, are a family of proteins that act as
+// molecular switches inside cells"), though the same search's page on a protein linked the name
+// to it, and the claim stayed unverified. The link's text must end with all the entity's words
+// ("a GTP-binding domain (link: G protein)" names no page of GTP-binding proteins); the target
+// is read with its disambiguation ("Bologna (basketball)" is not the city's page).
+func (t hopTopic) linking(results []pipeline.SearchResult) hopTopic {
+	var targets []string
+	for _, res := range results {
+		links := text.Links(res.Snippet)
+		if len(links) == 0 || !t.relevant(res.Title, res.Snippet) {
+			continue
+		}
+		for _, l := range links {
+			before := topicWords(l.Before, t.language)
+			if slices.ContainsFunc(t.linkTexts, func(entity []string) bool {
+				return len(before) >= len(entity) && slices.Equal(before[len(before)-len(entity):], entity)
+			}) {
+				targets = append(targets, spaceless(l.Target))
+			}
+		}
+	}
+	if len(targets) == 0 {
+		return t
+	}
+	t.linked = maps.Clone(t.linked)
+	if t.linked == nil {
+		t.linked = map[string]bool{}
+	}
+	for _, target := range targets {
+		t.linked[target] = true
+	}
+	return t
 }
 
 // spaceless is s as its folded words run together: "Space X" and "SpaceX" are both "spacex".

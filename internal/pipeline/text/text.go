@@ -283,10 +283,49 @@ func LinkNote(linkText, target string) string {
 	}
 	for _, w := range Words(FoldForMatch(target)) {
 		if !said[w] {
-			return " (link: " + target + ")"
+			return linkNoteOpening + target + ")"
 		}
 	}
 	return ""
+}
+
+// linkNoteOpening opens a note LinkNote writes.
+const linkNoteOpening = " (link: "
+
+// Link is a link a text reads with where it leads (LinkNote): Before is the text up to the
+// note, which ends with the link's text, and Target the title the note names.
+type Link struct {
+	Before, Target string
+}
+
+// Links are the notes LinkNote wrote in s, in order. A target's own brackets ("Cell
+// (biology)") are part of it; a note left unclosed (a snippet cut inside it) is none.
+func Links(s string) []Link {
+	var out []Link
+	for at := 0; ; {
+		i := strings.Index(s[at:], linkNoteOpening)
+		if i < 0 {
+			return out
+		}
+		i += at
+		start := i + len(linkNoteOpening)
+		depth, end := 1, -1
+		for k := start; k < len(s) && end < 0; k++ {
+			switch s[k] {
+			case '(':
+				depth++
+			case ')':
+				if depth--; depth == 0 {
+					end = k
+				}
+			}
+		}
+		if end < 0 {
+			return out
+		}
+		out = append(out, Link{Before: s[:i], Target: s[start:end]})
+		at = end + 1
+	}
 }
 
 // Truncate cuts s to at most n bytes without splitting a character.

@@ -268,3 +268,17 @@ func TestLinkNote(t *testing.T) {
 		}
 	}
 }
+
+func TestLinks(t *testing.T) {
+	s := "The club" + LinkNote("club", "Bologna (basketball)") + " signed Ada" + LinkNote("Ada", "Ada Vance") + ", and" + " (link: Cut"
+	want := []Link{
+		{Before: "The club", Target: "Bologna (basketball)"},
+		{Before: "The club (link: Bologna (basketball)) signed Ada", Target: "Ada Vance"},
+	}
+	if got := Links(s); !slices.Equal(got, want) {
+		t.Errorf("Links(%q) = %q, want %q", s, got, want)
+	}
+	if got := Links("Ada (born 1990) is a club (links)."); got != nil {
+		t.Errorf("a text without notes has links %q", got)
+	}
+}
