@@ -209,13 +209,13 @@ func (r *multihopRun) makePlan(ctx context.Context) error {
 				// broke another rule (in a relay run, "four accolades of one award" for the
 				// statement's "four accolades"): the first plan's claims are the model's own and
 				// broke no rule.
-				if fixed, dropped := withoutRedundantSubQueries(reply, pc.Language); len(dropped) > 0 {
+				if fixed, dropped := withoutRedundantQueries(reply, pc.Language); len(dropped) > 0 {
 					if again, more := ValidatePlan(fixed, pc); len(more) == 0 {
 						droppedSubQueries = append(droppedSubQueries, droppedNotes(dropped, "after the repair")...)
 						vp, violations = again, nil
 					}
 				}
-				if fixed, dropped := withoutRedundantSubQueries(firstRaw, pc.Language); len(violations) > 0 && len(dropped) > 0 {
+				if fixed, dropped := withoutRedundantQueries(firstRaw, pc.Language); len(violations) > 0 && len(dropped) > 0 {
 					if first, more := ValidatePlan(fixed, pc); len(more) == 0 {
 						droppedSubQueries = append(droppedSubQueries, droppedNotes(dropped, "from the first plan, kept since its repair broke another rule")...)
 						for _, v := range violations {
@@ -329,13 +329,16 @@ const maxOpeningWords = 8
 // follows them, which one claim can hold whole.
 var openingVerbs = text.WordSet("is are was were stars starred features featured includes included")
 
-// withoutRedundantSubQueries is reply's plan without the sub_queries the rules refuse and code
-// can drop, since no sub_query is searched: one that is its claim's own text (RuleSubQueryNotClaim,
-// read as checkSubQueries reads it), or a near-duplicate of an earlier sub_query of its claim
-// (RuleQueriesDistinct, read as checkNearDuplicates reads it). The first sub_query of a claim
-// that is not its text stays, so none is left without one. dropped says what went, by rule;
-// none when reply does not decode.
-func withoutRedundantSubQueries(reply, language string) (string, []PlanViolation) {
+// withoutRedundantQueries is reply's plan without the queries the rules refuse and code can
+// drop without losing a claim's search: a sub_query that is its claim's own text
+// (RuleSubQueryNotClaim, read as checkSubQueries reads it) or a near-duplicate of an earlier
+// sub_query of its claim (RuleQueriesDistinct), since no sub_query is searched; and a hop whose
+// query is a near-duplicate of an earlier hop's (RuleQueriesDistinct, read as checkNearDuplicates
+// reads it), since it would retrieve what that hop retrieves, the later hops renumbered. A
+// claim keeps its first sub_query that is not its text and its first hop, so none is left
+// without one: a plan that would lose all of either is reply unchanged. dropped says what went,
+// by rule and why; none when reply does not decode.
+func withoutRedundantQueries(reply, language string) (string, []PlanViolation) {
 	var plan Plan
 	if err := json.Unmarshal(pipeline.ReplyJSONObject(reply), &plan); err != nil {
 		return reply, nil
@@ -347,11 +350,9 @@ func withoutRedundantSubQueries(reply, language string) (string, []PlanViolation
 		for k, q := range c.SubQueries {
 			switch {
 			case normalizedQuery(evidence.WithoutBridges(q)) == claim:
-				dropped = append(dropped, PlanViolation{RuleSubQueryNotClaim, fmt.Sprintf("sub_query %d of claim %s is the claim_text itself", k+1, c.ClaimID)})
-			case slices.ContainsFunc(kept, func(o string) bool {
-				return normalizedQuery(o) == normalizedQuery(q) || TokenOverlap(o, q, language) > NearDuplicateOverlap
-			}):
-				dropped = append(dropped, PlanViolation{RuleQueriesDistinct, fmt.Sprintf("sub_query %d of claim %s is a near-duplicate of an earlier one", k+1, c.ClaimID)})
+				dropped = append(dropped, PlanViolation{RuleSubQueryNotClaim, fmt.Sprintf("sub_query %d of claim %s is the claim_text itself; sub_queries are not searched", k+1, c.ClaimID)})
+			case slices.ContainsFunc(kept, func(o string) bool { return nearDuplicateQueries(o, q, language) }):
+				dropped = append(dropped, PlanViolation{RuleQueriesDistinct, fmt.Sprintf("sub_query %d of claim %s is a near-duplicate of an earlier one; sub_queries are not searched", k+1, c.ClaimID)})
 			default:
 				kept = append(kept, q)
 			}
@@ -361,6 +362,22 @@ func withoutRedundantSubQueries(reply, language string) (string, []PlanViolation
 		}
 		plan.Claims[i].SubQueries = kept
 	}
+	// Hops are compared across chains, as checkNearDuplicates compares them: a hop that repeats
+	// another claim's hop retrieves what it retrieves too.
+	var searched []PlanHop
+	for i, ch := range plan.QueryChains {
+		var kept []PlanHop
+		for _, h := range ch.Hops {
+			if len(kept) > 0 && slices.ContainsFunc(searched, func(o PlanHop) bool { return nearDuplicateQueries(o.Query, h.Query, language) }) {
+				dropped = append(dropped, PlanViolation{RuleQueriesDistinct, fmt.Sprintf("hop %d of claim %s is a near-duplicate of an earlier hop, whose search retrieves what it would", h.HopNumber, ch.ClaimID)})
+				continue
+			}
+			h.HopNumber = len(kept) + 1
+			kept = append(kept, h)
+			searched = append(searched, h)
+		}
+		plan.QueryChains[i].Hops = kept
+	}
 	encoded, err := json.Marshal(plan)
 	if err != nil || len(dropped) == 0 {
 		return reply, nil
@@ -368,11 +385,11 @@ func withoutRedundantSubQueries(reply, language string) (string, []PlanViolation
 	return string(encoded), dropped
 }
 
-// droppedNotes records the sub_queries withoutRedundantSubQueries dropped, and from which plan.
+// droppedNotes records the queries withoutRedundantQueries dropped, and from which plan.
 func droppedNotes(dropped []PlanViolation, from string) []string {
 	out := make([]string, len(dropped))
 	for i, v := range dropped {
-		out[i] = v.String() + " (dropped in code " + from + ": sub_queries are not searched)"
+		out[i] = v.String() + " (dropped in code " + from + ")"
 	}
 	return out
 }

@@ -552,6 +552,62 @@ func TestMultihopFirstPlanKeptWhenOnlyItsSubQueriesFailed(t *testing.T) {
 	}
 }
 
+// A hop whose query is a near-duplicate of an earlier hop's, left so by the repair, is dropped in
+// code and the run goes on: its search would retrieve what the earlier one retrieves, and a
+// relay run (FEVEROUS-S, held-out true claims 161-240) lost a true statement to a repair that
+// rewrote "William Auld 6 November 1924 birth" beside "William Auld obituary 1924 born November"
+// as "William Auld date of birth 1924" beside "William Auld obituary 1924 birth date". The later
+// hops are renumbered and the drop recorded with the plan's violations. A claim keeps its first
+// hop: a first hop that repeats another claim's still ends the run.
+func TestMultihopRepairedPlanLosesOnlyItsNearDuplicateHop(t *testing.T) {
+	t.Parallel()
+	const duplicate = "APOE4 Alzheimer's disease genome-wide association study results"
+	repeating := validPlan()
+	repeating.QueryChains = slices.Clone(repeating.QueryChains)
+	hops := repeating.QueryChains[0].Hops
+	repeating.QueryChains[0].Hops = []PlanHop{hops[0], {2, duplicate, "peer-reviewed journal", "study result"}, {3, hops[1].Query, hops[1].TargetSourceType, hops[1].ExpectedEvidenceType}}
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		judgeRuleFor(apoeClaim1, judgeJSON("supported", []int{1}, "Medium", "ok", "")),
+		judgeRuleFor(apoeClaim2, judgeJSON("supported", []int{1}, "Medium", "ok", "")),
+		{Contains: pipeline.MarkerRepair, Reply: planJSON(t, repeating)},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, repeating)},
+	}}
+	searcher := planSearcher(true)
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: specStatement})
+	if err != nil {
+		t.Fatalf("a plan whose repair still has a near-duplicate hop: %v", err)
+	}
+	if !res.PlanRepaired || res.Status != pipeline.StatusChecked || len(res.Claims) != 2 {
+		t.Errorf("repaired %v, status %s, %d claims", res.PlanRepaired, res.Status, len(res.Claims))
+	}
+	if h := findHop(res, 1, 2); !strings.Contains(h.Query, "NIH fact sheet") || slices.ContainsFunc(res.Hops, func(h pipeline.Hop) bool { return h.ClaimPosition == 1 && h.Number > 2 }) {
+		t.Errorf("claim 1's hops: %+v", res.Hops)
+	}
+	for _, q := range searcher.queries {
+		if strings.Contains(q.Query, "study results") {
+			t.Errorf("the near-duplicate hop was searched: %q", q.Query)
+		}
+	}
+	if !slices.ContainsFunc(res.PlanViolations, func(v string) bool {
+		return strings.HasPrefix(v, RuleQueriesDistinct+": hop 2 of claim c1") && strings.Contains(v, "dropped in code after the repair")
+	}) {
+		t.Errorf("the dropped hop is not recorded: %q", res.PlanViolations)
+	}
+
+	// The first hop of claim 2 repeats claim 1's: the run still ends.
+	first := slices.Clone(repeating.QueryChains[1].Hops)
+	first[0].Query = duplicate
+	repeating.QueryChains[1].Hops = first
+	model = &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		{Contains: pipeline.MarkerRepair, Reply: planJSON(t, repeating)},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, repeating)},
+	}}
+	_, err = Multihop{Model: model, Searcher: planSearcher(true)}.Run(context.Background(), pipeline.Input{Text: specStatement})
+	if !pipeline.IsPermanent(err) || !strings.Contains(err.Error(), RuleQueriesDistinct) {
+		t.Errorf("a claim's first hop repeating another's after the repair: %v, want a PermanentError naming %s", err, RuleQueriesDistinct)
+	}
+}
+
 // Runs that end rejected: bad input before any call, and a statement the plan finds no
 // verifiable claim in.
 func TestMultihopRejects(t *testing.T) {

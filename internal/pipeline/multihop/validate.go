@@ -400,6 +400,8 @@ var (
 	quantityNumber = regexp.MustCompile(`\d+(?:[.,]\d+)*`)
 	// thousands matches a number written with thousands separators: "1,000".
 	thousandsNumber = regexp.MustCompile(`^\d{1,3}(,\d{3})+$`)
+	// theTwo is "the two" as words: a pair named before ("the two films").
+	theTwo = regexp.MustCompile(`(?i)\bthe two\b`)
 	// quantityWords are English words that quantify a claim.
 	quantityWords = text.WordSet("all every most majority minority always never none half twice double doubled triple tripled many few several dozens hundreds thousands millions billions")
 )
@@ -488,12 +490,22 @@ func theOneAsPronoun(after []string) bool {
 // that the statement does not contain. The statement, not only the claim's span, because a
 // claim may rightly take its date from another clause ("In 2020, X rose and Y fell" gives "Y
 // fell in 2020").
+//
+// "The two" counts nothing new in a statement that joins things with "and" or "or": it names the
+// pair the statement joins ("which connects the two films" of "Lost Highway and Mulholland Drive
+// are connected ..."; a real-model plan was refused for it, and its statement lost).
 func checkQuantification(pv *planValidation) []string {
 	have := quantities(pv.ctx.Statement, pv.ctx.Language)
+	joins := (pv.ctx.Language == "" || pv.ctx.Language == "en") &&
+		slices.ContainsFunc(ruleWords(strings.ToLower(pv.ctx.Statement)), func(w string) bool { return w == "and" || w == "or" || w == "both" })
 	var out []string
 	for _, c := range pv.plan.Claims {
+		claim := c.ClaimText
+		if joins {
+			claim = theTwo.ReplaceAllString(claim, "the")
+		}
 		var added []string
-		for q := range quantities(c.ClaimText, pv.ctx.Language) {
+		for q := range quantities(claim, pv.ctx.Language) {
 			if !have[q] {
 				added = append(added, q)
 			}
@@ -793,11 +805,11 @@ func checkNearDuplicates(pv *planValidation) []string {
 	for _, g := range groups {
 		for i := range g {
 			for j := i + 1; j < len(g); j++ {
-				overlap := TokenOverlap(g[i].text, g[j].text, pv.ctx.Language)
-				if normalizedQuery(g[i].text) == normalizedQuery(g[j].text) {
-					overlap = 1
-				}
-				if overlap > NearDuplicateOverlap {
+				if nearDuplicateQueries(g[i].text, g[j].text, pv.ctx.Language) {
+					overlap := TokenOverlap(g[i].text, g[j].text, pv.ctx.Language)
+					if normalizedQuery(g[i].text) == normalizedQuery(g[j].text) {
+						overlap = 1
+					}
 					out = append(out, fmt.Sprintf("%s and %s are near-duplicates (%.0f%% token overlap, over 80%%): each query must target a distinct retrieval need",
 						g[i].where, g[j].where, 100*overlap))
 				}
@@ -805,6 +817,12 @@ func checkNearDuplicates(pv *planValidation) []string {
 		}
 	}
 	return out
+}
+
+// nearDuplicateQueries reports whether two queries are the same once normalised, or share more
+// than NearDuplicateOverlap of their tokens (TokenOverlap).
+func nearDuplicateQueries(a, b, language string) bool {
+	return normalizedQuery(a) == normalizedQuery(b) || TokenOverlap(a, b, language) > NearDuplicateOverlap
 }
 
 func checkExecutionOrder(pv *planValidation) []string {

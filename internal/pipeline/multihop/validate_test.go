@@ -605,6 +605,29 @@ func TestQuantitiesOneOf(t *testing.T) {
 	}
 }
 
+// "The two" names the pair a statement joins with "and" or "or": a real-model plan was refused
+// for "which connects the two films" of "Lost Highway and Mulholland Drive are connected ...",
+// and its statement lost. A statement that joins nothing gives it no pair, and a count the
+// statement does not make is still added.
+func TestTheTwoOfAPairAddsNoQuantity(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		statement, claim string
+		added            bool
+	}{
+		{"Harbour Lights and Meadow Lane are connected by their plots.", "The plot of Harbour Lights is similar to that of Meadow Lane, which connects the two series", false},
+		{"Either Harbour Lights or Meadow Lane won the prize.", "The prize went to one of the two series", false},
+		{"Harbour Lights is connected to Meadow Lane by its plot.", "The plot connects the two series", true},
+		{"Harbour Lights and Meadow Lane are connected by their plots.", "Harbour Lights has two plots", true},
+		{"Harbour Lights and Meadow Lane are connected by their plots.", "The three series are connected", true},
+	} {
+		pv := &planValidation{plan: Plan{Claims: []PlanClaim{{ClaimID: "c1", ClaimText: c.claim}}}, ctx: PlanContext{Statement: c.statement, Language: "en"}}
+		if got := len(checkQuantification(pv)) > 0; got != c.added {
+			t.Errorf("%q of %q adds quantification: %v, want %v", c.claim, c.statement, got, c.added)
+		}
+	}
+}
+
 // The claim rules read any claim, span, statement and entity without panicking, and say which
 // rule each message is for.
 func FuzzClaimViolations(f *testing.F) {
