@@ -779,6 +779,9 @@ func (r *multihopRun) followUp(ctx context.Context, st *chainState, v judgement)
 	var used usedSources
 	used.merge(st.used)
 	for _, e := range st.evidence {
+		if e.fromClaim > 0 && r.pages.Reader != nil {
+			continue // read again for this claim if found (readAgain)
+		}
 		used.hold(e.SearchResult)
 	}
 	hop := pipeline.Hop{ClaimPosition: st.index + 1, Number: number, Reason: HopReasonFollowUp}
@@ -795,9 +798,40 @@ func (r *multihopRun) followUp(ctx context.Context, st *chainState, v judgement)
 		hop.Status, hop.Note = HopFailed, err.Error()
 	}
 	hop.Note = strings.TrimSuffix(reason+"; "+hop.Note, "; ")
+	kept, readAgain := st.readAgain(kept, hop.Number)
+	if readAgain > 0 {
+		hop.Note += fmt.Sprintf("; %d of them the claim had from another claim, and now has read for itself", readAgain)
+	}
 	before := len(st.evidence)
 	r.keepHop(st, &hop, kept, repeats)
-	return len(st.evidence) > before
+	return len(st.evidence) > before || readAgain > 0
+}
+
+// readAgain puts each result of kept, a follow-up hop's (number), that st has as another claim's
+// finding in that finding's place, as the hop's own evidence, and returns the rest of kept and
+// how many it put. A finding comes with what the other claim's hop or judge read of its page,
+// chosen for that claim's fact (addCitedOf, readFor); the hop read the page for st's (runHop),
+// and its judge then reads what the page says of st. In a relay run (FEVEROUS-S 8153) "<a
+// series> released commercial products including dolls" had the series' page from the claim it
+// depends on, with the passage on the series' success; its follow-up found the page again and
+// dropped it as held, and the page's sentence on the dolls never reached the judge. followUp
+// holds no such finding when pages are read: without a page, a finding found again adds nothing.
+func (st *chainState) readAgain(kept []evidence.Retrieved, number int) ([]evidence.Retrieved, int) {
+	var rest []evidence.Retrieved
+	n := 0
+	for _, k := range kept {
+		i := slices.IndexFunc(st.evidence, func(e hopEvidence) bool {
+			return e.fromClaim > 0 && evidence.KeysOf(e.SearchResult).URL == evidence.KeysOf(k.SearchResult).URL
+		})
+		if i < 0 {
+			rest = append(rest, k)
+			continue
+		}
+		st.evidence[i] = hopEvidence{Retrieved: k, hop: number, group: number}
+		st.used.add(k.SearchResult)
+		n++
+	}
+	return rest, n
 }
 
 // nextHopNumber is the number of a hop added to st's chain after the hops it ran: one past the

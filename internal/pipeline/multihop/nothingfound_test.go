@@ -533,3 +533,88 @@ func TestAnotherClaimsFindingIsReadForThisClaim(t *testing.T) {
 		t.Errorf("claim 2's last judge prompt lacks the band's page, read for it and marked as another claim's finding:\n%s", last)
 	}
 }
+
+// A follow-up that finds again a page the claim holds only as another claim's finding reads it
+// for this claim: the finding came with what that claim's judge cited, chosen for that claim's
+// fact. In a relay run (FEVEROUS-S 8153, a statement that misspells the series' name, so that
+// no page is about its claims by their words) "<the series> released commercial products
+// including dolls" was given the series' page, a dependency's finding, with the passage on its
+// success; its judge asked for "<the series, spelled as the page spells it> merchandise dolls
+// commercial products", the follow-up found the same page and dropped it as already held, and
+// the page's "Many products were launched ..., including dolls, accessories and clothing" never
+// reached the judge. Without a page to read, finding it again adds nothing, and it stays
+// excluded (as in TestFollowUpExcludesItsChainsSourcesNotItsDependencies).
+func TestFollowUpReadsForTheClaimAPageItHasFromAnotherClaim(t *testing.T) {
+	t.Parallel()
+	const (
+		statement     = "Ostmor Radio, an Ostmoorian radio station, launched products including mugs."
+		stationClaim  = "Ostmor Radio is an Ostmoorian radio station"
+		productsClaim = "Ostmor Radio launched products including mugs"
+		products      = "Many products were launched under its brand, including mugs, caps and scarves."
+	)
+	stationURL := "https://en.wikipedia.org/wiki/Ostmoor_Radio"
+	station := hit(stationURL, "Wikipedia", "Ostmoor Radio is an Ostmoorian radio station.", nil)
+	station.Title = "Ostmoor Radio"
+	page := strings.Join([]string{
+		"Ostmoor Radio is an Ostmoorian radio station.",
+		"Its morning show was the most listened to in the country for a decade.",
+		products,
+	}, "\n\n")
+	plan := Plan{
+		PlanID: "ostmoor-radio",
+		Claims: []PlanClaim{
+			{ClaimID: "c1", ClaimText: stationClaim, SourceSpan: "Ostmor Radio, an Ostmoorian radio station", Entities: []string{"Ostmor Radio", "Ostmoorian"}, Verifiable: true,
+				Interpretations: []Interpretation{}, DependsOn: []string{}, SubQueries: []string{"Ostmor Radio station"}, SourceIndependenceScore: 0.8},
+			{ClaimID: "c2", ClaimText: productsClaim, SourceSpan: "launched products including mugs", Entities: []string{"Ostmor Radio"}, Verifiable: true,
+				Interpretations: []Interpretation{}, DependsOn: []string{"c1"}, SubQueries: []string{"Ostmor Radio mugs"}, SourceIndependenceScore: 0.8},
+		},
+		QueryChains: []QueryChain{
+			{ClaimID: "c1", Hops: []PlanHop{{1, "Ostmor Radio Ostmoorian station", "encyclopedia", "the station"}}},
+			{ClaimID: "c2", Hops: []PlanHop{{1, "Ostmor Radio mug release", "encyclopedia", "the products"}}},
+		},
+		CrossValidationPairs:   []CrossValidationPair{{"c1", "c2", "the same station"}},
+		CrossValidationQueries: []CrossValidationQuery{{"Ostmoorian broadcasting history", []int{0, 1}}},
+		ExecutionOrder:         []string{"c1", "c2"},
+	}
+	sup := evidence.StanceSupports
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		// A judge of the products claim that reads the page's sentence on its products.
+		{Contains: products, Reply: judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "including mugs, caps and scarves", sup})},
+		judgeRuleFor(stationClaim, judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Ostmoor Radio is an Ostmoorian radio station", sup})),
+		{Contains: pipeline.MarkerMultihopJudge, Reply: judgeReplyJSON(t, "unverified", "Low", "Ostmoor Radio merchandise products", nil)},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, plan)},
+	}}
+	for _, tt := range []struct {
+		name  string
+		pages pipeline.PageReader
+		want  string
+	}{
+		{"the page is read", &pipelinetest.StubPages{Texts: map[string]string{stationURL: page}}, pipeline.VerdictSupported},
+		{"no page to read", nil, pipeline.VerdictUnverified},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			searcher := &StubSearcher{honour: true, rules: []searchRule{
+				{contains: "Ostmoorian station", results: []pipeline.SearchResult{station}},
+				{contains: "merchandise products", results: []pipeline.SearchResult{station}},
+			}}
+			res, err := Multihop{Model: model, Searcher: searcher, Pages: evidence.PageReading{Reader: tt.pages}}.Run(context.Background(), pipeline.Input{Text: statement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := res.Claims[1]; c.Verdict != tt.want {
+				t.Errorf("claim 2 = %s (%s): %s, want %s", c.Verdict, c.Confidence, c.Reason, tt.want)
+			}
+			prompts := judgePromptsOf(model, productsClaim)
+			if last := prompts[len(prompts)-1]; strings.Count(last, `url="`+stationURL+`"`) != 1 {
+				t.Errorf("claim 2's last judge prompt should hold the station's page once:\n%s", last)
+			}
+			i := slices.IndexFunc(res.Hops, func(h pipeline.Hop) bool { return h.ClaimPosition == 2 && h.Reason == HopReasonFollowUp })
+			if i < 0 {
+				t.Fatalf("claim 2 ran no follow-up: %+v\n%s", res.Hops, strings.Join(prompts, "\n----\n"))
+			}
+			if excluded := slices.Contains(res.Hops[i].ExcludedURLs, evidence.KeysOf(station).URL); excluded != (tt.pages == nil) {
+				t.Errorf("the follow-up excluded the station's page: %v, want %v", excluded, tt.pages == nil)
+			}
+		})
+	}
+}
