@@ -554,7 +554,7 @@ func TestMultihopFirstPlanKeptWhenOnlyItsSubQueriesFailed(t *testing.T) {
 
 // A hop whose query is a near-duplicate of an earlier hop's, left so by the repair, is dropped in
 // code and the run goes on: its search would retrieve what the earlier one retrieves, and a
-// relay run (FEVEROUS-S, held-out true claims 161-240) lost a true statement to a repair that
+// relay run (FEVEROUS-S, true claims 161-240) lost a true statement to a repair that
 // rewrote "William Auld 6 November 1924 birth" beside "William Auld obituary 1924 born November"
 // as "William Auld date of birth 1924" beside "William Auld obituary 1924 birth date". The later
 // hops are renumbered and the drop recorded with the plan's violations. A claim keeps its first
