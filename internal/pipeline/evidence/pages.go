@@ -152,18 +152,15 @@ func SplitPassages(text string) []pipeline.Passage {
 	return out
 }
 
-// sentenceRuns cuts para into [start, end) runs of whole sentences of at most limit bytes.
+// sentenceRuns cuts para into [start, end) runs of whole sentences (text.SentenceEnds) of at
+// most limit bytes.
 func sentenceRuns(para string, limit int) [][2]int {
 	if len(para) <= limit {
 		return [][2]int{{0, len(para)}}
 	}
-	var ends []int // byte offsets just after each sentence's closing mark and space
-	for i := 0; i < len(para); i++ {
-		if strings.IndexByte(".!?\n", para[i]) >= 0 && i+1 < len(para) && (para[i+1] == ' ' || para[i+1] == '\n') {
-			ends = append(ends, i+1)
-		}
-	}
-	ends = append(ends, len(para))
+	// A sentence ends where text.Sentences ends one, a line break included: a paragraph of
+	// lines without full stops (a list, a table's rows) is cut between them, not in a word.
+	ends := append(text.SentenceEnds(para), len(para))
 	var runs [][2]int
 	start, last := 0, 0
 	for _, e := range ends {
@@ -192,7 +189,7 @@ func sentenceRuns(para string, limit int) [][2]int {
 }
 
 func skipSpace(s string, i int) int {
-	for i < len(s) && (s[i] == ' ' || s[i] == '\n') {
+	for i < len(s) && strings.IndexByte(" \t\r\n", s[i]) >= 0 {
 		i++
 	}
 	return i

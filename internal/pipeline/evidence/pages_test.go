@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -56,6 +57,31 @@ func TestSplitPassagesCutsLongParagraphsAtSentences(t *testing.T) {
 		}
 		if !strings.HasPrefix(p.Text, "é") && !strings.HasPrefix(p.Text, "This") && p.Text != "Short one." {
 			t.Errorf("a run does not start at a sentence: %q", p.Text)
+		}
+	}
+}
+
+// A long paragraph of lines without a full stop (a list, a table's rows, FEVEROUS-S's evidence
+// lines joined by line breaks, some ending in a comma) is cut at its line breaks, as
+// text.Sentences reads a sentence's end: it was cut at the byte limit, in the middle of a line
+// and of a word, since only a mark before a space or a line break ended a sentence there.
+func TestSplitPassagesCutsLongParagraphsAtLineBreaks(t *testing.T) {
+	t.Parallel()
+	var lines []string
+	for i := range 40 {
+		lines = append(lines, fmt.Sprintf("Row %d of the harbour ledger lists a cargo of timber,", i+1))
+	}
+	text := strings.Join(lines, "\n")
+	passages := SplitPassages(text)
+	if len(passages) < 2 {
+		t.Fatalf("got %d passages of a paragraph of %d bytes, want it cut in runs of lines", len(passages), len(text))
+	}
+	for _, p := range passages {
+		if len(p.Text) > MaxPassageBytes || text[p.Start:p.End] != p.Text {
+			t.Errorf("passage [%d,%d) of %d bytes", p.Start, p.End, len(p.Text))
+		}
+		if !strings.HasPrefix(p.Text, "Row ") || !strings.HasSuffix(p.Text, "timber,") {
+			t.Errorf("a run is not whole lines: %q", p.Text)
 		}
 	}
 }

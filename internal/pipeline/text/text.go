@@ -236,30 +236,36 @@ func IsNegation(word string) bool {
 	return negations[w] || strings.HasSuffix(w, "n't")
 }
 
-// Sentences splits s into its sentences, each trimmed and with the mark that ends it: a
-// sentence ends at ".", "?" or "!" before a space, and at a line break ("Who starred? Ada
-// starred!\nBo too." is three). A full stop after an abbreviation ("Warner Bros. Pictures")
-// ends one too: a rule reading a sentence as a window sees a shorter one, never a longer one.
+// Sentences splits s into its sentences, each trimmed and with the mark that ends it, at
+// SentenceEnds ("Who starred? Ada starred!\nBo too." is three).
 func Sentences(s string) []string {
 	var out []string
-	add := func(sentence string) {
-		if sentence = strings.TrimSpace(sentence); sentence != "" {
+	start := 0
+	for _, end := range append(SentenceEnds(s), len(s)) {
+		if sentence := strings.TrimSpace(s[start:end]); sentence != "" {
 			out = append(out, sentence)
 		}
+		start = end
 	}
-	start := 0
+	return out
+}
+
+// SentenceEnds are the byte offsets in s at which its sentences end, in order: just after ".",
+// "?" or "!" before a space or a tab, and at each line break (a line is a sentence whether or not
+// it ends with a mark: a list's items, a table's rows). A full stop after an abbreviation
+// ("Warner Bros. Pictures") ends one too: a rule reading a sentence as a window sees a shorter
+// one, never a longer one. The end of s is no offset here.
+func SentenceEnds(s string) []int {
+	var ends []int
 	for i := 0; i < len(s); i++ {
 		switch {
 		case s[i] == '\n' || s[i] == '\r':
-			add(s[start:i])
-			start = i + 1
+			ends = append(ends, i)
 		case (s[i] == '.' || s[i] == '?' || s[i] == '!') && i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\t'):
-			add(s[start : i+1])
-			start = i + 1
+			ends = append(ends, i+1)
 		}
 	}
-	add(s[start:])
-	return out
+	return ends
 }
 
 // LinkNote is what a reader of a link writes after the link's text to say where it leads,
