@@ -595,17 +595,18 @@ func (t hopTopic) titled(title string) bool {
 func (t hopTopic) linking(results []pipeline.SearchResult) hopTopic {
 	var targets []string
 	for _, res := range results {
-		links := text.Links(res.Snippet)
-		if len(links) == 0 || !t.relevant(res.Title, res.Snippet) {
-			continue
-		}
-		for _, l := range links {
+		var found []string
+		for _, l := range text.Links(res.Snippet) {
 			before := topicWords(l.Before, t.language)
 			if slices.ContainsFunc(t.linkTexts, func(entity []string) bool {
 				return len(before) >= len(entity) && slices.Equal(before[len(before)-len(entity):], entity)
 			}) {
-				targets = append(targets, spaceless(l.Target))
+				found = append(found, spaceless(l.Target))
 			}
+		}
+		// The relevance test, the dearer one, only for a result that links an entity.
+		if len(found) > 0 && t.relevant(res.Title, res.Snippet) {
+			targets = append(targets, found...)
 		}
 	}
 	if len(targets) == 0 {

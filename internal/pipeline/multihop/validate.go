@@ -805,11 +805,7 @@ func checkNearDuplicates(pv *planValidation) []string {
 	for _, g := range groups {
 		for i := range g {
 			for j := i + 1; j < len(g); j++ {
-				if nearDuplicateQueries(g[i].text, g[j].text, pv.ctx.Language) {
-					overlap := TokenOverlap(g[i].text, g[j].text, pv.ctx.Language)
-					if normalizedQuery(g[i].text) == normalizedQuery(g[j].text) {
-						overlap = 1
-					}
+				if overlap := queryOverlap(g[i].text, g[j].text, pv.ctx.Language); overlap > NearDuplicateOverlap {
 					out = append(out, fmt.Sprintf("%s and %s are near-duplicates (%.0f%% token overlap, over 80%%): each query must target a distinct retrieval need",
 						g[i].where, g[j].where, 100*overlap))
 				}
@@ -819,10 +815,19 @@ func checkNearDuplicates(pv *planValidation) []string {
 	return out
 }
 
-// nearDuplicateQueries reports whether two queries are the same once normalised, or share more
-// than NearDuplicateOverlap of their tokens (TokenOverlap).
+// queryOverlap is the share of their tokens two queries share (TokenOverlap), 1 when they are
+// the same once normalised.
+func queryOverlap(a, b, language string) float64 {
+	if normalizedQuery(a) == normalizedQuery(b) {
+		return 1
+	}
+	return TokenOverlap(a, b, language)
+}
+
+// nearDuplicateQueries reports whether two queries share more than NearDuplicateOverlap of their
+// tokens (queryOverlap).
 func nearDuplicateQueries(a, b, language string) bool {
-	return normalizedQuery(a) == normalizedQuery(b) || TokenOverlap(a, b, language) > NearDuplicateOverlap
+	return queryOverlap(a, b, language) > NearDuplicateOverlap
 }
 
 func checkExecutionOrder(pv *planValidation) []string {
