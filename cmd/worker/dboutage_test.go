@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -229,16 +230,35 @@ func runThroughDatabaseOutage(t *testing.T, b *bundle, o databaseFault) {
 	// Attempts spent on the outage: the job's own failures recorded (retry). The outage's
 	// attempts cannot be recorded, and none may count.
 	spent := b.count(t, `SELECT count(*) FROM message_attempts a JOIN messages m USING (job_id, stream_seq) WHERE m.subject = $1 AND a.outcome = 'retry'`, subject)
-	// A job given back (nakked) on the outage comes back on a new delivery; a held one keeps its
-	// first. Before, the outage's failures were nakked with a delay (5 s, 10 s, ...) and each
-	// delivery counted toward MaxDeliver.
-	redelivered := b.count(t, `SELECT count(*) FROM job_outcomes WHERE subject = $1 AND attempts > 1`, subject)
+	// A job given back (nakked) on the outage comes back on a new delivery and is handled again;
+	// a held one keeps its first. Before, the outage's failures were nakked with a delay (5 s,
+	// 10 s, ...) and each delivery counted toward MaxDeliver. Counted from the deliveries the
+	// workers handled ("job finished" is logged once for each), not from the delivery count
+	// (job_outcomes.attempts), nor from message_attempts, which cannot hold a nak made while the
+	// database was down: a delivery lost on its way (a fetch the client gave up on while a loaded
+	// machine kept the server's answer over a second) raises the count, costs the job nothing
+	// (the executor counts attempts it handled), and is not the outage's doing. The count failed
+	// this test once under load with no attempt spent.
+	handled := handledDeliveries(t, logs.String())
+	redelivered, lostOnTheWay := 0, 0
+	for job, n := range handled {
+		if n > 1 {
+			redelivered++
+			t.Logf("job %s handled on %d deliveries: %s", job, n, linesNaming(logs.String(), job))
+		}
+	}
+	// The highest delivery count the server gave each job's message.
+	for job, deliveries := range b.countsBy(t, `SELECT job_id, attempts FROM job_outcomes WHERE subject = $1`, subject) {
+		if deliveries > handled[job] {
+			lostOnTheWay++
+		}
+	}
 	held := strings.Count(logs.String(), `"msg":"job held: waiting for the service it needs"`)
 	// Each half-open lets jobs run whose results may not be stored: few, with a probe that
 	// sees the outage.
 	halfOpen := strings.Count(logs.String(), `"msg":"database breaker half-open`)
 	if spent != 0 || redelivered != 0 {
-		t.Errorf("%d attempts spent on the outage and %d jobs delivered again, want 0 and 0", spent, redelivered)
+		t.Errorf("%d attempts spent on the outage and %d jobs handled again on a new delivery, want 0 and 0", spent, redelivered)
 	}
 	// A run that finished but could not be stored is stored when the database is back, not run
 	// again: every model call made is one of a stored run.
@@ -260,6 +280,37 @@ func runThroughDatabaseOutage(t *testing.T, b *bundle, o databaseFault) {
 			t.Errorf("the logs never say %q", want)
 		}
 	}
-	t.Logf("%s in a backlog of %d: %d outcomes, %d dead, %d attempts spent, %d jobs delivered again, %d holds, %d half-open, %d model calls for %d in stored runs; drained %s after it ended",
-		o.what, o.statements, outcomes, dead, spent, redelivered, held, halfOpen, calls, stored, drained.Round(time.Millisecond))
+	t.Logf("%s in a backlog of %d: %d outcomes, %d dead, %d attempts spent, %d jobs handled again (%d with a delivery lost on its way), %d holds, %d half-open, %d model calls for %d in stored runs; drained %s after it ended",
+		o.what, o.statements, outcomes, dead, spent, redelivered, lostOnTheWay, held, halfOpen, calls, stored, drained.Round(time.Millisecond))
+}
+
+// handledDeliveries counts, by job, the deliveries the workers handled: the consume loop logs
+// "job finished" once for each.
+func handledDeliveries(t *testing.T, logs string) map[string]int {
+	t.Helper()
+	handled := map[string]int{}
+	for _, line := range strings.Split(logs, "\n") {
+		var entry struct {
+			Msg   string `json:"msg"`
+			JobID string `json:"job_id"`
+		}
+		if line == "" || json.Unmarshal([]byte(line), &entry) != nil {
+			continue
+		}
+		if entry.Msg == "job finished" {
+			handled[entry.JobID]++
+		}
+	}
+	return handled
+}
+
+// linesNaming returns the log lines that name job, one a line.
+func linesNaming(logs, job string) string {
+	var named []string
+	for _, line := range strings.Split(logs, "\n") {
+		if strings.Contains(line, job) {
+			named = append(named, line)
+		}
+	}
+	return strings.Join(named, "\n")
 }

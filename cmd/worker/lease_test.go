@@ -17,24 +17,7 @@ import (
 // outcomes counts the job's rows of job_outcomes by status.
 func (b *bundle) outcomes(t *testing.T, job string) map[string]int {
 	t.Helper()
-	rows, err := b.store.Pool().Query(context.Background(), `SELECT status, count(*)::int FROM job_outcomes WHERE job_id = $1 GROUP BY status`, job)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	got := map[string]int{}
-	for rows.Next() {
-		var status string
-		var n int
-		if err := rows.Scan(&status, &n); err != nil {
-			t.Fatal(err)
-		}
-		got[status] = n
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return got
+	return b.countsBy(t, `SELECT status, count(*)::int FROM job_outcomes WHERE job_id = $1 GROUP BY status`, job)
 }
 
 // Copies of one job delivered together (the same body published several times without a

@@ -179,6 +179,29 @@ func (b *bundle) count(t *testing.T, query string, args ...any) int {
 	return n
 }
 
+// countsBy runs a query of (key, count) rows and returns the counts by key.
+func (b *bundle) countsBy(t *testing.T, query string, args ...any) map[string]int {
+	t.Helper()
+	rows, err := b.store.Pool().Query(context.Background(), query, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	counts := map[string]int{}
+	for rows.Next() {
+		var key string
+		var n int
+		if err := rows.Scan(&key, &n); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		counts[key] = n
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return counts
+}
+
 // Done when: publishing 200 statements and running two workers with --exit-when-idle against the
 // fake model leaves 200 done runs, each with its checks and model calls, and no duplicate runs.
 func TestTwoWorkersDrain200Statements(t *testing.T) {
