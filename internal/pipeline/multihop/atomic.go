@@ -157,7 +157,7 @@ func checkClaimAtomic(pv *planValidation) []string {
 			if slices.ContainsFunc(titles, func(r [2]int) bool { return r[0] <= w.at && w.at < r[1] }) {
 				continue
 			}
-			if kind := joinKind(words[:i], words[i+1:], lang, statement, conj); kind != "" {
+			if kind := joinKind(c.ClaimText, words[:i], words[i+1:], lang, statement, conj); kind != "" {
 				out = append(out, fmt.Sprintf("claim %s joins two facts (%s): %q and %q; split it into one claim per fact, each with its own source_span",
 					c.ClaimID, kind, joinText(words[:i]), joinText(words[i+1:])))
 				break
@@ -182,14 +182,14 @@ func checkClaimAtomic(pv *planValidation) []string {
 	return out
 }
 
-// joinKind says why left and right, joined by a conjunction, are two facts, or "" when they
-// are one.
-func joinKind(left, right []token, lang, foldedStatement string, conj []string) string {
+// joinKind says why left and right, joined by a conjunction in claim, are two facts, or "" when
+// they are one.
+func joinKind(claim string, left, right []token, lang, foldedStatement string, conj []string) string {
 	if len(left) == 0 || len(right) == 0 {
 		return ""
 	}
 	if lang == "en" && isPredicate(relativeClause(left)) && isPredicate(mainClause(right)) && !sharedComplement(left[len(left)-1], right) &&
-		!nounPhraseJoin(left, right) && !objectsJoined(left, right, foldedStatement, conj) {
+		!nounPhraseJoin(left, right) && !objectsJoined(left, right, foldedStatement, conj) && !relativeClauseObjects(claim, left, right) {
 		return "two predicates"
 	}
 	at := -1
@@ -340,6 +340,31 @@ func relativeClause(left []token) []token {
 		}
 	}
 	return left
+}
+
+// relativeClauseObjects reports whether a conjunction in claim joins two objects of the verb of
+// a relative clause in the subject, the verb after the second object being the main clause's:
+// "Those who believed in God and divine law wanted a union ..." (a real-model plan of FEVEROUS-S
+// was refused for it). The left conjunct is then no clause of its own: its words before the
+// relative pronoun hold no verb, and no comma closes the relative clause before the
+// conjunction ("Mara Quinn, who founded the bakery, and Ada Brook moved": two subjects). A right
+// conjunct that opens with a verb goes on with a second predicate ("The baker who sold the farm
+// and moved to Ostmoor").
+func relativeClauseObjects(claim string, left, right []token) bool {
+	pronoun := -1
+	for i := len(left) - 1; i >= 0; i-- {
+		if relativePronouns[left[i].key] {
+			pronoun = i
+			break
+		}
+	}
+	if pronoun < 1 || isPredicate(left[:pronoun]) {
+		return false
+	}
+	if strings.Contains(claim[left[pronoun].at:right[0].at], ",") {
+		return false
+	}
+	return !isPredicate(right[:1]) && !subjectPronouns[right[0].key]
 }
 
 // sharedComplement reports whether the words either side of a conjunction are two modifiers

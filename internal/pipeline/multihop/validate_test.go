@@ -442,6 +442,23 @@ func TestClaimAtomicAndFaithfulToSpan(t *testing.T) {
 		{"two nouns of a relative clause", "Maria Lind was raised by parents whose habits and outlook differed from their neighbours.",
 			"Maria Lind was raised by parents whose habits and outlook differed from their neighbours",
 			"Maria Lind was raised by parents whose habits and outlook differed from their neighbours", []string{"Maria Lind"}, "", ""},
+		// "and" inside a relative clause of the subject joins two objects of its verb; the verb
+		// after them is the main clause's ("Those who believed in God and divine law wanted a
+		// union ...": a real-model plan of FEVEROUS-S was refused for it, split as "Those who
+		// believed in God" and "divine law wanted ...", and its repair bridged the group as an
+		// entity no source names, so three true claims went unverified).
+		{"two objects of a relative clause in the subject", "Those who kept the harbour laws and the old customs wanted a new charter for Ostmoor.",
+			"Those who kept the harbour laws and the old customs wanted a new charter for Ostmoor",
+			"Those who kept the harbour laws and the old customs wanted a new charter for Ostmoor", []string{"Ostmoor"}, "", ""},
+		{"a relative clause closed by a comma before a second subject", "Mara Quinn, who founded the bakery, and Ada Brook moved to Ostmoor.",
+			"Mara Quinn, who founded the bakery, and Ada Brook moved to Ostmoor", "Mara Quinn, who founded the bakery, and Ada Brook moved to Ostmoor",
+			[]string{"Mara Quinn", "Ada Brook", "Ostmoor"}, RuleClaimNotAtomic, "two predicates"},
+		{"a relative clause going on with a second verb", "The baker who sold the farm and moved to Ostmoor opened a shop.",
+			"The baker who sold the farm and moved to Ostmoor opened a shop", "The baker who sold the farm and moved to Ostmoor opened a shop",
+			[]string{"Ostmoor"}, RuleClaimNotAtomic, "two predicates"},
+		{"a main clause before the relative clause", "Mara Quinn met the baker who sold the farm and Ada Brook moved to Ostmoor.",
+			"Mara Quinn met the baker who sold the farm and Ada Brook moved to Ostmoor", "Mara Quinn met the baker who sold the farm and Ada Brook moved to Ostmoor",
+			[]string{"Mara Quinn", "Ada Brook", "Ostmoor"}, RuleClaimNotAtomic, "two predicates"},
 		{"consecutive decades", "China started gaining prominence in the 1980s and 1990s.", "China started gaining prominence in the 1980s and 1990s",
 			"China started gaining prominence in the 1980s and 1990s", []string{"China"}, "", ""},
 		{"a participle before its noun", "Intellicontext is a tool for extracting and classifying entities and concepts from unstructured text.",
