@@ -304,6 +304,10 @@ func TestDescribedAs(t *testing.T) {
 		{"Pink Floyd achieved international success with an album.", "the album that Pink Floyd achieved international success with"},
 		{"The film won an award for its score", "the award for its score that the film won"},
 		{"The Matrix was released by a studio", "the studio that The Matrix was released by"},
+		// An existential "There is" opens the clause in lower case: a relay run of FEVEROUS-S
+		// stated "No part of the hill that There is rough grazing on the slopes of falls ...".
+		{"There is rough grazing on the slopes of a hill", "the hill that there is rough grazing on the slopes of"},
+		{"There Will Be Blood was released by a studio", "the studio that There Will Be Blood was released by"},
 		{"Randall Flagg is a fantasy character", ""},
 		{"Tom Welling became an actor", ""},
 		{"Tom Welling made a film with an actor", ""},
