@@ -596,7 +596,7 @@ func describedAsObject(words []string) (string, bool) {
 	// "The film won an award" reads "the award that the film won", and an existential "There
 	// is ..." reads "... that there is ..."; a name keeps its case ("There Will Be Blood").
 	if strings.EqualFold(clause[0], "the") && !text.IsCapitalised(clause[1]) ||
-		strings.EqualFold(clause[0], "there") && subjectCopulas[clause[1]] {
+		strings.EqualFold(clause[0], "there") && subjectCopulas[strings.ToLower(clause[1])] {
 		clause[0] = strings.ToLower(clause[0])
 	}
 	return "the " + strings.Join(words[at+1:], " ") + " that " + strings.Join(clause, " "), true
