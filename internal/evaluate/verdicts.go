@@ -21,6 +21,7 @@ import (
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
 	"github.com/corroborate/corroborate/internal/pipeline/methods"
+	"github.com/corroborate/corroborate/internal/pipeline/multihop"
 	"github.com/corroborate/corroborate/internal/pipeline/text"
 	"github.com/corroborate/corroborate/internal/search"
 	"github.com/corroborate/corroborate/internal/store"
@@ -477,7 +478,8 @@ func countIn(urls []string, set map[string]bool) int {
 //   - at least one claim supported, every checked claim supported and none skipped by the claim
 //     cap: supported (a claim the cap skipped was never checked, and spec 000 says a summary must
 //     never imply full coverage when the cap dropped claims; a claim the plan found not
-//     verifiable does not count);
+//     verifiable does not count, nor does a comparison's input left unverified when the
+//     comparison it feeds was decided: see mootInputs);
 //   - anything else (nothing checked, a claim unverified or skipped): unverified.
 //
 // confidence is the lowest confidence of the claims that decided it, "" when the method gives none.
@@ -493,9 +495,13 @@ func statementVerdict(res *pipeline.Result) (verdict, confidence string) {
 		return out
 	}
 	supported, checked, skipped := 0, 0, 0
+	moot := mootInputs(res)
 	for _, c := range res.Claims {
 		if pipeline.SkippedByCap(c) {
 			skipped++
+		}
+		if moot[c.Key] {
+			continue
 		}
 		switch c.Verdict {
 		case pipeline.VerdictRefuted, pipeline.VerdictPartlySupported:
@@ -514,6 +520,40 @@ func statementVerdict(res *pipeline.Result) (verdict, confidence string) {
 		return pipeline.VerdictSupported, lowest(res.Claims, pipeline.VerdictSupported)
 	}
 	return pipeline.VerdictUnverified, ""
+}
+
+// mootInputs are the keys of the claims of a multihop run that are a comparison's inputs
+// (multihop.ComparisonInput: "Ada Brook was born on a known date"), left unverified, on which a
+// supported or refuted claim depends: the comparison was decided from a source that states it
+// ("the older brother of ..."), and the statement asserted no date of its own. The plan's
+// dependencies are read from the run's validated plan.
+func mootInputs(res *pipeline.Result) map[string]bool {
+	if len(res.PlanJSON) == 0 {
+		return nil
+	}
+	var plan multihop.Plan
+	if err := json.Unmarshal(res.PlanJSON, &plan); err != nil {
+		return nil
+	}
+	decided := map[string]bool{}
+	for _, c := range res.Claims {
+		decided[c.Key] = c.Key != "" && (c.Verdict == pipeline.VerdictSupported || c.Verdict == pipeline.VerdictRefuted)
+	}
+	feedsDecided := map[string]bool{}
+	for _, c := range plan.Claims {
+		if decided[c.ClaimID] {
+			for _, id := range c.DependsOn {
+				feedsDecided[id] = true
+			}
+		}
+	}
+	moot := map[string]bool{}
+	for _, c := range res.Claims {
+		if c.Verdict == pipeline.VerdictUnverified && feedsDecided[c.Key] && multihop.ComparisonInput(c.Text) {
+			moot[c.Key] = true
+		}
+	}
+	return moot
 }
 
 func writeItemResults(w io.Writer, results []itemResult) error {

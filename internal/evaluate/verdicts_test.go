@@ -19,6 +19,7 @@ import (
 	"github.com/corroborate/corroborate/internal/llm/llmtest"
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/methods"
+	"github.com/corroborate/corroborate/internal/pipeline/multihop"
 	"github.com/corroborate/corroborate/internal/testenv"
 )
 
@@ -238,11 +239,44 @@ func TestStatementVerdict(t *testing.T) {
 			RevisedText: "A was C.", Claims: []pipeline.Claim{claim("unverified", "")}}, "refuted", ""},
 		{"a CoVe revision that kept it", pipeline.Result{DraftFromInput: true, Status: pipeline.StatusChecked, Draft: "A was B.",
 			RevisedText: "A was B.", Claims: []pipeline.Claim{claim("supported", "")}}, "supported", ""},
+		// A comparison's inputs ("... was born on a known date", as the plan prompt asks) are the
+		// plan's route to it, not the statement's assertions: a comparison decided from a source
+		// that states it needs no date of its own (a held-out FEVEROUS-S statement, "whose father
+		// was the older brother of ...", stayed unverified on two birth dates no page gives).
+		{"a comparison decided, its inputs unverified", pipeline.Result{PlanJSON: dependsOn(t, "c3", "c1", "c2"), Claims: []pipeline.Claim{
+			{Key: "c1", Text: "Ada Brook was born on a known date", Verdict: "unverified"},
+			{Key: "c2", Text: "Mara Quinn was born on a known date", Verdict: "unverified"},
+			{Key: "c3", Text: "Ada Brook is older than Mara Quinn", Verdict: "supported", Confidence: "Medium"}}}, "supported", "Medium"},
+		{"a comparison unverified, its inputs unverified", pipeline.Result{PlanJSON: dependsOn(t, "c3", "c1", "c2"), Claims: []pipeline.Claim{
+			{Key: "c1", Text: "Ada Brook was born on a known date", Verdict: "unverified"},
+			{Key: "c2", Text: "Mara Quinn was born on a known date", Verdict: "supported", Confidence: "Medium"},
+			{Key: "c3", Text: "Ada Brook is older than Mara Quinn", Verdict: "unverified"}}}, "unverified", ""},
+		{"a fact of the statement a supported claim depends on, unverified", pipeline.Result{PlanJSON: dependsOn(t, "c2", "c1"), Claims: []pipeline.Claim{
+			{Key: "c1", Text: "A film was directed by Ada Brook", Verdict: "unverified"},
+			{Key: "c2", Text: "The film directed by Ada Brook won an award", Verdict: "supported", Confidence: "Medium"}}}, "unverified", ""},
+		{"an input no decided claim depends on", pipeline.Result{PlanJSON: dependsOn(t, "c3", "c2"), Claims: []pipeline.Claim{
+			{Key: "c1", Text: "Ada Brook was born on a known date", Verdict: "unverified"},
+			{Key: "c2", Text: "Mara Quinn was born on a known date", Verdict: "supported", Confidence: "Medium"},
+			{Key: "c3", Text: "Ada Brook is older than Mara Quinn", Verdict: "supported", Confidence: "Medium"}}}, "unverified", ""},
 	} {
 		if got, conf := statementVerdict(&tt.res); got != tt.want || conf != tt.wantConf {
 			t.Errorf("%s: %s %q, want %s %q", tt.name, got, conf, tt.want, tt.wantConf)
 		}
 	}
+}
+
+// dependsOn is a plan's JSON in which claim depends on the others, as a multihop run stores it.
+func dependsOn(t *testing.T, claim string, on ...string) []byte {
+	t.Helper()
+	plan := multihop.Plan{Claims: []multihop.PlanClaim{{ClaimID: claim, DependsOn: on}}}
+	for _, id := range on {
+		plan.Claims = append(plan.Claims, multihop.PlanClaim{ClaimID: id, DependsOn: []string{}})
+	}
+	out, err := json.Marshal(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // promptRecorder is a Model that keeps every prompt it forwards.

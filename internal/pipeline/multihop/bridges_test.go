@@ -1285,3 +1285,21 @@ func TestFollowUpKeepsTheNamesItAsksForThatASourceHolds(t *testing.T) {
 		t.Errorf("claim: %s (%s): %s", c.Verdict, c.Confidence, c.Reason)
 	}
 }
+
+// A comparison's fact is written as the plan prompt asks ("born on a known date"); a claim that
+// states a value, or uses "known" otherwise, is no such input.
+func TestComparisonInput(t *testing.T) {
+	t.Parallel()
+	for claim, want := range map[string]bool{
+		"Květa Peschke was born on a known date":        true,
+		"Lake Baikal has a known area":                  true,
+		"A known number of species live in Lake Baikal": true,
+		"Květa Peschke was born on 9 July 1975":         false,
+		"Ada Brook is a well-known painter":             false,
+		"Ada Brook is known as a painter":               false,
+	} {
+		if got := ComparisonInput(claim); got != want {
+			t.Errorf("ComparisonInput(%q) = %v, want %v", claim, got, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package multihop
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -859,4 +860,15 @@ func retrievingHops(st *chainState) int {
 		}
 	}
 	return n
+}
+
+// knownValue matches the words the plan prompt gives a comparison's facts: "Květa Peschke was
+// born on a known date", "Lake Baikal has a known area".
+var knownValue = regexp.MustCompile(`(?i)\ba known\b`)
+
+// ComparisonInput reports whether a claim of a plan only says that a value exists ("was born on
+// a known date"), as the plan prompt asks a comparison's facts compared to be written: the
+// plan's route to the comparison that depends on it, not something the statement asserts.
+func ComparisonInput(claimText string) bool {
+	return knownValue.MatchString(claimText)
 }
