@@ -475,11 +475,12 @@ func countIn(urls []string, set map[string]bool) int {
 //     of it is);
 //   - a closed-book CoVe run whose revision changed the statement: refuted (those methods give
 //     no claim-level refutation; the revision is their judgement that something was wrong);
-//   - at least one claim supported, every checked claim supported and none skipped by the claim
-//     cap: supported (a claim the cap skipped was never checked, and spec 000 says a summary must
-//     never imply full coverage when the cap dropped claims; a claim the plan found not
-//     verifiable does not count, nor does a comparison's input left unverified when the
-//     comparison it feeds was decided: see mootInputs);
+//   - at least one claim supported, every checked claim supported, none skipped by the claim
+//     cap and none the plan found not verifiable: supported (a claim the cap skipped was never
+//     checked, and spec 000 says a summary must never imply full coverage when the cap dropped
+//     claims; an opinion the statement asserts, "the most famous English singer", no evidence
+//     confirms; a comparison's input left unverified does not count when the comparison it
+//     feeds was decided: see mootInputs);
 //   - anything else (nothing checked, a claim unverified or skipped): unverified.
 //
 // confidence is the lowest confidence of the claims that decided it, "" when the method gives none.
@@ -494,11 +495,14 @@ func statementVerdict(res *pipeline.Result) (verdict, confidence string) {
 		}
 		return out
 	}
-	supported, checked, skipped := 0, 0, 0
+	supported, checked, skipped, opinions := 0, 0, 0, 0
 	moot := mootInputs(res)
 	for _, c := range res.Claims {
 		if pipeline.SkippedByCap(c) {
 			skipped++
+		}
+		if c.Verifiable != nil && !*c.Verifiable {
+			opinions++
 		}
 		if moot[c.Key] {
 			continue
@@ -516,7 +520,7 @@ func statementVerdict(res *pipeline.Result) (verdict, confidence string) {
 	if res.DraftFromInput && res.Status == pipeline.StatusChecked && res.RevisedText != "" && !pipeline.SameText(res.Draft, res.RevisedText) && len(res.Evidence) == 0 {
 		return pipeline.VerdictRefuted, ""
 	}
-	if supported > 0 && supported == checked && skipped == 0 {
+	if supported > 0 && supported == checked && skipped == 0 && opinions == 0 {
 		return pipeline.VerdictSupported, lowest(res.Claims, pipeline.VerdictSupported)
 	}
 	return pipeline.VerdictUnverified, ""

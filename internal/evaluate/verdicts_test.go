@@ -231,6 +231,14 @@ func TestStatementVerdict(t *testing.T) {
 		{"one unverified", pipeline.Result{Claims: []pipeline.Claim{claim("supported", "High"), claim("unverified", "Low")}}, "unverified", ""},
 		{"only not checked", pipeline.Result{Claims: []pipeline.Claim{claim("not_checked", "")}}, "unverified", ""},
 		{"supported and not checked", pipeline.Result{Claims: []pipeline.Claim{claim("supported", "High"), claim("not_checked", "")}}, "supported", "High"},
+		// An opinion the plan marked not verifiable is asserted by the statement and confirmed by
+		// nothing: "John Lennon was the most famous English singer" is not supported by "John
+		// Lennon was English" and "a singer" (EX-FEVER NOT ENOUGH INFO 1623 and 2129 were counted
+		// supported so, held out).
+		{"supported and an opinion not verifiable", pipeline.Result{Claims: []pipeline.Claim{claim("supported", "High"),
+			{Verdict: pipeline.VerdictNotChecked, Verifiable: new(bool), Reason: "the plan marked it not verifiable (opinion, preference or prediction)"}}}, "unverified", ""},
+		{"refuted and an opinion not verifiable", pipeline.Result{Claims: []pipeline.Claim{claim("refuted", "Medium"),
+			{Verdict: pipeline.VerdictNotChecked, Verifiable: new(bool)}}}, "refuted", "Medium"},
 		{"supported and a claim the cap skipped", pipeline.Result{Claims: []pipeline.Claim{claim("supported", "High"),
 			{Verdict: pipeline.VerdictNotChecked, Reason: pipeline.ClaimCapReason(10)}}}, "unverified", ""},
 		{"refuted and a claim the cap skipped", pipeline.Result{Claims: []pipeline.Claim{claim("refuted", "Medium"),
