@@ -351,13 +351,7 @@ func relativeClause(left []token) []token {
 // conjunct that opens with a verb goes on with a second predicate ("The baker who sold the farm
 // and moved to Ostmoor").
 func relativeClauseObjects(claim string, left, right []token) bool {
-	pronoun := -1
-	for i := len(left) - 1; i >= 0; i-- {
-		if relativePronouns[left[i].key] {
-			pronoun = i
-			break
-		}
-	}
+	pronoun := len(left) - len(relativeClause(left)) - 1 // -1 when left has none
 	if pronoun < 1 || isPredicate(left[:pronoun]) {
 		return false
 	}
