@@ -304,6 +304,40 @@ func testUnestablishedBridgeWithoutWordsOfItsOwn(t *testing.T, span string) {
 	}
 }
 
+// A claim whose text is whole, the placeholder written only in its hops ("A request was put to
+// Francis Fisher to stand in the City of Wellington electorate to fill the vacancy", its hop
+// "{c2} City of Wellington seat vacancy ...", c2 the father no source named: FEVEROUS-S 22927,
+// true, left unverified), is judged as written when the bridge was not established and the
+// statement has no words for it: its hops search without the placeholder, and say so. On the
+// old code it was "cannot be stated", unjudged.
+func TestUnestablishedBridgeOnlyInTheHopsLeavesTheClaimWhole(t *testing.T) {
+	t.Parallel()
+	const whole = "Slipknot is a character of Suicide Squad"
+	plan := slipknotPlan()
+	plan.Claims[0].SourceSpan = slipknotStatement // the statement has no words of its own for c1
+	plan.Claims[1].ClaimText = whole
+	plan.Claims[1].SubQueries = []string{"Slipknot Suicide Squad character"}
+	model := planModel(t, plan, map[string]string{
+		"An actor played Detective Chester Lake": judgeReplyJSON(t, "unverified", "Low", "", nil),
+		whole: judgeReplyJSON(t, "supported", "Medium", "", nil,
+			judgeCitation{1, "Adam Beach plays Slipknot", evidence.StanceSupports}),
+	})
+	searcher := slipknotSearcher()
+	searcher.rules = append(searcher.rules, searchRule{contains: "Slipknot Suicide Squad cast", results: []pipeline.SearchResult{srcSlipknot}})
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: slipknotStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := res.Claims[1]
+	if c2.Text != whole || c2.Verdict != pipeline.VerdictSupported || strings.Contains(c2.Reason, "cannot be stated") {
+		t.Errorf("claim 2: %+v", c2)
+	}
+	if h := findHop(res, 2, 1); h.Query != "Slipknot Suicide Squad cast" || h.Status != HopFound || h.Reason != HopReasonPlan ||
+		!strings.Contains(h.Note, "{c1} was not established") || !strings.Contains(h.Note, "searched without it") {
+		t.Errorf("hop 1 of c2: %+v", h)
+	}
+}
+
 // A bridge claim whose judge refuted it describes no entity worth searching for: the claims
 // building on it run no hop at all.
 func TestRefutedBridgeIsNotSearchedForByDescription(t *testing.T) {

@@ -472,8 +472,9 @@ func holdsURL(list []hopEvidence, r pipeline.SearchResult) bool {
 // for the entity, the span of the claim it builds on, and its hops search without the
 // placeholder: its judge, given that claim's cited sources, can still join the two facts, and no
 // name of the model's enters the claim. Only when the statement has no words of its own for it
-// (the spans overlap, or the span is no noun phrase) is st unresolved, and says why. Each hop
-// says where its names came from.
+// (the spans overlap, or the span is no noun phrase) and st's text writes its placeholder is st
+// unresolved, and says why; a placeholder only st's hops write is dropped from them, and st is
+// judged as written. Each hop says where its names came from.
 func (r *multihopRun) resolveBridges(st *chainState) {
 	ids := claimBridges(st.claim, r.chainOf(st.claim.ClaimID))
 	if len(ids) == 0 {
@@ -513,6 +514,19 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 		values[id] = words
 		described = append(described, id)
 		from = append(from, fmt.Sprintf("{%s} was not established (%s): the claim is stated with the statement's words for it, %q, and searched without it", id, why, words))
+	}
+	if len(unstated) > 0 && !slices.ContainsFunc(unstated, func(id string) bool { return strings.Contains(st.claim.ClaimText, "{"+id+"}") }) {
+		// Only the planned hops write the placeholders the statement has no words for: the
+		// claim's text is whole ("A request was put to Francis Fisher to stand in the City of
+		// Wellington electorate to fill the vacancy", its hop "{c2} City of Wellington seat
+		// vacancy ...", c2 a father no source names) and is judged as written; its hops search
+		// without them.
+		st.unresolved = ""
+		for _, id := range unstated {
+			described = append(described, id)
+			from = append(from, fmt.Sprintf("{%s} was not established (%s): the claim's text does not build on it, and its hops are searched without it", id, unstatedWhy[id]))
+		}
+		unstated = nil
 	}
 	if len(unstated) > 0 {
 		// One entity the statement has no words for, the others named or worded: the claim,
