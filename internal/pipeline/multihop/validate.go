@@ -407,17 +407,28 @@ var (
 )
 
 // quantities returns the numbers and quantifier words in s: digits as written without
-// thousands separators ("1,000" is "1000"), English number words as digits (but "one of", and
-// "ones" as 1), quantifier words as themselves.
+// thousands separators ("1,000" is "1000"; in English, other commas separate numbers: "11,2018"
+// is 11 and 2018), English number words as digits (but "one of", and "ones" as 1), quantifier
+// words as themselves.
 func quantities(s, language string) map[string]bool {
 	out := map[string]bool{}
+	english := language == "" || language == "en"
 	for _, n := range quantityNumber.FindAllString(s, -1) {
-		if thousandsNumber.MatchString(n) {
+		switch {
+		case thousandsNumber.MatchString(n):
 			n = strings.ReplaceAll(n, ",", "")
+		case english && strings.Contains(n, ","):
+			// In English a comma that groups no thousands separates two numbers: "March
+			// 11,2018" is 11 and 2018, as "March 11, 2018" is. Elsewhere it may be a decimal
+			// comma ("3,5"), one number.
+			for _, part := range strings.Split(n, ",") {
+				out[part] = true
+			}
+			continue
 		}
 		out[n] = true
 	}
-	if language == "" || language == "en" {
+	if english {
 		words := ruleWords(strings.ToLower(s))
 		for i := 0; i < len(words); i++ {
 			w := words[i]

@@ -622,6 +622,29 @@ func TestQuantitiesOneOf(t *testing.T) {
 	}
 }
 
+// A comma with no space between a day and a year, "March 11,2018", joins no number: a plan that
+// wrote the date "March 11, 2018" was refused twice in session 35's relay runs for "11" and
+// "2018", numbers the statement was read not to hold ("11,2018"). Thousands separators still
+// join one number.
+func TestQuantitiesCommaWithoutSpace(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		text string
+		want []string
+	}{
+		{"The station opened on March 11,2018", []string{"11", "2018"}},
+		{"The station opened on March 11, 2018", []string{"11", "2018"}},
+		{"The county had 1,047,380 residents", []string{"1047380"}},
+		{"The county had 806,744 residents in 2001", []string{"2001", "806744"}},
+		{"The rate rose to 2.08%", []string{"2.08"}},
+	} {
+		got := slices.Sorted(maps.Keys(quantities(c.text, "en")))
+		if !slices.Equal(got, c.want) {
+			t.Errorf("quantities(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
 // "The two" names the pair a statement joins with "and" or "or": a real-model plan was refused
 // for "which connects the two films" of "Lost Highway and Mulholland Drive are connected ...",
 // and its statement lost. A statement that joins nothing gives it no pair, and a count the
