@@ -270,9 +270,11 @@ var articles = text.WordSet("the a an")
 
 // reciprocalWords state a relation of the two subjects to each other ("Malcolm Young and Angus
 // Young are brothers", "were married", "met each other") or an action they took together ("had
-// worked together", "came together as a duo": a FEVEROUS-S plan was refused for it): one fact of
-// the pair, which neither subject has alone.
-var reciprocalWords = text.WordSet("brothers sisters siblings twins cousins friends married partners rivals spouses teammates bandmates together jointly duo")
+// worked together", "came together as a duo": a FEVEROUS-S plan was refused for it; "teamed up",
+// "collaborated", "partnered": another was refused for "Maestu and Marcelina Lech teamed up to
+// compete for Spain", from "Maestu teamed up with Poland's Marcelina Lech"): one fact of the
+// pair, which neither subject has alone.
+var reciprocalWords = text.WordSet("brothers sisters siblings twins cousins friends married partners rivals spouses teammates bandmates together jointly duo teamed collaborated partnered")
 
 // reciprocal reports whether the right side of a join of two subjects states their relation to
 // each other: a word of reciprocalWords, or "each other" or "one another".

@@ -384,6 +384,14 @@ func TestClaimAtomicAndFaithfulToSpan(t *testing.T) {
 		// "Frith and Richard had previously worked together", the two named apart).
 		{"a joint action of two named subjects", "Karl Olsen, a founder of the Ostmoor band, and Jens Berg, a founder of the Westmoor band, had worked together before forming a duo.",
 			"Karl Olsen and Jens Berg had worked together before forming a duo", "had worked together before forming a duo", []string{"Karl Olsen", "Jens Berg"}, "", ""},
+		// "teamed up", "collaborated", "partnered": a joint action too (a FEVEROUS-S plan of
+		// session 35 was refused for "Maestu and Marcelina Lech teamed up to compete for Spain").
+		{"two named subjects who teamed up", "In 2014, Ana Berg teamed up with Westmoor's Karl Olsen to compete for Ostmoor.",
+			"Ana Berg and Karl Olsen teamed up to compete for Ostmoor", "Ana Berg teamed up with Westmoor's Karl Olsen to compete for Ostmoor", []string{"Ana Berg", "Karl Olsen"}, "", ""},
+		{"two named subjects who collaborated", "Ana Berg collaborated with Karl Olsen on the Westmoor album.",
+			"Ana Berg and Karl Olsen collaborated on the Westmoor album", "Ana Berg collaborated with Karl Olsen on the Westmoor album", []string{"Ana Berg", "Karl Olsen"}, "", ""},
+		{"two named subjects who each moved", "Ana Berg moved with Karl Olsen to Westmoor.",
+			"Ana Berg and Karl Olsen moved to Westmoor", "Ana Berg moved with Karl Olsen to Westmoor", []string{"Ana Berg", "Karl Olsen"}, RuleClaimNotAtomic, "two named subjects"},
 		{"two named subjects of one action each", "Karl Olsen, a founder of the Ostmoor band, and Jens Berg, a founder of the Westmoor band, had worked in Westhaven.",
 			"Karl Olsen and Jens Berg had worked in Westhaven", "had worked in Westhaven", []string{"Karl Olsen", "Jens Berg"}, RuleClaimNotAtomic, "two named subjects"},
 		{"an added entity", "The tower opened in 1889.", "The tower opened in 1889 with Gustave Eiffel present", "The tower opened in 1889", nil,
