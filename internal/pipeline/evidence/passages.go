@@ -20,9 +20,19 @@ var ellipsis = regexp.MustCompile(`\s*(?:\[\s*(?:\.{3}|â€¦)\s*\]|\(\s*(?:\.{3}|â
 // text.FoldForMatch of both (NFKC, case, white space, quote marks, dashes, invisible
 // characters), each fragment of the passage, split at ellipses, is in the text, in order, and the
 // passage has at least MinPassageLetters letters and digits. Punctuation at the ends of a
-// fragment is not required to match (a quotation often ends where the sentence does not).
+// fragment is not required to match (a quotation often ends where the sentence does not). The
+// notes that say where a page's links lead (text.LinkNote) are ours, not the page's: a passage
+// that leaves them out is in the text all the same.
 func PassageIn(passage, source string) bool {
-	folded := text.FoldForMatch(source)
+	if passageIn(passage, text.FoldForMatch(source)) {
+		return true
+	}
+	shown := text.WithoutLinkNotes(source)
+	return shown != source && passageIn(passage, text.FoldForMatch(shown))
+}
+
+// passageIn is PassageIn on a source already folded.
+func passageIn(passage, folded string) bool {
 	letters := 0
 	at := 0
 	found := false

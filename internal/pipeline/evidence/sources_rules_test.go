@@ -97,3 +97,29 @@ func TestPassageIn(t *testing.T) {
 		}
 	}
 }
+
+// A page's links are read with a note of where they lead (text.LinkNote), text the page itself
+// does not show: a quote of the page's words without the notes is verbatim all the same. In a
+// relay run cove2's verifier quoted "Wad Madani (Arabic: ودمدني Wad Madanī) or Madani is the
+// capital ..." of a source reading "Wad Madani (Arabic (link: Arabic language): ودمدني Wad
+// Madanī) or Madani is the capital ...": the citation was dropped as quote_not_in_source, and
+// the claim left uncertain.
+func TestPassageInWithoutLinkNotes(t *testing.T) {
+	t.Parallel()
+	page := "Ostmoor (Danish (link: Danish language): Østmor) is the capital of the Westmoor (link: Westmoor (region)) region in the north of Freeland."
+	for _, c := range []struct {
+		passage string
+		want    bool
+	}{
+		{"Ostmoor (Danish (link: Danish language): Østmor) is the capital of the Westmoor (link: Westmoor (region)) region", true},
+		{"Ostmoor (Danish: Østmor) is the capital of the Westmoor region in the north of Freeland", true},
+		{"the capital of the Westmoor region in the north", true},
+		// The notes are the only text left out: the page's own words still have to be there.
+		{"Ostmoor (Danish: Østmor) is the capital of the Eastmoor region", false},
+		{"Ostmoor (Danish language: Østmor) is the capital", false},
+	} {
+		if got := PassageIn(c.passage, page); got != c.want {
+			t.Errorf("PassageIn(%q) = %v, want %v", c.passage, got, c.want)
+		}
+	}
+}

@@ -315,23 +315,50 @@ func Links(s string) []Link {
 		}
 		i += at
 		start := i + len(linkNoteOpening)
-		depth, end := 1, -1
-		for k := start; k < len(s) && end < 0; k++ {
-			switch s[k] {
-			case '(':
-				depth++
-			case ')':
-				if depth--; depth == 0 {
-					end = k
-				}
-			}
-		}
+		end := noteEnd(s, start)
 		if end < 0 {
 			return out
 		}
 		out = append(out, Link{Before: s[:i], Target: s[start:end]})
 		at = end + 1
 	}
+}
+
+// WithoutLinkNotes is s without the notes LinkNote wrote in it: the text as its page shows it. A
+// note left unclosed (a snippet cut inside it) is kept, as Links reads none there.
+func WithoutLinkNotes(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, linkNoteOpening)
+		if i < 0 {
+			break
+		}
+		end := noteEnd(s, i+len(linkNoteOpening))
+		if end < 0 {
+			break
+		}
+		b.WriteString(s[:i])
+		s = s[end+1:]
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+// noteEnd is the index of the bracket that closes the note whose target starts at start, the
+// target's own brackets counted ("Cell (biology)"), or -1 when none does.
+func noteEnd(s string, start int) int {
+	depth := 1
+	for k := start; k < len(s); k++ {
+		switch s[k] {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				return k
+			}
+		}
+	}
+	return -1
 }
 
 // Truncate cuts s to at most n bytes without splitting a character.

@@ -269,6 +269,20 @@ func TestLinkNote(t *testing.T) {
 	}
 }
 
+func TestWithoutLinkNotes(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ in, want string }{
+		{"a club called Bologna (link: Virtus Pallacanestro Bologna) won", "a club called Bologna won"},
+		{"a protein (link: Cell (biology)) of the cell (link: Cell membrane).", "a protein of the cell."},
+		{"no notes here", "no notes here"},
+		{"a snippet cut inside (link: Virtus Palla", "a snippet cut inside (link: Virtus Palla"},
+	} {
+		if got := WithoutLinkNotes(c.in); got != c.want {
+			t.Errorf("WithoutLinkNotes(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
 func TestLinks(t *testing.T) {
 	s := "The club" + LinkNote("club", "Bologna (basketball)") + " signed Ada" + LinkNote("Ada", "Ada Vance") + ", and" + " (link: Cut"
 	want := []Link{
