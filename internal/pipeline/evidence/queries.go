@@ -746,6 +746,12 @@ func init() {
 	}
 }
 
+// whatIs and copulas open a question that names what it asks about: "What is ugali ...?".
+var (
+	whatIs  = text.WordSet("what who")
+	copulas = text.WordSet("is are was were")
+)
+
 // interrogativeDeterminers open a noun phrase when a noun follows them ("Which police force",
 // "What company"), and a question when a verb does ("What is its population?").
 var interrogativeDeterminers = text.WordSet("which what whose")
@@ -784,6 +790,11 @@ func danglingPronoun(s string) string {
 		return false
 	}
 	referentAnywhere := func() bool {
+		// "What is ugali and in which region is it eaten?": a what-is question names the thing
+		// it asks about, capitalised or not.
+		if len(words) > 2 && whatIs[strings.ToLower(words[0])] && copulas[strings.ToLower(words[1])] && namesAThing(words[2]) && !text.IsAnyStopWord(strings.ToLower(words[2])) {
+			return true
+		}
 		for j, w := range words {
 			lw := strings.ToLower(w)
 			if determiners[lw] && j+1 < len(words) || strings.ContainsAny(w, "0123456789") ||
