@@ -232,7 +232,45 @@ func (r *cove2Run) plan(ctx context.Context) (Plan, error) {
 	if err := json.Unmarshal(out.JSON, &plan); err != nil {
 		return Plan{}, pipeline.StepError(pipeline.StepPlan, err)
 	}
+	if asks := unqueriedDeepClaims(plan); len(asks) > 0 {
+		// Spec 000: every deep claim carries a verification query. A claim the plan tiered
+		// shallow that the code's signals make deep has none; the plan is sent back once to
+		// ask for it. The request is optional: an answer that fails, breaks a rule, drops a
+		// claim or leaves as many such claims leaves the plan as it was, and each such claim
+		// unverified with the reason (planClaims).
+		answer, err := step.SendBack(ctx, r.rec, prompt, out.Raw, asks)
+		if err != nil && ctx.Err() != nil {
+			return Plan{}, err
+		}
+		r.res.PlanViolations = append(out.Violations, asks...)
+		var again Plan
+		if err == nil && len(answer.Violations) == 0 && json.Unmarshal(answer.JSON, &again) == nil &&
+			len(again.Claims) >= len(plan.Claims) && len(unqueriedDeepClaims(again)) < len(asks) {
+			plan = again
+			r.res.Plan, r.res.PlanJSON, r.res.PlanRepaired = answer.Raw, answer.JSON, true
+		}
+	}
 	return plan, nil
+}
+
+// unqueriedDeepClaims asks for the verification query of each claim the plan tiered shallow
+// with none that the code's signals make deep (claimTier).
+func unqueriedDeepClaims(plan Plan) []string {
+	texts := make([]string, len(plan.Claims))
+	for i, c := range plan.Claims {
+		texts[i] = strings.TrimSpace(c.Text)
+	}
+	var asks []string
+	for i, c := range plan.Claims {
+		if c.Tier == pipeline.TierDeep || c.VerificationQuery != nil && strings.TrimSpace(*c.VerificationQuery) != "" {
+			continue
+		}
+		if tier, raisedBy := claimTier(c.Tier, texts[i], slices.Delete(slices.Clone(texts), i, i+1)); tier == pipeline.TierDeep {
+			asks = append(asks, fmt.Sprintf("claims[%d] (%q) is tiered shallow, but it holds %s, a deep signal: tier it deep and give it a verification_query, an open, self-contained factual question",
+				i, text.Truncate(texts[i], 200), strings.Join(raisedBy, ", ")))
+		}
+	}
+	return asks
 }
 
 // replyTokens bounds a structured reply that restates the draft: the draft once (about four

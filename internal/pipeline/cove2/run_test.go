@@ -475,10 +475,48 @@ func TestCove2TiersRaisedByCode(t *testing.T) {
 	if b.Tier != pipeline.TierDeep || b.Verdict != pipeline.VerdictUnverified || !strings.Contains(b.Reason, "signals (number)") {
 		t.Errorf("raised without a query: %+v", b)
 	}
+	// Asked for its query once (TestCove2AsksForTheQueryOfAClaimItsSignalsMakeDeep), the
+	// answer gave none: the plan is kept, and the request recorded.
+	if res.PlanRepaired || len(res.PlanViolations) != 1 || !strings.Contains(res.PlanViolations[0], "is tiered shallow") {
+		t.Errorf("repaired %v, violations %v", res.PlanRepaired, res.PlanViolations)
+	}
 	if c.Tier != pipeline.TierShallow || c.Verdict != pipeline.VerdictUnverified { // closed-book: never supported (issue 12, rule 8)
 		t.Errorf("shallow: %+v", c)
 	}
 	if len(s.search.Sent()) != 1 {
+		t.Errorf("searches: %d", len(s.search.Sent()))
+	}
+}
+
+// A claim the plan tiered shallow with no query, which the code's signals make deep, is asked
+// for its query once: spec 000 says every deep claim carries one. The answer is taken when it
+// is a valid plan; in a relay run (FEVEROUS-S "Other" 201-240) six claims of 80 statements were
+// left "not verified" so, four of them true statements' only gap. Without an answer that gives
+// the query (TestCove2TiersRaisedByCode), the claim is unverified with the reason, as before.
+func TestCove2AsksForTheQueryOfAClaimItsSignalsMakeDeep(t *testing.T) {
+	t.Parallel()
+	q := qCompleted
+	const steps = "The tower has 1,665 steps"
+	const qSteps = "How many steps does the Eiffel Tower have?"
+	stairs := pipelinetest.SearchResult("https://www.toureiffel.paris/en/the-monument/key-figures", "SETE", "The tower has 1,665 steps from the ground to the top.")
+	s := setupCove2(cove2Script{
+		plan:   cove2PlanReply(true, deepClaim(eiffelC, q), shallowClaim(steps)),
+		repair: cove2PlanReply(true, deepClaim(eiffelC, q), deepClaim(steps, qSteps)),
+		verify: map[string]string{
+			q:      verifierReply("1889", "completed in March 1889", "High", tourHistory.URL),
+			qSteps: verifierReply("1,665", "The tower has 1,665 steps", "High", stairs.URL),
+		},
+		results:  map[string][]pipeline.SearchResult{q: {tourHistory}, qSteps: {stairs}},
+		finalize: cove2ReviewReply("revised [1][2]", ClaimReview{ID: 1, Status: ReviewConfirmed}, ClaimReview{ID: 2, Status: ReviewConfirmed}),
+	})
+	res := mustRun(t, s, pipeline.Input{Text: eiffelDraft})
+	if !res.PlanRepaired || len(res.PlanViolations) != 1 || !strings.Contains(res.PlanViolations[0], `claims[1] ("The tower has 1,665 steps") is tiered shallow`) {
+		t.Fatalf("repaired %v, violations %v", res.PlanRepaired, res.PlanViolations)
+	}
+	if c := claimAt(t, res, 2); c.Tier != pipeline.TierDeep || c.VerificationQuery != qSteps || c.Verdict != pipeline.VerdictSupported {
+		t.Errorf("claim 2: %+v", c)
+	}
+	if len(s.search.Sent()) != 2 {
 		t.Errorf("searches: %d", len(s.search.Sent()))
 	}
 }
