@@ -441,6 +441,9 @@ func quantities(s, language string) map[string]bool {
 			if w == "one" && i > 0 && words[i-1] == "the" && theOneAsPronoun(words[i+1:]) {
 				continue // nor does "similar to the one stated"
 			}
+			if w == "one" && i+1 == len(words) && slices.Contains(words[max(0, i-3):i], "the") {
+				continue // nor "... that identify the longest-serving one", a thing named before
+			}
 			// "twenty-one" and "twenty one" are one number, 21; an ordinal counts nothing.
 			if d, ordinal, n := text.NumberAt(words, i); n > 0 && !ordinal {
 				out[d] = true

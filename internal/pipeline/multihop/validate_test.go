@@ -611,6 +611,13 @@ func TestQuantitiesOneOf(t *testing.T) {
 		{"The harbour is the one described in the guide", nil},
 		{"The prize went to the one", nil},
 		{"Mara Quinn scored the one goal of the match", []string{"1"}},
+		// "the earliest one" ending a claim is a thing of a kind named before it: the comparison
+		// inputs a real model wrote were refused for adding 1 (session 35: "The nonprofit
+		// organizations based in New York City have known founding dates that identify the
+		// earliest one", and "... the longest-serving one").
+		{"The harbours have known opening dates that identify the earliest one", nil},
+		{"The mayors have known terms that identify the longest-serving one", nil},
+		{"Of the two bridges, Mara Quinn built one", []string{"1", "2"}},
 		// ... but a number before its relative clause still counts (a FEVEROUS-S statement's plan
 		// was refused for "between zero and one" against "between zero and one that describes").
 		{"The index is a value between zero and one that measures spread", []string{"0", "1"}},
