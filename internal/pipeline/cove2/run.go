@@ -256,21 +256,33 @@ func (r *cove2Run) plan(ctx context.Context) (Plan, error) {
 // unqueriedDeepClaims asks for the verification query of each claim the plan tiered shallow
 // with none that the code's signals make deep (claimTier).
 func unqueriedDeepClaims(plan Plan) []string {
-	texts := make([]string, len(plan.Claims))
-	for i, c := range plan.Claims {
-		texts[i] = strings.TrimSpace(c.Text)
-	}
+	texts := planTexts(plan)
 	var asks []string
 	for i, c := range plan.Claims {
 		if c.Tier == pipeline.TierDeep || c.VerificationQuery != nil && strings.TrimSpace(*c.VerificationQuery) != "" {
 			continue
 		}
-		if tier, raisedBy := claimTier(c.Tier, texts[i], slices.Delete(slices.Clone(texts), i, i+1)); tier == pipeline.TierDeep {
+		if tier, raisedBy := tierOf(plan, texts, i); tier == pipeline.TierDeep {
 			asks = append(asks, fmt.Sprintf("claims[%d] (%q) is tiered shallow, but it holds %s, a deep signal: tier it deep and give it a verification_query, an open, self-contained factual question",
 				i, text.Truncate(texts[i], 200), strings.Join(raisedBy, ", ")))
 		}
 	}
 	return asks
+}
+
+// planTexts are the texts of the plan's claims, trimmed.
+func planTexts(plan Plan) []string {
+	texts := make([]string, len(plan.Claims))
+	for i, c := range plan.Claims {
+		texts[i] = strings.TrimSpace(c.Text)
+	}
+	return texts
+}
+
+// tierOf is the tier of the plan's claim i, the plan's raised by the code's signals
+// (claimTier), read beside the plan's other claims (texts, as planTexts gives them).
+func tierOf(plan Plan, texts []string, i int) (tier string, raisedBy []string) {
+	return claimTier(plan.Claims[i].Tier, texts[i], slices.Delete(slices.Clone(texts), i, i+1))
 }
 
 // replyTokens bounds a structured reply that restates the draft: the draft once (about four
@@ -282,13 +294,10 @@ func replyTokens(draft string) int { return min(32768, 2048+len(draft)/2) }
 // unverified with the reason and is not searched.
 func (r *cove2Run) planClaims(plan Plan) []pipeline.Claim {
 	claims := make([]pipeline.Claim, 0, len(plan.Claims))
-	texts := make([]string, len(plan.Claims))
-	for i, pc := range plan.Claims {
-		texts[i] = strings.TrimSpace(pc.Text)
-	}
+	texts := planTexts(plan)
 	for i, pc := range plan.Claims {
 		c := pipeline.Claim{Position: i + 1, Text: texts[i]}
-		tier, raisedBy := claimTier(pc.Tier, c.Text, slices.Delete(slices.Clone(texts), i, i+1))
+		tier, raisedBy := tierOf(plan, texts, i)
 		c.Tier = tier
 		if raisedBy != nil {
 			c.QueryFlags = append(c.QueryFlags, "tier_raised_by:"+strings.Join(raisedBy, ","))
