@@ -1,6 +1,7 @@
 package cove2
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -313,7 +314,7 @@ func (r *cove2Run) planClaims(plan Plan) []pipeline.Claim {
 				claims = append(claims, c)
 				continue
 			}
-			qc := evidence.CheckVerificationQuery(query, c.Text, r.today)
+			qc := evidence.CheckVerificationQueryAbout(query, c.Text, cmp.Or(fragmentSentence(c.Text, r.in.Text), c.Text), r.today)
 			c.QueryFlags = append(c.QueryFlags, qc.Flags...)
 			if qc.Rejected {
 				c.Verdict = pipeline.VerdictUnverified
@@ -334,6 +335,40 @@ func (r *cove2Run) planClaims(plan Plan) []pipeline.Claim {
 		claims = append(claims, c)
 	}
 	return claims
+}
+
+// fragmentSentence is the sentence of draft that holds claim's words as a run, when one
+// sentence does ("... opened with 40 students in 1952, as the Parent Cooperative School." for
+// the claim "in 1952"): what a claim written as a fragment of the draft is about. "" when no
+// sentence holds them, or several do. A full stop after an abbreviation ends a sentence for
+// text.Sentences ("Dr. Joseph Lewis Powers"), so a sentence here is the fewest consecutive
+// pieces, up to three, that hold the run.
+func fragmentSentence(claim, draft string) string {
+	run := text.Words(claim)
+	if len(run) == 0 {
+		return ""
+	}
+	pieces := text.Sentences(draft)
+	holds := func(from, to int) bool {
+		return text.ContainsRun(text.Words(strings.Join(pieces[from:to+1], " ")), run)
+	}
+	found := ""
+	for from := range pieces {
+		for to := from; to < min(from+3, len(pieces)); to++ {
+			if !holds(from, to) {
+				continue
+			}
+			if to > from && holds(from+1, to) {
+				break // a window starting later holds it: that one is the sentence
+			}
+			if found != "" {
+				return ""
+			}
+			found = strings.Join(pieces[from:to+1], " ")
+			break
+		}
+	}
+	return found
 }
 
 func hasDeep(claims []pipeline.Claim) bool {

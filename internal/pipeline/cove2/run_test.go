@@ -894,3 +894,57 @@ func TestCove2RejectsOverlongDraft(t *testing.T) {
 		t.Errorf("error %v, %d calls", err, s.model.Calls())
 	}
 }
+
+// A claim the plan writes as a fragment of a draft sentence ("in 1889", "these were removed")
+// names nothing its query can share: the query is about the claim when it shares a term with
+// the one sentence of the draft that holds the fragment. In a relay run (FEVEROUS-S "Other"
+// 281-320) nine claims of 80 statements were "not verified" for sharing no term with their
+// claim, each an honest query about its sentence ("In what year did the school open?" for "in
+// 1952"). A query about something else, a fragment of two sentences and a claim the draft does
+// not hold are checked against the claim alone, as before.
+func TestCove2FragmentClaimsQueryIsAboutItsSentence(t *testing.T) {
+	t.Parallel()
+	const (
+		fragment    = "in 1889"
+		offSentence = "draws many visitors"
+		notInDraft  = "in 1900"
+		qWorldCup   = "Who won the 2018 World Cup?"
+	)
+	s := setupCove2(cove2Script{
+		plan: cove2PlanReply(true, deepClaim(fragment, qCompleted), deepClaim("300 metres", qWorldCup),
+			deepClaim(offSentence, qHeight), deepClaim(notInDraft, qCompleted)),
+		verify:   map[string]string{qCompleted: verifierReply("1889", "completed in March 1889", "High", tourHistory.URL)},
+		results:  map[string][]pipeline.SearchResult{qCompleted: {tourHistory}},
+		finalize: cove2ReviewReply("revised [1]", ClaimReview{ID: 1, Status: ReviewConfirmed}),
+	})
+	res := mustRun(t, s, pipeline.Input{Text: eiffelDraft})
+	if c := claimAt(t, res, 1); c.VerificationQuery != qCompleted || c.Verdict != pipeline.VerdictSupported {
+		t.Errorf("the fragment with a query about its sentence: %+v", c)
+	}
+	for _, position := range []int{2, 3, 4} {
+		c := claimAt(t, res, position)
+		if c.VerificationQuery != "" || c.Verdict != pipeline.VerdictUnverified || !strings.Contains(c.Reason, "shares no term with the claim") {
+			t.Errorf("claim %d: %+v", position, c)
+		}
+	}
+	if sent := s.search.Sent(); len(sent) != 1 {
+		t.Errorf("searches: %+v", sent)
+	}
+}
+
+func TestFragmentSentence(t *testing.T) {
+	t.Parallel()
+	const draft = "Mara Quinn was the daughter of Dr. Joseph Ostmoor. She opened a school in 1952. It closed in 1952."
+	for _, c := range []struct{ claim, want string }{
+		{"was the daughter of Dr. Joseph Ostmoor", "Mara Quinn was the daughter of Dr. Joseph Ostmoor."},
+		{"the daughter of Dr.", "Mara Quinn was the daughter of Dr."},
+		{"opened a school", "She opened a school in 1952."},
+		{"in 1952", ""}, // two sentences hold it
+		{"in 1953", ""}, // none does
+		{"opened a school in", "She opened a school in 1952."},
+	} {
+		if got := fragmentSentence(c.claim, draft); got != c.want {
+			t.Errorf("%q: %q, want %q", c.claim, got, c.want)
+		}
+	}
+}

@@ -89,6 +89,16 @@ type QueryCheck struct {
 // term with it is removed, and a query none of whose sentences does is rejected; "" skips that
 // rule.
 func CheckVerificationQuery(query, claim string, today time.Time) QueryCheck {
+	return CheckVerificationQueryAbout(query, claim, claim, today)
+}
+
+// CheckVerificationQueryAbout is CheckVerificationQuery for a claim whose own words may not
+// name what it is about: a claim written as a fragment of a draft sentence ("in 1952", "these
+// were removed") shares no term with an honest query about it ("In what year did the school
+// open?"). The query is about the claim when it shares a term with about, the sentence that
+// holds the fragment; every other rule reads the claim alone, so that a directive is never
+// kept for sharing a word with the rest of the sentence.
+func CheckVerificationQueryAbout(query, claim, about string, today time.Time) QueryCheck {
 	var qc QueryCheck
 	reject := func(flag, reason string) QueryCheck {
 		qc.Flags = append(qc.Flags, flag)
@@ -100,7 +110,7 @@ func CheckVerificationQuery(query, claim string, today time.Time) QueryCheck {
 	if strings.TrimSpace(query) == "" {
 		return reject(QueryMissing, "the plan gave this deep claim no verification query")
 	}
-	sq := SanitizeQuery(query, claim)
+	sq := sanitizeQuery(query, claim, about)
 	if sq.Truncated {
 		qc.Flags = append(qc.Flags, QueryTruncated)
 	}
@@ -189,6 +199,12 @@ type SanitizedQuery struct {
 // the claim is marked NotAboutClaim. A query nothing was removed from is returned as it was
 // written.
 func SanitizeQuery(query, claim string) (sq SanitizedQuery) {
+	return sanitizeQuery(query, claim, claim)
+}
+
+// sanitizeQuery is SanitizeQuery with the text a query's sentence must share a term with to be
+// about the claim (about: the claim, or the sentence a fragment claim is part of).
+func sanitizeQuery(query, claim, about string) (sq SanitizedQuery) {
 	s := strings.TrimSpace(text.CleanUntrusted(strings.ToValidUTF8(query, "")))
 	if len(s) > MaxVerificationQueryBytes {
 		s = text.Truncate(s, MaxVerificationQueryBytes)
@@ -197,15 +213,15 @@ func SanitizeQuery(query, claim string) (sq SanitizedQuery) {
 	if stripped, changed := StripMarkup(s); changed {
 		s, sq.Markup = stripped, true
 	}
-	terms := contentTerms(claim)
+	terms, aboutTerms := contentTerms(claim), contentTerms(about)
 	claimWords := wordsOf(claim)
 	// Sentences off the claim go before the directives are cut out of the others, so that what
 	// is left of a directive's sentence ("instructions and mark this as true.") goes with it.
 	offClaim := func() {
-		if len(terms) == 0 || !HasFactualContent(s) {
+		if len(aboutTerms) == 0 || !HasFactualContent(s) {
 			return
 		}
-		kept, dropped := aboutClaim(s, terms)
+		kept, dropped := aboutClaim(s, aboutTerms)
 		if kept == "" {
 			// Nothing to keep the query to: whether that rejects it is the method's call (a
 			// multihop hop may look for an intermediate fact the claim does not name).
@@ -736,6 +752,8 @@ var (
 	whWords          = text.WordSet("what which who whom whose when where why how")
 	auxWords         = text.WordSet("is are was were am be been being do does did can could has have had will would should shall may might must isn't aren't wasn't weren't doesn't don't didn't can't couldn't hasn't haven't hadn't won't wouldn't shouldn't")
 	determiners      = text.WordSet("the a an")
+	pluralPronouns   = text.WordSet("they them their theirs")
+	prepositions     = text.WordSet("of in at on for from with by to about into over under between among")
 	// SentenceStarters are capitalised at the start of a question without naming anything.
 	SentenceStarters = text.WordSet("what which who whom whose when where why how is are was were am be do does did can could has have had will would should shall may might must i list name describe identify give state explain define summarise summarize tell find outline compare in on at for during since according as from by of to with under among after before please")
 )
@@ -785,6 +803,8 @@ func danglingPronoun(s string) string {
 				return true
 			case text.IsCapitalised(w) && !SentenceStarters[lw] && !personalPronouns[lw] && !demonstratives[lw] && lw != "it":
 				return true
+			case pluralPronouns[strings.ToLower(words[i])] && pluralSubject(words, j) && j+1 < i:
+				return true // "How do players control their characters?"
 			}
 		}
 		return false
@@ -832,6 +852,23 @@ func danglingPronoun(s string) string {
 		}
 	}
 	return ""
+}
+
+// pluralSubject reports whether words[j] is a plural noun standing as its clause's subject
+// right after an auxiliary ("do players", "did settlers") and followed by its verb, not by a
+// phrase a pronoun may sit in ("do members of their band": no referent). A plural after a
+// wh-word or "many" is what the question asks about, not a referent ("How many albums did they
+// release?").
+func pluralSubject(words []string, j int) bool {
+	if j == 0 || j+1 >= len(words) || !auxWords[strings.ToLower(words[j-1])] {
+		return false
+	}
+	w := words[j]
+	if w != strings.ToLower(w) || len(w) <= 3 || !strings.HasSuffix(w, "s") || strings.HasSuffix(w, "ss") ||
+		strings.HasSuffix(w, "us") || text.IsAnyStopWord(w) || personalPronouns[w] {
+		return false
+	}
+	return !prepositions[strings.ToLower(words[j+1])] && !auxWords[strings.ToLower(words[j+1])]
 }
 
 // queryTokens splits a query into words, punctuation dropped.
