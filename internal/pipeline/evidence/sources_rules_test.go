@@ -123,3 +123,19 @@ func TestPassageInWithoutLinkNotes(t *testing.T) {
 		}
 	}
 }
+
+// A source whose snippet was cut inside a link note, the page's lines after it: the quote of
+// a page line without its note is in the source (a relay run's cove2 verifier quoted "The
+// Williams FW30 is a Formula One racing car, designed by Williams and introduced at the start
+// of the 2008 Formula One season." and its citation was dropped).
+func TestPassageInAfterASnippetCutInsideANote(t *testing.T) {
+	t.Parallel()
+	source := "gained two fences. The Ostmoor K7 is a racing car, designed by Ostmoor (link: Ostmoor Engineering\n\nFrom the page itself:\n\n" +
+		"The Ostmoor K7 is a racing car, designed by Ostmoor (link: Ostmoor Engineering) and introduced at the start of the 2008 season."
+	if !PassageIn("The Ostmoor K7 is a racing car, designed by Ostmoor and introduced at the start of the 2008 season.", source) {
+		t.Error("the page line without its note is not found")
+	}
+	if PassageIn("The Ostmoor K7 is a racing car, designed by Ostmoor and introduced at the start of the 2009 season.", source) {
+		t.Error("a changed year is found")
+	}
+}

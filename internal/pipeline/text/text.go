@@ -305,7 +305,8 @@ type Link struct {
 }
 
 // Links are the notes LinkNote wrote in s, in order. A target's own brackets ("Cell
-// (biology)") are part of it; a note left unclosed (a snippet cut inside it) is none.
+// (biology)") are part of it; a note left unclosed (a snippet cut inside it) is none, and the
+// notes after it are read.
 func Links(s string) []Link {
 	var out []Link
 	for at := 0; ; {
@@ -317,7 +318,8 @@ func Links(s string) []Link {
 		start := i + len(linkNoteOpening)
 		end := noteEnd(s, start)
 		if end < 0 {
-			return out
+			at = start
+			continue
 		}
 		out = append(out, Link{Before: s[:i], Target: s[start:end]})
 		at = end + 1
@@ -333,9 +335,12 @@ func WithoutLinkNotes(s string) string {
 		if i < 0 {
 			break
 		}
-		end := noteEnd(s, i+len(linkNoteOpening))
+		start := i + len(linkNoteOpening)
+		end := noteEnd(s, start)
 		if end < 0 {
-			break
+			b.WriteString(s[:start])
+			s = s[start:]
+			continue
 		}
 		b.WriteString(s[:i])
 		s = s[end+1:]
@@ -345,17 +350,25 @@ func WithoutLinkNotes(s string) string {
 }
 
 // noteEnd is the index of the bracket that closes the note whose target starts at start, the
-// target's own brackets counted ("Cell (biology)"), or -1 when none does.
+// target's own brackets counted ("Cell (biology)"), or -1 when none does. A target is one
+// title: a line break or another note before the bracket means the note was left unclosed (a
+// snippet cut inside it, the page's own lines after it), and reading on would take the next
+// note's bracket for its own and the text between for a target.
 func noteEnd(s string, start int) int {
 	depth := 1
 	for k := start; k < len(s); k++ {
 		switch s[k] {
 		case '(':
+			if strings.HasPrefix(s[k:], strings.TrimPrefix(linkNoteOpening, " ")) {
+				return -1
+			}
 			depth++
 		case ')':
 			if depth--; depth == 0 {
 				return k
 			}
+		case '\n', '\r':
+			return -1
 		}
 	}
 	return -1

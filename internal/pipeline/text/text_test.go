@@ -276,6 +276,13 @@ func TestWithoutLinkNotes(t *testing.T) {
 		{"a protein (link: Cell (biology)) of the cell (link: Cell membrane).", "a protein of the cell."},
 		{"no notes here", "no notes here"},
 		{"a snippet cut inside (link: Virtus Palla", "a snippet cut inside (link: Virtus Palla"},
+		// A snippet cut inside a note, then the page's own lines: the unclosed note ends at its
+		// line, not at the next note's bracket (it had swallowed the page's text up to there, and
+		// a relay run's verifier quote of that text was dropped as not in its source).
+		{"designed by Ostmoor (link: Ostmoor Engin\n\nFrom the page itself:\nThe car, designed by Ostmoor (link: Ostmoor Engineering) and introduced in 2008.",
+			"designed by Ostmoor (link: Ostmoor Engin\n\nFrom the page itself:\nThe car, designed by Ostmoor and introduced in 2008."},
+		{"a cut (link: Ostmoor and the club (link: Westmoor FC) won", "a cut (link: Ostmoor and the club won"},
+		{"a cut (link: Ostmoor and the club (link: Westmoor FC) won (in 1990) there", "a cut (link: Ostmoor and the club won (in 1990) there"},
 	} {
 		if got := WithoutLinkNotes(c.in); got != c.want {
 			t.Errorf("WithoutLinkNotes(%q) = %q, want %q", c.in, got, c.want)
@@ -291,6 +298,11 @@ func TestLinks(t *testing.T) {
 	}
 	if got := Links(s); !slices.Equal(got, want) {
 		t.Errorf("Links(%q) = %q, want %q", s, got, want)
+	}
+	// An unclosed note ends at its line or at the next note: the notes after it are still read.
+	cut := "A snippet (link: Cut\nThe club" + LinkNote("club", "Bologna (basketball)") + " won."
+	if got, want := Links(cut), []Link{{Before: "A snippet (link: Cut\nThe club", Target: "Bologna (basketball)"}}; !slices.Equal(got, want) {
+		t.Errorf("Links(%q) = %q, want %q", cut, got, want)
 	}
 	if got := Links("Ada (born 1990) is a club (links)."); got != nil {
 		t.Errorf("a text without notes has links %q", got)
