@@ -189,7 +189,8 @@ func joinKind(claim string, left, right []token, lang, foldedStatement string, c
 		return ""
 	}
 	if lang == "en" && isPredicate(relativeClause(left)) && isPredicate(mainClause(right)) && !sharedComplement(left[len(left)-1], right) &&
-		!nounPhraseJoin(left, right) && !objectsJoined(left, right, foldedStatement, conj) && !relativeClauseObjects(claim, left, right) {
+		!nounPhraseJoin(left, right) && !objectsJoined(left, right, foldedStatement, conj) && !relativeClauseObjects(claim, left, right) &&
+		!(nameAfterRangeWord(left) && right[0].capital) {
 		return "two predicates"
 	}
 	at := -1
@@ -419,8 +420,13 @@ var objectPronouns = text.WordSet("it them him her me us you")
 var modifierSuffixes = []string{"ed", "ing", "er", "est", "al", "ous", "ive", "ic", "ful", "less", "ble", "ant", "ent", "ary"}
 
 func modifierForm(w string) bool {
-	return len(w) > 3 && slices.ContainsFunc(modifierSuffixes, func(s string) bool { return strings.HasSuffix(w, s) })
+	return irregularParticiples[w] || len(w) > 3 && slices.ContainsFunc(modifierSuffixes, func(s string) bool { return strings.HasSuffix(w, s) })
 }
+
+// irregularParticiples are English past participles that are never a finite verb alone, so
+// that "written and directed by Ana Berg" is one description ("sold", "made", "built" are past
+// forms too: "wrote the song and sold the farm").
+var irregularParticiples = text.WordSet("written given taken driven chosen spoken stolen broken frozen forgotten hidden ridden risen beaten eaten fallen shaken woven drawn known shown grown thrown blown flown sown sewn sworn torn worn sung begun done gone seen rung sunk drunk")
 
 // containsJoined reports whether the folded statement writes a and b joined: a, a conjunction
 // of the language right after it, then b within the same sentence a few words on ("Eisinga and

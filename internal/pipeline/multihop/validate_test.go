@@ -390,6 +390,18 @@ func TestClaimAtomicAndFaithfulToSpan(t *testing.T) {
 			"Ana Berg and Karl Olsen teamed up to compete for Ostmoor", "Ana Berg teamed up with Westmoor's Karl Olsen to compete for Ostmoor", []string{"Ana Berg", "Karl Olsen"}, "", ""},
 		{"two named subjects who collaborated", "Ana Berg collaborated with Karl Olsen on the Westmoor album.",
 			"Ana Berg and Karl Olsen collaborated on the Westmoor album", "Ana Berg collaborated with Karl Olsen on the Westmoor album", []string{"Ana Berg", "Karl Olsen"}, "", ""},
+		// Two names a range word opens are one relation's two ends before a verb too (a
+		// FEVEROUS-S plan of session 36 was refused for "... Falco is sure that the marriage
+		// between Giannino and Dorina will take place").
+		{"a relation between two names before its verb", "In the opera, Falco is sure that the marriage between Ana and Karl will take place.",
+			"In the opera, Falco is sure that the marriage between Ana and Karl will take place", "Falco is sure that the marriage between Ana and Karl will take place", []string{"Falco"}, "", ""},
+		// An irregular past participle beside another is one description of one complement (a
+		// plan was refused for "... the first period comedy film written and directed by Whit
+		// Stillman": split, it would have said two other things).
+		{"two participles of one agent", "Westmoor Nights was the first comedy film written and directed by Ana Berg.",
+			"Westmoor Nights was the first comedy film written and directed by Ana Berg", "Westmoor Nights was the first comedy film written and directed by Ana Berg", []string{"Westmoor Nights", "Ana Berg"}, "", ""},
+		{"a participle and a finite verb", "Ana Berg's novel was written in Ostmoor and sold 10,000 copies.",
+			"Ana Berg's novel was written in Ostmoor and sold 10,000 copies", "Ana Berg's novel was written in Ostmoor and sold 10,000 copies", []string{"Ana Berg"}, RuleClaimNotAtomic, "two predicates"},
 		{"two named subjects who each moved", "Ana Berg moved with Karl Olsen to Westmoor.",
 			"Ana Berg and Karl Olsen moved to Westmoor", "Ana Berg moved with Karl Olsen to Westmoor", []string{"Ana Berg", "Karl Olsen"}, RuleClaimNotAtomic, "two named subjects"},
 		{"two named subjects of one action each", "Karl Olsen, a founder of the Ostmoor band, and Jens Berg, a founder of the Westmoor band, had worked in Westhaven.",
