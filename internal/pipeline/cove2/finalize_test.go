@@ -213,3 +213,22 @@ func TestNewFactsReadsAnotherFormOfAKnownWord(t *testing.T) {
 		}
 	}
 }
+
+// A correction may state what the verifier was shown of a source's page, not its snippet
+// alone: a relay run's correction "... an abridged acoustic version was occasionally performed
+// during the 1977 U.S. tour" was refused as adding "1977" and "U", which the page's passage
+// below the snippet held. A word the verifier was not shown is still a new fact.
+func TestCorrectionMayStateWhatThePagePassagesHold(t *testing.T) {
+	t.Parallel()
+	song := evidence.Retrieved{
+		SearchResult: pipelinetest.SearchResult("https://en.wikipedia.org/wiki/Ostmoor_Days", "Wikipedia", `"Ostmoor Days" is a song by the band Westmoor.`),
+		Passages:     []pipeline.Passage{{Text: "An acoustic version was performed during the 1977 U.S. tour."}},
+	}
+	known := formsOf(evidenceWords(Verification{Sources: []evidence.Retrieved{song}}))
+	if added := factsNotIn(`"Ostmoor Days" was performed during the 1977 U.S. tour.`, known); len(added) != 0 {
+		t.Errorf("the passage's facts read as new: %v", added)
+	}
+	if added := factsNotIn(`"Ostmoor Days" was performed during the 1978 tour of Canada.`, known); !slices.Equal(added, []string{"1978", "Canada"}) {
+		t.Errorf("new facts: %v", added)
+	}
+}

@@ -262,12 +262,14 @@ func formsOf(words map[string]bool) knownForms {
 // its own.
 func (k knownForms) holds(word string) bool { return k[wordForm(word)] }
 
-// evidenceWords are the words of what a verification's cited sources say: their titles,
-// retrieved text and quotes.
+// evidenceWords are the words of what a verification's cited sources say: their titles, the
+// text the verifier was shown of them (the snippet and the passages read from the page: a relay
+// run's correction from a passage, "the 1977 U.S. tour", was refused when only the snippet was
+// read here) and its quotes.
 func evidenceWords(v Verification) map[string]bool {
 	set := map[string]bool{}
 	for _, s := range v.Sources {
-		for w := range wordSet(s.Title + " " + s.Snippet + " " + s.Quote) {
+		for w := range wordSet(s.Title + " " + evidence.ShownText(s) + " " + s.Quote) {
 			set[w] = true
 		}
 	}

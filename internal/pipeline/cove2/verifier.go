@@ -430,7 +430,7 @@ func quotedPassages(line string, sources []string) (passages []string, outside s
 			}
 			for k := len(closes) - 1; k >= 0; k-- {
 				inner := strings.TrimSpace(line[first+1 : closes[k]])
-				if closes[k] < end || strings.Count(inner, `"`)%2 != 0 || len(inner) > evidence.MaxQuoteBytes {
+				if closes[k] < end || quoteMarks(inner)%2 != 0 || len(inner) > evidence.MaxQuoteBytes {
 					continue
 				}
 				if slices.ContainsFunc(sources, func(text string) bool { return evidence.PassageIn(inner, text) }) {
@@ -446,6 +446,23 @@ func quotedPassages(line string, sources []string) (passages []string, outside s
 	rest.WriteString(line[pos:])
 	return passages, rest.String()
 }
+
+// quoteMarks counts the quote marks of s that may open or close a quote: the '"' that ends a
+// figure in feet and inches, or minutes and seconds ("5' 8"", "12' 30""), is a mark of its
+// own, which comes alone. A quote may end after a figure ("since 2022""): only the pair of
+// marks makes an inch.
+func quoteMarks(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' && !feetAndInches.MatchString(s[:i]) {
+			n++
+		}
+	}
+	return n
+}
+
+// feetAndInches matches text ending in a figure of feet and inches before its '"' ("5' 8").
+var feetAndInches = regexp.MustCompile(`\d['′]\s?\d{1,2}$`)
 
 func fieldOf(label string) string {
 	l := strings.ToLower(label)

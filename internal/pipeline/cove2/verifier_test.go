@@ -447,3 +447,23 @@ func TestVerifierReadsThePage(t *testing.T) {
 		}
 	}
 }
+
+// An inch or seconds mark after a figure (5' 8") is no quote mark: a passage holding one is
+// read whole when its source holds it. A relay run's verifier quoted "Listed at 5' 8" (1.77
+// m), 156 lb. Houston is remembered as ..." and its citation was dropped, the passage read as
+// "Listed at 5' 8" alone, too short to check.
+func TestVerifierQuotesWithAnInchMark(t *testing.T) {
+	t.Parallel()
+	const q = "What was the listed weight of the outfielder Mara Quinn?"
+	page := pipelinetest.SearchResult("https://en.wikipedia.org/wiki/Mara_Quinn", "Wikipedia",
+		`She batted right-handed. Listed at 5' 8" (1.77 m), 156 lb. Quinn is remembered as the first player of Ostmoor to die on duty.`)
+	search := &pipelinetest.StubEvidenceSearcher{Results: map[string][]pipeline.SearchResult{q: {page}}}
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{{Contains: verifyMarker(q),
+		Reply: "- Answer: 156 lb\n- Evidence: \"Listed at 5' 8\" (1.77 m), 156 lb. Quinn is remembered as the first player of Ostmoor to die on duty.\"\n" +
+			"- Sources: " + page.URL + "\n- Confidence: Medium"}}}
+	v, _, _ := verifierFixture(model, search)
+	got := v.Verify(context.Background(), 1, q, false)
+	if len(got.Sources) != 1 || got.Sources[0].Quote != `Listed at 5' 8" (1.77 m), 156 lb. Quinn is remembered as the first player of Ostmoor to die on duty.` {
+		t.Fatalf("sources: %+v, flags %v", got.Sources, got.Flags)
+	}
+}

@@ -912,7 +912,7 @@ func isYesNo(s string) bool {
 	}
 	first := strings.ToLower(words[0])
 	if auxWords[first] {
-		return true
+		return !offersAlternatives(main)
 	}
 	if whWords[first] {
 		// "Which of the theories is correct?" is open; only an explicit truth check is not.
@@ -920,6 +920,22 @@ func isYesNo(s string) bool {
 	}
 	return tagQuestion.MatchString(s) || truthCheck.MatchString(s)
 }
+
+// offersAlternatives reports whether a question opening with an auxiliary offers two answers
+// to choose from ("Is the school public or private?", "Does the route end at X, or does it
+// continue?"): the verifier must choose, which it cannot do by agreeing. "... or not" and "true
+// or false" offer the question's own truth, and a truth check is yes/no whatever follows it.
+func offersAlternatives(q string) bool {
+	m := alternative.FindStringSubmatch(q)
+	return m != nil && !notAnAlternative[strings.ToLower(m[1])] && !truthCheck.MatchString(q) && !truthWords.MatchString(q)
+}
+
+var (
+	// alternative is " or " before a word, a comma before it or not.
+	alternative      = regexp.MustCompile(`(?i),?\s+or\s+(\pL+)`)
+	notAnAlternative = text.WordSet("not no otherwise never nothing")
+	truthWords       = regexp.MustCompile(`(?i)\b(?:true|false|correct|incorrect|accurate|inaccurate|right|wrong)\b`)
+)
 
 var (
 	dateWords = `(?:\d{4}-\d{2}-\d{2}|(?:\d{1,2}(?:st|nd|rd|th)?\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?\d{4}|(?:the\s+)?(?:early\s+|mid-?|late\s+)?\d{3,4}s?|the\s+\d{1,2}(?:st|nd|rd|th)\s+century)`
@@ -1001,6 +1017,9 @@ var openImperative = regexp.MustCompile(`(?i)^(?:list|name|describe|identify|giv
 func isOpenQuestion(s string) bool {
 	if openImperative.MatchString(s) {
 		return true
+	}
+	if words := queryTokens(s); len(words) > 0 && auxWords[strings.ToLower(words[0])] && strings.HasSuffix(strings.TrimSpace(s), "?") && offersAlternatives(s) {
+		return true // "Is the school public or private?": a choice is asked for
 	}
 	for _, w := range queryTokens(s) {
 		if whWords[strings.ToLower(w)] || questionWords[text.DropAccents(strings.ToLower(w))] {

@@ -48,6 +48,16 @@ func TestCheckVerificationQuery(t *testing.T) {
 		{"tag question", "The Great Wall of China is visible from space, right?", "", []string{QueryYesNo}},
 		{"verify that", "Verify that Python 3.12 removed distutils.", "", []string{QueryYesNo}},
 		{"statement", "The Eiffel Tower is 330 metres tall.", "", []string{QueryNotOpen}},
+		// A question that offers alternatives asks the verifier to choose, not to agree (relay
+		// runs of cove2 refused "Is Ottawa University in Ottawa, Kansas a public or private
+		// institution, and what ...?" and "Does Tennessee State Route 82 end at its intersection
+		// with SR 55 in Lynchburg, or does its route continue beyond that junction, ...?").
+		{"alternatives", "Is the Ostmoor school a public or a private institution?", "Is the Ostmoor school a public or a private institution?", nil},
+		{"alternative clauses", "Does Route 82 end at Lynchburg, or does the route continue beyond that junction?",
+			"Does Route 82 end at Lynchburg, or does the route continue beyond that junction?", nil},
+		{"or not", "Is the Ostmoor school a private institution or not?", "", []string{QueryYesNo}},
+		{"true or false", "Is the claim that the Ostmoor school is private true or false?", "", []string{QueryYesNo}},
+		{"correct or incorrect", "Is it correct or incorrect that the Ostmoor school is private?", "", []string{QueryYesNo}},
 
 		// References to the draft and pronouns with no referent: rejected.
 		{"the draft", "What year does the draft give for the treaty?", "", []string{QueryDraftReference}},
