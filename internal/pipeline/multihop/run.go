@@ -1,10 +1,12 @@
 package multihop
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -101,6 +103,10 @@ type multihopRun struct {
 	// this job's evidence.ReuseContext.
 	verified     pipeline.VerifiedClaims
 	reuseContext string
+
+	// unreadAmbiguity are the ambiguity notes of claims the plan noted as ambiguous without two
+	// readings, judged as written (makePlan), by claim_id: each claim keeps its note.
+	unreadAmbiguity map[string]string
 }
 
 // flag adds a review flag once.
@@ -169,6 +175,9 @@ func (r *multihopRun) makePlan(ctx context.Context) error {
 	// dropped, its repair having failed.
 	var firstRaw string
 	keptFirst := false
+	// unreadAmbiguity are the notes of the claims judged as written for want of readings, by
+	// claim_id.
+	var unreadAmbiguity map[string]string
 	opinionOnly, replies := false, 0
 	capRequest := func(vp *ValidatedPlan) string {
 		n := vp.Plan.verifiableCount()
@@ -213,6 +222,18 @@ func (r *multihopRun) makePlan(ctx context.Context) error {
 					if again, more := ValidatePlan(fixed, pc); len(more) == 0 {
 						droppedSubQueries = append(droppedSubQueries, droppedNotes(dropped, "after the repair")...)
 						vp, violations = again, nil
+					}
+				}
+				// A claim noted as ambiguous with no two readings, the repair's only fault, is
+				// judged as written with its note kept (which caps its confidence at Medium): a
+				// relay run lost a statement to "the most prominent" noted so twice.
+				if fixed, notes := withoutUnreadAmbiguity(reply); len(violations) > 0 && len(notes) > 0 {
+					if again, more := ValidatePlan(fixed, pc); len(more) == 0 {
+						for _, id := range slices.Sorted(maps.Keys(notes)) {
+							droppedSubQueries = append(droppedSubQueries, PlanViolation{RuleAmbiguityCovered, fmt.Sprintf(
+								"claim %s is noted as ambiguous (%q) with no two readings after the repair: judged as written, its note kept", id, notes[id])}.String())
+						}
+						unreadAmbiguity, vp, violations = notes, again, nil
 					}
 				}
 				if fixed, dropped := withoutRedundantQueries(firstRaw, pc.Language); len(violations) > 0 && len(dropped) > 0 {
@@ -277,8 +298,34 @@ func (r *multihopRun) makePlan(ctx context.Context) error {
 		return pipeline.Rejected(fieldText, "the statement contains no verifiable factual claim (the plan found opinion, preference or prediction only)")
 	}
 	r.plan = validated
+	r.unreadAmbiguity = unreadAmbiguity
 	r.res.PlanJSON = validated.JSON
 	return nil
+}
+
+// withoutUnreadAmbiguity is the plan of reply without the ambiguity of each claim noted as
+// ambiguous with fewer than two readings, and those claims' notes by claim_id; reply as it was
+// and no notes when there is none.
+func withoutUnreadAmbiguity(reply string) (string, map[string]string) {
+	var plan Plan
+	if err := json.Unmarshal(pipeline.ReplyJSONObject(reply), &plan); err != nil {
+		return reply, nil
+	}
+	notes := map[string]string{}
+	for i, c := range plan.Claims {
+		if note := strings.TrimSpace(c.AmbiguityNote); note != "" && len(c.Interpretations) < 2 {
+			notes[c.ClaimID] = note
+			plan.Claims[i].AmbiguityNote, plan.Claims[i].Interpretations = "", []Interpretation{}
+		}
+	}
+	if len(notes) == 0 {
+		return reply, nil
+	}
+	encoded, err := json.Marshal(plan)
+	if err != nil {
+		return reply, nil
+	}
+	return string(encoded), notes
 }
 
 // sameOpeningHint names the plan's verifiable claims that open with the same words up to a verb
@@ -456,7 +503,7 @@ func (r *multihopRun) planClaims() {
 			Position: i + 1, Text: pc.ClaimText, Key: pc.ClaimID,
 			SpanStart: span[0], SpanEnd: span[1], SpanText: r.in.statement[span[0]:span[1]],
 			Entities: pc.Entities, Verifiable: &verifiable, RequiresTemporalScope: &temporal,
-			AmbiguityNote: strings.TrimSpace(pc.AmbiguityNote), SubQueries: pc.SubQueries, SourceIndependenceScore: &score,
+			AmbiguityNote: cmp.Or(strings.TrimSpace(pc.AmbiguityNote), r.unreadAmbiguity[pc.ClaimID]), SubQueries: pc.SubQueries, SourceIndependenceScore: &score,
 		}
 		st := &chainState{index: i, claim: pc, done: make(chan struct{})}
 		switch {

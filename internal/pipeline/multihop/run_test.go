@@ -489,14 +489,7 @@ func TestMultihopRepairedPlanLosesOnlyItsClaimTextSubQuery(t *testing.T) {
 	}
 
 	// Another violation beside it: the run still ends, as any plan invalid after its repair.
-	bad := echo
-	bad.QueryChains = slices.Clone(echo.QueryChains)
-	bad.QueryChains[0].Hops = slices.Clone(echo.QueryChains[0].Hops)
-	bad.QueryChains[0].Hops[1].Query = bad.Claims[0].ClaimText
-	model = &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
-		{Contains: pipeline.MarkerRepair, Reply: planJSON(t, bad)},
-		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, bad)},
-	}}
+	model = planTwiceModel(t, withHopEchoingItsClaim(echo))
 	_, err = Multihop{Model: model, Searcher: planSearcher(true)}.Run(context.Background(), pipeline.Input{Text: specStatement})
 	if !pipeline.IsPermanent(err) || !strings.Contains(err.Error(), RuleHopQueryNotClaim) {
 		t.Errorf("a plan with another violation after its repair: %v, want a PermanentError naming %s", err, RuleHopQueryNotClaim)
@@ -1140,4 +1133,61 @@ func TestOverCapRepairDrops(t *testing.T) {
 	if got := overCapRepairDrops(awards, claims("Ostmoor won two awards and a prize"), "Ostmoor won two awards and a prize.", "en"); len(got) != 0 {
 		t.Errorf("drops %v, want none", got)
 	}
+}
+
+// A claim noted as ambiguous with no two readings after the repair is judged as written, its
+// note kept (its confidence still capped at Medium), and the run goes on: a relay run
+// (FEVEROUS-S "Other" 321-360) lost a whole statement to a plan whose repair noted "the most
+// prominent" as ambiguous again without readings. The note is recorded with the plan's
+// violations; any other violation beside it still ends the run.
+func TestMultihopAmbiguousClaimWithoutReadingsIsJudgedAsWritten(t *testing.T) {
+	t.Parallel()
+	const note = "which variant the statement means is not said"
+	unread := validPlan()
+	unread.Claims = slices.Clone(unread.Claims)
+	unread.Claims[0].AmbiguityNote = note
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		judgeRuleFor(apoeClaim1, judgeJSON("supported", []int{1, 2}, "High", "Both sources tie APOE4 to Alzheimer's risk.", "",
+			"the strongest genetic risk factor", "increases the risk of Alzheimer's disease")),
+		judgeRuleFor(apoeClaim2, judgeJSON("supported", []int{1}, "Medium", "ok", "")),
+		{Contains: pipeline.MarkerRepair, Reply: planJSON(t, unread)},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, unread)},
+	}}
+	res, err := Multihop{Model: model, Searcher: planSearcher(true)}.Run(context.Background(), pipeline.Input{Text: specStatement})
+	if err != nil {
+		t.Fatalf("a plan whose repair still notes an ambiguity without readings: %v", err)
+	}
+	c1 := res.Claims[0]
+	if c1.Verdict != pipeline.VerdictSupported || c1.Confidence != pipeline.ConfidenceMedium || c1.AmbiguityNote != note ||
+		!strings.Contains(c1.Reason, "lowered to Medium: the claim is ambiguous") {
+		t.Errorf("claim 1: %+v", c1)
+	}
+	if !slices.ContainsFunc(res.PlanViolations, func(v string) bool {
+		return strings.HasPrefix(v, RuleAmbiguityCovered) && strings.Contains(v, "judged as written")
+	}) {
+		t.Errorf("the unread ambiguity is not recorded: %q", res.PlanViolations)
+	}
+
+	// Another violation beside it: the run still ends.
+	model = planTwiceModel(t, withHopEchoingItsClaim(unread))
+	if _, err = (Multihop{Model: model, Searcher: planSearcher(true)}).Run(context.Background(), pipeline.Input{Text: specStatement}); !pipeline.IsPermanent(err) {
+		t.Errorf("a plan with another violation after its repair: %v, want a PermanentError", err)
+	}
+}
+
+// withHopEchoingItsClaim is p with the second hop of its first chain written as its claim's
+// text, a violation no code mends.
+func withHopEchoingItsClaim(p Plan) Plan {
+	p.QueryChains = slices.Clone(p.QueryChains)
+	p.QueryChains[0].Hops = slices.Clone(p.QueryChains[0].Hops)
+	p.QueryChains[0].Hops[1].Query = p.Claims[0].ClaimText
+	return p
+}
+
+// planTwiceModel is a model that answers the plan prompt and its repair with p.
+func planTwiceModel(t *testing.T, p Plan) *pipelinetest.StubModel {
+	return &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		{Contains: pipeline.MarkerRepair, Reply: planJSON(t, p)},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, p)},
+	}}
 }
