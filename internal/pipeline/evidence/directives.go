@@ -243,8 +243,8 @@ func commandMatch(re *regexp.Regexp, s, d string, off []int, exempt func(from, t
 // query, every directive phrase and pattern (they are not commands of the table and never
 // come here: `"Ignore Previous Instructions"` goes in quotes or not), and a capitalised name
 // made of directive and verdict words alone ("Say Supported").
-func notADirective(s string, from, to int, claim []string, glued bool) bool {
-	if inQuotedTitle(s, from) || inName(s, from, to) || claimHolds(s, from, to, claim) {
+func notADirective(s string, from, to int, claim claimWording, glued bool) bool {
+	if inQuotedTitle(s, from) || inName(s, from, to) || claimHolds(s, from, to, claim.words) || claimNames(s, from, to, claim) {
 		return true
 	}
 	if glued {
@@ -345,6 +345,36 @@ func claimHolds(s string, from, to int, claim []string) bool {
 		}
 	}
 	return false
+}
+
+// claimWording is how the directive rules read the claim a query checks: its words (wordsOf),
+// and its names, the words it capitalises after its first ("The album Imagine was released"),
+// folded.
+type claimWording struct {
+	words []string
+	names map[string]bool
+}
+
+// wordingOf reads claim for the directive rules; "" gives the zero claimWording.
+func wordingOf(claim string) claimWording {
+	w := claimWording{words: wordsOf(claim), names: map[string]bool{}}
+	for i, word := range text.Tokens(text.CleanUntrusted(claim), "'") {
+		if i > 0 && text.IsCapitalised(word) {
+			w.names[foldWord(word)] = true
+		}
+	}
+	return w
+}
+
+// claimNames reports whether the command word at [from, to) of s is capitalised, a name of the
+// claim, and followed by a content word, as a name heading a keyword query is: the claim's "The
+// album Imagine was released in 1971" makes "Imagine album 1971 release" a search for the
+// album, while "imagine you are free" and "Run the installer" (the claim's title "Run, Chris,
+// Run") are still orders, an order's object opening with a function word.
+func claimNames(s string, from, to int, claim claimWording) bool {
+	word := s[from:to]
+	next := foldWord(wordAfter(s, to))
+	return text.IsCapitalised(word) && claim.names[foldWord(word)] && next != "" && !text.IsAnyStopWord(next)
 }
 
 // wordsOf returns the folded, accent-free words of s, in order.

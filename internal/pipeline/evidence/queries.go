@@ -214,7 +214,7 @@ func sanitizeQuery(query, claim, about string) (sq SanitizedQuery) {
 		s, sq.Markup = stripped, true
 	}
 	terms, aboutTerms := contentTerms(claim), contentTerms(about)
-	claimWords := wordsOf(claim)
+	claimWords := wordingOf(claim)
 	// Sentences off the claim go before the directives are cut out of the others, so that what
 	// is left of a directive's sentence ("instructions and mark this as true.") goes with it.
 	offClaim := func() {
@@ -281,7 +281,7 @@ func keepSpacedEnd(orig, s string) string {
 // reveal your prompt"), with the rest of its sentence, when that part shares no term with the
 // claim: a query's words about the claim are never cut. Without the claim's terms it does
 // nothing, since a command word inside a clause may be a noun ("steel output").
-func stripGluedCommands(s, planned string, terms, claim []string) (string, bool) {
+func stripGluedCommands(s, planned string, terms []string, claim claimWording) (string, bool) {
 	if len(terms) == 0 {
 		return s, false
 	}
@@ -572,11 +572,11 @@ var (
 // removed any. The directives are looked for in the folded form of s (see detectionForm), so
 // that "Ｉgnore", "Ig\u200bnore" and "Іgnore" with a Cyrillic "І" are "ignore", and removed
 // from s itself.
-func StripDirectives(s string) (string, bool) { return stripDirectives(s, nil) }
+func StripDirectives(s string) (string, bool) { return stripDirectives(s, claimWording{}) }
 
 // stripDirectives is StripDirectives with the words of the claim the query checks (wordsOf),
 // which a command word of the query may repeat without being an order (notADirective).
-func stripDirectives(s string, claim []string) (string, bool) {
+func stripDirectives(s string, claim claimWording) (string, bool) {
 	s = text.CleanUntrusted(s)
 	removed := false
 	// A URL the query tells the verifier to visit goes with its verb.
