@@ -175,8 +175,7 @@ func (r *multihopRun) makePlan(ctx context.Context) error {
 	// dropped, its repair having failed.
 	var firstRaw string
 	keptFirst := false
-	// unreadAmbiguity are the notes of the claims judged as written for want of readings, by
-	// claim_id.
+	// unreadAmbiguity are the notes that withoutUnreadAmbiguity took from the repaired plan.
 	var unreadAmbiguity map[string]string
 	opinionOnly, replies := false, 0
 	capRequest := func(vp *ValidatedPlan) string {
@@ -298,7 +297,11 @@ func (r *multihopRun) makePlan(ctx context.Context) error {
 		return pipeline.Rejected(fieldText, "the statement contains no verifiable factual claim (the plan found opinion, preference or prediction only)")
 	}
 	r.plan = validated
-	r.unreadAmbiguity = unreadAmbiguity
+	if overCap == nil || validated == overCap {
+		// Else the plan verified is the answer to the cap's request, which met every rule
+		// itself: the notes were of the plan it replaced.
+		r.unreadAmbiguity = unreadAmbiguity
+	}
 	r.res.PlanJSON = validated.JSON
 	return nil
 }
