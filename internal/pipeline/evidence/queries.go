@@ -809,10 +809,12 @@ func danglingPronoun(s string) string {
 		}
 		return false
 	}
+	// "What is ugali and in which region is it eaten?", "What is reidite, and what is its
+	// composition?": a what-is question names the thing it asks about, capitalised or not.
+	whatIsNames := len(words) > 2 && whatIs[strings.ToLower(words[0])] && copulas[strings.ToLower(words[1])] &&
+		namesAThing(words[2]) && !text.IsAnyStopWord(strings.ToLower(words[2]))
 	referentAnywhere := func() bool {
-		// "What is ugali and in which region is it eaten?": a what-is question names the thing
-		// it asks about, capitalised or not.
-		if len(words) > 2 && whatIs[strings.ToLower(words[0])] && copulas[strings.ToLower(words[1])] && namesAThing(words[2]) && !text.IsAnyStopWord(strings.ToLower(words[2])) {
+		if whatIsNames {
 			return true
 		}
 		for j, w := range words {
@@ -832,7 +834,7 @@ func danglingPronoun(s string) string {
 		}
 		switch {
 		case personalPronouns[lw]:
-			if !referentBefore(i) {
+			if !referentBefore(i) && !(lw == "its" && whatIsNames && i > 2) {
 				return w
 			}
 		case lw == "it":
@@ -925,12 +927,20 @@ func isYesNo(s string) bool {
 // to choose from ("Is the school public or private?", "Does the route end at X, or does it
 // continue?"): the verifier must choose, which it cannot do by agreeing. "... or not" and "true
 // or false" offer the question's own truth, and a truth check is yes/no whatever follows it.
+//
+// A yes/no question that asks, if so, for the specifics ("Did X ever resign from a broadcasting
+// job, and if so from which one and when?") is open too: the verifier must give them.
 func offersAlternatives(q string) bool {
+	if ifSoAsks.MatchString(q) && !truthCheck.MatchString(q) {
+		return true
+	}
 	m := alternative.FindStringSubmatch(q)
 	return m != nil && !notAnAlternative[strings.ToLower(m[1])] && !truthCheck.MatchString(q) && !truthWords.MatchString(q)
 }
 
 var (
+	// ifSoAsks is ", and if so" followed, in its clause, by a wh-word.
+	ifSoAsks = regexp.MustCompile(`(?i),?\s+(?:and\s+)?if\s+so,?\s+(?:[^.?!;]*\s)?(?:what|which|who|whom|whose|when|where|why|how)\b`)
 	// alternative is " or " before a word, a comma before it or not.
 	alternative      = regexp.MustCompile(`(?i),?\s+or\s+(\pL+)`)
 	notAnAlternative = text.WordSet("not no otherwise never nothing")

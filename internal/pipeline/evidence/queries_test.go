@@ -55,6 +55,11 @@ func TestCheckVerificationQuery(t *testing.T) {
 		{"alternatives", "Is the Ostmoor school a public or a private institution?", "Is the Ostmoor school a public or a private institution?", nil},
 		{"alternative clauses", "Does Route 82 end at Lynchburg, or does the route continue beyond that junction?",
 			"Does Route 82 end at Lynchburg, or does the route continue beyond that junction?", nil},
+		// A yes/no question that asks, if so, for the specifics is open: the verifier must give
+		// them ("Did Hajo Seppelt ever resign from a broadcasting job, and if so from which one
+		// and when?" was refused).
+		{"and if so which", "Did Mara Quinn ever resign from a newspaper, and if so from which one and when?",
+			"Did Mara Quinn ever resign from a newspaper, and if so from which one and when?", nil},
 		{"or not", "Is the Ostmoor school a private institution or not?", "", []string{QueryYesNo}},
 		{"true or false", "Is the claim that the Ostmoor school is private true or false?", "", []string{QueryYesNo}},
 		{"correct or incorrect", "Is it correct or incorrect that the Ostmoor school is private?", "", []string{QueryYesNo}},
@@ -78,6 +83,9 @@ func TestCheckVerificationQuery(t *testing.T) {
 		// verification query "What is sukuma wiki and in which region is it eaten?" was refused).
 		{"it after what is and a name", "What is ugali and in which region is it eaten?", "What is ugali and in which region is it eaten?", nil},
 		{"what is it", "What is it made of?", "", []string{QueryDanglingPronoun}},
+		// "its" too (a relay run's "What is reidite, and what is its composition?" was refused).
+		{"its after what is and a name", "What is reidite, and what is its composition?", "What is reidite, and what is its composition?", nil},
+		{"what is its", "What is its composition?", "", []string{QueryDanglingPronoun}},
 		{"what is the then it", "What is the harbour and when was it built?", "What is the harbour and when was it built?", nil},
 		// "their" after the plural subject of its clause (a relay run's cove2 query "How do players
 		// control their wrestler's actions in the video game MicroLeague Wrestling?" was refused);
