@@ -931,11 +931,14 @@ func isYesNo(s string) bool {
 // A yes/no question that asks, if so, for the specifics ("Did X ever resign from a broadcasting
 // job, and if so from which one and when?") is open too: the verifier must give them.
 func offersAlternatives(q string) bool {
-	if ifSoAsks.MatchString(q) && !truthCheck.MatchString(q) {
+	if words := queryTokens(q); len(words) == 0 || !auxWords[strings.ToLower(words[0])] || truthCheck.MatchString(q) {
+		return false
+	}
+	if ifSoAsks.MatchString(q) {
 		return true
 	}
 	m := alternative.FindStringSubmatch(q)
-	return m != nil && !notAnAlternative[strings.ToLower(m[1])] && !truthCheck.MatchString(q) && !truthWords.MatchString(q)
+	return m != nil && !notAnAlternative[strings.ToLower(m[1])] && !truthWords.MatchString(q)
 }
 
 var (
@@ -1028,7 +1031,7 @@ func isOpenQuestion(s string) bool {
 	if openImperative.MatchString(s) {
 		return true
 	}
-	if words := queryTokens(s); len(words) > 0 && auxWords[strings.ToLower(words[0])] && strings.HasSuffix(strings.TrimSpace(s), "?") && offersAlternatives(s) {
+	if strings.HasSuffix(strings.TrimSpace(s), "?") && offersAlternatives(s) {
 		return true // "Is the school public or private?": a choice is asked for
 	}
 	for _, w := range queryTokens(s) {
