@@ -214,6 +214,30 @@ func TestNewFactsReadsAnotherFormOfAKnownWord(t *testing.T) {
 	}
 }
 
+// A hyphen joins words without adding a fact: a relay run's correction "... was the scene of
+// Taliban-fanned demonstrations" was refused as adding "Taliban-fanned" where its source wrote
+// "Taliban fanned", and "King Seon's reign from 818 to 830" as adding "818, 830" where the
+// source wrote "(818-830)". A compound with a word no text holds is still new.
+func TestNewFactsReadsTheWordsAHyphenJoins(t *testing.T) {
+	t.Parallel()
+	known := wordSet("Ostmoor was the theatre of Westmoor fanned demonstrations. Under King Arlen's reign (818-830) the tribes were submitted.")
+	for _, tc := range []struct {
+		correction string
+		want       []string
+	}{
+		{"Ostmoor was the scene of Westmoor-fanned demonstrations", nil},
+		{"King Arlen's reign ran from 818 to 830", nil},
+		{"King Arlen's reign was 818-830", nil},
+		{"Ostmoor was the scene of Harlow-fanned demonstrations", []string{"Harlow-fanned"}},
+		{"King Arlen's reign ran from 818 to 840", []string{"840"}},
+		{"King Arlen's reign was 818-840", []string{"818-840"}},
+	} {
+		if got := newFacts(tc.correction, known); !slices.Equal(got, tc.want) {
+			t.Errorf("newFacts(%q) = %q, want %q", tc.correction, got, tc.want)
+		}
+	}
+}
+
 // A correction may state what the verifier was shown of a source's page, not its snippet
 // alone: a relay run's correction "... an abridged acoustic version was occasionally performed
 // during the 1977 U.S. tour" was refused as adding "1977" and "U", which the page's passage
