@@ -43,7 +43,8 @@ var (
 //     response. The rules are then enforced in code: a correction needs a High- or
 //     Medium-confidence verification (else the claim is kept, caveated and Uncertain), its own or,
 //     when its own is weak, other claims' grounded results that the review cites (settle.go); a shallow
-//     claim is never corrected, and its closed-book "confirmed" is never stored as supported; a
+//     claim is never corrected, and its closed-book "confirmed" is never stored as supported
+//     unless the review cites other claims' grounded results that settle it (settle.go); a
 //     correction that adds a fact neither the draft nor its evidence holds is refused; the
 //     revised response changes the draft only by the accepted corrections (revise.go); a
 //     citation [n] or a URL that no verifier retrieved and used is removed and logged. The
@@ -637,6 +638,18 @@ func (r *cove2Run) applyReview(review Review) ([]pipeline.Claim, string) {
 			refuse("it was not verified")
 			continue
 		case c.Tier == pipeline.TierShallow:
+			if reviewed && d.Status == ReviewConfirmed && len(d.SettledBy) > 0 {
+				// Confirmed on other claims' results, which code checks (settle.go).
+				s := r.settle(*c, d)
+				if s.refused == "" {
+					r.applySettled(c, d, s, Verification{Reason: "a shallow claim is not searched"}, caveat, &refused)
+					continue
+				}
+				r.notGrounded(c, d.Status, s.refused)
+				r.applyShallow(c, d, reviewed, caveat, refuse)
+				c.Reason += "; the reviewer said " + d.Status + ", but " + s.refused
+				continue
+			}
 			r.applyShallow(c, d, reviewed, caveat, refuse)
 			continue
 		}

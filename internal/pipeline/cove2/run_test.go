@@ -635,7 +635,7 @@ func TestCove2FinalizePromptAllowedStatuses(t *testing.T) {
 	for _, want := range []string{
 		`<claim id="1" tier="deep" allowed="confirmed|corrected|uncertain">` + eiffelH + `</claim>`,
 		`<claim id="2" tier="deep" allowed="uncertain" settle_from="1">` + eiffelC + `</claim>`,
-		`<claim id="3" tier="shallow" allowed="confirmed|uncertain">` + eiffelS + `</claim>`,
+		`<claim id="3" tier="shallow" allowed="confirmed|uncertain" settle_from="1">` + eiffelS + `</claim>`,
 		`<result claim="1" confidence="High">`, "Sources: [1] " + tourEiffel.URL + "; [2] " + britannica.URL,
 		`<untrusted_draft language="fr">`, "in the draft's language (fr)",
 	} {

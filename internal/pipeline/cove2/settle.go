@@ -25,10 +25,19 @@ import (
 
 // settleable reports whether the review may settle c from other claims' results: a deep claim
 // that was verified, whose own result allows no confirmation or correction (it grounds nothing,
-// or only at Low confidence). A claim skipped by the cap or never verified is not: it stays
-// what it is, listed.
+// or only at Low confidence), or a shallow claim, which has no result of its own. A claim
+// skipped by the cap or never verified is not: it stays what it is, listed. A shallow claim may
+// only be confirmed so, never corrected (spec 000: shallow claims get caveats only); what it
+// says (logic, a cause, a consequence) is often what another claim's source states: "improves
+// scalability" beside "distributes query workload ... to front-end systems" (a relay run,
+// FEVEROUS-S "Other" 441-480, left three true statements of 40 unverified on such a claim).
 func (r *cove2Run) settleable(c pipeline.Claim) bool {
-	if c.Tier != pipeline.TierDeep || c.Verdict != "" {
+	switch {
+	case c.Verdict != "":
+		return false
+	case c.Tier == pipeline.TierShallow:
+		return true
+	case c.Tier != pipeline.TierDeep:
 		return false
 	}
 	v, ok := r.verified[c.Position]

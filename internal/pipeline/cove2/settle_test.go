@@ -173,3 +173,87 @@ func TestCove2ReviewCannotSettleFromUngroundedResults(t *testing.T) {
 
 // flagReviewNotGrounded is the flag's code as reports and SQL select on it.
 const flagReviewNotGrounded = "review_not_grounded"
+
+// A shallow claim the other claims' results settle is confirmed on them: "The two chains were
+// not founded in the same state", after claims 1 and 2 established Arizona and Georgia. It has
+// no verification of its own, so only other claims' grounded results can confirm it, and the
+// review must cite them (a relay run, FEVEROUS-S "Other" 441-480: three true statements of 40
+// stayed unverified on a shallow claim such as "distributing query workload to front-end
+// systems improves scalability", every deep claim confirmed).
+const shallowPizza3 = "The chains were not founded in the same state"
+
+func shallowPizzaScript(t *testing.T, settle3 map[string]any) cove2Script {
+	s := pizzaScript(t, settle3)
+	s.plan = cove2PlanReply(true, deepClaim(pizza1, qPizza1), deepClaim(pizza2, qPizza2), shallowClaim(shallowPizza3))
+	return s
+}
+
+func TestCove2ReviewSettlesAShallowClaimFromOtherClaimsGroundedResults(t *testing.T) {
+	t.Parallel()
+	s := setupCove2(shallowPizzaScript(t, map[string]any{"id": 3, "status": ReviewConfirmed, "basis": []int{1, 2}, "settled_by": []int{1, 2}}))
+	res := mustRun(t, s, pipeline.Input{Text: pizzaDraft})
+
+	c3 := claimAt(t, res, 3)
+	if c3.Tier != pipeline.TierShallow || c3.Verdict != pipeline.VerdictSupported || c3.VariantVerdict != ReviewConfirmed ||
+		c3.Confidence != pipeline.ConfidenceMedium || !slices.Equal(c3.Citations, []int{1, 2}) {
+		t.Errorf("shallow claim 3, settled by the results of claims 1 and 2: %+v", c3)
+	}
+	if !strings.Contains(c3.Reason, "claims 1 and 2") {
+		t.Errorf("claim 3's reason does not name the results that settle it: %q", c3.Reason)
+	}
+	if hasFlag(res, flagReviewNotGrounded) {
+		t.Errorf("an honest settlement is flagged: %v", res.ReviewFlags)
+	}
+	finalize := s.model.Sent(pipeline.StepFinalize)
+	if len(finalize) != 1 || !strings.Contains(finalize[0], `<claim id="3" tier="shallow" allowed="confirmed|uncertain" settle_from="1 2">`) {
+		t.Errorf("finalize prompt:\n%s", finalize)
+	}
+	if !strings.Contains(res.Report, "- Checked: 3 | Confirmed: 3 | Corrected: 0 | Uncertain: 0\n") {
+		t.Errorf("report:\n%s", res.Report)
+	}
+}
+
+// A dishonest reviewer cannot confirm or rewrite a shallow claim by its own say-so: confirmed
+// citing nothing or a result that is not grounded, or corrected on other claims' results
+// (shallow claims get caveats only). Claim 3 is stored unverified, uncertain and uncited.
+func TestCove2ReviewCannotSettleAShallowClaimWithoutGroundedResults(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		claim3  string
+		settle  map[string]any
+		script  func(*cove2Script)
+		because string
+	}{
+		{"nothing cited", shallowPizza3, map[string]any{"id": 3, "status": ReviewConfirmed, "basis": []int{1, 2}}, nil, "not searched, so not confirmed"},
+		{"a result that is not grounded", shallowPizza3, map[string]any{"id": 3, "status": ReviewConfirmed, "basis": []int{1, 2}, "settled_by": []int{1, 2}},
+			func(s *cove2Script) {
+				s.verify[qPizza2] = verifierReply("Georgia", "founded in Atlanta, Georgia", "High", yourPiePage.URL)
+			}, "claim 2's result is not grounded"},
+		{"a correction", shallowPizza3, map[string]any{"id": 3, "status": ReviewCorrected, "corrected": "The chains were founded in the same state", "basis": []int{1, 2}, "settled_by": []int{1, 2}},
+			nil, "caveats only"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			script := shallowPizzaScript(t, tt.settle)
+			script.plan = cove2PlanReply(true, deepClaim(pizza1, qPizza1), deepClaim(pizza2, qPizza2), shallowClaim(tt.claim3))
+			if tt.script != nil {
+				tt.script(&script)
+			}
+			s := setupCove2(script)
+			res := mustRun(t, s, pipeline.Input{Text: pizzaDraft + " " + tt.claim3 + "."})
+			c3 := claimAt(t, res, 3)
+			if c3.Verdict != pipeline.VerdictUnverified || c3.VariantVerdict != ReviewUncertain || len(c3.Citations) != 0 || c3.CorrectedText != "" {
+				t.Errorf("claim 3 got past the rules: %+v", c3)
+			}
+			if !strings.Contains(c3.Reason, tt.because) {
+				t.Errorf("claim 3's reason does not say %q: %q", tt.because, c3.Reason)
+			}
+			for _, e := range res.Evidence {
+				if e.ClaimPosition == 3 && (e.SourceNumber > 0 || e.FromClaimPosition > 0) {
+					t.Errorf("claim 3 cites evidence it was not allowed: %+v", e)
+				}
+			}
+		})
+	}
+}
