@@ -20,8 +20,9 @@ import (
 // Issue 22, case 5, end to end: cove2's review settles claim 3 "Eatza Pizza and Your Pie were
 // not founded in the same state" from the results of claims 1 and 2, which found Arizona and
 // Georgia in the PostgreSQL corpus; a dishonest reviewer that cites a claim that does not exist
-// gets the cap. What is asserted is what is stored: claim_results, claims.query_flags, the
-// evidence rows and the run's flags.
+// gets the cap. Claim 3 is deep (its own question finds nothing), or shallow, "The chains were
+// not founded in the same state", which has no result of its own (session 37). What is asserted
+// is what is stored: claim_results, claims.query_flags, the evidence rows and the run's flags.
 
 // pizzaCorpus is a topic of its own, with no indexed word in common with the package's others.
 var pizzaCorpus = []map[string]any{
@@ -65,11 +66,25 @@ const (
 	pizzaFounded1 = "Eatza Pizza was founded in Arizona"
 	pizzaFounded2 = "Your Pie was founded in Georgia"
 	pizzaNotSame  = "Eatza Pizza and Your Pie were not founded in the same state"
-	pizzaDraft    = pizzaFounded1 + ". " + pizzaFounded2 + ". " + pizzaNotSame + "."
+	pizzaShallow  = "The chains were not founded in the same state"
 )
 
 func TestCove2SettledClaimEndToEnd(t *testing.T) {
 	t.Parallel()
+	for _, tier := range []string{pipeline.TierDeep, pipeline.TierShallow} {
+		t.Run(tier, func(t *testing.T) {
+			t.Parallel()
+			claim3 := deepClaim(pizzaNotSame, "In which states were Eatza Pizza and Your Pie founded?")
+			if tier == pipeline.TierShallow {
+				claim3 = cove2.PlanClaim{Text: pizzaShallow, Tier: pipeline.TierShallow}
+			}
+			testCove2SettledClaim(t, claim3)
+		})
+	}
+}
+
+func testCove2SettledClaim(t *testing.T, claim3 cove2.PlanClaim) {
+	pizzaDraft := pizzaFounded1 + ". " + pizzaFounded2 + ". " + claim3.Text + "."
 	b := setup(t)
 	b.pizzaBook(t)
 
@@ -103,9 +118,9 @@ func TestCove2SettledClaimEndToEnd(t *testing.T) {
 		plan: cove2.Plan{Draft: pizzaDraft, NeedsVerification: true, Claims: []cove2.PlanClaim{
 			deepClaim(pizzaFounded1, "In which state was Eatza Pizza founded?"),
 			deepClaim(pizzaFounded2, "In which state was Your Pie founded?"),
-			deepClaim(pizzaNotSame, "In which states were Eatza Pizza and Your Pie founded?"),
+			claim3,
 		}},
-		// Claim 3's question matches neither: its verifier answers "unable to verify".
+		// Claim 3's question, if it has one, matches neither: its verifier answers "unable to verify".
 		verify: map[string]verifierAnswer{
 			"state was Eatza":    {answer: "Arizona", sourcesWith: "Arizona"},
 			"state was Your Pie": {answer: "Georgia", sourcesWith: "Georgia"},
