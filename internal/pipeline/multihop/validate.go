@@ -462,6 +462,50 @@ func quantities(s, language string) map[string]bool {
 	return out
 }
 
+// datesInWords reads the parts of dates an English statement writes in words or short that a
+// claim writes in figures: a day as an ordinal beside its month ("January ninth", "the ninth
+// of January": 9), and a decade in two figures ("the 50's", "the 80s": "50", "80"), which
+// a claim may write with its century ("the 1950s", fullDecades). In session 37's relay runs
+// plans were refused for "January 9, 1957" and "the 1950s" and asked again. An ordinal
+// elsewhere ("the ninth album") still counts nothing.
+func datesInWords(statement string) (days, decades map[string]bool) {
+	days, decades = map[string]bool{}, map[string]bool{}
+	words := ruleWords(strings.ToLower(statement))
+	for i := range words {
+		d, ordinal, n := text.NumberAt(words, i)
+		if n == 0 || !ordinal {
+			continue
+		}
+		after := words[min(i+n, len(words)):]
+		if i > 0 && monthNames[words[i-1]] || len(after) > 1 && after[0] == "of" && monthNames[after[1]] {
+			days[d] = true
+		}
+	}
+	for _, m := range twoFigureDecade.FindAllStringSubmatch(statement, -1) {
+		decades[m[1]] = true
+	}
+	return days, decades
+}
+
+// fullDecades are the decades a claim writes with their century ("the 1950s"), by their year
+// ("1950"); "1950" alone is a year, not among them.
+func fullDecades(claim string) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range fullDecade.FindAllStringSubmatch(claim, -1) {
+		out[m[1]] = true
+	}
+	return out
+}
+
+var (
+	monthNames = text.WordSet("january february march april may june july august september october november december")
+	// twoFigureDecade is a decade written with two figures, its apostrophe before or after
+	// them or none: "50's", "'50s", "80s".
+	twoFigureDecade = regexp.MustCompile(`(?:^|[^\d'’])['’]?([1-9]0)['’]?s\b`)
+	// fullDecade is a decade written with four figures: "1950s", "1950's".
+	fullDecade = regexp.MustCompile(`\b((?:1[0-9]|20)[0-9]0)['’]?s\b`)
+)
+
 // relativeWords open a relative clause; "one" before one is a pronoun, not a number.
 var relativeWords = text.WordSet("who whom whose which that where")
 
@@ -510,6 +554,10 @@ func theOneAsPronoun(after []string) bool {
 // are connected ..."; a real-model plan was refused for it, and its statement lost).
 func checkQuantification(pv *planValidation) []string {
 	have := quantities(pv.ctx.Statement, pv.ctx.Language)
+	days, decades := datesInWords(pv.ctx.Statement)
+	for d := range days {
+		have[d] = true
+	}
 	joins := (pv.ctx.Language == "" || pv.ctx.Language == "en") &&
 		slices.ContainsFunc(ruleWords(strings.ToLower(pv.ctx.Statement)), func(w string) bool { return w == "and" || w == "or" || w == "both" })
 	var out []string
@@ -519,8 +567,9 @@ func checkQuantification(pv *planValidation) []string {
 			claim = theTwo.ReplaceAllString(claim, "the")
 		}
 		var added []string
+		claimDecades := fullDecades(claim)
 		for q := range quantities(claim, pv.ctx.Language) {
-			if !have[q] {
+			if !have[q] && !(claimDecades[q] && decades[q[2:]]) {
 				added = append(added, q)
 			}
 		}

@@ -539,6 +539,23 @@ func TestClaimAtomicAndFaithfulToSpan(t *testing.T) {
 			"Harbour Lights is an EP", "the E.P", []string{"Harbour Lights"}, "", ""},
 		{"an initialism the statement does not hold", "Harbour Lights was finalised in August with the E.P now ready for release.",
 			"Harbour Lights is an LP", "the E.P", []string{"Harbour Lights"}, RuleClaimAddsToSpan, "adds LP"},
+		// Session 37's relay runs (FEVEROUS-S "Other" 441-560) asked a repair of honest plans for
+		// these: a range of two years before the second clause's subject ("found that between
+		// 2010 and 2015 the US coal sector had cut its value"), a hyphenated participle sharing
+		// the agent ("directed and co-produced by Mel Gibson"), and a name written with or
+		// without its space ("GrupoDesportivo", "J SL Cups").
+		{"a range of years before a clause", "The Ostmoor Trust found that between 2010 and 2015 the harbour had lost half its trade.",
+			"The Ostmoor Trust found that between 2010 and 2015 the harbour had lost half its trade",
+			"The Ostmoor Trust found that between 2010 and 2015 the harbour had lost half its trade", []string{"Ostmoor Trust"}, "", ""},
+		{"a hyphenated participle sharing the agent", "Harbour Lights is the last drama film directed and co-produced by Mara Quinn.",
+			"The drama films directed and co-produced by Mara Quinn have known release dates", "the last drama film directed and co-produced by Mara Quinn",
+			[]string{"Harbour Lights", "Mara Quinn"}, "", ""},
+		{"a name the statement writes without its space", "Karl Olsen played for the OstmoorRovers before moving to Westmoor.",
+			"Karl Olsen played for the Ostmoor Rovers", "Karl Olsen played for the OstmoorRovers", []string{"Karl Olsen", "Ostmoor Rovers"}, "", ""},
+		{"a name the statement writes with a space", "Karl Olsen won six J SL Cups with Westmoor.",
+			"Karl Olsen won six JSL Cups with Westmoor", "Karl Olsen won six J SL Cups with Westmoor", []string{"Karl Olsen", "Westmoor"}, "", ""},
+		{"a name the statement does not write, spaced or not", "Karl Olsen won six J SL Cups with Westmoor.",
+			"Karl Olsen won six JFL Cups with Westmoor", "Karl Olsen won six J SL Cups with Westmoor", []string{"Karl Olsen", "Westmoor"}, RuleClaimAddsToSpan, "adds JFL"},
 		// What the rules were built for, beside what they now allow.
 		{"a clause opened by while", "While love is a broader and deeper emotional connection, affection is usually a milder expression of fondness.",
 			"While love is a broader and deeper emotional connection, affection is usually a milder expression of fondness",
@@ -668,6 +685,31 @@ func TestQuantitiesCommaWithoutSpace(t *testing.T) {
 		got := slices.Sorted(maps.Keys(quantities(c.text, "en")))
 		if !slices.Equal(got, c.want) {
 			t.Errorf("quantities(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
+// A date's day the statement writes as an ordinal ("January ninth of 1957") is the claim's "9",
+// and a decade the statement writes with two figures ("the 50's") the claim's "1950s": in
+// session 37's relay runs plans were refused for both and asked again. An ordinal elsewhere
+// still counts nothing the claim may count ("the ninth album" gives no "9 albums").
+func TestQuantificationReadsADaysOrdinalAndATwoFigureDecade(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		statement, claim string
+		added            bool
+	}{
+		{"The comet was found by Ada Brook on January ninth of 1957.", "The comet was found on January 9, 1957", false},
+		{"The comet was found by Ada Brook on the ninth of January 1957.", "The comet was found on 9 January 1957", false},
+		{"Toward the end of the 50's the workshop began racing.", "Toward the end of the 1950s the workshop began racing", false},
+		{"In the 80s the workshop began racing.", "In the 1980s the workshop began racing", false},
+		{"Harbour Lights is the band's ninth album.", "The band has released 9 albums", true},
+		{"Toward the end of the 50's the workshop began racing.", "In 1950 the workshop began racing", true},
+		{"The comet was found by Ada Brook on January ninth of 1957.", "The comet was found on January 10, 1957", true},
+	} {
+		pv := &planValidation{plan: Plan{Claims: []PlanClaim{{ClaimID: "c1", ClaimText: c.claim}}}, ctx: PlanContext{Statement: c.statement, Language: "en"}}
+		if got := checkQuantification(pv); (len(got) > 0) != c.added {
+			t.Errorf("%q of %q adds quantification: %v, want %v", c.claim, c.statement, got, c.added)
 		}
 	}
 }
