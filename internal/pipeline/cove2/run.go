@@ -639,7 +639,13 @@ func (r *cove2Run) applyReview(review Review) ([]pipeline.Claim, string) {
 			continue
 		case c.Tier == pipeline.TierShallow:
 			if reviewed && d.Status == ReviewConfirmed && len(d.SettledBy) > 0 {
-				// Confirmed on other claims' results, which code checks (settle.go).
+				// Confirmed on other claims' results, which code checks (settle.go); an opinion
+				// is not confirmed by what a source says of it.
+				if word := opinionWord(c.Text); word != "" {
+					r.applyShallow(c, d, reviewed, caveat, refuse)
+					c.Reason += fmt.Sprintf("; the reviewer confirmed it on other claims' results, but an opinion (%q) is not confirmed by what a source says of it", word)
+					continue
+				}
 				s := r.settle(*c, d)
 				if s.refused == "" {
 					r.applySettled(c, d, s, Verification{Reason: "a shallow claim is not searched"}, caveat, &refused)

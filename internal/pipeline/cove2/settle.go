@@ -44,6 +44,42 @@ func (r *cove2Run) settleable(c pipeline.Claim) bool {
 	return ok && !strongEnough(v)
 }
 
+// opinionWord is the first word of a shallow claim that makes it an opinion, a superlative or
+// a word of praise or blame ("one of the best", "his most memorable roles", "a famous
+// singer"), or "" when it has none. A source may say such a thing ("one of the best schools in
+// Mandera county"), but what it says is its own opinion, not a fact that settles the claim: a
+// relay run's reviewer confirmed "The primary schools is one of the best" on that page. Spec
+// 000 tiers subjective opinion shallow, caveats only; multihop's plan marks it not verifiable.
+func opinionWord(claim string) string {
+	words := text.Words(claim)
+	for i, w := range words {
+		if praiseWords[w] {
+			return w
+		}
+		if (w == "most" || w == "least") && i+1 < len(words) && praiseForms(words[i+1]) {
+			return w + " " + words[i+1]
+		}
+	}
+	return ""
+}
+
+// praiseWords mark an opinion: superlatives of judgement and words of praise or blame. A
+// superlative of measure ("the largest", "the earliest") is a fact a source may settle.
+var praiseWords = text.WordSet(`best worst greatest finest favourite favorite famous popular memorable iconic renowned
+acclaimed legendary outstanding excellent remarkable impressive beautiful wonderful amazing terrible awful brilliant
+prestigious influential notable underrated overrated`)
+
+// praiseForms are the endings of the adjectives "most" and "least" make a judgement of ("most
+// memorable", "least successful"); "most of", "most people" count something.
+func praiseForms(w string) bool {
+	for _, suffix := range []string{"able", "ible", "ful", "ous", "ive", "ent", "ant", "ing", "ed", "al", "ic"} {
+		if len(w) > len(suffix)+2 && strings.HasSuffix(w, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
 // strongEnough reports whether a verification allows a confirmation or a correction: grounded,
 // at High or Medium confidence (the confidence gate).
 func strongEnough(v Verification) bool {

@@ -230,6 +230,11 @@ func TestCove2ReviewCannotSettleAShallowClaimWithoutGroundedResults(t *testing.T
 			func(s *cove2Script) {
 				s.verify[qPizza2] = verifierReply("Georgia", "founded in Atlanta, Georgia", "High", yourPiePage.URL)
 			}, "claim 2's result is not grounded"},
+		// An opinion is not confirmed by what a source says of it: a relay run's reviewer
+		// confirmed "The primary schools is one of the best" on a page calling the school "one
+		// of the best schools in Mandera county" (FEVEROUS-S "Other" 481-520).
+		{"an opinion", "The second chain has the best pizza", map[string]any{"id": 3, "status": ReviewConfirmed, "basis": []int{2}, "settled_by": []int{2}},
+			nil, `an opinion ("best")`},
 		{"a correction", shallowPizza3, map[string]any{"id": 3, "status": ReviewCorrected, "corrected": "The chains were founded in the same state", "basis": []int{1, 2}, "settled_by": []int{1, 2}},
 			nil, "caveats only"},
 	} {
@@ -255,5 +260,27 @@ func TestCove2ReviewCannotSettleAShallowClaimWithoutGroundedResults(t *testing.T
 				}
 			}
 		})
+	}
+}
+
+// What makes a shallow claim an opinion, measured on the shallow claims of session 37's relay
+// runs: the two opinions a reviewer confirmed on a source that held them, beside the logic and
+// common knowledge that other claims' results may settle.
+func TestOpinionWord(t *testing.T) {
+	t.Parallel()
+	for claim, want := range map[string]string{
+		"The primary schools is one of the best":                                "best",
+		"These are Shannon's most memorable roles":                              "most memorable",
+		"She was a famous singer":                                               "famous",
+		"It was the least successful of his films":                              "least successful",
+		"The porous lava walls prevent the fish from escaping":                  "",
+		"Distributing query workload to front-end systems improves scalability": "",
+		"Most of the residents speak Welsh":                                     "",
+		"It is the largest city of the region":                                  "",
+		"No elections were held there because of their status":                  "",
+	} {
+		if got := opinionWord(claim); got != want {
+			t.Errorf("opinionWord(%q) = %q, want %q", claim, got, want)
+		}
 	}
 }
