@@ -109,8 +109,7 @@ var etAl = regexp.MustCompile(`\bet\s+al\.`)
 
 // calendarWords are capitalised without naming a person, a work or a place; a date is its own
 // signal.
-var calendarWords = text.WordSet("january february march april may june july august september october november december " +
-	"monday tuesday wednesday thursday friday saturday sunday")
+var calendarWords = text.WordSet(text.MonthNames + " monday tuesday wednesday thursday friday saturday sunday")
 
 // claimTier decides a claim's tier: the model's tier is advice that the code's signals can
 // only raise. A claim the model called deep stays deep; a shallow (or untiered) claim with any

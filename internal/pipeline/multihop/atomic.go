@@ -640,14 +640,9 @@ func checkClaimAddsToSpan(pv *planValidation) []string {
 	return out
 }
 
-// joinedKey is the keys of a run of words joined without spaces ("ostmoorrovers").
-func joinedKey(run []token) string {
-	var b strings.Builder
-	for _, t := range run {
-		b.WriteString(t.key)
-	}
-	return b.String()
-}
+// joinedKey is a run of words as spaceless reads it ("ostmoorrovers"), the reading by which a
+// page's title is the name with or without its spaces (relevance.go).
+func joinedKey(run []token) string { return spaceless(joinText(run)) }
 
 // joinedKeys are the keys of every run of one to four neighbouring words of ts joined without
 // spaces: "J SL Cups" holds "jsl" and "jslcups".

@@ -498,7 +498,7 @@ func fullDecades(claim string) map[string]bool {
 }
 
 var (
-	monthNames = text.WordSet("january february march april may june july august september october november december")
+	monthNames = text.WordSet(text.MonthNames)
 	// twoFigureDecade is a decade written with two figures, its apostrophe before or after
 	// them or none: "50's", "'50s", "80s".
 	twoFigureDecade = regexp.MustCompile(`(?:^|[^\d'’])['’]?([1-9]0)['’]?s\b`)

@@ -16,6 +16,9 @@ import (
 	"unicode/utf8"
 )
 
+// MonthNames are the English months, lower-cased, as WordSet reads them.
+const MonthNames = "january february march april may june july august september october november december"
+
 // WordSet returns the set of the space-separated words.
 func WordSet(words string) map[string]bool {
 	m := map[string]bool{}
