@@ -782,9 +782,11 @@ func namesAThing(w string) bool {
 }
 
 // danglingPronoun returns a pronoun the query leans on with nothing in it to refer to, or "".
-// A pronoun has a referent when a name (a capitalised word that is not the first word), a noun
-// phrase ("the company", "a flag", "which police force") or a number comes before it; "it" may also point forward
-// ("What time is it in Tokyo?"), and "this year" is a time, not a pronoun.
+// A pronoun has a referent when a name (a capitalised word that is not the first word, or a word
+// with a capital inside it: nameWord), a noun phrase ("the company", "a flag", "which police
+// force") or a number comes before it, and "they" when the things a first question counts do
+// ("How many types of chains are there, and how do they differ?": countedBefore); "it" may also
+// point forward ("What time is it in Tokyo?"), and "this year" is a time, not a pronoun.
 func danglingPronoun(s string) string {
 	words := queryTokens(s)
 	if len(words) == 0 {
@@ -801,10 +803,12 @@ func danglingPronoun(s string) string {
 				return true // "Which police force has its headquarters at ...?"
 			case strings.ContainsAny(w, "0123456789"):
 				return true
-			case text.IsCapitalised(w) && !SentenceStarters[lw] && !personalPronouns[lw] && !demonstratives[lw] && lw != "it":
+			case nameWord(w) && !SentenceStarters[lw] && !personalPronouns[lw] && !demonstratives[lw] && lw != "it":
 				return true
 			case pluralPronouns[strings.ToLower(words[i])] && pluralSubject(words, j) && j+1 < i:
 				return true // "How do players control their characters?"
+			case pluralPronouns[strings.ToLower(words[i])] && countedBefore(words, j, i):
+				return true // "How many types of chains are there, and how do they differ?"
 			}
 		}
 		return false
@@ -820,7 +824,7 @@ func danglingPronoun(s string) string {
 		for j, w := range words {
 			lw := strings.ToLower(w)
 			if determiners[lw] && j+1 < len(words) || strings.ContainsAny(w, "0123456789") ||
-				(text.IsCapitalised(w) && !SentenceStarters[lw] && !personalPronouns[lw] && !demonstratives[lw] && lw != "it") {
+				(nameWord(w) && !SentenceStarters[lw] && !personalPronouns[lw] && !demonstratives[lw] && lw != "it") {
 				return true
 			}
 		}
@@ -854,6 +858,39 @@ func danglingPronoun(s string) string {
 		}
 	}
 	return ""
+}
+
+// nameWord reports whether w is written as a name: capitalised, or with a capital after its
+// first letter, as brands write theirs ("iHeartMedia", "eBay"; a relay run's cove2 query "What
+// type of company is iHeartMedia and in which country is it based?" was refused as leaning on
+// "it" with no referent).
+func nameWord(w string) bool {
+	if text.IsCapitalised(w) {
+		return true
+	}
+	for _, r := range w {
+		if unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// countedBefore reports whether words[j] opens what a "how many" question counts ("How many
+// types of chains are there") and a second question, after "and" and its wh-word, comes between
+// it and the pronoun at i: "they" there refers to the things counted ("..., and how do they
+// differ?"). In the counting question itself the pronoun has no referent: "How many albums did
+// they release?" asks whose.
+func countedBefore(words []string, j, i int) bool {
+	if j < 2 || !strings.EqualFold(words[j-2], "how") || !strings.EqualFold(words[j-1], "many") {
+		return false
+	}
+	for k := j + 1; k+1 < i; k++ {
+		if strings.EqualFold(words[k], "and") && whWords[strings.ToLower(words[k+1])] {
+			return true
+		}
+	}
+	return false
 }
 
 // pluralSubject reports whether words[j] is a plural noun standing as its clause's subject
