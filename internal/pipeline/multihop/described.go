@@ -472,7 +472,8 @@ func (r *multihopRun) stateWithDescription(st, d *chainState, why string) bool {
 // describedAs is claim as a noun phrase for the entity it describes, when it describes it as its
 // subject: "An actor played Detective Chester Lake" is "the actor that played Detective Chester
 // Lake". The subject ends at the predicate's first verb: an auxiliary ("is", "has", "was"), a
-// past tense in -ed or a common irregular one ("won", "wrote"); a participle followed by a
+// past tense in -ed or a common irregular one ("won", "wrote"), or a present tense no noun
+// shares ("runs", "flows"); a participle followed by a
 // preposition ("directed by", "founded in") or after an adverb ("highly decorated") still
 // describes the subject. A claim that opens with a name describes its entity as its object
 // instead (describedAsObject). A claim whose only verb is a past form before a preposition and a
@@ -606,11 +607,15 @@ func describedAsObject(words []string) (string, bool) {
 // not another entity.
 var subjectCopulas = text.WordSet("is are was were be been being am remains remained became becomes")
 
-// predicateVerbs are the auxiliaries and common irregular past tenses a description's predicate
-// opens with (describedAs).
+// predicateVerbs are the auxiliaries, common irregular past tenses and present tenses a
+// description's predicate opens with (describedAs).
 var predicateVerbs = text.WordSet("is are was were has have had will would can could may might must shall should does did " +
 	"won wrote led made became began took gave held built sang ran met saw left lost sold bought taught drew grew fought " +
-	"went came told found said kept stood spoke brought flew sat hit")
+	"went came told found said kept stood spoke brought flew sat hit " +
+	// Present tenses that are no plural noun a subject may hold ("stars", "plays", "makes" are:
+	// "a cluster of stars is ..."): "A mocăniță runs in the Vaser Valley".
+	"runs flows serves teaches sings writes operates connects crosses includes contains lies belongs remains appears " +
+	"competes represents produces publishes manages directs performs follows describes depicts owns")
 
 // participleFollowers are the words after a participle that make it part of the subject ("a band
 // formed in 1990") rather than its predicate; a claim with no other verb ("A player moved to

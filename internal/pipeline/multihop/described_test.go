@@ -284,6 +284,13 @@ func TestDescribedAs(t *testing.T) {
 		{"A band formed in 1990 released an album", "the band formed in 1990 that released an album"},
 		{"A highly decorated officer was born in Korea", "the highly decorated officer that was born in Korea"},
 		{"A company founded in 1903 makes cars", ""},
+		// A verb in the present tense ends the subject too, when it is one a subject's noun never
+		// is (a relay run of FEVEROUS-S left "{c1} was constructed in the period 1933-1935"
+		// unstated after "A mocăniță runs in the Vaser Valley in Maramureș County" was confirmed
+		// naming no entity); a plural noun in the subject is no verb.
+		{"A narrow-gauge railway runs in the Westmoor Valley in Ostmoor County", "the narrow-gauge railway that runs in the Westmoor Valley in Ostmoor County"},
+		{"A river flows through Ostmoor", "the river that flows through Ostmoor"},
+		{"A cluster of stars is visible from Ostmoor", "the cluster of stars that is visible from Ostmoor"},
 		// A claim whose only verb is a past form before a preposition and a name or a year is
 		// the description itself, with no "that" (whose voice would be a guess): "A wildlife
 		// documentary television series aired on Discovery Channel" (a relay run stated nothing
