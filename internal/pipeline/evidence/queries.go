@@ -3,6 +3,7 @@ package evidence
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -1098,15 +1099,26 @@ var (
 	FreshnessWords = regexp.MustCompile(`(?i)\b(?:latest|current(?:ly)?|now|nowadays|recent(?:ly)?|newest|most\s+recent|as\s+of|prices?|pricing|rankings?|ranked|version|versions|today|this\s+(?:year|month|week)|incumbent|presently|at\s+present|up[\s-]to[\s-]date|to\s+date|so\s+far)\b`)
 	// hasDate matches a year, an ISO date or a month with its year.
 	hasDate = regexp.MustCompile(`(?i)\b(?:1[0-9]{3}|2[0-9]{3})\b|\b\d{4}-\d{2}-\d{2}\b`)
+	// driftingQuantities are the freshness words that name a quantity (a price, a version, a
+	// rank) rather than a time: of a past event ("For what price did they buy the house?") they
+	// are that event's, and do not drift.
+	driftingQuantities = regexp.MustCompile(`(?i)^(?:prices?|pricing|rankings?|ranked|versions?)$`)
+	// pastEvent is the auxiliary of a question about a past event.
+	pastEvent = regexp.MustCompile(`(?i)\bdid\b`)
 	// relativeNow is a "now" that the anchor replaces rather than follows.
 	relativeNow = regexp.MustCompile(`(?i)\b(?:as\s+of\s+(?:today|now|this\s+(?:month|year)|the\s+present)|(?:right\s+)?now|today|at\s+present|presently|nowadays)\s*\?$`)
 )
 
 // anchorDate adds "as of <Month Year>" to a freshness-sensitive query that has no date yet, so
 // that the verifier cannot take stale evidence for current ("What is the latest stable version
-// of Rust as of July 2026?"). A trailing "today" or "now" is replaced by the anchor.
+// of Rust as of July 2026?"). A trailing "today" or "now" is replaced by the anchor. A question
+// about a past event ("did") whose only freshness words are quantities (a price, a version, a
+// rank) is not anchored: the price paid then is no figure that drifts.
 func anchorDate(s string, today time.Time) (string, bool) {
 	if !FreshnessWords.MatchString(s) || hasDate.MatchString(s) {
+		return s, false
+	}
+	if pastEvent.MatchString(s) && !slices.ContainsFunc(FreshnessWords.FindAllString(s, -1), func(w string) bool { return !driftingQuantities.MatchString(w) }) {
 		return s, false
 	}
 	if today.IsZero() {

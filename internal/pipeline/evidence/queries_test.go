@@ -141,6 +141,13 @@ func TestCheckVerificationQuery(t *testing.T) {
 		{"today replaced", "Who is the prime minister of Japan today?", "Who is the prime minister of Japan as of December 2026?", []string{QueryDateAnchored}},
 		{"ranking", "Which university tops the QS ranking?", "Which university tops the QS ranking as of December 2026?", []string{QueryDateAnchored}},
 		{"already dated", "What was the latest version of Python in March 2024?", "What was the latest version of Python in March 2024?", nil},
+		// A price, version or rank of a past event ("did") is that event's and does not drift (a
+		// relay run's cove2 query "For what price did Taverner Barrington Miller buy the house
+		// ...?" was sent "as of December 2026"); what is latest or current still does.
+		{"price of a past event", "For what price did the Ostmoor family buy the house?", "For what price did the Ostmoor family buy the house?", nil},
+		{"version of a past event", "Which version of the game did Westmoor release in Japan?", "Which version of the game did Westmoor release in Japan?", nil},
+		{"price now", "What price does the Ostmoor ferry charge?", "What price does the Ostmoor ferry charge as of December 2026?", []string{QueryDateAnchored}},
+		{"latest with did", "What did the latest Ostmoor survey find?", "What did the latest Ostmoor survey find as of December 2026?", []string{QueryDateAnchored}},
 		{"yes/no then anchored", "Is the current population of Tokyo about 14 million?", "What is the current population of Tokyo as of December 2026?",
 			[]string{QueryYesNoRepaired, QueryDateAnchored}},
 	}
