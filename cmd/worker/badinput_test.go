@@ -15,21 +15,25 @@ func TestHostileMessagesAreRejectedWithTheirReason(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	b.factoredModel()
+	// Each statement carries this run's tag: a message with a statement is named by its content
+	// (jobs.DedupeID), and one an earlier run in the same schema sent (go test -count=2) would be
+	// recorded as its duplicate, not rejected.
+	tag := randomLetters(8)
 	cases := []struct{ payload, reason string }{
 		{``, "is empty"},
 		{`[1,2,3]`, "object"},
-		{`{"v":2,"text":"A statement from the future."}`, "v"},
+		{`{"v":2,"text":"A statement from the future ` + tag + `."}`, "v"},
 		{`{"v":1,"text":42}`, "text"},
-		{`{"v":1,"text":"Two words here.","method":"rm -rf /"}`, "method"},
-		{`{"v":1,"text":"Two words here.","language":"english"}`, "language"},
-		{`{"v":1,"text":"Two words here.","options":{"max_questions":100000}}`, "options.max_questions"},
-		{`{"v":1,"text":"Two words here.","options":{"max_hops":-3}}`, "options.max_hops"},
-		{`{"v":1,"text":"Two words here.","options":{"temporal_scope":{"start_date":"2024-13-45"}}}`, "temporal_scope"},
-		{`{"v":1,"text":"Two words here.","options":{"temporal_scope":{"start_date":"2024-05-01","end_date":"2023-01-01"}}}`, "temporal_scope"},
-		{`{"v":1,"text":"Two words here.","model":"gpt-5","concurrency":1000}`, "model"},
-		{`{"v":1,"text":"` + strings.Repeat("word ", 10000) + `"}`, "text"},
-		{"{\"v\":1,\"text\":\"bad \xff utf-8 here\"}", "UTF-8"},
-		{`{"v":1,"text":"null \u0000 byte inside"}`, "text"},
+		{`{"v":1,"text":"Two words here ` + tag + `.","method":"rm -rf /"}`, "method"},
+		{`{"v":1,"text":"Two words here ` + tag + `.","language":"english"}`, "language"},
+		{`{"v":1,"text":"Two words here ` + tag + `.","options":{"max_questions":100000}}`, "options.max_questions"},
+		{`{"v":1,"text":"Two words here ` + tag + `.","options":{"max_hops":-3}}`, "options.max_hops"},
+		{`{"v":1,"text":"Two words here ` + tag + `.","options":{"temporal_scope":{"start_date":"2024-13-45"}}}`, "temporal_scope"},
+		{`{"v":1,"text":"Two words here ` + tag + `.","options":{"temporal_scope":{"start_date":"2024-05-01","end_date":"2023-01-01"}}}`, "temporal_scope"},
+		{`{"v":1,"text":"Two words here ` + tag + `.","model":"gpt-5","concurrency":1000}`, "model"},
+		{`{"v":1,"text":"` + tag + strings.Repeat(" word", 10000) + `"}`, "text"},
+		{"{\"v\":1,\"text\":\"bad \xff utf-8 here " + tag + "\"}", "UTF-8"},
+		{`{"v":1,"text":"null \u0000 byte inside ` + tag + `"}`, "text"},
 	}
 	for _, c := range cases {
 		b.publishRaw(t, c.payload)
