@@ -865,17 +865,7 @@ func danglingPronoun(s string) string {
 // first letter, as brands write theirs ("iHeartMedia", "eBay"; a relay run's cove2 query "What
 // type of company is iHeartMedia and in which country is it based?" was refused as leaning on
 // "it" with no referent).
-func nameWord(w string) bool {
-	if text.IsCapitalised(w) {
-		return true
-	}
-	for _, r := range w {
-		if unicode.IsUpper(r) {
-			return true
-		}
-	}
-	return false
-}
+func nameWord(w string) bool { return strings.ContainsFunc(w, unicode.IsUpper) }
 
 // countedBefore reports whether words[j] opens what a "how many" question counts ("How many
 // types of chains are there") and a second question, after "and" and its wh-word, comes between
