@@ -96,9 +96,15 @@ func (b *bundle) factoredModel() *llmtest.Rule {
 // runWorkers runs n workers, each with its own NATS connection, until the backlog is drained.
 func (b *bundle) runWorkers(t testing.TB, n int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	const limit = 2 * time.Minute
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	b.runWorkersUntil(t, ctx, n)
+	// Cancelled, the workers return without error: say so here, or the test reads a half-run
+	// backlog and fails on whatever it checks first ("3 outcomes for 14 bad messages").
+	if ctx.Err() != nil {
+		t.Fatalf("the workers had not drained the backlog after %s (a loaded machine, or a job that never ends)", limit)
+	}
 }
 
 // runWorkersUntil runs n workers, each with its own NATS connection, until the backlog is drained
