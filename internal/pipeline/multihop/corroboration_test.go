@@ -141,22 +141,27 @@ func TestPartlySupportedNeedsAContradiction(t *testing.T) {
 		bmjPassage    = "APOE4 carriers had a lower incidence of several cancers"
 	)
 	sup, ref := evidence.StanceSupports, evidence.StanceRefutes
-	partly := func(correction string, cites ...judgeCitation) string {
+	partly := func(confidence, correction string, cites ...judgeCitation) string {
 		raw := []json.RawMessage{}
 		for _, c := range cites {
 			b, _ := json.Marshal(c)
 			raw = append(raw, b)
 		}
 		b, _ := json.Marshal(judgeReply{Verdict: "partly_supported", Citations: raw, Reason: "Half.", SupportedPart: "APOE4 is a risk factor",
-			Correction: correction, Confidence: "Medium", Missing: "APOE4 cancer incidence"})
+			Correction: correction, Confidence: confidence, Missing: "APOE4 cancer incidence"})
 		return string(b)
 	}
 	tests := []struct {
 		name, reply, verdict string
 	}{
-		{"the rest not covered", partly("", judgeCitation{1, naturePassage, sup}), pipeline.VerdictUnverified},
-		{"the rest corrected", partly("APOE4 lowers cancer incidence.", judgeCitation{1, naturePassage, sup}), pipeline.VerdictPartlySupported},
-		{"a refuting source", partly("", judgeCitation{1, naturePassage, sup}, judgeCitation{2, bmjPassage, ref}), pipeline.VerdictPartlySupported},
+		{"the rest not covered", partly("Medium", "", judgeCitation{1, naturePassage, sup}), pipeline.VerdictUnverified},
+		// At Low too: the confidence gate is for a contradiction, and there is none to gate. A
+		// relay judge's "Park Soo-young is Korean" for "... is South Korean", at Low, was stored
+		// as "the evidence contradicts part of the claim only at Low confidence", its confirmed
+		// part dropped, and it got no second look.
+		{"the rest not covered, at Low", partly("Low", "", judgeCitation{1, naturePassage, sup}), pipeline.VerdictUnverified},
+		{"the rest corrected", partly("Medium", "APOE4 lowers cancer incidence.", judgeCitation{1, naturePassage, sup}), pipeline.VerdictPartlySupported},
+		{"a refuting source", partly("Medium", "", judgeCitation{1, naturePassage, sup}, judgeCitation{2, bmjPassage, ref}), pipeline.VerdictPartlySupported},
 	}
 	j := judge{grounding: DefaultGrounding}
 	for _, tt := range tests {
@@ -164,7 +169,8 @@ func TestPartlySupportedNeedsAContradiction(t *testing.T) {
 		if got.Verdict != tt.verdict || got.SupportedPart != "APOE4 is a risk factor" || got.VariantVerdict != "partly_supported" {
 			t.Errorf("%s: got %s (%s), supported part %q, the judge's verdict %q; want %s", tt.name, got.Verdict, got.Reason, got.SupportedPart, got.VariantVerdict, tt.verdict)
 		}
-		if tt.verdict == pipeline.VerdictUnverified && (!strings.Contains(got.Reason, "nothing on the rest") || got.Confidence != pipeline.ConfidenceLow || got.missing == "") {
+		if tt.verdict == pipeline.VerdictUnverified && (!strings.Contains(got.Reason, "nothing on the rest") || strings.Contains(got.Reason, "contradicts") ||
+			got.Confidence != pipeline.ConfidenceLow || got.missing == "" || len(got.cited) != 1) {
 			t.Errorf("%s: reason %q, confidence %s, missing %q", tt.name, got.Reason, got.Confidence, got.missing)
 		}
 	}

@@ -277,10 +277,17 @@ func (j judge) groundVerdict(reply string, given []evidence.Retrieved) judgement
 		out.Reason = fmt.Sprintf("the judge said %s but cited no source it was given with a passage that source holds%s, and a claim without a valid citation is unverified", verdict, dropped)
 		return out
 	}
+	// Partly supported says part of the claim is false; the judge's definition also lets it say
+	// only that part is confirmed and the rest not covered, which is no finding against the
+	// claim (a real model said it of "Tom Hardy is an American actor" from a source that names
+	// him an actor). Such a reading has no contradiction for the confidence gate to hold back,
+	// whatever its confidence: it is read below, its confirmed part kept.
+	uncovered := verdict == pipeline.VerdictPartlySupported && strings.TrimSpace(p.Correction) == "" &&
+		!slices.ContainsFunc(out.cited, func(k int) bool { return out.stances[k] == evidence.StanceRefutes })
 	cor := j.calibration.Corroborate(verdict, strings.TrimSpace(p.Confidence), given, att.Sources)
 	out.flags = append(out.flags, cor.Flags...)
 	out.Verdict, out.Confidence, out.CalibrationNote = cor.Verdict, cor.Confidence, cor.Note
-	if cor.Reason != "" {
+	if cor.Reason != "" && !uncovered {
 		out.Reason = strings.TrimSpace(cor.Reason + dropped + ". " + out.Reason)
 		out.CalibrationNote = ""
 		return out
@@ -293,13 +300,9 @@ func (j judge) groundVerdict(reply string, given []evidence.Retrieved) judgement
 	if verdict == pipeline.VerdictSupported {
 		out.SupportedPart, out.Correction = "", ""
 	}
-	if out.Verdict == pipeline.VerdictPartlySupported && out.Correction == "" &&
-		!slices.ContainsFunc(out.cited, func(k int) bool { return out.stances[k] == evidence.StanceRefutes }) {
-		// Partly supported says part of the claim is false; the judge's definition also lets it
-		// say only that part is confirmed and the rest not covered, which is no finding against
-		// the claim (a real model said it of "Tom Hardy is an American actor" from a source that
-		// names him an actor). Without a contradiction the claim is unverified, its confirmed
-		// part kept; the judge's own verdict stays in VariantVerdict.
+	if uncovered {
+		// Without a contradiction the claim is unverified, its confirmed part kept for a second
+		// look (secondLook); the judge's own verdict stays in VariantVerdict.
 		out.Verdict, out.Confidence = pipeline.VerdictUnverified, pipeline.ConfidenceLow
 		part := ""
 		if out.SupportedPart != "" {

@@ -19,8 +19,13 @@ const secondLookMarker = "A first reading of these sources found this part of th
 // c2's first judge confirms that Adam Beach plays Slipknot and finds "in Suicide Squad" not
 // covered, citing its own source only; the second look is scripted by second.
 func secondLookModel(t testing.TB, second string) *pipelinetest.StubModel {
+	return secondLookModelAt(t, pipeline.ConfidenceMedium, second)
+}
+
+// secondLookModelAt is secondLookModel with the first judge's confidence.
+func secondLookModelAt(t testing.TB, firstConfidence, second string) *pipelinetest.StubModel {
 	sup := evidence.StanceSupports
-	first := judgeReplyJSON(t, "partly_supported", "Medium", "Suicide Squad cast", nil, judgeCitation{1, "Adam Beach plays Slipknot", sup})
+	first := judgeReplyJSON(t, "partly_supported", firstConfidence, "Suicide Squad cast", nil, judgeCitation{1, "Adam Beach plays Slipknot", sup})
 	first = strings.Replace(first, `"supported_part":""`, `"supported_part":"Adam Beach plays Slipknot."`, 1)
 	model := planModel(t, slipknotPlan(), map[string]string{
 		"An actor played Detective Chester Lake": judgeReplyJSON(t, "supported", "Medium", "",
@@ -64,6 +69,28 @@ func TestSecondLookConfirmsAPartialConfirmation(t *testing.T) {
 	}
 	if strings.Contains(looks[0], srcLake.Snippet) || strings.Contains(looks[0], slipknotStatement) || strings.Contains(looks[0], "An actor played") {
 		t.Errorf("the second look holds a source its first reading did not cite, or another claim's text:\n%s", looks[0])
+	}
+}
+
+// A partial confirmation the first judge gave at Low gets its second look too: Low gates a
+// contradiction, and it has none (a relay judge said Low of "Park Soo-young is Korean" for
+// "... is South Korean"; the same reading at Medium was looked at again).
+func TestSecondLookAfterAPartialConfirmationAtLow(t *testing.T) {
+	t.Parallel()
+	model := secondLookModelAt(t, pipeline.ConfidenceLow, judgeReplyJSON(t, "supported", "Medium", "", nil,
+		judgeCitation{1, "Suicide Squad (2016), written and directed by David Ayer. Adam Beach plays Slipknot", evidence.StanceSupports}))
+	res, err := Multihop{Model: model, Searcher: slipknotSearcher()}.Run(context.Background(), pipeline.Input{Text: slipknotStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	looks := 0
+	for _, p := range model.Sent(pipeline.StepJudge) {
+		if strings.Contains(p, secondLookMarker) && strings.Contains(p, "Adam Beach plays Slipknot.") {
+			looks++
+		}
+	}
+	if c2 := res.Claims[1]; looks != 1 || c2.Verdict != pipeline.VerdictSupported || c2.Confidence != pipeline.ConfidenceMedium || !strings.Contains(c2.Reason, "second look") {
+		t.Errorf("%d second looks; claim 2: %+v", looks, c2)
 	}
 }
 
