@@ -198,6 +198,7 @@ func verifiedBridge(v Verification) evidence.Bridge {
 		add(answerPhrase(from))
 		add(echoedName(from, v.Query))
 		add(askedNounName(from, v.Query))
+		add(quotedTitle(from, v.Query))
 	}
 	// An answer that reads as a sentence is never the value, though a passage may hold it word
 	// for word: a question built on it would read "Which party did Richard Milhous Nixon was the
@@ -390,6 +391,32 @@ func namesUnasked(run []string, asked map[string]bool) bool {
 
 // coordinators join a second answer to a first.
 var coordinators = text.WordSet("and or but nor")
+
+// quotedTitle is the name an answer gives in quotation marks to a question that asks for a title
+// or a name ("What is the title of ...?", "What is the name of ...?"): "Her debut studio album
+// is self-titled: "Shania Twain", released on April 20, 1993 by Polygram and Mercury Records" (a
+// relay run, EX-FEVER 2481-2560, refused it as a sentence). The first span in straight or curly
+// double quotes that reads as a name (readsAsName). To another question a quoted name may be
+// what the answer mentions on its way to the answer ("It came out as "Night Tide" on a label she
+// founded" to "Which label ...?"), so none is read. A candidate only, as answerHead's is.
+func quotedTitle(answer, question string) string {
+	asks := false
+	for _, w := range text.Words(question) {
+		asks = asks || w == "title" || w == "name"
+	}
+	if !asks {
+		return ""
+	}
+	for _, m := range quotedSpan.FindAllStringSubmatch(answer, -1) {
+		if inner := strings.TrimSpace(m[1] + m[2]); readsAsName(inner) {
+			return inner
+		}
+	}
+	return ""
+}
+
+// quotedSpan is a span of text in straight or curly double quotes.
+var quotedSpan = regexp.MustCompile(`"([^"]+)"|“([^”]+)”`)
 
 // askedNounName is the name an answer gives right after the noun its question asks for, whatever
 // else the answer says: "... of the British reality television series Big Brother" to "Big

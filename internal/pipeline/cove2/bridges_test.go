@@ -671,6 +671,20 @@ func TestCove2BridgeIsTheNameTheAnswerFillsIntoItsQuestion(t *testing.T) {
 		// Two new names: which one is meant is not for code to guess.
 		{"Who created Night Tide?", "Night Tide was created by Mara Quinn together with Sam Ortiz",
 			"The series Night Tide was created by Mara Quinn together with Sam Ortiz", ""},
+		// To a question that asks for a title or a name, the name the answer gives in quotation
+		// marks (a relay run, EX-FEVER 2481-2560, refused "Her debut studio album is
+		// self-titled: "Shania Twain", released on April 20, 1993 by ..." to "What is the title
+		// of Shania Twain's debut studio album?"). Not to another question: the quoted name may
+		// be what the answer mentions on the way ("It came out as "Night Tide" on a label ...").
+		{"What is the title of Mara Quinn's debut studio album?",
+			`Her debut studio album is self-titled: "Mara Quinn", released on April 20, 1993 by Harbour Records.`,
+			"Mara Quinn is the debut studio album by Mara Quinn, released on April 20, 1993 by Harbour Records", "Mara Quinn"},
+		{"What is the name of the ship Sam Ortiz sailed on?", "Sam Ortiz sailed on a schooner he renamed “Night Tide” in 1902",
+			"In 1902 Sam Ortiz bought a schooner and renamed it Night Tide", "Night Tide"},
+		{"Which label released Mara Quinn's debut album?", `It came out in 1993 as "Night Tide" on a label she founded`,
+			"Night Tide, her debut album, was released in 1993 on a label she founded", ""},
+		{"What is the title of Mara Quinn's debut album?", `Her debut album was described as "a quiet triumph" by critics`,
+			"Her debut album was described as a quiet triumph by critics", ""},
 	} {
 		page := evidence.Retrieved{SearchResult: pipelinetest.SearchResult("https://example.org/page", "Example", tt.passage+".")}
 		cited := page
