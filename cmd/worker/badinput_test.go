@@ -15,22 +15,25 @@ func TestHostileMessagesAreRejectedWithTheirReason(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	b.factoredModel()
-	// Each statement carries this run's tag: a message with a statement is named by its content
-	// (jobs.DedupeID), and one an earlier run in the same schema sent (go test -count=2) would be
-	// recorded as its duplicate, not rejected.
+	// Each statement carries this run's tag and a word of its own: a message with a statement is
+	// named by its content (jobs.DedupeID, which reads neither the language nor the model), and
+	// messages that share it are one job. One an earlier run in the same schema sent (go test
+	// -count=2) was recorded as its duplicate, not rejected; two of this run ("language" and
+	// "model" differ in what DedupeID does not read) were two deliveries of one job at once under
+	// 8 handlers, which is the duplicate tests' concern, not this one's.
 	tag := randomLetters(8)
 	cases := []struct{ payload, reason string }{
 		{``, "is empty"},
 		{`[1,2,3]`, "object"},
 		{`{"v":2,"text":"A statement from the future ` + tag + `."}`, "v"},
 		{`{"v":1,"text":42}`, "text"},
-		{`{"v":1,"text":"Two words here ` + tag + `.","method":"rm -rf /"}`, "method"},
-		{`{"v":1,"text":"Two words here ` + tag + `.","language":"english"}`, "language"},
-		{`{"v":1,"text":"Two words here ` + tag + `.","options":{"max_questions":100000}}`, "options.max_questions"},
-		{`{"v":1,"text":"Two words here ` + tag + `.","options":{"max_hops":-3}}`, "options.max_hops"},
-		{`{"v":1,"text":"Two words here ` + tag + `.","options":{"temporal_scope":{"start_date":"2024-13-45"}}}`, "temporal_scope"},
-		{`{"v":1,"text":"Two words here ` + tag + `.","options":{"temporal_scope":{"start_date":"2024-05-01","end_date":"2023-01-01"}}}`, "temporal_scope"},
-		{`{"v":1,"text":"Two words here ` + tag + `.","model":"gpt-5","concurrency":1000}`, "model"},
+		{`{"v":1,"text":"Two words here ` + tag + ` method.","method":"rm -rf /"}`, "method"},
+		{`{"v":1,"text":"Two words here ` + tag + ` language.","language":"english"}`, "language"},
+		{`{"v":1,"text":"Two words here ` + tag + ` questions.","options":{"max_questions":100000}}`, "options.max_questions"},
+		{`{"v":1,"text":"Two words here ` + tag + ` hops.","options":{"max_hops":-3}}`, "options.max_hops"},
+		{`{"v":1,"text":"Two words here ` + tag + ` start.","options":{"temporal_scope":{"start_date":"2024-13-45"}}}`, "temporal_scope"},
+		{`{"v":1,"text":"Two words here ` + tag + ` range.","options":{"temporal_scope":{"start_date":"2024-05-01","end_date":"2023-01-01"}}}`, "temporal_scope"},
+		{`{"v":1,"text":"Two words here ` + tag + ` model.","model":"gpt-5","concurrency":1000}`, "model"},
 		{`{"v":1,"text":"` + tag + strings.Repeat(" word", 10000) + `"}`, "text"},
 		{"{\"v\":1,\"text\":\"bad \xff utf-8 here " + tag + "\"}", "UTF-8"},
 		{`{"v":1,"text":"null \u0000 byte inside ` + tag + `"}`, "text"},
