@@ -19,8 +19,8 @@ func TestHostileMessagesAreRejectedWithTheirReason(t *testing.T) {
 	// named by its content (jobs.DedupeID, which reads neither the language nor the model), and
 	// messages that share it are one job. One an earlier run in the same schema sent (go test
 	// -count=2) was recorded as its duplicate, not rejected; two of this run ("language" and
-	// "model" differ in what DedupeID does not read) were two deliveries of one job at once under
-	// 8 handlers, which is the duplicate tests' concern, not this one's.
+	// "model" differ in what DedupeID does not read) were two deliveries of one job, maybe at once
+	// under 8 handlers, which is the duplicate tests' concern, not this one's.
 	tag := randomLetters(8)
 	cases := []struct{ payload, reason string }{
 		{``, "is empty"},
