@@ -395,28 +395,22 @@ var coordinators = text.WordSet("and or but nor")
 // quotedTitle is the name an answer gives in quotation marks to a question that asks for a title
 // or a name ("What is the title of ...?", "What is the name of ...?"): "Her debut studio album
 // is self-titled: "Shania Twain", released on April 20, 1993 by Polygram and Mercury Records" (a
-// relay run, EX-FEVER 2481-2560, refused it as a sentence). The first span in straight or curly
-// double quotes that reads as a name (readsAsName). To another question a quoted name may be
-// what the answer mentions on its way to the answer ("It came out as "Night Tide" on a label she
-// founded" to "Which label ...?"), so none is read. A candidate only, as answerHead's is.
+// relay run, EX-FEVER 2481-2560, refused it as a sentence). The first quoted span (quotedText,
+// the quotation marks the verifier's evidence lines are read by) that reads as a name
+// (readsAsName). To another question a quoted name may be what the answer mentions on its way to
+// the answer ("It came out as "Night Tide" on a label she founded" to "Which label ...?"), so
+// none is read. A candidate only, as answerHead's is.
 func quotedTitle(answer, question string) string {
-	asks := false
-	for _, w := range text.Words(question) {
-		asks = asks || w == "title" || w == "name"
-	}
-	if !asks {
+	if !slices.ContainsFunc(text.Words(question), func(w string) bool { return w == "title" || w == "name" }) {
 		return ""
 	}
-	for _, m := range quotedSpan.FindAllStringSubmatch(answer, -1) {
-		if inner := strings.TrimSpace(m[1] + m[2]); readsAsName(inner) {
+	for _, m := range quotedText.FindAllStringSubmatch(answer, -1) {
+		if inner := strings.TrimSpace(m[1] + m[2] + m[3]); readsAsName(inner) {
 			return inner
 		}
 	}
 	return ""
 }
-
-// quotedSpan is a span of text in straight or curly double quotes.
-var quotedSpan = regexp.MustCompile(`"([^"]+)"|“([^”]+)”`)
 
 // askedNounName is the name an answer gives right after the noun its question asks for, whatever
 // else the answer says: "... of the British reality television series Big Brother" to "Big
