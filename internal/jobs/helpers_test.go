@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -65,7 +66,8 @@ func setupOn(t *testing.T, nc *nats.Conn, modify func(*StreamConfig)) *testBundl
 	ctx := testContext(t)
 	lanes, err := SetupLanes(ctx, js, cfg)
 	if err != nil {
-		t.Fatalf("SetupLanes: %v", err)
+		// The server's own reason (a store it could not create, say) is only in its log.
+		t.Fatalf("SetupLanes: %v\nwarnings of the in-process nats-server:\n%s", err, inProcessWarnings.String())
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -79,16 +81,61 @@ func setupOn(t *testing.T, nc *nats.Conn, modify func(*StreamConfig)) *testBundl
 
 // newServer is an in-process nats-server of the version in go.mod (2.15), shared by the tests
 // that must also run against a server newer than the machine's.
+// Its warnings and errors are kept (inProcessWarnings) for a failing test to print.
 var newServer = sync.OnceValues(func() (*devenv.NATS, error) {
 	dir, err := os.MkdirTemp("", "corroborate-jobs-test-nats-")
 	if err != nil {
 		return nil, err
 	}
-	return devenv.StartNATS(dir, 0)
+	ns, err := devenv.StartNATS(dir, 0)
+	if err != nil {
+		return nil, err
+	}
+	ns.Server.SetLogger(&inProcessWarnings, false, false)
+	return ns, nil
 })
 
-// servers returns connections to the test NATS server and, when it is a different version, to
-// the in-process one, so that version-dependent behaviour is tested on both.
+// inProcessWarnings is the in-process server's log of warnings and errors, the last 50 lines.
+var inProcessWarnings serverWarnings
+
+// serverWarnings is a nats-server logger (server.Logger) that keeps its last 50 warnings and
+// errors and drops notices, debug and trace lines.
+type serverWarnings struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (w *serverWarnings) keep(level, format string, v ...any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.lines = append(w.lines, time.Now().Format("15:04:05.000 ")+level+" "+fmt.Sprintf(format, v...))
+	if len(w.lines) > 50 {
+		w.lines = w.lines[len(w.lines)-50:]
+	}
+}
+
+func (w *serverWarnings) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.lines) == 0 {
+		return "(none)"
+	}
+	return strings.Join(w.lines, "\n")
+}
+
+func (w *serverWarnings) Warnf(format string, v ...any)  { w.keep("[WRN]", format, v...) }
+func (w *serverWarnings) Errorf(format string, v ...any) { w.keep("[ERR]", format, v...) }
+func (w *serverWarnings) Fatalf(format string, v ...any) { w.keep("[FTL]", format, v...) }
+func (w *serverWarnings) Noticef(string, ...any)         {}
+func (w *serverWarnings) Debugf(string, ...any)          {}
+func (w *serverWarnings) Tracef(string, ...any)          {}
+
+var _ server.Logger = (*serverWarnings)(nil)
+
+// servers returns connections to the test NATS server and, when the in-process one (go.mod's
+// version) is a different version, to that one too, so that version-dependent behaviour is
+// tested on both. Where they are the same version (CI's run against the current release) only
+// the test server is used: the one the run means to test.
 func servers(t *testing.T) map[string]*nats.Conn {
 	t.Helper()
 	nc := testenv.NATS(t)
@@ -96,6 +143,9 @@ func servers(t *testing.T) map[string]*nats.Conn {
 	ns, err := newServer()
 	if err != nil {
 		t.Fatalf("starting an in-process NATS: %v", err)
+	}
+	if server.VERSION == nc.ConnectedServerVersion() {
+		return out
 	}
 	nc2, err := nats.Connect(ns.URL, nats.Name(t.Name()))
 	if err != nil {
