@@ -966,6 +966,97 @@ func TestFollowUpNameNoSourceHoldsAnchorsNothing(t *testing.T) {
 	}
 }
 
+const industryStatement = "Ostmark Werke focuses on the world's smallest industry by revenue."
+
+// withTitle is r with the title its page has (hit's titles are its URL's).
+func withTitle(r pipeline.SearchResult, title string) pipeline.SearchResult {
+	r.Title = title
+	return r
+}
+
+var (
+	srcOstmarkPage      = withTitle(hit("https://en.wikipedia.org/wiki/Ostmark_Werke", "Wikipedia", "Ostmark Werke is headquartered in Kiel, a subsidiary of the German manufacturer Ostmark Group that focuses on shipbuilding.", nil), "Ostmark Werke")
+	srcShipbuildingPage = withTitle(hit("https://en.wikipedia.org/wiki/Shipbuilding", "Wikipedia", "Shipbuilding is the world's largest by revenue, an industry that comprises a wide range of companies.", nil), "Shipbuilding")
+	srcTanningPage      = withTitle(hit("https://en.wikipedia.org/wiki/Tanning", "Wikipedia", "Tanning is the world's largest by revenue, an industry of leather.", nil), "Tanning")
+)
+
+// industryPlan is one claim about a company's industry that the company's page names
+// ("shipbuilding") and the claim does not: what the claim says of the industry is on the
+// industry's own page, which names nothing of the claim but its words.
+func industryPlan() Plan {
+	return Plan{
+		PlanID: "industry",
+		Claims: []PlanClaim{{ClaimID: "c1", ClaimText: "Ostmark Werke focuses on the world's smallest industry by revenue",
+			SourceSpan: "Ostmark Werke focuses on the world's smallest industry by revenue", Entities: []string{"Ostmark Werke"}, Verifiable: true,
+			Interpretations: []Interpretation{}, DependsOn: []string{}, SubQueries: []string{"Ostmark Werke industry"}, SourceIndependenceScore: 1}},
+		QueryChains:          []QueryChain{{ClaimID: "c1", Hops: []PlanHop{{1, "Ostmark Werke business focus", "encyclopedia", "industry"}}}},
+		CrossValidationPairs: []CrossValidationPair{}, CrossValidationQueries: []CrossValidationQuery{}, ExecutionOrder: []string{"c1"},
+	}
+}
+
+// The judge asks for what its source names in lower case ("focuses on shipbuilding"), a kind of
+// thing and no name: the follow-up's page titled with it is the page of what the judge asked
+// for, though it names nothing of the claim, and it reaches the judge. In a relay run (EX-FEVER,
+// exfever-5953) "BYD Company focuses on the world's smallest industries by revenue" stayed
+// unverified: its follow-up "automotive industry size by revenue world ranking BYD Company" had
+// the page titled "Automotive" first, and kept nothing, for it "was not about the claim".
+func TestFollowUpKeepsThePageTitledWithWhatTheJudgeAskedForThatASourceNames(t *testing.T) {
+	t.Parallel()
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		{Contains: srcShipbuildingPage.Snippet, Reply: judgeReplyJSON(t, "refuted", "Medium", "", nil,
+			judgeCitation{1, "focuses on shipbuilding", evidence.StanceRefutes}, judgeCitation{2, "Shipbuilding is the world's largest by revenue", evidence.StanceRefutes})},
+		{Contains: pipeline.MarkerMultihopJudge, Reply: judgeReplyJSON(t, "unverified", "Low", "shipbuilding industry size by revenue world ranking Ostmark Werke", nil)},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, industryPlan())},
+	}}
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "business focus", results: []pipeline.SearchResult{srcOstmarkPage}},
+		{contains: "shipbuilding industry", results: []pipeline.SearchResult{srcShipbuildingPage, srcOstmarkPage}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: industryStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	judged := model.Sent(pipeline.StepJudge)
+	if len(judged) != 2 || !strings.Contains(judged[1], srcShipbuildingPage.Snippet) {
+		t.Fatalf("judge calls %d; the second did not get the page titled with what the judge asked for; hops %+v", len(judged), res.Hops)
+	}
+	if hop := findHop(res, 1, 2); hop.Reason != HopReasonFollowUp {
+		t.Errorf("follow-up hop: %+v", hop)
+	}
+	if !slices.ContainsFunc(res.Evidence, func(e pipeline.Evidence) bool { return e.URL == srcShipbuildingPage.URL && e.HopNumber == 2 }) {
+		t.Errorf("the industry's page is not stored as the follow-up's evidence: %+v", res.Evidence)
+	}
+	if c := res.Claims[0]; c.Verdict != pipeline.VerdictRefuted {
+		t.Errorf("claim: %+v", c)
+	}
+}
+
+// A word the judge asks for that no source it was given writes ("tanning", from its memory or a
+// hostile page) makes no page titled with it relevant, nor does one of the claim's own words.
+func TestFollowUpTitleNoSourceNamesAnchorsNothing(t *testing.T) {
+	t.Parallel()
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		{Contains: pipeline.MarkerMultihopJudge, Reply: judgeReplyJSON(t, "unverified", "Low", "tanning industry size by revenue world ranking Ostmark Werke", nil)},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, industryPlan())},
+	}}
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "business focus", results: []pipeline.SearchResult{srcOstmarkPage}},
+		{contains: "tanning industry", results: []pipeline.SearchResult{srcTanningPage, withTitle(srcTanningPage, "Industry")}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: industryStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(model.Sent(pipeline.StepJudge)); n != 1 {
+		t.Errorf("judge calls %d, want 1: the follow-up kept nothing", n)
+	}
+	for _, e := range res.Evidence {
+		if e.URL == srcTanningPage.URL {
+			t.Errorf("a page titled with a word no source names was kept: %+v", e)
+		}
+	}
+}
+
 const mallratsStatement = "Ben Affleck appeared in Mallrats, which stars an Irish actor and podcaster."
 
 var (

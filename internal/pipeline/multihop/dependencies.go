@@ -763,6 +763,19 @@ func asksForAnotherEntity(missing string, claim PlanClaim, given []evidence.Retr
 	return false
 }
 
+// claimsOwnTopicWords are the content words (topicWords) of claim's text, its entities and the
+// entity its judge named: what a follow-up query asks for besides them is another thing's
+// (askedPhrases).
+func claimsOwnTopicWords(claim PlanClaim, named, language string) map[string]bool {
+	own := map[string]bool{}
+	for _, s := range append([]string{claim.ClaimText, named}, claim.Entities...) {
+		for _, w := range topicWords(evidence.WithoutBridges(s), language) {
+			own[w] = true
+		}
+	}
+	return own
+}
+
 // followUp runs one follow-up hop for st (FIRE and SAFE's next search) when its judge found the
 // evidence short (unverified or partly supported) and named what is missing, within max_hops
 // (of the hops that retrieved: retrievingHops) and maxFollowUps: the same rules as a planned
@@ -803,6 +816,7 @@ func (r *multihopRun) followUp(ctx context.Context, st *chainState, v judgement)
 	topic := newHopTopic(r.in.language, query, st.claim)
 	names := groundedNames(query, given)
 	topic.addNames(names, r.in.language)
+	topic.asked = askedPhrases(query, r.in.language, given, claimsOwnTopicWords(st.claim, v.answer.Value, r.in.language))
 	// The names a source holds are words the query may be about besides the claim's: a judge
 	// that writes the claim's words, then the names its sources list ("Judy Greer 2013 film
 	// role; Adaptation Jawbreaker The Descendants release years", in a relay run) had the names'

@@ -76,6 +76,10 @@ type hopTopic struct {
 	// it, by what the claims say of it (a description hop): a text that opens by stating most of
 	// that is about the entity, named or not (describes).
 	described bool
+	// asked are, in a follow-up hop, the words the judge's query asks for that a source it was
+	// given writes and the claim does not, each as topicWords reads it (askedPhrases): the page
+	// titled with one is the page of what the judge asked for (titled).
+	asked [][]string
 }
 
 // minSharedWords is the number of distinct content words a relevant result shares with a topic
@@ -459,6 +463,48 @@ func groundedNames(query string, given []evidence.Retrieved) []string {
 	return names
 }
 
+// maxAskedWords is the longest run of a follow-up query's words askedPhrases reads as one
+// thing asked for ("comedy film", "automotive").
+const maxAskedWords = 3
+
+// askedPhrases are the runs of up to maxAskedWords words of a follow-up query, each opening and
+// ending with a content word, that a source its judge was given writes word for word and that
+// hold a content word the claim's own words (own: its text, its entities, the entity its judge
+// named, as topicWords reads them) do not: a kind of thing or a field a source names in lower
+// case ("focuses on automotive") and the judge asks about ("automotive industry size by revenue
+// world ranking"). A page titled with one is that thing's own entry (titled), though it names
+// nothing of the claim: in a relay run (EX-FEVER, exfever-5953) "BYD Company focuses on the
+// world's smallest industries by revenue" stayed unverified though its follow-up's first result
+// was the page titled "Automotive", which says what the claim says of the industry. Like
+// groundedNames, a word no given source writes (the model's memory, or a hostile page's plant)
+// makes nothing relevant, and only a title, not a text using the words, counts.
+func askedPhrases(query, language string, given []evidence.Retrieved, own map[string]bool) [][]string {
+	var sources [][]string
+	for _, g := range given {
+		sources = append(sources, text.Words(text.FoldForMatch(g.Title+" "+evidence.SourceText(g))))
+	}
+	words := text.Words(text.FoldForMatch(query))
+	content := func(w string) bool { return len(topicWords(w, language)) > 0 }
+	var out [][]string
+	for i := range words {
+		for n := 1; n <= maxAskedWords && i+n <= len(words); n++ {
+			run := words[i : i+n]
+			if !content(run[0]) || !content(run[n-1]) {
+				continue
+			}
+			phrase := topicWords(strings.Join(run, " "), language)
+			if !slices.ContainsFunc(phrase, func(w string) bool { return !own[w] }) ||
+				!slices.ContainsFunc(sources, func(source []string) bool { return text.ContainsRun(source, run) }) {
+				continue
+			}
+			if !slices.ContainsFunc(out, func(p []string) bool { return slices.Equal(p, phrase) }) {
+				out = append(out, phrase)
+			}
+		}
+	}
+	return out
+}
+
 // capitalisedRuns are the runs of words of s that open with a capital, each with the small words
 // between two of them ("Smile from the Streets You Hold").
 func capitalisedRuns(s string) [][]string {
@@ -570,7 +616,7 @@ func (t hopTopic) titled(title string) bool {
 	if len(words) == 0 {
 		return false
 	}
-	for _, names := range [...][][]string{t.names, t.shortNames} {
+	for _, names := range [...][][]string{t.names, t.shortNames, t.asked} {
 		for _, name := range names {
 			if n := tokenSet(name); len(n) == len(words) && !slices.ContainsFunc(name, func(w string) bool { return !words[w] }) {
 				return true
