@@ -1057,6 +1057,35 @@ func TestFollowUpTitleNoSourceNamesAnchorsNothing(t *testing.T) {
 	}
 }
 
+// A word of a name the judge asks for ("Ostmark Group") is the name's, not a kind a source names
+// in lower case: the page titled with that word alone ("Group (mathematics)") is another
+// thing's. In a relay run (EX-FEVER, exfever-6095) "Ervin Drake" in a follow-up query kept the
+// page "Drake (entertainer)".
+func TestFollowUpWordOfANameMakesNoTitledPageRelevant(t *testing.T) {
+	t.Parallel()
+	srcGroupMaths := withTitle(hit("https://en.wikipedia.org/wiki/Group_(mathematics)", "Wikipedia", "In mathematics, a group is a set with an operation that associates an element of the set to every pair of elements.", nil), "Group (mathematics)")
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		{Contains: pipeline.MarkerMultihopJudge, Reply: judgeReplyJSON(t, "unverified", "Low", "Ostmark Group revenue ranking", nil)},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, industryPlan())},
+	}}
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "business focus", results: []pipeline.SearchResult{srcOstmarkPage}},
+		{contains: "Ostmark Group", results: []pipeline.SearchResult{srcGroupMaths}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: industryStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(model.Sent(pipeline.StepJudge)); n != 1 {
+		t.Errorf("judge calls %d, want 1: the follow-up kept nothing", n)
+	}
+	for _, e := range res.Evidence {
+		if e.URL == srcGroupMaths.URL {
+			t.Errorf("the page titled with a word of a name was kept: %+v", e)
+		}
+	}
+}
+
 const mallratsStatement = "Ben Affleck appeared in Mallrats, which stars an Irish actor and podcaster."
 
 var (

@@ -468,20 +468,22 @@ func groundedNames(query string, given []evidence.Retrieved) []string {
 const maxAskedWords = 3
 
 // askedPhrases are the runs of up to maxAskedWords words of a follow-up query, each opening and
-// ending with a content word, that a source its judge was given writes word for word and that
-// hold a content word the claim's own words (own: its text, its entities, the entity its judge
-// named, as topicWords reads them) do not: a kind of thing or a field a source names in lower
-// case ("focuses on automotive") and the judge asks about ("automotive industry size by revenue
+// ending with a content word, that a source its judge was given writes word for word in lower
+// case and that hold a content word the claim's own words (own: its text, its entities, the
+// entity its judge named, as topicWords reads them) do not: a kind of thing or a field a source
+// names ("focuses on automotive") and the judge asks about ("automotive industry size by revenue
 // world ranking"). A page titled with one is that thing's own entry (titled), though it names
 // nothing of the claim: in a relay run (EX-FEVER, exfever-5953) "BYD Company focuses on the
 // world's smallest industries by revenue" stayed unverified though its follow-up's first result
 // was the page titled "Automotive", which says what the claim says of the industry. Like
 // groundedNames, a word no given source writes (the model's memory, or a hostile page's plant)
-// makes nothing relevant, and only a title, not a text using the words, counts.
+// makes nothing relevant, and only a title, not a text using the words, counts. A word the
+// source writes with a capital is a name's or a part of one, which groundedNames reads whole:
+// "Ervin Drake" in a query had kept the page "Drake (entertainer)" (exfever-6095, replayed).
 func askedPhrases(query, language string, given []evidence.Retrieved, own map[string]bool) [][]string {
 	var sources [][]string
 	for _, g := range given {
-		sources = append(sources, text.Words(text.FoldForMatch(g.Title+" "+evidence.SourceText(g))))
+		sources = append(sources, lowerCaseRuns(evidence.SourceText(g))...)
 	}
 	words := text.Words(text.FoldForMatch(query))
 	content := func(w string) bool { return len(topicWords(w, language)) > 0 }
@@ -503,6 +505,27 @@ func askedPhrases(query, language string, given []evidence.Retrieved, own map[st
 		}
 	}
 	return out
+}
+
+// lowerCaseRuns are the runs of s's words between the words it writes with a capital, each
+// folded as text.Words(text.FoldForMatch) reads it.
+func lowerCaseRuns(s string) [][]string {
+	var runs [][]string
+	var run []string
+	for _, token := range text.Tokens(s, "") {
+		if text.IsCapitalised(token) {
+			if len(run) > 0 {
+				runs = append(runs, run)
+			}
+			run = nil
+			continue
+		}
+		run = append(run, text.Words(text.FoldForMatch(token))...)
+	}
+	if len(run) > 0 {
+		runs = append(runs, run)
+	}
+	return runs
 }
 
 // capitalisedRuns are the runs of words of s that open with a capital, each with the small words
