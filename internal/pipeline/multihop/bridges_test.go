@@ -1031,58 +1031,45 @@ func TestFollowUpKeepsThePageTitledWithWhatTheJudgeAskedForThatASourceNames(t *t
 	}
 }
 
-// A word the judge asks for that no source it was given writes ("tanning", from its memory or a
-// hostile page) makes no page titled with it relevant, nor does one of the claim's own words.
-func TestFollowUpTitleNoSourceNamesAnchorsNothing(t *testing.T) {
-	t.Parallel()
-	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
-		{Contains: pipeline.MarkerMultihopJudge, Reply: judgeReplyJSON(t, "unverified", "Low", "tanning industry size by revenue world ranking Ostmark Werke", nil)},
-		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, industryPlan())},
-	}}
-	searcher := &StubSearcher{honour: true, rules: []searchRule{
-		{contains: "business focus", results: []pipeline.SearchResult{srcOstmarkPage}},
-		{contains: "tanning industry", results: []pipeline.SearchResult{srcTanningPage, withTitle(srcTanningPage, "Industry")}},
-	}}
-	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: industryStatement})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(model.Sent(pipeline.StepJudge)); n != 1 {
-		t.Errorf("judge calls %d, want 1: the follow-up kept nothing", n)
-	}
-	for _, e := range res.Evidence {
-		if e.URL == srcTanningPage.URL {
-			t.Errorf("a page titled with a word no source names was kept: %+v", e)
-		}
-	}
-}
-
-// A word of a name the judge asks for ("Ostmark Group") is the name's, not a kind a source names
-// in lower case: the page titled with that word alone ("Group (mathematics)") is another
-// thing's. In a relay run (EX-FEVER, exfever-6095) "Ervin Drake" in a follow-up query kept the
+// What a follow-up asks for makes no page relevant by its title when no source the judge was
+// given writes it ("tanning", from its memory or a hostile page), when it is one of the claim's
+// own words ("industry"), or when a source writes it with a capital, as a word of a name ("Ostmark
+// Group"): the page titled with that word alone ("Group (mathematics)") is another thing's. In a
+// relay run (EX-FEVER, exfever-6095, replayed) "Ervin Drake" in a follow-up query had kept the
 // page "Drake (entertainer)".
-func TestFollowUpWordOfANameMakesNoTitledPageRelevant(t *testing.T) {
+func TestFollowUpTitleOfNoKindASourceNamesAnchorsNothing(t *testing.T) {
 	t.Parallel()
 	srcGroupMaths := withTitle(hit("https://en.wikipedia.org/wiki/Group_(mathematics)", "Wikipedia", "In mathematics, a group is a set with an operation that associates an element of the set to every pair of elements.", nil), "Group (mathematics)")
-	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
-		{Contains: pipeline.MarkerMultihopJudge, Reply: judgeReplyJSON(t, "unverified", "Low", "Ostmark Group revenue ranking", nil)},
-		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, industryPlan())},
-	}}
-	searcher := &StubSearcher{honour: true, rules: []searchRule{
-		{contains: "business focus", results: []pipeline.SearchResult{srcOstmarkPage}},
-		{contains: "Ostmark Group", results: []pipeline.SearchResult{srcGroupMaths}},
-	}}
-	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: industryStatement})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(model.Sent(pipeline.StepJudge)); n != 1 {
-		t.Errorf("judge calls %d, want 1: the follow-up kept nothing", n)
-	}
-	for _, e := range res.Evidence {
-		if e.URL == srcGroupMaths.URL {
-			t.Errorf("the page titled with a word of a name was kept: %+v", e)
-		}
+	for _, tt := range []struct {
+		name, missing string
+		results       []pipeline.SearchResult
+	}{
+		{"a word no source writes, or the claim's own", "tanning industry size by revenue world ranking Ostmark Werke", []pipeline.SearchResult{srcTanningPage, withTitle(srcTanningPage, "Industry")}},
+		{"a word of a name", "Ostmark Group revenue ranking", []pipeline.SearchResult{srcGroupMaths}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+				{Contains: pipeline.MarkerMultihopJudge, Reply: judgeReplyJSON(t, "unverified", "Low", tt.missing, nil)},
+				{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, industryPlan())},
+			}}
+			searcher := &StubSearcher{honour: true, rules: []searchRule{
+				{contains: "business focus", results: []pipeline.SearchResult{srcOstmarkPage}},
+				{contains: tt.missing, results: tt.results},
+			}}
+			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: industryStatement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(model.Sent(pipeline.StepJudge)); n != 1 {
+				t.Errorf("judge calls %d, want 1: the follow-up kept nothing", n)
+			}
+			for _, e := range res.Evidence {
+				if e.HopNumber == 2 {
+					t.Errorf("the follow-up kept a page titled with a word no source names as a kind: %+v", e)
+				}
+			}
+		})
 	}
 }
 
