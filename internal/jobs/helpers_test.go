@@ -108,7 +108,7 @@ type serverWarnings struct {
 func (w *serverWarnings) keep(level, format string, v ...any) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.lines = append(w.lines, time.Now().Format("15:04:05.000 ")+level+" "+fmt.Sprintf(format, v...))
+	w.lines = append(w.lines, level+" "+fmt.Sprintf(format, v...))
 	if len(w.lines) > 50 {
 		w.lines = w.lines[len(w.lines)-50:]
 	}

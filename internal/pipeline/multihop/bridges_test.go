@@ -999,7 +999,7 @@ func industryPlan() Plan {
 // for, though it names nothing of the claim, and it reaches the judge. In a relay run (EX-FEVER,
 // exfever-5953) "BYD Company focuses on the world's smallest industries by revenue" stayed
 // unverified: its follow-up "automotive industry size by revenue world ranking BYD Company" had
-// the page titled "Automotive" first, and kept nothing, for it "was not about the claim".
+// the page titled "Automotive" first, and kept nothing of it, for it names nothing of the claim.
 func TestFollowUpKeepsThePageTitledWithWhatTheJudgeAskedForThatASourceNames(t *testing.T) {
 	t.Parallel()
 	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
