@@ -151,17 +151,16 @@ func (r *multihopRun) run(ctx context.Context, in pipeline.Input) error {
 // makePlan asks for the plan and validates it, with one repair round-trip.
 //
 // A plan with more verifiable claims than the claim cap is sent back once, though it broke no
-// rule, asked to write what the statement says of one thing as one claim, as the plan prompt
-// asks every plan (rule 1): planners still split a description into one claim per modifier
-// ("Inferno is a 2016 film", "... an American film", "... an action mystery thriller film"),
-// and past the cap the rest of the statement is skipped
-// (a real plan of twelve such claims left "Inferno is an American film" unchecked, and its
-// statement unverified). The answer is taken when it breaks no rule and keeps every word of
-// the statement the over-cap plan's claims hold (overCapRepairDrops); otherwise the over-cap
-// plan is verified under the cap, as it would have been without the request. The over-cap plan
-// is the first one, or the repair of a first one that broke a rule: asked to split one claim,
-// a planner may split the others too ("are film and television writers", "... directors",
-// "... producers"), and its repair is then sent back the same way, one call more.
+// rule, asked to write what the statement says of one thing as one claim, as the plan prompt asks
+// every plan (rule 1): planners still split a description into one claim per modifier ("Inferno is
+// a 2016 film", "... an American film", "... an action mystery thriller film"), and past the cap
+// the rest of the statement is skipped (a real plan of twelve such claims left "Inferno is an
+// American film" unchecked, and its statement unverified). The answer is taken when it breaks no
+// rule and keeps every word of the statement the over-cap plan's claims hold (overCapRepairDrops);
+// otherwise the over-cap plan is verified under the cap, as it would have been without the
+// request. The over-cap plan is the first one, or the repair of a first one that broke a rule:
+// asked to split one claim, a planner may split the others too ("are film and television writers",
+// "... directors", "... producers"), and its repair is then sent back the same way, one call more.
 func (r *multihopRun) makePlan(ctx context.Context) error {
 	prompt, err := renderPlanPrompt(r.in)
 	if err != nil {
