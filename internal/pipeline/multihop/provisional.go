@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
 	"github.com/corroborate/corroborate/internal/pipeline/evidence"
@@ -20,7 +22,8 @@ import (
 // entity a judge named can establish that entity, never refute the description: another entity
 // may fit it ("Mallrats stars an Irish actor" is not refuted by one cast member's page). So the
 // second judgement counts only when it confirms the claim naming the same entity; otherwise the
-// claim keeps its first judgement, and every claim stated with the name is unverified.
+// claim keeps its first judgement, and every claim stated with the name is unverified; unless
+// the description itself is contradicted on that entity (describedOtherwise).
 
 // settleProvisional judges each claim with a provisional bridge again once the claims building
 // on it have been judged, the latest in execution order first, so that a provisional bridge
@@ -32,9 +35,13 @@ func (r *multihopRun) settleProvisional(ctx context.Context) {
 		if st == nil || !st.checked || !st.provisional {
 			continue
 		}
-		if why := r.confirmProvisional(ctx, st); why != "" {
-			r.unsettle(st, why)
+		before := len(st.evidence)
+		why, another := r.confirmProvisional(ctx, st)
+		if why == "" || !another && r.describedOtherwise(ctx, st, why) {
+			continue
 		}
+		st.evidence = st.evidence[:before] // dropped with the judgement that was not kept
+		r.unsettle(st, why)
 	}
 }
 
@@ -42,11 +49,12 @@ func (r *multihopRun) settleProvisional(ctx context.Context) {
 // and the entity's own pages their hops kept (entityPagesOf), each marked as found by searching
 // for the entity, and keeps that judgement when it confirms st (supported, so at Medium or
 // above) and names the same entity under resolveBridge's checks (sameEntityNamed).
-// It returns why it did not ("" when it did); the extra sources are then dropped with the
-// judgement that was not kept.
-func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) string {
+// It returns why it did not ("" when it did), and whether the second judgement confirmed st
+// naming another entity or none; the extra sources stay in st.evidence for the caller to drop
+// with the judgement that was not kept.
+func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) (why string, another bool) {
 	name := st.bridge.Value
-	before, added := len(st.evidence), 0
+	added := 0
 	for _, o := range r.buildingOn(st) {
 		added += st.addCitedOf(o, 400+o.index, true)
 	}
@@ -54,21 +62,91 @@ func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) st
 	st.evidence = append(st.evidence, pages...)
 	added += len(pages)
 	if added == 0 {
-		return "the claims stated with the name cited no source it was not given, and found no page of it"
+		return "the claims stated with the name cited no source it was not given, and found no page of it", false
 	}
 	given := givenOf(st)
 	v := r.newJudge().judgeClaim(ctx, st.index+1, st.claim.ClaimText, given, true)
 	b, _ := resolveBridge(v, given)
 	switch {
 	case v.Verdict != pipeline.VerdictSupported:
-		st.evidence = st.evidence[:before]
-		return fmt.Sprintf("judged again with what they found, it was %s", v.Verdict)
+		return fmt.Sprintf("judged again with what they found, it was %s", v.Verdict), false
 	case !sameEntityNamed(name, b.Value):
-		st.evidence = st.evidence[:before]
-		return fmt.Sprintf("judged again with what they found, it was supported but named no entity, or another (%s)", text.Truncate(b.Value+b.Reason, 120))
+		return fmt.Sprintf("judged again with what they found, it was supported but named no entity, or another (%s)", text.Truncate(b.Value+b.Reason, 120)), true
 	}
 	st.verdict, st.bridge, st.provisional, st.judgedLen = v, b, false, len(st.evidence)
-	return ""
+	return "", false
+}
+
+// describedOtherwise settles a provisional bridge that its second judgement did not confirm,
+// when what the claim says of the entity is contradicted on the entity the statement's other
+// facts single out: c1's judge named it and confirmed c1 in part, every claim stated with the
+// name was confirmed (the entity does all else the statement says of it), and c1's description
+// of it, asked of it by name ("Gran Torino is a 2009 American drama film", judged on its own
+// with the sources c1's second judgement had), is contradicted at Medium or above. c1 is then
+// partly supported, with its first judge's confirmed part and the check's correction, and the
+// bridge is that entity: the statement is false as EX-FEVER's explanations read it ("Scott
+// Eastwood is best known for Gran Torino, a 2008 film directed by Clint Eastwood"). In a relay
+// run (EX-FEVER 2561-2640, session 42) five such false statements were left unverified, every
+// claim on the entity confirmed and its description contradicted by the page the check reads.
+// The entity is singled out only as far as the claims stated with it pin it down: one they did
+// not all confirm leaves the bridge unsettled as before ("Mallrats stars an Irish actor" is
+// not refuted on one cast member's page), and a check that confirms the description, or
+// contradicts it only at Low, changes nothing (a confirmation is the second judgement's to
+// give, and a Low contradiction corrects nothing); nor is it asked when the second judgement
+// confirmed c1 naming another entity. It reports whether it settled st.
+func (r *multihopRun) describedOtherwise(ctx context.Context, st *chainState, why string) bool {
+	dependents := r.buildingOn(st)
+	if len(dependents) == 0 || r.in.language != "en" {
+		return false
+	}
+	var confirmed []string
+	for _, o := range dependents {
+		if o.verdict.Verdict != pipeline.VerdictSupported {
+			return false
+		}
+		confirmed = append(confirmed, strconv.Itoa(o.index+1))
+	}
+	description, ok := descriptionOf(st.claim.ClaimText)
+	if !ok {
+		return false
+	}
+	name := st.bridge.Value
+	check := name + " is " + description
+	w := r.newJudge().judgeClaim(ctx, st.index+1, check, givenOf(st), false)
+	if w.Verdict != pipeline.VerdictRefuted && (w.Verdict != pipeline.VerdictPartlySupported || w.Correction == "") {
+		// What the check broke (a quote no source holds) is still for the editor to see.
+		st.verdict.flags = append(st.verdict.flags, w.flags...)
+		return false
+	}
+	w.Verdict, w.SupportedPart = pipeline.VerdictPartlySupported, st.verdict.SupportedPart
+	w.Reason = fmt.Sprintf("its judge named %q but confirmed the claim only in part, and %s; claim %s, stated with that name, confirmed the rest the statement says of it, and the sources contradict %q: %s",
+		name, why, strings.Join(confirmed, ", "), check, w.Reason)
+	st.verdict, st.provisional, st.judgedLen = w, false, len(st.evidence)
+	return true
+}
+
+// descriptionOf is the noun phrase claim describes the entity it does not name by, with its
+// article ("a 2015 American drama film" of "Jason Moore directed a 2015 American drama film",
+// "a Marvel Comics character" of "A Marvel Comics character is the identity used by Clark"),
+// when it says more of the entity than what kind of thing it is: "an actor" is nothing to
+// contradict. A phrase that ends in a possessive or a small word was cut short where
+// describedAs read a word as the verb ("a branch of a nation's" of "A branch of a nation's
+// armed forces is ...", in a relay run): no check is better than a check of half a phrase.
+func descriptionOf(claim string) (string, bool) {
+	described, ok := describedAs(claim)
+	if !ok {
+		return "", false
+	}
+	phrase, ok := indefiniteOf(claim, described)
+	words := strings.Fields(phrase)
+	if !ok || len(words) < 3 {
+		return "", false
+	}
+	last := strings.ToLower(words[len(words)-1])
+	if strings.HasSuffix(last, "'s") || strings.HasSuffix(last, "’s") || text.IsTitleMinorWord(last) {
+		return "", false
+	}
+	return phrase, true
 }
 
 // entityPagesOf is the pages of the entity st's provisional bridge named (titled with name)

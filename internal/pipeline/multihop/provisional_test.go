@@ -332,3 +332,144 @@ func TestProvisionalBridgeConfirmedUnderTheNameInFull(t *testing.T) {
 		})
 	}
 }
+
+// srcBeachAmerican is what c2's hop finds on the name c1's judge gave, in the scripted world
+// where the statement is false: the entity c2 confirms is not Canadian.
+var srcBeachAmerican = hit("https://www.imdb.com/name/adam-beach-us", "IMDb", "Adam Beach, an American actor, plays Slipknot in Suicide Squad (2016), written and directed by David Ayer.", nil)
+
+// descriptionCheck is the claim c1's description makes of the entity its judge named.
+const descriptionCheck = "Adam Beach is a Canadian actor"
+
+// americanModel scripts c1's first judgement (Adam Beach named, "Canadian" not covered), c2's
+// confirmation on the American page, c1's second judgement (still not confirmed) and the reply
+// to the check of c1's description on Adam Beach.
+func americanModel(t testing.TB, check string) *pipelinetest.StubModel {
+	sup := evidence.StanceSupports
+	model := canadianModel(t,
+		judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, an American actor, plays Slipknot in Suicide Squad", sup}),
+		judgeReplyJSON(t, "partly_supported", "Medium", "", &judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach played Detective Chester Lake"},
+			judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}))
+	model.Rules = append([]pipelinetest.StubRule{{Contains: "<untrusted_claim>\n" + descriptionCheck + "\n", Reply: check}}, model.Rules...)
+	return model
+}
+
+func americanSearcher() *StubSearcher {
+	return &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Detective Chester Lake Law Order", results: []pipeline.SearchResult{srcLake}},
+		{contains: "Adam Beach Slipknot", results: []pipeline.SearchResult{srcBeachAmerican}},
+	}}
+}
+
+// The statement's other facts single out the entity c1's judge named (c2, stated with it, is
+// confirmed) and the sources contradict what c1 says of it: c1's description is asked of Adam
+// Beach by name, in a prompt of its own that holds neither the statement nor c2, and its
+// contradiction makes c1 partly supported, the bridge Adam Beach and c2 confirmed. In a relay
+// run (EX-FEVER 2561-2640) "Scott Eastwood is best known for a 2009 American drama film directed
+// and produced by Clint Eastwood" was left unverified so, Gran Torino's page giving 2008.
+func TestDescriptionContradictedOnTheEntityItsDependentsConfirm(t *testing.T) {
+	t.Parallel()
+	model := americanModel(t, judgeCites("refuted", "Medium", "scripted: an American actor", "Adam Beach is an American actor",
+		judgeCitation{2, "Adam Beach, an American actor", evidence.StanceRefutes}))
+	res, err := Multihop{Model: model, Searcher: americanSearcher()}.Run(context.Background(), pipeline.Input{Text: canadianStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1, c2 := res.Claims[0], res.Claims[1]
+	if c1.Verdict != pipeline.VerdictPartlySupported || c1.Confidence != pipeline.ConfidenceMedium || c1.CorrectedText != "Adam Beach is an American actor" ||
+		!strings.Contains(c1.Reason, `"Adam Beach"`) || !strings.Contains(c1.Reason, "claim 2") || !strings.Contains(c1.Reason, descriptionCheck) {
+		t.Errorf("claim 1: %+v", c1)
+	}
+	if c2.Text != canadianDependent || c2.Verdict != pipeline.VerdictSupported {
+		t.Errorf("claim 2: %+v", c2)
+	}
+	var checks []string
+	for _, p := range model.Sent(pipeline.StepJudge) {
+		if strings.Contains(p, "<untrusted_claim>\n"+descriptionCheck+"\n") {
+			checks = append(checks, p)
+		}
+	}
+	own := evidence.Retrieved{SearchResult: srcLake}
+	own.Provider, own.Rank = "stub", 1
+	found := evidence.Retrieved{SearchResult: srcBeachAmerican, Relation: relationBuiltOn}
+	found.Provider, found.Rank = "stub", 1
+	want, err := renderJudgePrompt(descriptionCheck, []evidence.Retrieved{own, found}, DefaultGrounding, "", false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(checks) != 1 || checks[0] != want {
+		t.Fatalf("description checks (%d):\n%s\nwant\n%s", len(checks), strings.Join(checks, "\n----\n"), want)
+	}
+	for _, leak := range []string{canadianStatement, canadianDependent, canadianClaim} {
+		if strings.Contains(checks[0], leak) {
+			t.Errorf("the description check holds %q", leak)
+		}
+	}
+	if !slices.ContainsFunc(res.Evidence, func(e pipeline.Evidence) bool {
+		return e.ClaimPosition == 1 && e.URL == srcBeachAmerican.URL && e.Stance == evidence.StanceRefutes && e.Quote == "Adam Beach, an American actor"
+	}) {
+		t.Errorf("the contradicting source is not stored as c1's evidence: %+v", res.Evidence)
+	}
+}
+
+// A dishonest or unsure check changes nothing: c1 keeps its first judgement and c2, about an
+// entity not established, is unverified, as when no check is asked. A contradiction at Low
+// corrects nothing; a passage no source holds, or a source the check was not shown, is dropped
+// and flagged; a confirmation is the second judgement's to give, never the check's.
+func TestDescriptionCheckThatDoesNotContradictChangesNothing(t *testing.T) {
+	t.Parallel()
+	ref := evidence.StanceRefutes
+	tests := []struct {
+		name, check string
+		flagged     bool
+	}{
+		{"contradicted at Low", judgeCites("refuted", "Low", "scripted", "Adam Beach is an American actor", judgeCitation{2, "Adam Beach, an American actor", ref}), false},
+		{"a quote no source holds", judgeCites("refuted", "Medium", "scripted", "Adam Beach is a Mexican actor", judgeCitation{2, "Adam Beach, a Mexican actor", ref}), true},
+		{"a source it was not shown", judgeCites("refuted", "Medium", "scripted", "Adam Beach is an American actor", judgeCitation{7, "Adam Beach, an American actor", ref}), false},
+		{"confirmed", judgeCites("supported", "Medium", "scripted", "", judgeCitation{1, "Adam Beach played Detective Chester Lake", evidence.StanceSupports}), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := Multihop{Model: americanModel(t, tt.check), Searcher: americanSearcher()}.Run(context.Background(), pipeline.Input{Text: canadianStatement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c1, c2 := res.Claims[0], res.Claims[1]
+			if c1.Verdict != pipeline.VerdictUnverified || c1.VariantVerdict != pipeline.VerdictPartlySupported || c1.CorrectedText != "" {
+				t.Errorf("claim 1: %+v", c1)
+			}
+			if c2.Verdict != pipeline.VerdictUnverified || !strings.Contains(c2.Reason, "not established") {
+				t.Errorf("claim 2: %+v", c2)
+			}
+			if slices.ContainsFunc(res.Evidence, func(e pipeline.Evidence) bool { return e.ClaimPosition == 1 && e.URL == srcBeachAmerican.URL }) {
+				t.Errorf("c1 keeps the source of a check that was not kept: %+v", res.Evidence)
+			}
+			flagged := slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool {
+				return f.Code == pipeline.FlagQuoteNotInSource && strings.Contains(f.Detail, "Mexican")
+			})
+			if flagged != tt.flagged {
+				t.Errorf("quote_not_in_source flag for the made-up passage: %v, want %v (%+v)", flagged, tt.flagged, res.ReviewFlags)
+			}
+		})
+	}
+}
+
+// descriptionOf reads what a bridge claim says of its entity beyond its kind; a kind alone, or a
+// claim it cannot read, gives no check.
+func TestDescriptionOf(t *testing.T) {
+	t.Parallel()
+	for claim, want := range map[string]string{
+		"Jason Moore directed a 2015 American drama film":                                      "a 2015 American drama film",
+		"A Marvel Comics character is the identity used by Clark":                              "a Marvel Comics character",
+		"A Canadian actor played Detective Chester Lake":                                       "a Canadian actor",
+		"An actor played Detective Chester Lake":                                               "",
+		"{c1} directed a 2015 American drama film":                                             "",
+		"A company manufactures cars that were designed in Turin":                              "",
+		"A branch of a nation's armed forces is principally designated for amphibious warfare": "",
+	} {
+		got, ok := descriptionOf(claim)
+		if got != want || ok != (want != "") {
+			t.Errorf("descriptionOf(%q) = %q, %v; want %q", claim, got, ok, want)
+		}
+	}
+}
