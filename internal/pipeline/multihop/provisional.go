@@ -86,8 +86,9 @@ func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) (w
 // partly supported, with its first judge's confirmed part and the check's correction, and the
 // bridge is that entity: the statement is false as EX-FEVER's explanations read it ("Scott
 // Eastwood is best known for Gran Torino, a 2008 film directed by Clint Eastwood"). In a relay
-// run (EX-FEVER 2561-2640, session 42) five such false statements were left unverified, every
-// claim on the entity confirmed and its description contradicted by the page the check reads.
+// run (EX-FEVER 2561-2640, session 42) five false statements were left unverified with every
+// claim stated with the entity confirmed; asked so, three of their descriptions were
+// contradicted (Gran Torino 2008, Sisters a comedy, Superman a DC Comics character).
 // The entity is singled out only as far as the claims stated with it pin it down: one they did
 // not all confirm leaves the bridge unsettled as before ("Mallrats stars an Irish actor" is
 // not refuted on one cast member's page), and a check that confirms the description, or
