@@ -344,11 +344,15 @@ const descriptionCheck = "Adam Beach is a Canadian actor"
 // confirmation on the American page, c1's second judgement (still not confirmed) and the reply
 // to the check of c1's description on Adam Beach.
 func americanModel(t testing.TB, check string) *pipelinetest.StubModel {
-	sup := evidence.StanceSupports
+	return americanModelWith(t, judgeReplyJSON(t, "partly_supported", "Medium", "", &judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach played Detective Chester Lake"},
+		judgeCitation{1, "Adam Beach played Detective Chester Lake", evidence.StanceSupports}), check)
+}
+
+// americanModelWith is americanModel with c1's second judgement given.
+func americanModelWith(t testing.TB, second, check string) *pipelinetest.StubModel {
 	model := canadianModel(t,
-		judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, an American actor, plays Slipknot in Suicide Squad", sup}),
-		judgeReplyJSON(t, "partly_supported", "Medium", "", &judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach played Detective Chester Lake"},
-			judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}))
+		judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, an American actor, plays Slipknot in Suicide Squad", evidence.StanceSupports}),
+		second)
 	model.Rules = append([]pipelinetest.StubRule{{Contains: "<untrusted_claim>\n" + descriptionCheck + "\n", Reply: check}}, model.Rules...)
 	return model
 }
@@ -471,5 +475,27 @@ func TestDescriptionOf(t *testing.T) {
 		if got != want || ok != (want != "") {
 			t.Errorf("descriptionOf(%q) = %q, %v; want %q", claim, got, ok, want)
 		}
+	}
+}
+
+// A second judgement that confirms c1 naming another entity says the sources point at two
+// candidates: the one c2 was stated with is not singled out, and no check is asked of it.
+func TestNoDescriptionCheckWhenTheSecondJudgementNamesAnother(t *testing.T) {
+	t.Parallel()
+	second := judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "Jason Momoa", Source: 1, Passage: "Adam Beach played Detective Chester Lake"},
+		judgeCitation{1, "Adam Beach played Detective Chester Lake", evidence.StanceSupports})
+	model := americanModelWith(t, second, judgeCites("refuted", "Medium", "scripted", "Adam Beach is an American actor",
+		judgeCitation{2, "Adam Beach, an American actor", evidence.StanceRefutes}))
+	res, err := Multihop{Model: model, Searcher: americanSearcher()}.Run(context.Background(), pipeline.Input{Text: canadianStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range model.Sent(pipeline.StepJudge) {
+		if strings.Contains(p, "<untrusted_claim>\n"+descriptionCheck+"\n") {
+			t.Fatalf("a description check was asked:\n%s", p)
+		}
+	}
+	if c1, c2 := res.Claims[0], res.Claims[1]; c1.Verdict != pipeline.VerdictUnverified || c2.Verdict != pipeline.VerdictUnverified {
+		t.Errorf("claims:\n%+v\n%+v", c1, c2)
 	}
 }
