@@ -89,9 +89,10 @@ func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) (w
 // run (EX-FEVER 2561-2640, session 42) five false statements were left unverified with every
 // claim stated with the entity confirmed; asked so, three of their descriptions were
 // contradicted (Gran Torino 2008, Sisters a comedy, Superman a DC Comics character).
-// The entity is singled out only as far as the claims stated with it pin it down: one they did
-// not all confirm leaves the bridge unsettled as before ("Mallrats stars an Irish actor" is
-// not refuted on one cast member's page), and a check that confirms the description, or
+// The entity is singled out only as far as the claims stated with it pin it down: with none
+// ("Mallrats stars an Irish actor" alone), or one not confirmed, nothing is asked and the bridge
+// is unsettled as before; facts that hold of it without singling it out are the rule's risk
+// (docs/multihop-rules.md). A check that confirms the description, or
 // contradicts it only at Low, changes nothing (a confirmation is the second judgement's to
 // give, and a Low contradiction corrects nothing); nor is it asked when the second judgement
 // confirmed c1 naming another entity. It reports whether it settled st.
