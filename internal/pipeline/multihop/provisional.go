@@ -92,10 +92,10 @@ func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) (w
 // The entity is singled out only as far as the claims stated with it pin it down: with none
 // ("Mallrats stars an Irish actor" alone), or one not confirmed, nothing is asked and the bridge
 // is unsettled as before; facts that hold of it without singling it out are the rule's risk
-// (docs/multihop-rules.md). A check that confirms the description, or
-// contradicts it only at Low, changes nothing (a confirmation is the second judgement's to
-// give, and a Low contradiction corrects nothing); nor is it asked when the second judgement
-// confirmed c1 naming another entity. It reports whether it settled st.
+// (docs/multihop-rules.md). A check that confirms the description, or contradicts it only at
+// Low, changes nothing (a confirmation is the second judgement's to give, and a Low
+// contradiction corrects nothing); nor is it asked when the second judgement confirmed c1
+// naming another entity. It reports whether it settled st.
 func (r *multihopRun) describedOtherwise(ctx context.Context, st *chainState, why string) bool {
 	dependents := r.buildingOn(st)
 	if len(dependents) == 0 || r.in.language != "en" {
