@@ -56,7 +56,9 @@ func NewScratchSchema(ctx context.Context, databaseURL, name string) (*ScratchSc
 	if err != nil {
 		return nil, err
 	}
-	if err := execOnce(ctx, databaseURL, fmt.Sprintf("DROP SCHEMA IF EXISTS %[1]s CASCADE; CREATE SCHEMA %[1]s", name)); err != nil {
+	makeCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if _, err := holder.Exec(makeCtx, fmt.Sprintf("DROP SCHEMA IF EXISTS %[1]s CASCADE; CREATE SCHEMA %[1]s", name)); err != nil {
 		holder.Close(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("making schema %s: %w", name, err)
 	}
@@ -69,18 +71,14 @@ func NewScratchSchema(ctx context.Context, databaseURL, name string) (*ScratchSc
 // holdScratchSchema takes the advisory lock of the schema name on a connection of its own and
 // returns that connection, or says that another run holds it.
 func holdScratchSchema(ctx context.Context, databaseURL, name string) (*pgx.Conn, error) {
-	cc, err := pgx.ParseConfig(databaseURL)
-	if err != nil {
-		return nil, fmt.Errorf("DATABASE_URL: %w", err)
-	}
-	connectCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	lockCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	conn, err := pgx.ConnectConfig(connectCtx, cc)
+	conn, err := connectOnce(lockCtx, databaseURL)
 	if err != nil {
-		return nil, connectError(cc.Host, cc.Port, cc.Database, cc.User, err)
+		return nil, err
 	}
 	var held bool
-	if err := conn.QueryRow(connectCtx, `SELECT pg_try_advisory_lock(hashtext($1))`, scratchLockKey(name)).Scan(&held); err != nil {
+	if err := conn.QueryRow(lockCtx, `SELECT pg_try_advisory_lock(hashtext($1))`, scratchLockKey(name)).Scan(&held); err != nil {
 		conn.Close(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("schema %s: taking its advisory lock: %w", name, err)
 	}
@@ -109,15 +107,24 @@ func (s *ScratchSchema) Drop(ctx context.Context) error {
 func execOnce(ctx context.Context, databaseURL, sql string) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	cc, err := pgx.ParseConfig(databaseURL)
+	conn, err := connectOnce(ctx, databaseURL)
 	if err != nil {
-		return fmt.Errorf("DATABASE_URL: %w", err)
-	}
-	conn, err := pgx.ConnectConfig(ctx, cc)
-	if err != nil {
-		return connectError(cc.Host, cc.Port, cc.Database, cc.User, err)
+		return err
 	}
 	defer conn.Close(context.Background())
 	_, err = conn.Exec(ctx, sql)
 	return err
+}
+
+// connectOnce opens one connection to databaseURL, saying where it could not connect.
+func connectOnce(ctx context.Context, databaseURL string) (*pgx.Conn, error) {
+	cc, err := pgx.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	conn, err := pgx.ConnectConfig(ctx, cc)
+	if err != nil {
+		return nil, connectError(cc.Host, cc.Port, cc.Database, cc.User, err)
+	}
+	return conn, nil
 }
