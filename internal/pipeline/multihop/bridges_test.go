@@ -121,10 +121,7 @@ func TestBridgeResolvedFromTheCitedFinding(t *testing.T) {
 		t.Errorf("only c1's judge should be asked to name the candidates in missing:\n%s\n---\n%s", c1Prompt, c2Prompt)
 	}
 	// The exact prompt c2's judge got: its own source, then c1's cited one, marked.
-	own := evidence.Retrieved{SearchResult: srcSlipknot}
-	own.Provider, own.Rank = "stub", 1
-	dep := evidence.Retrieved{SearchResult: srcLake, Relation: relationEstablished}
-	dep.Provider, dep.Rank = "stub", 1
+	own, dep := stubSource(srcSlipknot, ""), stubSource(srcLake, relationEstablished)
 	want, err := renderJudgePrompt(resolvedSlipknot, []evidence.Retrieved{own, dep}, DefaultGrounding, "", false, "")
 	if err != nil {
 		t.Fatal(err)

@@ -133,13 +133,9 @@ func checkSecondJudgement(t *testing.T, model *pipelinetest.StubModel, res *pipe
 	}
 	var given []evidence.Retrieved
 	if own.URL != "" { // c1's own hops found nothing: the zero result
-		ownSource := evidence.Retrieved{SearchResult: own}
-		ownSource.Provider, ownSource.Rank = "stub", 1
-		given = append(given, ownSource)
+		given = append(given, stubSource(own, ""))
 	}
-	foundSource := evidence.Retrieved{SearchResult: found, Relation: relation}
-	foundSource.Provider, foundSource.Rank = "stub", 1
-	want, err := renderJudgePrompt(claim, append(given, foundSource), DefaultGrounding, "", true, "")
+	want, err := renderJudgePrompt(claim, append(given, stubSource(found, relation)), DefaultGrounding, "", true, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,11 +388,8 @@ func TestDescriptionContradictedOnTheEntityItsDependentsConfirm(t *testing.T) {
 			checks = append(checks, p)
 		}
 	}
-	own := evidence.Retrieved{SearchResult: srcLake}
-	own.Provider, own.Rank = "stub", 1
-	found := evidence.Retrieved{SearchResult: srcBeachAmerican, Relation: relationBuiltOn}
-	found.Provider, found.Rank = "stub", 1
-	want, err := renderJudgePrompt(descriptionCheck, []evidence.Retrieved{own, found}, DefaultGrounding, "", false, "")
+	sources := []evidence.Retrieved{stubSource(srcLake, ""), stubSource(srcBeachAmerican, relationBuiltOn)}
+	want, err := renderJudgePrompt(descriptionCheck, sources, DefaultGrounding, "", false, "")
 	if err != nil {
 		t.Fatal(err)
 	}

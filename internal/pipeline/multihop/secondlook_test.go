@@ -58,9 +58,7 @@ func TestSecondLookConfirmsAPartialConfirmation(t *testing.T) {
 			looks = append(looks, p)
 		}
 	}
-	own := evidence.Retrieved{SearchResult: srcSlipknot}
-	own.Provider, own.Rank = "stub", 1
-	want, err := renderJudgePrompt(resolvedSlipknot, []evidence.Retrieved{own}, DefaultGrounding, "", false, "Adam Beach plays Slipknot.")
+	want, err := renderJudgePrompt(resolvedSlipknot, []evidence.Retrieved{stubSource(srcSlipknot, "")}, DefaultGrounding, "", false, "Adam Beach plays Slipknot.")
 	if err != nil {
 		t.Fatal(err)
 	}

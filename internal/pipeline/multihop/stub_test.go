@@ -116,6 +116,14 @@ func planSearcher(honour bool) *StubSearcher {
 	}}
 }
 
+// stubSource is r as a judge prompt lists it when StubSearcher found it first (provider "stub",
+// rank 1), with relation, how it stands to the claim's other sources ("" for none).
+func stubSource(r pipeline.SearchResult, relation string) evidence.Retrieved {
+	out := evidence.Retrieved{SearchResult: r, Relation: relation}
+	out.Provider, out.Rank = "stub", 1
+	return out
+}
+
 // judgePromptsOf are the judge prompts model was sent for claim, in the order sent.
 func judgePromptsOf(model *pipelinetest.StubModel, claim string) []string {
 	var out []string
