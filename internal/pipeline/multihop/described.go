@@ -497,11 +497,12 @@ func describedAs(claim string) (string, bool) {
 			return "", false
 		}
 		v := strings.ToLower(words[k])
-		// A participle that opens a phrase ("founded in 1903", "directed by Ang Lee") or follows
-		// an adverb ("highly decorated") still describes the subject.
+		// A participle that opens a phrase ("founded in 1903", "directed by Ang Lee"), follows
+		// an adverb ("highly decorated"), or follows a possessive or a determiner ("a nation's
+		// armed forces", "an animated sequence") still describes the subject.
 		opensPhrase := k+1 < len(words) && participleFollowers[strings.ToLower(words[k+1])]
-		modifier := strings.HasSuffix(w, "ly") || opensPhrase
-		if predicateVerbs[v] || (len(v) > 4 && strings.HasSuffix(v, "ed") && !modifier) {
+		modifier := strings.HasSuffix(w, "ly") || opensPhrase || endsPossessive(w) || nounPhraseOpeners[w]
+		if predicateVerbs[v] || (len(v) > 4 && strings.HasSuffix(v, "ed") && !modifier) || presentBeforeName(words, k) {
 			return "the " + strings.Join(words[1:k], " ") + " that " + strings.Join(words[k:], " "), true
 		}
 		if participle < 0 && len(v) > 4 && strings.HasSuffix(v, "ed") && opensPhrase && !strings.HasSuffix(w, "ly") {
@@ -518,6 +519,23 @@ func describedAs(claim string) (string, bool) {
 		return "the " + strings.Join(words[1:], " "), true
 	}
 	return "", false
+}
+
+// presentBeforeName reports whether words[k] is a present tense that is also a plural noun
+// ("stars", "plays", "features") used as the verb: after a word that is no preposition and
+// before a name or an article ("An American sports action film stars Chevy Chase"), where a
+// noun of the subject would not stand ("a film about stars", "a cluster of stars is").
+func presentBeforeName(words []string, k int) bool {
+	if !nounOrPresent[strings.ToLower(words[k])] || k+1 >= len(words) || prepositions[strings.ToLower(words[k-1])] {
+		return false
+	}
+	next := words[k+1]
+	return text.IsCapitalised(next) || indefiniteArticles[strings.ToLower(next)] || strings.EqualFold(next, "the")
+}
+
+// endsPossessive reports whether w ends in a possessive ("nation's", "players'").
+func endsPossessive(w string) bool {
+	return strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "’s") || strings.HasSuffix(w, "s'") || strings.HasSuffix(w, "s’")
 }
 
 // namesOnly reports whether words are a name or a number: each capitalised, a number or a
@@ -616,6 +634,15 @@ var predicateVerbs = text.WordSet("is are was were has have had will would can c
 	// "a cluster of stars is ..."): "A mocăniță runs in the Vaser Valley".
 	"runs flows serves teaches sings writes operates connects crosses includes contains lies belongs remains appears " +
 	"competes represents produces publishes manages directs performs follows describes depicts owns")
+
+// nounOrPresent are the present tenses a bridge claim's verb often is that are also plural
+// nouns a subject may hold; presentBeforeName reads them by the words around them.
+var nounOrPresent = text.WordSet("stars plays features hosts")
+
+// prepositions are the words after which a word of nounOrPresent is a noun ("a film about
+// stars").
+var prepositions = text.WordSet("of about by in on at after from for with as to into during under near since among " +
+	"between over through like without within against across around behind beyond")
 
 // participleFollowers are the words after a participle that make it part of the subject ("a band
 // formed in 1990") rather than its predicate; a claim with no other verb ("A player moved to

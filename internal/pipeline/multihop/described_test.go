@@ -291,6 +291,21 @@ func TestDescribedAs(t *testing.T) {
 		{"A narrow-gauge railway runs in the Westmoor Valley in Ostmoor County", "the narrow-gauge railway that runs in the Westmoor Valley in Ostmoor County"},
 		{"A river flows through Ostmoor", "the river that flows through Ostmoor"},
 		{"A cluster of stars is visible from Ostmoor", "the cluster of stars that is visible from Ostmoor"},
+		// A present tense that is also a plural noun ("stars", "plays", "features") is the verb
+		// between a noun and a name: a relay run of EX-FEVER left "An American sports action
+		// film stars Chevy Chase" unread, so its description was never checked. After a
+		// preposition it is a noun of the subject.
+		{"An American sports action film stars Chevy Chase", "the American sports action film that stars Chevy Chase"},
+		{"An actor plays Frank Reynolds in a sitcom", "the actor that plays Frank Reynolds in a sitcom"},
+		{"A 2004 album features Alicia Keys", "the 2004 album that features Alicia Keys"},
+		{"A film about stars won an award", "the film about stars that won an award"},
+		{"A guide to plays of Ostmoor was published in 1990", "the guide to plays of Ostmoor that was published in 1990"},
+		// A past form after a possessive or a determiner is an adjective of the subject ("a
+		// nation's armed forces"), not its verb: a relay run read "the branch of a nation's that
+		// armed forces is ...".
+		{"A branch of a nation's armed forces is principally designated for amphibious warfare", "the branch of a nation's armed forces that is principally designated for amphibious warfare"},
+		{"A team of the league's retired players founded a club", "the team of the league's retired players that founded a club"},
+		{"A film with an animated sequence was released in 1990", "the film with an animated sequence that was released in 1990"},
 		// A claim whose only verb is a past form before a preposition and a name or a year is
 		// the description itself, with no "that" (whose voice would be a guess): "A wildlife
 		// documentary television series aired on Discovery Channel" (a relay run stated nothing

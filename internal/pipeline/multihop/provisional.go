@@ -145,7 +145,7 @@ func descriptionOf(claim string) (string, bool) {
 		return "", false
 	}
 	last := strings.ToLower(words[len(words)-1])
-	if strings.HasSuffix(last, "'s") || strings.HasSuffix(last, "’s") || text.IsTitleMinorWord(last) {
+	if endsPossessive(last) || text.IsTitleMinorWord(last) {
 		return "", false
 	}
 	return phrase, true

@@ -462,7 +462,9 @@ func TestDescriptionOf(t *testing.T) {
 		"An actor played Detective Chester Lake":                                               "",
 		"{c1} directed a 2015 American drama film":                                             "",
 		"A company manufactures cars that were designed in Turin":                              "",
-		"A branch of a nation's armed forces is principally designated for amphibious warfare": "",
+		"A branch of a nation's armed forces is principally designated for amphibious warfare": "a branch of a nation's armed forces",
+		"An American sports action film stars Chevy Chase":                                     "an American sports action film",
+		"A branch of a nation's is principally designated for amphibious warfare":              "",
 	} {
 		got, ok := descriptionOf(claim)
 		if got != want || ok != (want != "") {
