@@ -132,8 +132,9 @@ func (r *multihopRun) describedOtherwise(ctx context.Context, st *chainState, wh
 // "a Marvel Comics character" of "A Marvel Comics character is the identity used by Clark"),
 // when it says more of the entity than what kind of thing it is: "an actor" is nothing to
 // contradict. A phrase that ends in a possessive or a small word was cut short where
-// describedAs read a word as the verb ("a branch of a nation's" of "A branch of a nation's
-// armed forces is ...", in a relay run): no check is better than a check of half a phrase.
+// describedAs read a word as the verb (a relay run's "a branch of a nation's" of "A branch of
+// a nation's armed forces is ...", before describedAs read a past form after a possessive as
+// an adjective): no check is better than a check of half a phrase.
 func descriptionOf(claim string) (string, bool) {
 	described, ok := describedAs(claim)
 	if !ok {
