@@ -472,10 +472,11 @@ func (r *multihopRun) stateWithDescription(st, d *chainState, why string) bool {
 // describedAs is claim as a noun phrase for the entity it describes, when it describes it as its
 // subject: "An actor played Detective Chester Lake" is "the actor that played Detective Chester
 // Lake". The subject ends at the predicate's first verb: an auxiliary ("is", "has", "was"), a
-// past tense in -ed or a common irregular one ("won", "wrote"), or a present tense no noun
-// shares ("runs", "flows"); a participle followed by a
-// preposition ("directed by", "founded in") or after an adverb ("highly decorated") still
-// describes the subject. A claim that opens with a name describes its entity as its object
+// past tense in -ed or a common irregular one ("won", "wrote"), a present tense no noun shares
+// ("runs", "flows"), or one a noun shares ("stars", "plays") between a word that is no
+// preposition and a name (presentBeforeName); a participle followed by a preposition
+// ("directed by", "founded in") or after an adverb, a possessive or a determiner ("highly
+// decorated", "a nation's armed forces") still describes the subject. A claim that opens with a name describes its entity as its object
 // instead (describedAsObject). A claim whose only verb is a past form before a preposition and a
 // name ("A series aired on Discovery Channel") is its own description. ok is false when the
 // claim holds a placeholder or has no such verb, and when the subject it would give holds a
@@ -502,10 +503,12 @@ func describedAs(claim string) (string, bool) {
 		// armed forces", "an animated sequence") still describes the subject.
 		opensPhrase := k+1 < len(words) && participleFollowers[strings.ToLower(words[k+1])]
 		modifier := strings.HasSuffix(w, "ly") || opensPhrase || endsPossessive(w) || nounPhraseOpeners[w]
-		if predicateVerbs[v] || (len(v) > 4 && strings.HasSuffix(v, "ed") && !modifier) || presentBeforeName(words, k) {
+		// A common irregular past before "by" is a participle too ("a film made by Tim Burton").
+		passive := pastAndParticiple[v] && k+1 < len(words) && strings.EqualFold(words[k+1], "by")
+		if (predicateVerbs[v] && !passive) || (len(v) > 4 && strings.HasSuffix(v, "ed") && !modifier) || presentBeforeName(words, k) {
 			return "the " + strings.Join(words[1:k], " ") + " that " + strings.Join(words[k:], " "), true
 		}
-		if participle < 0 && len(v) > 4 && strings.HasSuffix(v, "ed") && opensPhrase && !strings.HasSuffix(w, "ly") {
+		if participle < 0 && (passive || len(v) > 4 && strings.HasSuffix(v, "ed") && opensPhrase && !strings.HasSuffix(w, "ly")) {
 			participle = k
 		}
 	}
@@ -634,6 +637,10 @@ var predicateVerbs = text.WordSet("is are was were has have had will would can c
 	// "a cluster of stars is ..."): "A mocăniță runs in the Vaser Valley".
 	"runs flows serves teaches sings writes operates connects crosses includes contains lies belongs remains appears " +
 	"competes represents produces publishes manages directs performs follows describes depicts owns")
+
+// pastAndParticiple are the words of predicateVerbs that are past participles too: before "by"
+// they describe the subject ("a film made by Tim Burton").
+var pastAndParticiple = text.WordSet("made built held taught sold bought found kept told led won lost brought fought")
 
 // nounOrPresent are the present tenses a bridge claim's verb often is that are also plural
 // nouns a subject may hold; presentBeforeName reads them by the words around them.

@@ -306,6 +306,12 @@ func TestDescribedAs(t *testing.T) {
 		{"A branch of a nation's armed forces is principally designated for amphibious warfare", "the branch of a nation's armed forces that is principally designated for amphibious warfare"},
 		{"A team of the league's retired players founded a club", "the team of the league's retired players that founded a club"},
 		{"A film with an animated sequence was released in 1990", "the film with an animated sequence that was released in 1990"},
+		// A common irregular past before "by" is a participle of the subject ("a film made by
+		// Tim Burton"): a relay run stated "The superhero film that made by the film director
+		// ...". Alone, with a name after it, it is the description itself.
+		{"A superhero film made by Tim Burton is based on a DC Comics character", "the superhero film made by Tim Burton that is based on a DC Comics character"},
+		{"A superhero film made by Tim Burton", "the superhero film made by Tim Burton"},
+		{"A studio made a film", "the studio that made a film"},
 		// A claim whose only verb is a past form before a preposition and a name or a year is
 		// the description itself, with no "that" (whose voice would be a guess): "A wildlife
 		// documentary television series aired on Discovery Channel" (a relay run stated nothing
