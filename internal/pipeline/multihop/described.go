@@ -525,11 +525,13 @@ func describedAs(claim string) (string, bool) {
 }
 
 // presentBeforeName reports whether words[k] is a present tense that is also a plural noun
-// ("stars", "plays", "features") used as the verb: after a word that is no preposition and
-// before a name or an article ("An American sports action film stars Chevy Chase"), where a
-// noun of the subject would not stand ("a film about stars", "a cluster of stars is").
+// ("stars", "plays", "features") used as the verb: after a word that is no preposition, no
+// determiner and no possessive, and before a name or an article ("An American sports action
+// film stars Chevy Chase"), where a noun of the subject would not stand ("a film about stars",
+// "a cluster of stars is", "the plays Ostmoor staged", "a film's stars Tom Hanks and ...").
 func presentBeforeName(words []string, k int) bool {
-	if !nounOrPresent[strings.ToLower(words[k])] || k+1 >= len(words) || prepositions[strings.ToLower(words[k-1])] {
+	prev := strings.ToLower(words[k-1])
+	if !nounOrPresent[strings.ToLower(words[k])] || k+1 >= len(words) || prepositions[prev] || nounPhraseOpeners[prev] || endsPossessive(prev) {
 		return false
 	}
 	next := words[k+1]

@@ -300,6 +300,8 @@ func TestDescribedAs(t *testing.T) {
 		{"A 2004 album features Alicia Keys", "the 2004 album that features Alicia Keys"},
 		{"A film about stars won an award", "the film about stars that won an award"},
 		{"A guide to plays of Ostmoor was published in 1990", "the guide to plays of Ostmoor that was published in 1990"},
+		{"A film's stars Tom Hanks and Meg Ryan won awards", ""},
+		{"A photo of the stars Tom Hanks was taken in 1990", "the photo of the stars Tom Hanks that was taken in 1990"},
 		// A past form after a possessive or a determiner is an adjective of the subject ("a
 		// nation's armed forces"), not its verb: a relay run read "the branch of a nation's that
 		// armed forces is ...".
