@@ -473,11 +473,11 @@ func (r *multihopRun) stateWithDescription(st, d *chainState, why string) bool {
 // subject: "An actor played Detective Chester Lake" is "the actor that played Detective Chester
 // Lake". The subject ends at the predicate's first verb: an auxiliary ("is", "has", "was"), a
 // past tense in -ed or a common irregular one ("won", "wrote"), a present tense no noun shares
-// ("runs", "flows"), or one a noun shares ("stars", "plays") between a word that is no
-// preposition and a name (presentBeforeName); a participle followed by a preposition
-// ("directed by", "founded in") or after an adverb, a possessive or a determiner ("highly
-// decorated", "a nation's armed forces") still describes the subject. A claim that opens with a name describes its entity as its object
-// instead (describedAsObject). A claim whose only verb is a past form before a preposition and a
+// ("runs", "flows"), or one a noun shares ("stars", "plays") between a noun and a name
+// (presentBeforeName); a participle followed by a preposition ("directed by", "founded in",
+// "made by") or after an adverb, a possessive or a determiner ("highly decorated", "a nation's
+// armed forces") still describes the subject. A claim that opens with a name describes its
+// entity as its object instead (describedAsObject). A claim whose only verb is a past form before a preposition and a
 // name ("A series aired on Discovery Channel") is its own description. ok is false when the
 // claim holds a placeholder or has no such verb, and when the subject it would give holds a
 // clause or a list ("that", "which", "and", a comma): "A company manufactures cars that were
@@ -508,7 +508,7 @@ func describedAs(claim string) (string, bool) {
 		if (predicateVerbs[v] && !passive) || (len(v) > 4 && strings.HasSuffix(v, "ed") && !modifier) || presentBeforeName(words, k) {
 			return "the " + strings.Join(words[1:k], " ") + " that " + strings.Join(words[k:], " "), true
 		}
-		if participle < 0 && (passive || len(v) > 4 && strings.HasSuffix(v, "ed") && opensPhrase && !strings.HasSuffix(w, "ly")) {
+		if participle < 0 && (passive || (len(v) > 4 && strings.HasSuffix(v, "ed") && opensPhrase && !strings.HasSuffix(w, "ly"))) {
 			participle = k
 		}
 	}
@@ -528,7 +528,7 @@ func describedAs(claim string) (string, bool) {
 // ("stars", "plays", "features") used as the verb: after a word that is no preposition, no
 // determiner and no possessive, and before a name or an article ("An American sports action
 // film stars Chevy Chase"), where a noun of the subject would not stand ("a film about stars",
-// "a cluster of stars is", "the plays Ostmoor staged", "a film's stars Tom Hanks and ...").
+// "a cluster of stars is", "a photo of the stars Tom Hanks", "a film's stars Tom Hanks and").
 func presentBeforeName(words []string, k int) bool {
 	prev := strings.ToLower(words[k-1])
 	if !nounOrPresent[strings.ToLower(words[k])] || k+1 >= len(words) || prepositions[prev] || nounPhraseOpeners[prev] || endsPossessive(prev) {
