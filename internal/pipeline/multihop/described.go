@@ -530,9 +530,12 @@ func describedAs(claim string) (string, bool) {
 // film stars Chevy Chase"), where a noun of the subject would not stand ("a film about stars",
 // "a cluster of stars is", "a photo of the stars Tom Hanks", "a film's stars Tom Hanks and").
 func presentBeforeName(words []string, k int) bool {
-	prev := strings.ToLower(words[k-1])
-	if !nounOrPresent[strings.ToLower(words[k])] || k+1 >= len(words) || prepositions[prev] || nounPhraseOpeners[prev] || endsPossessive(prev) {
+	if !nounOrPresent[strings.ToLower(words[k])] || k+1 >= len(words) {
 		return false
+	}
+	prev := strings.ToLower(words[k-1])
+	if participleFollowers[prev] || morePrepositions[prev] || nounPhraseOpeners[prev] || endsPossessive(prev) {
+		return false // a noun of the subject
 	}
 	next := words[k+1]
 	return text.IsCapitalised(next) || indefiniteArticles[strings.ToLower(next)] || strings.EqualFold(next, "the")
@@ -648,10 +651,9 @@ var pastAndParticiple = text.WordSet("made built held taught sold bought found k
 // nouns a subject may hold; presentBeforeName reads them by the words around them.
 var nounOrPresent = text.WordSet("stars plays features hosts")
 
-// prepositions are the words after which a word of nounOrPresent is a noun ("a film about
-// stars").
-var prepositions = text.WordSet("of about by in on at after from for with as to into during under near since among " +
-	"between over through like without within against across around behind beyond")
+// morePrepositions are, with participleFollowers, the words after which a word of
+// nounOrPresent is a noun ("a film about stars", "a cluster of stars").
+var morePrepositions = text.WordSet("about among between over through like without within against across around behind beyond")
 
 // participleFollowers are the words after a participle that make it part of the subject ("a band
 // formed in 1990") rather than its predicate; a claim with no other verb ("A player moved to
