@@ -596,7 +596,7 @@ func first(ids []string) string {
 func (r *multihopRun) stateWith(st *chainState, values map[string]string, names ...string) {
 	// A claim awaiting another bridge's name by description is stated with the names it has
 	// (resolveBridges), the placeholder it awaits kept.
-	st.claim.ClaimText, _ = evidence.SubstituteKnownBridges(st.claim.ClaimText, values)
+	st.claim.ClaimText, _ = evidence.SubstituteKnownBridges(withoutKindBefore(st.claim.ClaimText, values), values)
 	r.res.Claims[st.index].Text = st.claim.ClaimText
 	entities := make([]string, len(st.claim.Entities), len(st.claim.Entities)+len(names))
 	for i, e := range st.claim.Entities {
@@ -609,6 +609,57 @@ func (r *multihopRun) stateWith(st *chainState, values map[string]string, names 
 	}
 	st.claim.Entities = entities
 	r.res.Claims[st.index].Entities = slices.Clone(entities)
+}
+
+// kindBefore matches a determiner and one to three words a plan writes before a placeholder, the
+// kind of entity it stands for: "the genre {c3}", "The actor {c1}".
+var kindBefore = regexp.MustCompile(`\b([Tt]he|[Aa]n?)((?: [\p{L}-]+){1,3}) \{(c[0-9]{1,2})\}`)
+
+// withoutKindBefore is claim with each placeholder's kind (kindBefore) replaced, with the
+// placeholder, by the placeholder's value, when that value is a description that names the kind
+// itself (describesKind): stated as planned, "{c2} belongs to the genre {c3}" read "... belongs
+// to the genre the music genre that ..." in a relay run. The value takes the case of the
+// determiner it replaces. A name ("the genre Rock music") keeps the kind, and so does a
+// description of another kind or one that lacks a word of it ("the Slipknot actor {c1}" for "the
+// actor that played ...").
+func withoutKindBefore(claim string, values map[string]string) string {
+	return kindBefore.ReplaceAllStringFunc(claim, func(m string) string {
+		sub := kindBefore.FindStringSubmatch(m)
+		value := values[sub[3]]
+		if !describesKind(value, strings.Fields(sub[2])) {
+			return m
+		}
+		if sub[1][0] == 'T' || sub[1][0] == 'A' {
+			value = strings.ToUpper(value[:1]) + value[1:]
+		}
+		return value
+	})
+}
+
+// describesKind reports whether value is a description (a noun phrase opening with "the", "a" or
+// "an" in lower case, as a name never does) whose noun phrase, the words before its relative
+// clause, holds every word of kind and ends with kind's last, its head: "the music genre that
+// originated in ..." describes the kind "genre"; "the film director that made Beetlejuice" is no
+// film. A value holding a placeholder is never read (SubstituteKnownBridges reads no value
+// again).
+func describesKind(value string, kind []string) bool {
+	words := strings.Fields(value)
+	if len(words) < 2 || len(kind) == 0 || strings.Contains(value, "{") || !slices.Contains([]string{"the", "a", "an"}, words[0]) {
+		return false
+	}
+	np := words[1:]
+	if at := slices.IndexFunc(np, func(w string) bool { return w == "that" || relativePronouns[w] }); at >= 0 {
+		np = np[:at]
+	}
+	if len(np) == 0 || !strings.EqualFold(np[len(np)-1], kind[len(kind)-1]) {
+		return false
+	}
+	for _, k := range kind {
+		if !slices.ContainsFunc(np, func(w string) bool { return strings.EqualFold(w, k) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // statementWordsFor is how the statement itself names the entity claim d describes: d's span
