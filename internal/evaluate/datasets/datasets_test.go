@@ -231,6 +231,17 @@ func TestWithoutCorrections(t *testing.T) {
 		{"Low Tide is a series written by Ada Vale, not based on reality.", "Low Tide is a series written by Ada Vale."},
 		{"At 14, Ada Vale won the junior title, not at the age of 10.", "At 14, Ada Vale won the junior title."},
 		{"Sam Ortiz was married to Ada Vale, not Jane Doe Lee.", "Sam Ortiz was married to Ada Vale."},
+		// A wrong adjective written with a capital ("an American, not Canadian singer-songwriter"):
+		// the noun after it is the explanation's own, and went with it ("Low Tide is an
+		// American." lost its genre and its star; EX-FEVER's I'm Not There page lost Bob Dylan).
+		{"Low Tide is an American, not Filipino crime drama film starring Sam Ortiz.", "Low Tide is an American crime drama film starring Sam Ortiz."},
+		{"Low Tide is inspired by the life and music of American, not Canadian singer-songwriter Sam Ortiz and dramatizes his life.",
+			"Low Tide is inspired by the life and music of American singer-songwriter Sam Ortiz and dramatizes his life."},
+		{"Sam Ortiz is an American, not Canadian singer who began recording at Harbour Records.", "Sam Ortiz is an American singer who began recording at Harbour Records."},
+		{"Ada Vale is an English, not Swedish television and radio presenter, and a writer.", "Ada Vale is an English television and radio presenter, and a writer."},
+		{"Historians use the name to refer to Westmoor, not Eastmoor when the nation was an empire.", "Historians use the name to refer to Westmoor when the nation was an empire."},
+		// Not after a name, nor before a title's minor word: X is read as before.
+		{"Low Tide, not King of Harbours is a novel.", "Low Tide is a novel."},
 	} {
 		if got := withoutCorrections(tc.explanation); got != tc.want {
 			t.Errorf("withoutCorrections(%q)\n = %q\nwant %q", tc.explanation, got, tc.want)

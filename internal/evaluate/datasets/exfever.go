@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/corroborate/corroborate/internal/pipeline"
+	"github.com/corroborate/corroborate/internal/pipeline/text"
 	"github.com/corroborate/corroborate/internal/search"
 )
 
@@ -153,6 +154,8 @@ func withoutCorrections(explanation string) string {
 		last = m[1]
 		x := explanation[m[2]:m[3]]
 		switch {
+		case capitalisedModifier(explanation[:m[0]], x):
+			last = m[2] + len(wordSpan.FindString(x)) // the noun after the adjective stays
 		case wrongValue(x) != x:
 			last = m[2] + len(wrongValue(x)) // the facts after X stay, with the space before them
 		case explanation[m[1]-1] != ',':
@@ -377,6 +380,36 @@ func modifierValue(before, x string) string {
 		return x
 	}
 	return strings.TrimRight(x[:words[n][0]], " ")
+}
+
+// capitalisedModifier reports whether X of a ", not X" part opens with a wrong adjective written
+// with a capital, the right one being the word before the comma: "an American, not Canadian
+// singer-songwriter Bob Dylan", "a 1984 British, not French historical drama film", "to refer to
+// Cambodia, not India when the nation was ...". The value is then X's first word, and the words
+// after it are the explanation's own: read as a name or to the end of its phrase (wrongValue,
+// modifierValue), X took them with it, and EX-FEVER's I'm Not There page lost Bob Dylan (36 of
+// the 2,066 REFUTE explanations lost words so). The right word must be one capitalised word
+// after a word in lower case or a number ("an", "1984", "to"), not the end of a name ("Ada Vale,
+// not Canadian singer" names a person, and the singer is the wrong value), and X's second word
+// must be in lower case and no title's minor word ("King of Wall", "Romy and Michele's" are
+// titles).
+func capitalisedModifier(before, x string) bool {
+	words := strings.Fields(x)
+	prior := strings.Fields(before[strings.LastIndex(before, ". ")+1:])
+	if len(words) < 2 || len(prior) < 2 {
+		return false
+	}
+	value, next := words[0], words[1]
+	right, beforeRight := prior[len(prior)-1], prior[len(prior)-2]
+	return startsUpperWord(value) && startsUpperWord(right) && !text.IsTitleMinorWord(strings.ToLower(value)) &&
+		startsLower(beforeRight) && startsLower(next) && !text.IsTitleMinorWord(next)
+}
+
+// startsUpperWord reports whether w is one word of letters (and hyphens) opening with a capital:
+// "Canadian", "Anglo-Saxon"; not "U.S." or "1984".
+func startsUpperWord(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r) && strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' }) < 0
 }
 
 // wordsOf is the words of s in lower case, without the punctuation around them.
