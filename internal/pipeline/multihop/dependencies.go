@@ -644,7 +644,7 @@ func withoutKindBefore(claim string, values map[string]string) string {
 // again).
 func describesKind(value string, kind []string) bool {
 	words := strings.Fields(value)
-	if len(words) < 2 || len(kind) == 0 || strings.Contains(value, "{") || !slices.Contains([]string{"the", "a", "an"}, words[0]) {
+	if len(words) < 2 || len(kind) == 0 || strings.Contains(value, "{") || !(indefiniteArticles[words[0]] || words[0] == "the") {
 		return false
 	}
 	np := words[1:]
