@@ -160,13 +160,7 @@ func (p judgeReply) citations(given []evidence.Retrieved) (cites []evidence.Cita
 // the claims that bridge to it. A failed call is retried once. The grounding rule is enforced
 // on the reply in code: see groundVerdict.
 func (j judge) judgeClaim(ctx context.Context, position int, claim string, given []evidence.Retrieved, bridge bool) judgement {
-	// A relative time ("15 years ago") is read from the statement's date, when known; a claim
-	// without one is not told the date, so that its prompt stays as it was.
-	dated := ""
-	if evidence.RelativeTime.MatchString(claim) {
-		dated = j.published
-	}
-	prompt, err := renderJudgePrompt(claim, given, j.grounding, dated, bridge, "")
+	prompt, err := renderJudgePrompt(claim, given, j.grounding, j.dateFor(claim), bridge, "")
 	schema := judgeRequest()
 	if bridge {
 		schema = judgeBridgeRequest()
@@ -185,6 +179,16 @@ func (j judge) judgeClaim(ctx context.Context, position int, claim string, given
 		return judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow, Reason: "the judge call failed: " + err.Error()}
 	}
 	return j.groundVerdict(reply, given)
+}
+
+// dateFor is the statement's date when claim holds a relative time ("15 years ago"), so that its
+// judge, and its second look, read the time from it; "" for a claim without one, whose prompt
+// then stays as it was, or when the statement's date is not known.
+func (j judge) dateFor(claim string) string {
+	if evidence.RelativeTime.MatchString(claim) {
+		return j.published
+	}
+	return ""
 }
 
 // renderJudgePrompt renders the judge prompt: the claim fenced as untrusted data, the evidence
@@ -451,7 +455,7 @@ func (j judge) secondLook(ctx context.Context, position int, claim string, v jud
 			shown[i].Relation = "not independent of an earlier source" // its numbers are not these
 		}
 	}
-	prompt, err := renderJudgePrompt(claim, shown, j.grounding, "", false, v.SupportedPart)
+	prompt, err := renderJudgePrompt(claim, shown, j.grounding, j.dateFor(claim), false, v.SupportedPart)
 	if err != nil {
 		return v, false
 	}
