@@ -240,6 +240,10 @@ func TestWithoutCorrections(t *testing.T) {
 		{"Sam Ortiz is an American, not Canadian singer who began recording at Harbour Records.", "Sam Ortiz is an American singer who began recording at Harbour Records."},
 		{"Ada Vale is an English, not Swedish television and radio presenter, and a writer.", "Ada Vale is an English television and radio presenter, and a writer."},
 		{"Historians use the name to refer to Westmoor, not Eastmoor when the nation was an empire.", "Historians use the name to refer to Westmoor when the nation was an empire."},
+		// With its article ("a Canadian, not an Indian actor known as ..."): EX-FEVER's Ryan
+		// Gosling page read "Ryan Thomas Gosling is a Canadian in The Believer.".
+		{"Sam Ortiz is a Canadian, not an Indian actor known as a sailor in Low Tide.", "Sam Ortiz is a Canadian actor known as a sailor in Low Tide."},
+		{"Low Tide is a British, not an American crime film.", "Low Tide is a British crime film."},
 		// Not after a name, nor before a title's minor word: X is read as before.
 		{"Low Tide, not King of Harbours is a novel.", "Low Tide is a novel."},
 	} {

@@ -153,9 +153,10 @@ func withoutCorrections(explanation string) string {
 		b.WriteString(explanation[last:m[0]])
 		last = m[1]
 		x := explanation[m[2]:m[3]]
+		value, capitalised := capitalisedModifier(explanation[:m[0]], x)
 		switch {
-		case capitalisedModifier(explanation[:m[0]], x):
-			last = m[2] + len(wordSpan.FindString(x)) // the noun after the adjective stays
+		case capitalised:
+			last = m[2] + len(value) // the noun after the adjective stays
 		case wrongValue(x) != x:
 			last = m[2] + len(wrongValue(x)) // the facts after X stay, with the space before them
 		case explanation[m[1]-1] != ',':
@@ -382,27 +383,35 @@ func modifierValue(before, x string) string {
 	return strings.TrimRight(x[:words[n][0]], " ")
 }
 
-// capitalisedModifier reports whether X of a ", not X" part opens with a wrong adjective written
-// with a capital, the right one being the word before the comma: "an American, not Canadian
-// singer-songwriter Bob Dylan", "a 1984 British, not French historical drama film", "to refer to
-// Cambodia, not India when the nation was ...". The value is then X's first word, and the words
-// after it are the explanation's own: read as a name or to the end of its phrase (wrongValue,
-// modifierValue), X took them with it, and EX-FEVER's I'm Not There page lost Bob Dylan (36 of
+// capitalisedModifier is the wrong value of a ", not X" part when X opens with a wrong adjective
+// written with a capital, the right one being the word before the comma: "an American, not
+// Canadian singer-songwriter Bob Dylan", "a 1984 British, not French historical drama film", "to
+// refer to Cambodia, not India when the nation was ...", "a Canadian, not an Indian actor known
+// as ...". The value is then X's first word, or its article and first word, and the words after
+// it are the explanation's own: read as a name or to the end of its phrase (wrongValue,
+// modifierValue), X took them with it, and EX-FEVER's I'm Not There page lost Bob Dylan (37 of
 // the 2,066 REFUTE explanations lost words so). The right word must be one capitalised word
 // after a word in lower case or a number ("an", "1984", "to"), not the end of a name ("Ada Vale,
-// not Canadian singer" names a person, and the singer is the wrong value), and X's second word
-// must be in lower case and no title's minor word ("King of Wall", "Romy and Michele's" are
-// titles).
-func capitalisedModifier(before, x string) bool {
-	words := strings.Fields(x)
+// not Canadian singer" names a person, and the singer is the wrong value), and the word after
+// the value must be in lower case and no title's minor word ("King of Wall", "Romy and
+// Michele's" are titles). ok is false when X is not so.
+func capitalisedModifier(before, x string) (value string, ok bool) {
+	words := wordSpan.FindAllStringIndex(x, -1)
 	prior := strings.Fields(before[strings.LastIndex(before, ". ")+1:])
-	if len(words) < 2 || len(prior) < 2 {
-		return false
+	n := 1
+	if len(words) > 1 && articles[x[words[0][0]:words[0][1]]] {
+		n = 2 // "an Indian actor": the article goes with its adjective
 	}
-	value, next := words[0], words[1]
+	if len(words) < n+1 || len(prior) < 2 {
+		return "", false
+	}
+	adjective, next := x[words[n-1][0]:words[n-1][1]], x[words[n][0]:words[n][1]]
 	right, beforeRight := prior[len(prior)-1], prior[len(prior)-2]
-	return startsUpperWord(value) && startsUpperWord(right) && !text.IsTitleMinorWord(strings.ToLower(value)) &&
-		startsLower(beforeRight) && startsLower(next) && !text.IsTitleMinorWord(next)
+	if !startsUpperWord(adjective) || !startsUpperWord(right) || text.IsTitleMinorWord(strings.ToLower(adjective)) ||
+		!startsLower(beforeRight) || !startsLower(next) || text.IsTitleMinorWord(next) {
+		return "", false
+	}
+	return x[:words[n-1][1]], true
 }
 
 // startsUpperWord reports whether w is one word of letters (and hyphens) opening with a capital:
