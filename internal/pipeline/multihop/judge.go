@@ -23,6 +23,9 @@ type judgement struct {
 	Correction              string
 	Confidence              string
 	CalibrationNote         string
+	// said is the confidence the judge gave, before the rules in code: a confirmation it gave
+	// at Low gets a second look (secondLook).
+	said string
 	// cited are the indices (in the evidence the judge was given) of the sources it cited
 	// whose passage was found in them, in its order; quotes their passages and stances their
 	// stances, by the same index.
@@ -200,14 +203,20 @@ func (j judge) dateFor(claim string) string {
 // more tokens than before; the sentence on sources found by searching for the entity is there
 // only in a provisional bridge's second judgement (settleProvisional).
 func renderJudgePrompt(claim string, given []evidence.Retrieved, grounding, dated string, bridge bool, part string) (string, error) {
+	return renderLookPrompt(claim, given, grounding, dated, bridge, part, false)
+}
+
+// renderLookPrompt is renderJudgePrompt with, when atLow is set, the paragraph of a second look
+// at a confirmation its first reading gave at Low (secondLook).
+func renderLookPrompt(claim string, given []evidence.Retrieved, grounding, dated string, bridge bool, part string, atLow bool) (string, error) {
 	related := slices.ContainsFunc(given, func(e evidence.Retrieved) bool { return e.Relation != "" })
 	builtOn := slices.ContainsFunc(given, func(e evidence.Retrieved) bool { return e.Relation == relationBuiltOn })
 	described := slices.ContainsFunc(given, func(e evidence.Retrieved) bool { return e.Relation == relationDescribed })
 	return pipeline.RenderPrompt("multihop_judge", struct {
 		Claim, Evidence, Grounding, Dated, Part, Kinds string
-		Related, BuiltOn, Described, Bridge            bool
+		Related, BuiltOn, Described, Bridge, AtLow     bool
 	}{pipeline.EscapeFenced(strings.TrimSpace(claim)), evidence.RenderEvidence(given), pipeline.EscapeFenced(text.OneLine(grounding)), dated,
-		pipeline.EscapeFenced(text.OneLine(part)), kindsSentence(definedKinds(claim, given)), related, builtOn, described, bridge})
+		pipeline.EscapeFenced(text.OneLine(part)), kindsSentence(definedKinds(claim, given)), related, builtOn, described, bridge, atLow})
 }
 
 // groundVerdict turns a judge's reply into a judgement under the grounding rules, in code:
@@ -227,7 +236,8 @@ func (j judge) groundVerdict(reply string, given []evidence.Retrieved) judgement
 	if err := json.Unmarshal(pipeline.ReplyJSONObject(reply), &p); err != nil {
 		return judgement{Verdict: pipeline.VerdictUnverified, Confidence: pipeline.ConfidenceLow, Reason: "the judge's reply could not be read: " + pipeline.OneLine(err)}
 	}
-	out := judgement{VariantVerdict: text.Truncate(strings.TrimSpace(p.Verdict), 60), quotes: map[int]string{}, stances: map[int]string{}}
+	out := judgement{VariantVerdict: text.Truncate(strings.TrimSpace(p.Verdict), 60), said: text.Truncate(strings.TrimSpace(p.Confidence), 20),
+		quotes: map[int]string{}, stances: map[int]string{}}
 	out.missing = text.OneLine(text.Truncate(p.Missing, 200))
 	if p.Answer != nil {
 		out.answer = judgeAnswer{Value: text.Truncate(p.Answer.Value, 4*evidence.MaxBridgeBytes), Source: p.Answer.Source,
@@ -443,10 +453,21 @@ func (r *multihopRun) crossValidationVerdicts() {
 // leaves the first judgement as it was: a second look can confirm, never refute. A claim later
 // claims bridge to is left to the provisional bridge (resolveBridge), which judges it again
 // with what they find.
+//
+// A confirmation the judge gave at Low gets a second look too (session 45): the confidence gate
+// leaves it unverified, yet relay judges gave it of claims their one source states in so many
+// words, hedging on its wording ("Alan Alda is a six-time Emmy Award recipient ... its wording
+// is loose"). That look is told that Low counts as unverified and when Low is the answer, and
+// the same rules hold: only a confirmation at Medium or above counts.
 func (j judge) secondLook(ctx context.Context, position int, claim string, v judgement, given []evidence.Retrieved) (judgement, bool) {
-	if v.Verdict != pipeline.VerdictUnverified || !strings.EqualFold(v.VariantVerdict, pipeline.VerdictPartlySupported) ||
-		v.SupportedPart == "" || len(v.cited) == 0 || !confirmedInPart(v) {
+	partly := strings.EqualFold(v.VariantVerdict, pipeline.VerdictPartlySupported) && v.SupportedPart != ""
+	atLow := strings.EqualFold(v.VariantVerdict, pipeline.VerdictSupported) && strings.EqualFold(v.said, pipeline.ConfidenceLow)
+	if v.Verdict != pipeline.VerdictUnverified || !partly && !atLow || len(v.cited) == 0 || !confirmedInPart(v) {
 		return v, false
+	}
+	part := v.SupportedPart
+	if atLow {
+		part = ""
 	}
 	shown := make([]evidence.Retrieved, len(v.cited))
 	for i, k := range v.cited {
@@ -455,7 +476,7 @@ func (j judge) secondLook(ctx context.Context, position int, claim string, v jud
 			shown[i].Relation = "not independent of an earlier source" // its numbers are not these
 		}
 	}
-	prompt, err := renderJudgePrompt(claim, shown, j.grounding, j.dateFor(claim), false, v.SupportedPart)
+	prompt, err := renderLookPrompt(claim, shown, j.grounding, j.dateFor(claim), false, part, atLow)
 	if err != nil {
 		return v, false
 	}
@@ -476,6 +497,10 @@ func (j judge) secondLook(ctx context.Context, position int, claim string, v jud
 		quotes[v.cited[k]], stances[v.cited[k]] = w.quotes[k], w.stances[k]
 	}
 	w.quotes, w.stances = quotes, stances
-	w.Reason = "a second look at the part the first reading left uncovered confirmed it: " + w.Reason
+	if atLow {
+		w.Reason = "a second look at a confirmation the first reading gave at Low confirmed it: " + w.Reason
+	} else {
+		w.Reason = "a second look at the part the first reading left uncovered confirmed it: " + w.Reason
+	}
 	return w, true
 }

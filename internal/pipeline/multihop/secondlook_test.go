@@ -94,8 +94,9 @@ func TestSecondLookAfterAPartialConfirmationAtLow(t *testing.T) {
 
 // A second look can confirm and nothing else: a dishonest one that refutes, cites a source it
 // was not shown, quotes what its source does not say, or confirms at Low leaves the first
-// judgement (unverified, its confirmed part kept); one that claims High on a single source is
-// held to Medium.
+// judgement (unverified, a partial confirmation's confirmed part kept); one that claims High on a
+// single source is held to Medium. So for both looks: at a partial confirmation and at a
+// confirmation given at Low.
 func TestSecondLookCannotRefuteOrSmuggle(t *testing.T) {
 	t.Parallel()
 	sup, ref := evidence.StanceSupports, evidence.StanceRefutes
@@ -108,24 +109,34 @@ func TestSecondLookCannotRefuteOrSmuggle(t *testing.T) {
 		{"confirms at Low", judgeReplyJSON(t, "supported", "Low", "", nil, judgeCitation{1, "Adam Beach plays Slipknot", sup}), pipeline.VerdictUnverified, pipeline.ConfidenceLow},
 		{"claims High on one source", judgeReplyJSON(t, "supported", "High", "", nil, judgeCitation{1, "Adam Beach plays Slipknot", sup}), pipeline.VerdictSupported, pipeline.ConfidenceMedium},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			res, err := Multihop{Model: secondLookModel(t, tt.second), Searcher: slipknotSearcher()}.Run(context.Background(), pipeline.Input{Text: slipknotStatement})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c2 := res.Claims[1]
-			if c2.Verdict != tt.verdict || c2.Confidence != tt.confidence || c2.CorrectedText != "" || strings.Contains(res.RevisedText, "Deadshot") {
-				t.Errorf("claim 2: %+v", c2)
-			}
-			if tt.verdict == pipeline.VerdictUnverified && (c2.VariantVerdict != pipeline.VerdictPartlySupported || !strings.Contains(c2.Reason, "confirm part of the claim")) {
-				t.Errorf("claim 2 lost its first judgement: %+v", c2)
-			}
-			if tt.name == "quotes what no source says" && !slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool { return f.Code == pipeline.FlagQuoteNotInSource }) {
-				t.Errorf("the second look's quote is not flagged: %v", res.ReviewFlags)
-			}
-		})
+	readings := []struct {
+		name           string
+		model          func(testing.TB, string) *pipelinetest.StubModel
+		variant, first string // the first judgement kept: its verdict, and words of its reason
+	}{
+		{"partial confirmation", secondLookModel, pipeline.VerdictPartlySupported, "confirm part of the claim"},
+		{"confirmation at Low", lowConfirmationModel, pipeline.VerdictSupported, "only at Low confidence"},
+	}
+	for _, reading := range readings {
+		for _, tt := range tests {
+			t.Run(reading.name+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				res, err := Multihop{Model: reading.model(t, tt.second), Searcher: slipknotSearcher()}.Run(context.Background(), pipeline.Input{Text: slipknotStatement})
+				if err != nil {
+					t.Fatal(err)
+				}
+				c2 := res.Claims[1]
+				if c2.Verdict != tt.verdict || c2.Confidence != tt.confidence || c2.CorrectedText != "" || strings.Contains(res.RevisedText, "Deadshot") {
+					t.Errorf("claim 2: %+v", c2)
+				}
+				if tt.verdict == pipeline.VerdictUnverified && (c2.VariantVerdict != reading.variant || !strings.Contains(c2.Reason, reading.first)) {
+					t.Errorf("claim 2 lost its first judgement: %+v", c2)
+				}
+				if tt.name == "quotes what no source says" && !slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool { return f.Code == pipeline.FlagQuoteNotInSource }) {
+					t.Errorf("the second look's quote is not flagged: %v", res.ReviewFlags)
+				}
+			})
+		}
 	}
 }
 
@@ -152,6 +163,75 @@ func TestNoSecondLookWithoutAPartialConfirmation(t *testing.T) {
 		for _, p := range model.Sent(pipeline.StepJudge) {
 			if strings.Contains(p, secondLookMarker) {
 				t.Errorf("a second look after %s", first)
+			}
+		}
+	}
+}
+
+// lowLookMarker is in the judge prompt of a second look at a confirmation given at Low only.
+const lowLookMarker = "A first reading of these sources confirmed the claim at Low confidence"
+
+// lowConfirmationModel is c2's first judge confirming the claim at Low ("the page's wording is
+// loose"), citing its own source; the second look is scripted by second.
+func lowConfirmationModel(t testing.TB, second string) *pipelinetest.StubModel {
+	sup := evidence.StanceSupports
+	model := planModel(t, slipknotPlan(), map[string]string{
+		"An actor played Detective Chester Lake": judgeReplyJSON(t, "supported", "Medium", "",
+			&judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach played Detective Chester Lake"},
+			judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}),
+		resolvedSlipknot: judgeReplyJSON(t, "supported", "Low", "", nil, judgeCitation{1, "Adam Beach plays Slipknot", sup}),
+	})
+	model.Rules = append([]pipelinetest.StubRule{{Contains: lowLookMarker, Reply: second}}, model.Rules...)
+	return model
+}
+
+// A confirmation given at Low is no confirmation (the confidence gate), yet relay judges gave
+// it of claims their source states in so many words, hedging on the page's wording ("Alan Alda
+// is a six-time Emmy Award recipient ... its wording is loose"): 21 of 1,184 judge replies of
+// session 45's cohort, the first unverified claim of 6 of its 38 misses. It gets a second look,
+// with the sources its first reading cited, told that Low counts as unverified and when Low is
+// the answer; a confirmation at Medium is stored, with the second look named in its reason.
+func TestSecondLookAtAConfirmationGivenAtLow(t *testing.T) {
+	t.Parallel()
+	model := lowConfirmationModel(t, judgeReplyJSON(t, "supported", "Medium", "", nil,
+		judgeCitation{1, "Adam Beach plays Slipknot", evidence.StanceSupports}))
+	res, err := Multihop{Model: model, Searcher: slipknotSearcher()}.Run(context.Background(), pipeline.Input{Text: slipknotStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := res.Claims[1]
+	if c2.Verdict != pipeline.VerdictSupported || c2.Confidence != pipeline.ConfidenceMedium || !strings.Contains(c2.Reason, "second look") || !slices.Equal(c2.Citations, []int{2}) {
+		t.Errorf("claim 2: %+v", c2)
+	}
+	var looks []string
+	for _, p := range model.Sent(pipeline.StepJudge) {
+		if strings.Contains(p, lowLookMarker) {
+			looks = append(looks, p)
+		}
+	}
+	if len(looks) != 1 || strings.Contains(looks[0], secondLookMarker) || strings.Contains(looks[0], srcLake.Snippet) ||
+		strings.Contains(looks[0], slipknotStatement) || !strings.Contains(looks[0], srcSlipknot.Snippet) {
+		t.Fatalf("second looks (%d), want one with claim 2's cited source alone:\n%s", len(looks), strings.Join(looks, "\n----\n"))
+	}
+}
+
+// Only a confirmation given at Low gets the look at Low: not one given at Medium, not a claim
+// its judge left unverified. (What that look may decide is in TestSecondLookCannotRefuteOrSmuggle.)
+func TestNoSecondLookAtLowWithoutAConfirmationAtLow(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	for _, first := range []string{
+		judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach plays Slipknot", sup}),
+		judgeReplyJSON(t, "unverified", "Low", "", nil),
+	} {
+		model := lowConfirmationModel(t, "{}")
+		model.Rules = append([]pipelinetest.StubRule{judgeRuleFor(resolvedSlipknot, first)}, model.Rules...)
+		if _, err := (Multihop{Model: model, Searcher: slipknotSearcher()}).Run(context.Background(), pipeline.Input{Text: slipknotStatement}); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range model.Sent(pipeline.StepJudge) {
+			if strings.Contains(p, lowLookMarker) {
+				t.Errorf("a second look at Low after %s", first)
 			}
 		}
 	}
