@@ -753,3 +753,34 @@ func FuzzClaimViolations(f *testing.F) {
 		}
 	})
 }
+
+// A placeholder stands for the entity its claim describes, in that claim's words: the span's
+// words the claim holds them in are not dropped for the names the claim takes from the
+// statement. A relay plan was refused for "David Thewlis won {c3} for the film Naked" of "for
+// which he won the Cannes Film Fest Award" ("adds Naked in place of Fest Award": the referent
+// of "which" read as swapped for the award {c3} names). A placeholder whose claim does not hold
+// those words hides nothing.
+func TestClaimAddsToSpanReadsAPlaceholderAsItsClaimsWords(t *testing.T) {
+	t.Parallel()
+	const statement = "Karl Olsen rose to prominence when he starred in the film Ostmoor, for which he won the Westhaven Film Fest Award which is given to an actor who has delivered an outstanding performance."
+	starred := PlanClaim{ClaimID: "c1", ClaimText: "Karl Olsen starred in the film Ostmoor", SourceSpan: "he starred in the film Ostmoor", Entities: []string{"Karl Olsen", "Ostmoor"}}
+	award := PlanClaim{ClaimID: "c3", ClaimText: "A Westhaven Film Fest Award is given to an actor who has delivered an outstanding performance",
+		SourceSpan: "the Westhaven Film Fest Award which is given to an actor who has delivered an outstanding performance", Entities: []string{"Westhaven Film Fest Award"}}
+	for _, tc := range []struct {
+		claim, want string
+	}{
+		{"Karl Olsen won {c3} for the film Ostmoor", ""},
+		{"Karl Olsen won {c1} for the film Ostmoor", "adds Ostmoor in place of Fest Award"},
+	} {
+		won := PlanClaim{ClaimID: "c4", ClaimText: tc.claim, SourceSpan: "for which he won the Westhaven Film Fest Award", Entities: []string{"Karl Olsen", "Ostmoor"}}
+		written := Plan{Claims: []PlanClaim{starred, award, won}}
+		pv := &planValidation{plan: withoutPlaceholders(written), written: written, ctx: PlanContext{Statement: statement, Language: "en"}}
+		got := checkClaimAddsToSpan(pv)
+		switch {
+		case tc.want == "" && len(got) > 0:
+			t.Errorf("%q was refused: %q", tc.claim, got)
+		case tc.want != "" && !slices.ContainsFunc(got, func(m string) bool { return strings.Contains(m, tc.want) }):
+			t.Errorf("%q: %q, want %q in it", tc.claim, got, tc.want)
+		}
+	}
+}
