@@ -626,7 +626,9 @@ func checkClaimAddsToSpan(pv *planValidation) []string {
 				}
 			}
 			for _, t := range kind.spanOwn {
-				if !holds(claim, nil, t) && !holds(namedByPlaceholder, nil, t) {
+				// A placeholder stands for an entity, so only for names: a number its claim
+				// holds ("the 2019 award") is still the claim's to keep.
+				if !holds(claim, nil, t) && !(kind.names && holds(namedByPlaceholder, nil, t)) {
 					dropped = append(dropped, t)
 				}
 			}

@@ -775,12 +775,25 @@ func TestClaimAddsToSpanReadsAPlaceholderAsItsClaimsWords(t *testing.T) {
 		won := PlanClaim{ClaimID: "c4", ClaimText: tc.claim, SourceSpan: "for which he won the Westhaven Film Fest Award", Entities: []string{"Karl Olsen", "Ostmoor"}}
 		written := Plan{Claims: []PlanClaim{starred, award, won}}
 		pv := &planValidation{plan: withoutPlaceholders(written), written: written, ctx: PlanContext{Statement: statement, Language: "en"}}
-		got := checkClaimAddsToSpan(pv)
-		switch {
-		case tc.want == "" && len(got) > 0:
-			t.Errorf("%q was refused: %q", tc.claim, got)
-		case tc.want != "" && !slices.ContainsFunc(got, func(m string) bool { return strings.Contains(m, tc.want) }):
-			t.Errorf("%q: %q, want %q in it", tc.claim, got, tc.want)
-		}
+		wantRefused(t, checkClaimAddsToSpan(pv), tc.claim, tc.want)
+	}
+	// It stands for an entity, not a number: a year its claim holds is still the span's, and
+	// another written in its place is a swap.
+	const years = "Karl Olsen won the Westhaven Award in 2019. He lost the Ostmoor Award in 2021."
+	lost := PlanClaim{ClaimID: "c1", ClaimText: "An award was lost by Karl Olsen in 2021", SourceSpan: "He lost the Ostmoor Award in 2021", Entities: []string{"Karl Olsen"}}
+	swapped := PlanClaim{ClaimID: "c2", ClaimText: "Karl Olsen lost {c1} in 2019", SourceSpan: "He lost the Ostmoor Award in 2021", Entities: []string{"Karl Olsen"}}
+	written := Plan{Claims: []PlanClaim{lost, swapped}}
+	pv := &planValidation{plan: withoutPlaceholders(written), written: written, ctx: PlanContext{Statement: years, Language: "en"}}
+	wantRefused(t, checkClaimAddsToSpan(pv), swapped.ClaimText, "adds 2019 in place of 2021")
+}
+
+// wantRefused checks a rule's messages about claim: none when want is "", else one holding want.
+func wantRefused(t *testing.T, got []string, claim, want string) {
+	t.Helper()
+	switch {
+	case want == "" && len(got) > 0:
+		t.Errorf("%q was refused: %q", claim, got)
+	case want != "" && !slices.ContainsFunc(got, func(m string) bool { return strings.Contains(m, want) }):
+		t.Errorf("%q: %q, want %q in it", claim, got, want)
 	}
 }
