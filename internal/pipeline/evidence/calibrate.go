@@ -112,10 +112,15 @@ type Corroborated struct {
 // Corroborate re-grounds a verdict (supported, refuted or partly_supported) on the citations
 // that held (Attribute), under the rules of corroboration:
 //
-//   - agreement: sources corroborate only when cited with the same stance. A supported or
-//     refuted verdict whose sources take both stances is unverified, with FlagSourcesConflict;
-//     a partly supported one stays partly supported, at most Medium, with the flag. A citation
-//     with no stance takes the verdict's own;
+//   - agreement: sources corroborate only when cited with the same stance. A supported verdict
+//     whose sources take both stances is unverified, with FlagSourcesConflict: a confirmation
+//     needs no contradiction beside it. A refuted or partly supported one stands, grounded on
+//     the sources of its own stance, at most Medium, with the flag: relay judges refuted "The
+//     American film director that made Beetlejuice has produced superhero films" citing the
+//     page that names Tim Burton as "supports" and the one saying he "directed but did not
+//     produce" them as "refutes", two parts of the claim, not two readings of one fact (5 of
+//     5 such refutations in two cohorts, session 45). A citation with no stance takes the
+//     verdict's own;
 //   - High needs two independent sources of that stance, or one authoritative one; one voice is
 //     at most Medium, with FlagSingleSource; no source of that stance is unverified;
 //   - the stated confidence is a ceiling (Calibrate), and a verdict that ends at Low is
@@ -153,7 +158,7 @@ func (c Calibration) Corroborate(verdict, stated string, given []Retrieved, cite
 		return out
 	}
 	switch {
-	case conflict && own != "":
+	case conflict && own == StanceSupports:
 		return unverified(fmt.Sprintf("the cited sources conflict (%s support the claim, %s refute it), so they settle nothing",
 			numbersOf(supports), numbersOf(refutes)))
 	case len(grounding) == 0:

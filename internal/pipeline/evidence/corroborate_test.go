@@ -34,7 +34,8 @@ func TestAttribute(t *testing.T) {
 }
 
 // Corroborate: High on two independent agreeing sources, Medium and single_source on one voice,
-// unverified with sources_conflict on conflicting stances, nothing supported, refuted or partly
+// a confirmation on conflicting stances unverified with sources_conflict, a refutation or a
+// partial confirmation on them at most Medium with it, nothing supported, refuted or partly
 // supported at Low.
 func TestCorroborate(t *testing.T) {
 	t.Parallel()
@@ -54,6 +55,10 @@ func TestCorroborate(t *testing.T) {
 		{"two independent agree, no stance given", pipeline.VerdictRefuted, "High", []CitedSource{cite(0, ""), cite(1, "")}, pipeline.VerdictRefuted, "High", nil},
 		{"one blog claimed High", pipeline.VerdictSupported, "High", []CitedSource{cite(2, StanceSupports)}, pipeline.VerdictSupported, "Medium", []string{pipeline.FlagSingleSource}},
 		{"conflict", pipeline.VerdictSupported, "High", []CitedSource{cite(0, StanceSupports), cite(1, StanceRefutes)}, pipeline.VerdictUnverified, "Low", []string{pipeline.FlagSourcesConflict}},
+		// A refutation that cites a source for the part it confirms ("Source 4 identifies Tim
+		// Burton as the maker of Beetlejuice") beside the one that contradicts the rest ("has
+		// directed but not produced superhero films") is no conflict the judge left open.
+		{"refuted beside a confirming source", pipeline.VerdictRefuted, "High", []CitedSource{cite(0, StanceSupports), cite(1, StanceRefutes)}, pipeline.VerdictRefuted, "Medium", []string{pipeline.FlagSourcesConflict, pipeline.FlagSingleSource}},
 		{"partly supported conflict", pipeline.VerdictPartlySupported, "High", []CitedSource{cite(0, StanceSupports), cite(1, StanceRefutes)}, pipeline.VerdictPartlySupported, "Medium", []string{pipeline.FlagSourcesConflict}},
 		{"supported at Low", pipeline.VerdictSupported, "Low", []CitedSource{cite(0, StanceSupports), cite(1, StanceSupports)}, pipeline.VerdictUnverified, "Low", nil},
 		// A real judge marked "sold to the Ohai Railway Board" partly supported at Low (the page
