@@ -558,10 +558,8 @@ func checkClaimAddsToSpan(pv *planValidation) []string {
 		var namedByPlaceholder []token
 		if k < len(pv.written.Claims) {
 			for _, id := range evidence.BridgesIn(pv.written.Claims[k].ClaimText) {
-				for _, other := range pv.plan.Claims {
-					if other.ClaimID == id {
-						namedByPlaceholder = append(namedByPlaceholder, tokensOf(other.ClaimText)...)
-					}
+				if i := pv.claimIndex(id); i >= 0 {
+					namedByPlaceholder = append(namedByPlaceholder, tokensOf(pv.plan.Claims[i].ClaimText)...)
 				}
 			}
 		}

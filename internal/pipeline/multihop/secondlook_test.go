@@ -27,13 +27,19 @@ func secondLookModelAt(t testing.TB, firstConfidence, second string) *pipelinete
 	sup := evidence.StanceSupports
 	first := judgeReplyJSON(t, "partly_supported", firstConfidence, "Suicide Squad cast", nil, judgeCitation{1, "Adam Beach plays Slipknot", sup})
 	first = strings.Replace(first, `"supported_part":""`, `"supported_part":"Adam Beach plays Slipknot."`, 1)
+	return firstReadingModel(t, first, secondLookMarker, second)
+}
+
+// firstReadingModel is the Slipknot run with c1 confirmed naming Adam Beach, c2's first judge
+// replying first, and the prompt holding marker (a second look) replying second.
+func firstReadingModel(t testing.TB, first, marker, second string) *pipelinetest.StubModel {
 	model := planModel(t, slipknotPlan(), map[string]string{
 		"An actor played Detective Chester Lake": judgeReplyJSON(t, "supported", "Medium", "",
 			&judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach played Detective Chester Lake"},
-			judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}),
+			judgeCitation{1, "Adam Beach played Detective Chester Lake", evidence.StanceSupports}),
 		resolvedSlipknot: first,
 	})
-	model.Rules = append([]pipelinetest.StubRule{{Contains: secondLookMarker, Reply: second}}, model.Rules...)
+	model.Rules = append([]pipelinetest.StubRule{{Contains: marker, Reply: second}}, model.Rules...)
 	return model
 }
 
@@ -174,15 +180,8 @@ const lowLookMarker = "A first reading of these sources confirmed the claim at L
 // lowConfirmationModel is c2's first judge confirming the claim at Low ("the page's wording is
 // loose"), citing its own source; the second look is scripted by second.
 func lowConfirmationModel(t testing.TB, second string) *pipelinetest.StubModel {
-	sup := evidence.StanceSupports
-	model := planModel(t, slipknotPlan(), map[string]string{
-		"An actor played Detective Chester Lake": judgeReplyJSON(t, "supported", "Medium", "",
-			&judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach played Detective Chester Lake"},
-			judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}),
-		resolvedSlipknot: judgeReplyJSON(t, "supported", "Low", "", nil, judgeCitation{1, "Adam Beach plays Slipknot", sup}),
-	})
-	model.Rules = append([]pipelinetest.StubRule{{Contains: lowLookMarker, Reply: second}}, model.Rules...)
-	return model
+	first := judgeReplyJSON(t, "supported", "Low", "", nil, judgeCitation{1, "Adam Beach plays Slipknot", evidence.StanceSupports})
+	return firstReadingModel(t, first, lowLookMarker, second)
 }
 
 // A confirmation given at Low is no confirmation (the confidence gate), yet relay judges gave
