@@ -246,10 +246,51 @@ func TestWithoutCorrections(t *testing.T) {
 		{"Low Tide is a British, not an American crime film.", "Low Tide is a British crime film."},
 		// Not after a name, nor before a title's minor word: X is read as before.
 		{"Low Tide, not King of Harbours is a novel.", "Low Tide is a novel."},
+		// A wrong number after the right one: the words after it are the explanation's own
+		// (EX-FEVER's Hotel for Dogs page read "based on 1971 directed by ...", its Japanese
+		// page "spoken natively by about 128 in Japan"; relay judges called both cut off).
+		{"Low Tide is a film based on 1971, not 1983 novel of the same name directed by Tom Reyes.",
+			"Low Tide is a film based on 1971 novel of the same name directed by Tom Reyes."},
+		{"Westmoorish is spoken natively by about 128, not 150 million people primarily in Westmoor.",
+			"Westmoorish is spoken natively by about 128 million people primarily in Westmoor."},
+		// A wrong date cut at the comma inside it: its year went to the page with the right one
+		// (EX-FEVER's The One and Only page read "On December 20, 2021 2022, JTBC broadcast ...").
+		{"On December 20, 2021, not on December 20, 2022, Harbour TV broadcast Low Tide.",
+			"On December 20, 2021, Harbour TV broadcast Low Tide."},
+		{"Low Tide aired on 20 December 2021, not 2022, on Harbour TV.", "Low Tide aired on 20 December 2021 on Harbour TV."},
+		// A wrong date after a right year, and a long X that only ends in a date, read as before.
+		{"The academy was established on 10 October 1845, not 16 September 2000 during the tenure of Ada Vale.",
+			"The academy was established on 10 October 1845 during the tenure of Ada Vale."},
+		{"Marriage is the union of two, not five people of one town that was first acknowledged on April 1, 2001, in Westmoor.",
+			"Marriage is the union of two that was first acknowledged on April 1, 2001, in Westmoor."},
 	} {
 		if got := withoutCorrections(tc.explanation); got != tc.want {
 			t.Errorf("withoutCorrections(%q)\n = %q\nwant %q", tc.explanation, got, tc.want)
 		}
+	}
+}
+
+// A sentence that opens with a personal pronoun is about what the sentence before it is about:
+// EX-FEVER's "A femme fatale is a stock character ... She is an archetype of literature and art."
+// put its second sentence on the Archetype page, the first title it names, and a relay judge
+// (exfever-3962) found no source saying the femme fatale is an archetype ("'She is an archetype'
+// never names who 'she' is").
+func TestSentencePagesKeepAPronounWithTheSentenceBefore(t *testing.T) {
+	t.Parallel()
+	entities := []string{"Meg_Vale", "Femme_fatale", "Archetype"}
+	got := sentencePages([]string{"Meg Vale was known for playing femmes fatales.", "A femme fatale is a stock character of a seductive woman.",
+		"She is an archetype of literature and art.", "An archetype appears in literary analysis."}, entities)
+	want := []string{"Meg_Vale", "Femme_fatale", "Femme_fatale", "Archetype"}
+	if !slices.Equal(got, want) {
+		t.Errorf("sentencePages = %q, want %q", got, want)
+	}
+	// A title that opens with a pronoun is a name.
+	if got := sentencePages([]string{"Meg Vale stars in It Takes a Thief.", "It Takes a Thief is a series."}, []string{"Meg_Vale", "It_Takes_a_Thief"}); got[1] != "It_Takes_a_Thief" {
+		t.Errorf("sentencePages of a title opening with It = %q", got)
+	}
+	// A first sentence has none before it: it goes where pageOf reads it.
+	if got := sentencePages([]string{"It was released in 2008."}, []string{"Quiet_Orchards_(film)", "Meg_Vale"}); !slices.Equal(got, []string{"Quiet_Orchards_(film)"}) {
+		t.Errorf("sentencePages of a first sentence = %q", got)
 	}
 }
 

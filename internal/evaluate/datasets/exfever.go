@@ -41,7 +41,8 @@ var exFeverHeader = []string{"claim", "explanation", "label", "golden entity"}
 // readExFeverLabelled reads EX-FEVER (dependentsign/EX-FEVER, data/test.csv): multi-hop claims
 // that hide their bridge entity, each with an explanation that states the bridge facts and the
 // titles of its gold Wikipedia pages. The explanations are the evidence corpus: each sentence
-// becomes text of the page of the gold entity it names first (of its own claim), one document per
+// becomes text of the page of the gold entity (of its own claim) it is about (sentencePages),
+// one document per
 // page, shared by every claim that names it; a claim's gold evidence is its pages, and its hop
 // count their number. With nei (ex-fever-nei) the claims are the NOT ENOUGH INFO ones instead,
 // each gold unverified, over the same corpus, their gold pages those of their entities that it
@@ -108,8 +109,10 @@ func readExFeverLabelled(path string, nei bool) (*Set, error) {
 				order = append(order, u)
 			}
 		}
-		for _, s := range sentences(entities, explanation) {
-			doc := pages[wikipediaURL(pageOf(s, entities))]
+		ss := sentences(entities, explanation)
+		for i, page := range sentencePages(ss, entities) {
+			s := ss[i]
+			doc := pages[wikipediaURL(page)]
 			if !strings.Contains(doc.Body, s) {
 				doc.Body = strings.TrimSpace(doc.Body + " " + s)
 			}
@@ -150,11 +153,21 @@ func withoutCorrections(explanation string) string {
 	var b strings.Builder
 	last := 0
 	for _, m := range notPart.FindAllStringSubmatchIndex(explanation, -1) {
+		if m[0] < last {
+			continue // inside a date the part before took whole
+		}
 		b.WriteString(explanation[last:m[0]])
 		last = m[1]
 		x := explanation[m[2]:m[3]]
 		value, capitalised := capitalisedModifier(explanation[:m[0]], x)
+		number, numbered := numberAfterNumber(explanation[:m[0]], x)
 		switch {
+		case monthDay.MatchString(x) && explanation[m[1]-1] == ',' && yearNext.MatchString(explanation[m[1]:]):
+			// ", not on December 20, 2022," was cut at the date's own comma: its year goes too,
+			// and the comma after it stays the explanation's.
+			last = m[1] + len(yearNext.FindString(explanation[m[1]:]))
+		case numbered:
+			last = m[2] + len(number) // the unit and the facts after the number stay
 		case capitalised:
 			last = m[2] + len(value) // the noun after the adjective stays
 		case wrongValue(x) != x:
@@ -415,6 +428,36 @@ func capitalisedModifier(before, x string) (value string, ok bool) {
 	return x[:words[n-1][1]], true
 }
 
+// numberAfterNumber is the wrong value of a ", not X" part when it is a number written after the
+// right one and X goes on: "based on 1971, not 1983 novel of the same name", "by about 128, not
+// 150 million people": the value is the number alone, and the words after it (a unit, a noun,
+// the facts of the sentence) are the explanation's own. Read as a whole phrase or up to a
+// preposition (wrongValue), X took them with it, and EX-FEVER's Hotel for Dogs page read "based
+// on 1971 directed by Thor Freudenthal".
+func numberAfterNumber(before, x string) (value string, ok bool) {
+	prior := strings.Fields(before)
+	words := strings.Fields(x)
+	if len(prior) == 0 || len(words) < 2 || !isNumber(prior[len(prior)-1]) || !isNumber(words[0]) || isNumber(words[1]) || months[words[1]] {
+		return "", false // "1845, not 16 September 2000 during ...": a date, read as before
+	}
+	return words[0], true
+}
+
+// isNumber reports whether w is a number written in digits: "1971", "128", "2.5", "1,200".
+func isNumber(w string) bool {
+	return w != "" && strings.Trim(w, "0123456789.,") == "" && strings.ContainsAny(w, "0123456789")
+}
+
+// monthDay is a ", not X" part's X that is a month and a day ("on December 20"), whose year the
+// part's pattern left after the comma; yearNext is that year. An X that only ends in one ("five
+// people ... first legally acknowledged on April 1") is read as before.
+var (
+	monthDay = regexp.MustCompile(`^(?:on )?(?:January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}$`)
+	yearNext = regexp.MustCompile(`^\s*\d{4}\b`)
+	months   = map[string]bool{"January": true, "February": true, "March": true, "April": true, "May": true, "June": true, "July": true,
+		"August": true, "September": true, "October": true, "November": true, "December": true}
+)
+
 // startsUpperWord reports whether w is one word of letters (and hyphens) opening with a capital:
 // "Canadian", "Anglo-Saxon"; not "U.S." or "1984".
 func startsUpperWord(w string) bool {
@@ -456,3 +499,22 @@ func isParticiple(w string) bool {
 var valueEnds = map[string]bool{"is": true, "was": true, "are": true, "were": true, "has": true, "had": true,
 	"who": true, "which": true, "that": true, "whose": true,
 	"on": true, "in": true, "at": true, "from": true, "with": true, "by": true, "for": true, "to": true, "during": true, "since": true, "until": true}
+
+// sentencePages is the entity each sentence of an explanation is about, in order: pageOf's,
+// except that a sentence opening with a personal pronoun ("She is an archetype of literature and
+// art.") is about what the sentence before it is about, not about the first title it names.
+func sentencePages(sentences, entities []string) []string {
+	out := make([]string, len(sentences))
+	for i, s := range sentences {
+		first, rest, _ := strings.Cut(s, " ")
+		if i > 0 && personalPronouns[first] && startsLower(rest) { // not "It Takes a Thief is ..."
+			out[i] = out[i-1]
+			continue
+		}
+		out[i] = pageOf(s, entities)
+	}
+	return out
+}
+
+// personalPronouns open a sentence about what the sentence before it is about.
+var personalPronouns = map[string]bool{"He": true, "She": true, "It": true, "They": true, "His": true, "Her": true, "Its": true, "Their": true}
