@@ -1441,3 +1441,67 @@ func TestComparisonInput(t *testing.T) {
 		}
 	}
 }
+
+const songStatement = "Harbour Light is a song co-written by a Swedish singer-songwriter."
+
+var (
+	srcSongPage  = withTitle(hit("https://en.wikipedia.org/wiki/Harbour_Light", "Wikipedia", "Harbour Light is a song written by Tom Reyes, Sam Ortiz and Ada Vale.", nil), "Harbour Light")
+	srcReyesPage = withTitle(hit("https://en.wikipedia.org/wiki/Tom_Reyes", "Wikipedia", "Tom Reyes is an American composer of pop songs.", nil), "Tom Reyes")
+	srcOrtizPage = withTitle(hit("https://en.wikipedia.org/wiki/Sam_Ortiz", "Wikipedia", "Sam Ortiz is an American lyricist and producer.", nil), "Sam Ortiz")
+	srcValePage  = withTitle(hit("https://en.wikipedia.org/wiki/Ada_Vale", "Wikipedia", "Ada Vale is a Swedish singer-songwriter and musician.", nil), "Ada Vale")
+	srcRadioPage = withTitle(hit("https://en.wikipedia.org/wiki/Harbour_Radio", "Wikipedia", "Harbour Radio played songs by Tom Reyes, Sam Ortiz and Ada Vale.", nil), "Harbour Radio")
+)
+
+// songPlan is one claim that describes one of a song's three writers; what it says of the writer
+// is on that writer's own page.
+func songPlan() Plan {
+	return Plan{
+		PlanID: "song",
+		Claims: []PlanClaim{{ClaimID: "c1", ClaimText: "A Swedish singer-songwriter co-wrote the song Harbour Light",
+			SourceSpan: "Harbour Light is a song co-written by a Swedish singer-songwriter", Entities: []string{"Harbour Light"}, Verifiable: true,
+			Interpretations: []Interpretation{}, DependsOn: []string{}, SubQueries: []string{"Harbour Light writers"}, SourceIndependenceScore: 1}},
+		QueryChains:          []QueryChain{{ClaimID: "c1", Hops: []PlanHop{{1, "Harbour Light song writers", "encyclopedia", "writers"}}}},
+		CrossValidationPairs: []CrossValidationPair{}, CrossValidationQueries: []CrossValidationQuery{}, ExecutionOrder: []string{"c1"},
+	}
+}
+
+// A judge that asks for what several entities its source names are ("Tom Reyes Sam Ortiz Ada
+// Vale nationality") gets the own page of each, when its follow-up's exclusions emptied the hop,
+// not the first of them alone. In a relay run (exfever-3845) "A European singer-songwriter,
+// musician, and occasional actor co-wrote Heartlight" asked for its three writers; the search
+// without the exclusions found the three pages, the first, Burt Bacharach's, reached the judge,
+// and Neil Diamond's, which says what the claim says of him, never did. A page titled with no
+// name asked for is still bounded to one (maxRepeatsPerHop).
+func TestFollowUpGivesThePageOfEachEntityTheJudgeAskedFor(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	model := &pipelinetest.StubModel{Rules: []pipelinetest.StubRule{
+		{Contains: srcValePage.Snippet, Reply: judgeReplyJSON(t, "supported", "Medium", "", nil,
+			judgeCitation{1, "written by Tom Reyes, Sam Ortiz and Ada Vale", sup}, judgeCitation{4, "Ada Vale is a Swedish singer-songwriter", sup})},
+		{Contains: pipeline.MarkerMultihopJudge, Reply: judgeReplyJSON(t, "partly_supported", "Medium", "Tom Reyes Sam Ortiz Ada Vale nationality", nil,
+			judgeCitation{1, "written by Tom Reyes, Sam Ortiz and Ada Vale", sup})},
+		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, songPlan())},
+	}}
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "song writers", results: []pipeline.SearchResult{srcSongPage}},
+		{contains: "nationality", results: []pipeline.SearchResult{srcRadioPage, srcReyesPage, srcOrtizPage, srcValePage}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: songStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	judged := model.Sent(pipeline.StepJudge)
+	if len(judged) < 2 || !strings.Contains(judged[1], srcValePage.Snippet) {
+		t.Fatalf("judge calls %d; the second did not get the page of the third writer the judge asked for", len(judged))
+	}
+	if strings.Contains(judged[1], srcRadioPage.Snippet) {
+		t.Errorf("the second judge got a page titled with no name asked for, beside the three")
+	}
+	hop := findHop(res, 1, 2)
+	if hop.Reason != HopReasonFollowUp || hop.Status != HopNoIndependentSource || !strings.Contains(hop.Note, "3 of them reach the judge") {
+		t.Errorf("follow-up hop: %+v", hop)
+	}
+	if c := res.Claims[0]; c.Verdict != pipeline.VerdictSupported || c.Confidence != pipeline.ConfidenceMedium {
+		t.Errorf("claim: %+v", c)
+	}
+}

@@ -297,7 +297,7 @@ func (r *multihopRun) nameByCandidates(ctx context.Context, d *chainState, waiti
 	// The chosen candidate's searches are hops of the claims that ran them.
 	for i, st := range waiting {
 		if t := trials[i]; t.searched {
-			r.keepHop(st, &t.hop, t.kept, t.repeats)
+			r.keepHop(st, &t.hop, t.kept, t.repeats, maxRepeatsPerHop)
 		}
 	}
 	return true
@@ -386,7 +386,7 @@ func (r *multihopRun) tryCandidate(ctx context.Context, st, d *chainState, name 
 			name, d.claim.ClaimID, d.claim.ClaimID)+"; "+t.hop.Note, "; ")
 		t.searched, t.kept, t.repeats = true, kept, repeats
 		hop := t.hop
-		r.keepHop(trial, &hop, kept, repeats)
+		r.keepHop(trial, &hop, kept, repeats, maxRepeatsPerHop)
 	}
 	trial.addCitedOf(d, 200+d.index, false)
 	v := r.newJudge().judgeClaim(ctx, st.index+1, claim, givenOf(trial), st.bridged)

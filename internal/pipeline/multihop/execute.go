@@ -260,7 +260,7 @@ func (r *multihopRun) runChain(ctx context.Context, st *chainState) error {
 		if st.bridgeNote != "" && len(st.hopRecords) == 0 {
 			hop.Note = strings.TrimSuffix(st.bridgeNote+"; "+hop.Note, "; ")
 		}
-		r.keepHop(st, &hop, kept, repeats)
+		r.keepHop(st, &hop, kept, repeats, maxRepeatsPerHop)
 	}
 	return nil
 }
@@ -281,11 +281,30 @@ func (r *multihopRun) hopTopicOf(st *chainState, query string) hopTopic {
 // tokens a claim on EX-FEVER; each counts as one voice with the hop it repeats anyway.
 const maxRepeatsPerHop = 1
 
+// pagesAskedFor is how many of an emptied follow-up hop's repeats reach its judge: one for each
+// that is the own page of a name of its topic (hopTopic.titled: the names the judge asked for
+// that a source writes, the claim's own), which filterResults put first, at most evidencePerHop,
+// and at least maxRepeatsPerHop. A judge that asks what three writers of a song are wants the
+// three writers' pages: in a relay run (exfever-3845) the first, Burt Bacharach's, reached the
+// judge, and Neil Diamond's, which says what the claim says of him, did not.
+func pagesAskedFor(topic hopTopic, repeats []evidence.Retrieved) int {
+	n := 0
+	for _, e := range repeats {
+		if topic.titled(e.Title) {
+			n++
+		}
+	}
+	return max(maxRepeatsPerHop, min(n, evidencePerHop))
+}
+
 // keepHop records a hop of st and keeps what it found: its results as the claim's evidence and
 // sources for the next hops' exclusions; what the search found without its exclusions as
 // evidence marked with the hop it repeats, which excludes nothing new (it shares a source with
 // that hop already) and counts as one voice with it (evidence.IndependentSources).
-func (r *multihopRun) keepHop(st *chainState, hop *pipeline.Hop, kept, repeats []evidence.Retrieved) {
+//
+// maxRepeats bounds the repeats that reach the judge: maxRepeatsPerHop, or more for a follow-up
+// that asked for several entities' pages (pagesAskedFor).
+func (r *multihopRun) keepHop(st *chainState, hop *pipeline.Hop, kept, repeats []evidence.Retrieved, maxRepeats int) {
 	if hop.Status == HopFailed {
 		st.fetchErrors = append(st.fetchErrors, hop.Note)
 	}
@@ -295,7 +314,7 @@ func (r *multihopRun) keepHop(st *chainState, hop *pipeline.Hop, kept, repeats [
 	}
 	n := 0
 	for _, e := range repeats {
-		if n == maxRepeatsPerHop {
+		if n == maxRepeats {
 			break
 		}
 		k := evidence.KeysOf(e.SearchResult)

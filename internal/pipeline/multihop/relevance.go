@@ -438,10 +438,18 @@ func verbStem(w string) string {
 // ("produced by Tesla, Inc.") asks for that maker's page, which names none of the claim's own
 // entities: this is what makes that page about the claim. A name no source holds (from the
 // model's memory, or planted in its reply) anchors nothing.
+//
+// A source's list of names is read as names, not as one: "written by Neil Diamond, Carole Bayer
+// Sager and her then-husband, Burt Bacharach" holds "Neil Diamond" and "Carole Bayer Sager", not
+// "Neil Diamond Carole Bayer Sager" (listedNames). In a relay run (exfever-3845) the query "Neil
+// Diamond Carole Bayer Sager Burt Bacharach nationality" was read as that one name and Burt
+// Bacharach: Neil Diamond's page was no page asked for, and never reached the judge.
 func groundedNames(query string, given []evidence.Retrieved) []string {
 	var sources [][]string
 	for _, g := range given {
-		sources = append(sources, text.Words(text.FoldForMatch(g.Title+" "+evidence.SourceText(g))))
+		for _, part := range splitListedNames(g.Title + " " + evidence.SourceText(g)) {
+			sources = append(sources, text.Words(text.FoldForMatch(part)))
+		}
 	}
 	var names []string
 	for _, run := range capitalisedRuns(query) {
@@ -461,6 +469,22 @@ func groundedNames(query string, given []evidence.Retrieved) []string {
 		}
 	}
 	return names
+}
+
+// listedNames is the comma between two names of a list: one before a name of two capitalised
+// words or more ("Neil Diamond, Carole Bayer Sager"). A comma before one word is inside a name
+// ("Tesla, Inc.", "Paris, Texas").
+var listedNames = regexp.MustCompile(`,\s+(?:and\s+)?(?:\p{Lu}[\p{L}'.-]*\s+)+\p{Lu}`)
+
+// splitListedNames is s cut at each comma listedNames finds, the comma dropped.
+func splitListedNames(s string) []string {
+	var parts []string
+	last := 0
+	for _, m := range listedNames.FindAllStringIndex(s, -1) {
+		parts = append(parts, s[last:m[0]])
+		last = m[0] + 1
+	}
+	return append(parts, s[last:])
 }
 
 // maxAskedWords is the longest run of a follow-up query's words askedPhrases reads as one

@@ -96,6 +96,7 @@ func TestGroundedNames(t *testing.T) {
 	given := []evidence.Retrieved{
 		{SearchResult: pipeline.SearchResult{Title: "Homer Hickam", Snippet: "Jake Gyllenhaal's breakthrough role was as Homer Hickam in October Sky. The Tesla Model S is produced by Tesla, Inc."}},
 		{SearchResult: pipeline.SearchResult{Title: "Smile from the Streets You Hold", Snippet: "An album by John Frusciante, released on Birdman Records."}},
+		{SearchResult: pipeline.SearchResult{Title: "Harbour Light", Snippet: "A song written by Ada Vale, Tom Lee Reyes and her then-husband, Sam Ortiz, in Paris, Texas."}},
 	}
 	for _, tc := range []struct {
 		query string
@@ -107,6 +108,9 @@ func TestGroundedNames(t *testing.T) {
 		{"Elon Musk founder of the company", nil},                             // no source names him
 		{"October Sky Homer Hickam", []string{"October Sky", "Homer Hickam"}}, // the source writes them apart
 		{"birth date of the singer", nil},
+		// A list of names is read as names (listedNames), a comma before one word as inside one.
+		{"Ada Vale Tom Lee Reyes Sam Ortiz nationality", []string{"Ada Vale", "Tom Lee Reyes", "Sam Ortiz"}},
+		{"Paris, Texas songs", []string{"Paris Texas"}},
 	} {
 		if got := groundedNames(tc.query, given); !slices.Equal(got, tc.want) {
 			t.Errorf("groundedNames(%q) = %q, want %q", tc.query, got, tc.want)
