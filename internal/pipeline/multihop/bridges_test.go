@@ -1505,3 +1505,39 @@ func TestFollowUpGivesThePageOfEachEntityTheJudgeAskedFor(t *testing.T) {
 		t.Errorf("claim: %+v", c)
 	}
 }
+
+// A source that an emptied hop's search found without its exclusions is read as a page, as a
+// kept one is: its passages that best match the claim reach the judge, not only its snippet.
+// Every EX-FEVER and FEVEROUS-S page is on one domain, so every hop after a claim's first is
+// emptied so, and its sources reached the judge as snippets, which the corpus cuts to two
+// fragments around the query's words: in a relay run (session 46, exfever-6092) "Frank Sinatra
+// performed in Vegas as part of The Beach Boys" had Frank Sinatra's page as such a source, and
+// its judge never saw the page's last sentence, that he performed there as part of the Rat Pack.
+func TestARepeatOfAnEmptiedHopIsReadAsAPage(t *testing.T) {
+	t.Parallel()
+	const deciding = "John Newcombe played his last Davis Cup tie in 1976, aged 31."
+	model := planModel(t, peschkePlan(), map[string]string{peschkePlan().Claims[0].ClaimText: judgeReplyJSON(t, "unverified", "Low", "", nil)})
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Peschke", results: []pipeline.SearchResult{srcPeschke}},
+		{contains: "Newcombe", results: []pipeline.SearchResult{srcNewcombe}},
+	}}
+	pages := &pipelinetest.StubPages{Texts: map[string]string{
+		srcNewcombe.URL: srcNewcombe.Snippet + "\n\nHe won seven Grand Slam singles titles.\n\n" + deciding,
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher, Pages: evidence.PageReading{Reader: pages}}.Run(context.Background(), pipeline.Input{Text: peschkeStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hop := findHop(res, 1, 2); hop.Status != HopNoIndependentSource || !strings.Contains(hop.Note, "1 of them reach the judge") {
+		t.Fatalf("hop 2: %+v", hop)
+	}
+	judged := model.Sent(pipeline.StepJudge)
+	if len(judged) == 0 || !strings.Contains(judged[0], deciding) {
+		t.Errorf("the judge did not get the repeated page's passage:\n%s", judged)
+	}
+	for _, e := range res.Evidence {
+		if e.URL == srcNewcombe.URL && (e.Page == nil || len(e.Passages) == 0) {
+			t.Errorf("the repeat's evidence row has no page read or no passages: %+v", e)
+		}
+	}
+}

@@ -883,7 +883,7 @@ func (r *multihopRun) followUp(ctx context.Context, st *chainState, v judgement)
 		hop.Note += fmt.Sprintf("; %d of them the claim had from another claim, and now has read for itself", readAgain)
 	}
 	before := len(st.evidence)
-	r.keepHop(st, &hop, kept, repeats, pagesAskedFor(topic, repeats))
+	r.keepHop(ctx, st, &hop, kept, repeats, pagesAskedFor(topic, repeats), about)
 	return len(st.evidence) > before || readAgain > 0
 }
 

@@ -297,7 +297,7 @@ func (r *multihopRun) nameByCandidates(ctx context.Context, d *chainState, waiti
 	// The chosen candidate's searches are hops of the claims that ran them.
 	for i, st := range waiting {
 		if t := trials[i]; t.searched {
-			r.keepHop(st, &t.hop, t.kept, t.repeats, maxRepeatsPerHop)
+			r.keepHop(ctx, st, &t.hop, t.kept, t.repeats, maxRepeatsPerHop, t.about)
 		}
 	}
 	return true
@@ -309,6 +309,7 @@ type candidateTrial struct {
 	searched      bool
 	hop           pipeline.Hop
 	kept, repeats []evidence.Retrieved
+	about         string // the claim stated with the candidate, which its hop read pages for
 	confirmed     bool
 }
 
@@ -384,9 +385,9 @@ func (r *multihopRun) tryCandidate(ctx context.Context, st, d *chainState, name 
 		}
 		t.hop.Note = strings.TrimSuffix(fmt.Sprintf("its first planned hop with %q, one of the names %s's judge listed, for %s (the candidate every claim building on it confirmed is kept)",
 			name, d.claim.ClaimID, d.claim.ClaimID)+"; "+t.hop.Note, "; ")
-		t.searched, t.kept, t.repeats = true, kept, repeats
+		t.searched, t.kept, t.repeats, t.about = true, kept, repeats, claim
 		hop := t.hop
-		r.keepHop(trial, &hop, kept, repeats, maxRepeatsPerHop)
+		r.keepHop(ctx, trial, &hop, kept, repeats, maxRepeatsPerHop, claim)
 	}
 	trial.addCitedOf(d, 200+d.index, false)
 	v := r.newJudge().judgeClaim(ctx, st.index+1, claim, givenOf(trial), st.bridged)

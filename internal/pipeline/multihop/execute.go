@@ -253,14 +253,15 @@ func (r *multihopRun) runChain(ctx context.Context, st *chainState) error {
 			st.hopRecords = append(st.hopRecords, hop)
 			continue
 		}
-		kept, repeats, err := r.runHop(ctx, &hop, h.Query, r.claimTextOf(&hop), st.used, r.hopTopicOf(st, h.Query))
+		about := r.claimTextOf(&hop)
+		kept, repeats, err := r.runHop(ctx, &hop, h.Query, about, st.used, r.hopTopicOf(st, h.Query))
 		if err != nil {
 			return err
 		}
 		if st.bridgeNote != "" && len(st.hopRecords) == 0 {
 			hop.Note = strings.TrimSuffix(st.bridgeNote+"; "+hop.Note, "; ")
 		}
-		r.keepHop(st, &hop, kept, repeats, maxRepeatsPerHop)
+		r.keepHop(ctx, st, &hop, kept, repeats, maxRepeatsPerHop, about)
 	}
 	return nil
 }
@@ -303,8 +304,13 @@ func pagesAskedFor(topic hopTopic, repeats []evidence.Retrieved) int {
 // that hop already) and counts as one voice with it (evidence.IndependentSources).
 //
 // maxRepeats bounds the repeats that reach the judge: maxRepeatsPerHop, or more for a follow-up
-// that asked for several entities' pages (pagesAskedFor).
-func (r *multihopRun) keepHop(st *chainState, hop *pipeline.Hop, kept, repeats []evidence.Retrieved, maxRepeats int) {
+// that asked for several entities' pages (pagesAskedFor). Their pages are read for about, the
+// text runHop read the kept results' pages for, as a kept result's are: a repeat reached the
+// judge as its snippet alone, two fragments around the query's words on a long corpus document,
+// and in a corpus of one domain every hop after a claim's first is emptied so (in a relay run,
+// exfever-6092, the sentence of Frank Sinatra's page that decides "Frank Sinatra performed in
+// Vegas as part of The Beach Boys" never reached its judge).
+func (r *multihopRun) keepHop(ctx context.Context, st *chainState, hop *pipeline.Hop, kept, repeats []evidence.Retrieved, maxRepeats int, about string) {
 	if hop.Status == HopFailed {
 		st.fetchErrors = append(st.fetchErrors, hop.Note)
 	}
@@ -312,9 +318,10 @@ func (r *multihopRun) keepHop(st *chainState, hop *pipeline.Hop, kept, repeats [
 		st.evidence = append(st.evidence, hopEvidence{Retrieved: e, hop: hop.Number, group: hop.Number})
 		st.used.add(e.SearchResult)
 	}
-	n := 0
+	var chosen []evidence.Retrieved
+	var repeatsOf []int
 	for _, e := range repeats {
-		if n == maxRepeats {
+		if len(chosen) == maxRepeats {
 			break
 		}
 		k := evidence.KeysOf(e.SearchResult)
@@ -333,10 +340,13 @@ func (r *multihopRun) keepHop(st *chainState, hop *pipeline.Hop, kept, repeats [
 		if same || repeated == 0 {
 			continue
 		}
-		st.evidence = append(st.evidence, hopEvidence{Retrieved: e, hop: hop.Number, group: hop.Number, repeats: repeated})
-		n++
+		chosen, repeatsOf = append(chosen, e), append(repeatsOf, repeated)
 	}
-	if n > 0 {
+	r.pages.Read(ctx, chosen, about)
+	for i, e := range chosen {
+		st.evidence = append(st.evidence, hopEvidence{Retrieved: e, hop: hop.Number, group: hop.Number, repeats: repeatsOf[i]})
+	}
+	if n := len(chosen); n > 0 {
 		hop.Note += fmt.Sprintf("; %d of them reach the judge marked as not independent of the hop they repeat, and count as one voice with it", n)
 	}
 	st.hopRecords = append(st.hopRecords, *hop)
