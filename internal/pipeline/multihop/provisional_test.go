@@ -494,3 +494,97 @@ func TestNoDescriptionCheckWhenTheSecondJudgementNamesAnother(t *testing.T) {
 		t.Errorf("claims:\n%+v\n%+v", c1, c2)
 	}
 }
+
+// srcBeachBoth is the one page c1's hop and c2's find: it names the actor, says he is Canadian
+// and that he plays Slipknot, so the claim stated with his name finds nothing c1 was not given.
+var srcBeachBoth = hit("https://en.wikipedia.org/wiki/Adam_Beach", "Wikipedia",
+	"Adam Beach, a Canadian actor, played Detective Chester Lake in Law & Order: Special Victims Unit and plays Slipknot in Suicide Squad.", nil)
+
+// lowBridgeRun runs the Canadian statement with c1 confirmed at Low (the actor named), c2 stated
+// with the name and judged dependent, and look as the reply to the look at Low.
+func lowBridgeRun(t *testing.T, dependent, look string) (*pipeline.Result, *pipelinetest.StubModel) {
+	t.Helper()
+	sup := evidence.StanceSupports
+	first := judgeReplyJSON(t, "supported", "Low", "", &judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach, a Canadian actor, played Detective Chester Lake"},
+		judgeCitation{1, "Adam Beach, a Canadian actor, played Detective Chester Lake", sup})
+	model := planModel(t, canadianPlan(), map[string]string{canadianClaim: first, canadianDependent: dependent})
+	model.Rules = append([]pipelinetest.StubRule{{Contains: lowLookMarker, Reply: look}}, model.Rules...)
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "Detective Chester Lake", results: []pipeline.SearchResult{srcBeachBoth}},
+		{contains: "Adam Beach Slipknot", results: []pipeline.SearchResult{srcBeachBoth}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: canadianStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, model
+}
+
+// A bridge its judge confirmed at Low, whose name every claim stated with it confirmed, and for
+// which those claims found nothing it was not given, was never judged again, and the statement
+// stayed unverified: 6 of the 46 misses of session 46's second cohort (exfever-3728: "An American
+// media company has an Indo-Pacific regional division", confirmed at Low on a page the judge
+// called truncated, and the three claims stated with The Walt Disney Company confirmed). It gets
+// the look at Low a claim no other builds on gets (secondLook), on the sources its judge cited;
+// only a grounded confirmation at Medium settles it, and the name stays the one its first judge
+// read from a cited passage.
+func TestBridgeConfirmedAtLowWithNothingNewGetsTheLookAtLow(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	dependent := judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, a Canadian actor, played Detective Chester Lake in Law & Order: Special Victims Unit and plays Slipknot in Suicide Squad", sup})
+	res, model := lowBridgeRun(t, dependent, judgeReplyJSON(t, "supported", "Medium", "", nil,
+		judgeCitation{1, "Adam Beach, a Canadian actor, played Detective Chester Lake", sup}))
+	c1, c2 := res.Claims[0], res.Claims[1]
+	if c1.Verdict != pipeline.VerdictSupported || c1.Confidence != pipeline.ConfidenceMedium || !strings.Contains(c1.Reason, "second look") {
+		t.Errorf("claim 1: %+v", c1)
+	}
+	if c2.Text != canadianDependent || c2.Verdict != pipeline.VerdictSupported {
+		t.Errorf("claim 2: %+v", c2)
+	}
+	looks := 0
+	for _, p := range model.Sent(pipeline.StepJudge) {
+		if strings.Contains(p, lowLookMarker) {
+			looks++
+			if strings.Contains(p, "Slipknot in Suicide Squad\n</untrusted_claim>") || strings.Contains(p, canadianStatement) {
+				t.Errorf("the look got another claim's or the statement's text:\n%s", p)
+			}
+		}
+	}
+	if looks != 1 {
+		t.Errorf("looks at Low: %d, want 1", looks)
+	}
+}
+
+// The look settles nothing when it does not confirm with a passage of a source it was shown, and
+// is not asked when a claim stated with the name was not confirmed: the claims stated with the
+// name stay unverified.
+func TestBridgeConfirmedAtLowLookCannotSmuggle(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	confirmed := judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, a Canadian actor, played Detective Chester Lake in Law & Order: Special Victims Unit and plays Slipknot in Suicide Squad", sup})
+	for _, tc := range []struct {
+		name, dependent, look string
+		looks                 int
+	}{
+		{"quotes what no source says", confirmed, judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach was born in Manitoba, Canada", sup}), 1},
+		{"cites a source it was not shown", confirmed, judgeReplyJSON(t, "supported", "High", "", nil, judgeCitation{4, "Adam Beach, a Canadian actor", sup}), 1},
+		{"Low again", confirmed, judgeReplyJSON(t, "supported", "Low", "", nil, judgeCitation{1, "Adam Beach, a Canadian actor", sup}), 1},
+		{"a dependent not confirmed", judgeReplyJSON(t, "unverified", "Low", "", nil), judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, a Canadian actor", sup}), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, model := lowBridgeRun(t, tc.dependent, tc.look)
+			if c1, c2 := res.Claims[0], res.Claims[1]; c1.Verdict != pipeline.VerdictUnverified || c2.Verdict != pipeline.VerdictUnverified {
+				t.Errorf("claims:\n%+v\n%+v", c1, c2)
+			}
+			looks := 0
+			for _, p := range model.Sent(pipeline.StepJudge) {
+				if strings.Contains(p, lowLookMarker) {
+					looks++
+				}
+			}
+			if looks != tc.looks {
+				t.Errorf("looks at Low: %d, want %d", looks, tc.looks)
+			}
+		})
+	}
+}
