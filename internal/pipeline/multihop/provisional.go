@@ -85,16 +85,16 @@ func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) (w
 // one of them was confirmed: it gets the look at Low a claim no other builds on gets (secondLook),
 // on the sources its judge cited, and is settled only by a grounded confirmation at Medium or
 // above. The name stays the one its first judge read from a cited passage (resolveBridge). In
-// session 46's second cohort, 6 of the 46 statements left unverified where the corpus decides were
-// such a bridge with every claim built on it confirmed (exfever-3728: "An American media company
-// has an Indo-Pacific regional division", confirmed at Low on a page its judge called truncated,
-// and the three claims stated with The Walt Disney Company confirmed). The look is not asked for a
+// session 46's second cohort exfever-3730 stayed unverified so: "An actress has established her
+// career predominantly in Tamil-language films" confirmed at Low, the claim stated with Catherine
+// Tresa Alexander confirmed, and nothing more found (replayed with the look: supported, its gold
+// label; docs/multihop-rules.md "A provisional bridge"). The look is not asked for a
 // confirmation in part (the bridge's description with a qualifier no source states), nor when a
 // claim stated with the name was not confirmed (the entity may not be the one the statement
 // means). It reports whether it settled st.
 func (r *multihopRun) lookAtLowBridge(ctx context.Context, st *chainState) bool {
 	v := st.verdict
-	if !strings.EqualFold(v.VariantVerdict, pipeline.VerdictSupported) || !strings.EqualFold(v.said, pipeline.ConfidenceLow) || !r.allConfirmed(r.buildingOn(st)) {
+	if !strings.EqualFold(v.VariantVerdict, pipeline.VerdictSupported) || !strings.EqualFold(v.said, pipeline.ConfidenceLow) || !allConfirmed(r.buildingOn(st)) {
 		return false
 	}
 	w, ok := r.newJudge().secondLook(ctx, st.index+1, st.claim.ClaimText, v, givenOf(st))
@@ -107,7 +107,7 @@ func (r *multihopRun) lookAtLowBridge(ctx context.Context, st *chainState) bool 
 }
 
 // allConfirmed reports whether there are claims and every one was supported.
-func (r *multihopRun) allConfirmed(claims []*chainState) bool {
+func allConfirmed(claims []*chainState) bool {
 	for _, o := range claims {
 		if o.verdict.Verdict != pipeline.VerdictSupported {
 			return false

@@ -522,9 +522,9 @@ func lowBridgeRun(t *testing.T, dependent, look string) (*pipeline.Result, *pipe
 
 // A bridge its judge confirmed at Low, whose name every claim stated with it confirmed, and for
 // which those claims found nothing it was not given, was never judged again, and the statement
-// stayed unverified: 6 of the 46 misses of session 46's second cohort (exfever-3728: "An American
-// media company has an Indo-Pacific regional division", confirmed at Low on a page the judge
-// called truncated, and the three claims stated with The Walt Disney Company confirmed). It gets
+// stayed unverified (session 46's second cohort, exfever-3730: "An actress has established her
+// career predominantly in Tamil-language films" confirmed at Low, the claim stated with Catherine
+// Tresa Alexander confirmed, nothing more found). It gets
 // the look at Low a claim no other builds on gets (secondLook), on the sources its judge cited;
 // only a grounded confirmation at Medium settles it, and the name stays the one its first judge
 // read from a cited passage.
