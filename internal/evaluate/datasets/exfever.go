@@ -162,7 +162,7 @@ func withoutCorrections(explanation string) string {
 		value, capitalised := capitalisedModifier(explanation[:m[0]], x)
 		number, numbered := numberAfterNumber(explanation[:m[0]], x)
 		switch {
-		case monthDay.MatchString(x) && explanation[m[1]-1] == ',' && yearNext.MatchString(explanation[m[1]:]):
+		case monthAndDay(x) && explanation[m[1]-1] == ',' && yearNext.MatchString(explanation[m[1]:]):
 			// ", not on December 20, 2022," was cut at the date's own comma: its year goes too,
 			// and the comma after it stays the explanation's.
 			last = m[1] + len(yearNext.FindString(explanation[m[1]:]))
@@ -437,25 +437,33 @@ func capitalisedModifier(before, x string) (value string, ok bool) {
 func numberAfterNumber(before, x string) (value string, ok bool) {
 	prior := strings.Fields(before)
 	words := strings.Fields(x)
-	if len(prior) == 0 || len(words) < 2 || !isNumber(prior[len(prior)-1]) || !isNumber(words[0]) || isNumber(words[1]) || months[words[1]] {
+	if len(prior) == 0 || len(words) < 2 || !isNumber(prior[len(prior)-1]) || !isNumber(words[0]) || isNumber(words[1]) || isMonth(words[1]) {
 		return "", false // "1845, not 16 September 2000 during ...": a date, read as before
 	}
 	return words[0], true
 }
 
-// isNumber reports whether w is a number written in digits: "1971", "128", "2.5", "1,200".
+// isNumber reports whether w is a number written in digits, with its separators: "1971", "128",
+// "2.5", "1,200".
 func isNumber(w string) bool {
-	return w != "" && strings.Trim(w, "0123456789.,") == "" && strings.ContainsAny(w, "0123456789")
+	return text.IsNumber(strings.NewReplacer(",", "", ".", "").Replace(w))
 }
 
-// monthDay is a ", not X" part's X that is a month and a day ("on December 20"), whose year the
-// part's pattern left after the comma; yearNext is that year. An X that only ends in one ("five
+// monthAndDay reports whether a ", not X" part's X is a month and a day ("on December 20"), whose
+// year the part's pattern left after the comma (yearNext). An X that only ends in one ("five
 // people ... first legally acknowledged on April 1") is read as before.
+func monthAndDay(x string) bool {
+	m := monthDay.FindStringSubmatch(x)
+	return m != nil && isMonth(m[1])
+}
+
+// isMonth reports whether w is a month's name, written with its capital ("May", not "may").
+func isMonth(w string) bool { return startsUpperWord(w) && months[strings.ToLower(w)] }
+
 var (
-	monthDay = regexp.MustCompile(`^(?:on )?(?:January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}$`)
+	monthDay = regexp.MustCompile(`^(?:on )?(\p{Lu}\p{Ll}+) \d{1,2}$`)
 	yearNext = regexp.MustCompile(`^\s*\d{4}\b`)
-	months   = map[string]bool{"January": true, "February": true, "March": true, "April": true, "May": true, "June": true, "July": true,
-		"August": true, "September": true, "October": true, "November": true, "December": true}
+	months   = text.WordSet(text.MonthNames)
 )
 
 // startsUpperWord reports whether w is one word of letters (and hyphens) opening with a capital:

@@ -461,7 +461,7 @@ func (r *multihopRun) crossValidationVerdicts() {
 // the same rules hold: only a confirmation at Medium or above counts.
 func (j judge) secondLook(ctx context.Context, position int, claim string, v judgement, given []evidence.Retrieved) (judgement, bool) {
 	partly := strings.EqualFold(v.VariantVerdict, pipeline.VerdictPartlySupported) && v.SupportedPart != ""
-	atLow := strings.EqualFold(v.VariantVerdict, pipeline.VerdictSupported) && strings.EqualFold(v.said, pipeline.ConfidenceLow)
+	atLow := confirmedAtLow(v)
 	if v.Verdict != pipeline.VerdictUnverified || !partly && !atLow || len(v.cited) == 0 || !confirmedInPart(v) {
 		return v, false
 	}
@@ -503,4 +503,10 @@ func (j judge) secondLook(ctx context.Context, position int, claim string, v jud
 		w.Reason = "a second look at the part the first reading left uncovered confirmed it: " + w.Reason
 	}
 	return w, true
+}
+
+// confirmedAtLow reports whether the judge itself said supported at Low: a confirmation the
+// confidence gate leaves unverified.
+func confirmedAtLow(v judgement) bool {
+	return strings.EqualFold(v.VariantVerdict, pipeline.VerdictSupported) && strings.EqualFold(v.said, pipeline.ConfidenceLow)
 }

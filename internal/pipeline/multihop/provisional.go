@@ -93,11 +93,10 @@ func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) (w
 // claim stated with the name was not confirmed (the entity may not be the one the statement
 // means). It reports whether it settled st.
 func (r *multihopRun) lookAtLowBridge(ctx context.Context, st *chainState) bool {
-	v := st.verdict
-	if !strings.EqualFold(v.VariantVerdict, pipeline.VerdictSupported) || !strings.EqualFold(v.said, pipeline.ConfidenceLow) || !allConfirmed(r.buildingOn(st)) {
+	if !confirmedAtLow(st.verdict) || !allConfirmed(r.buildingOn(st)) {
 		return false
 	}
-	w, ok := r.newJudge().secondLook(ctx, st.index+1, st.claim.ClaimText, v, givenOf(st))
+	w, ok := r.newJudge().secondLook(ctx, st.index+1, st.claim.ClaimText, st.verdict, givenOf(st))
 	if !ok {
 		st.verdict = w // keeps the flags of what the look broke
 		return false
@@ -137,14 +136,11 @@ func allConfirmed(claims []*chainState) bool {
 // naming another entity. It reports whether it settled st.
 func (r *multihopRun) describedOtherwise(ctx context.Context, st *chainState, why string) bool {
 	dependents := r.buildingOn(st)
-	if len(dependents) == 0 || r.in.language != "en" {
+	if !allConfirmed(dependents) || r.in.language != "en" {
 		return false
 	}
 	var confirmed []string
 	for _, o := range dependents {
-		if o.verdict.Verdict != pipeline.VerdictSupported {
-			return false
-		}
 		confirmed = append(confirmed, strconv.Itoa(o.index+1))
 	}
 	description, ok := descriptionOf(st.claim.ClaimText)
