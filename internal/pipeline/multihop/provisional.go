@@ -62,7 +62,7 @@ func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) (w
 	st.evidence = append(st.evidence, pages...)
 	added += len(pages)
 	if added == 0 {
-		if r.lookAtLowBridge(ctx, st) {
+		if r.lookAtBridge(ctx, st, st.verdict, givenOf(st)) {
 			return "", false
 		}
 		return "the claims stated with the name cited no source it was not given, and found no page of it", false
@@ -71,6 +71,8 @@ func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) (w
 	v := r.newJudge().judgeClaim(ctx, st.index+1, st.claim.ClaimText, given, true)
 	b, _ := resolveBridge(v, given)
 	switch {
+	case v.Verdict != pipeline.VerdictSupported && (v.answer.Value == "" || sameEntityNamed(name, v.answer.Value)) && r.lookAtBridge(ctx, st, v, given):
+		return "", false
 	case v.Verdict != pipeline.VerdictSupported:
 		return fmt.Sprintf("judged again with what they found, it was %s", v.Verdict), false
 	case !sameEntityNamed(name, b.Value):
@@ -80,25 +82,30 @@ func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) (w
 	return "", false
 }
 
-// lookAtLowBridge settles a provisional bridge its judge confirmed at Low when the claims stated
-// with its name found nothing it was not given (so it cannot be judged again with more) and every
-// one of them was confirmed: it gets the look at Low a claim no other builds on gets (secondLook),
-// on the sources its judge cited, and is settled only by a grounded confirmation at Medium or
-// above. The name stays the one its first judge read from a cited passage (resolveBridge). In
-// session 46's second cohort exfever-3730 stayed unverified so: "An actress has established her
-// career predominantly in Tamil-language films" confirmed at Low, the claim stated with Catherine
-// Tresa Alexander confirmed, and nothing more found (replayed with the look: supported, its gold
-// label; docs/multihop-rules.md "A provisional bridge"). The look is not asked for a
-// confirmation in part (the bridge's description with a qualifier no source states), nor when a
-// claim stated with the name was not confirmed (the entity may not be the one the statement
-// means). It reports whether it settled st.
-func (r *multihopRun) lookAtLowBridge(ctx context.Context, st *chainState) bool {
-	if !confirmedAtLow(st.verdict) || !allConfirmed(r.buildingOn(st)) {
+// lookAtBridge settles a provisional bridge whose latest judgement v, given given, confirmed it
+// at Low or in part, when every claim stated with its name was confirmed: it gets the second
+// look a claim no other builds on gets (secondLook), on the sources v cited, and is settled only
+// by a grounded confirmation at Medium or above. v is its first judgement when the claims
+// stated with its name found nothing it was not given (so it cannot be judged again with more),
+// or its second, with what they found, when that one answered with the same entity or none. The name
+// stays the one its first judge read from a cited passage (resolveBridge).
+//
+// Relay runs left such statements unverified with every fact found: in session 46's second
+// cohort exfever-3730 ("An actress has established her career predominantly in Tamil-language
+// films" confirmed at Low, the claim stated with Catherine Tresa Alexander confirmed, nothing
+// more found; replayed with the look: supported, its gold label), exfever-3816 and -4077 (a
+// confirmation in part, nothing more found), -3728 and -6030 (judged again with the entity's
+// page, unverified). The look is not asked when a claim stated with the name was not confirmed
+// (the entity may not be the one the statement means); a confirmation in part of a description
+// no source states (EX-FEVER's garbled "Alec/X5-494", exfever-4038) is for the look to decline.
+// It reports whether it settled st; when not, st keeps what the look broke among its flags.
+func (r *multihopRun) lookAtBridge(ctx context.Context, st *chainState, v judgement, given []evidence.Retrieved) bool {
+	if !allConfirmed(r.buildingOn(st)) {
 		return false
 	}
-	w, ok := r.newJudge().secondLook(ctx, st.index+1, st.claim.ClaimText, st.verdict, givenOf(st))
+	w, ok := r.newJudge().secondLook(ctx, st.index+1, st.claim.ClaimText, v, given)
 	if !ok {
-		st.verdict = w // keeps the flags of what the look broke
+		st.verdict.flags = append(st.verdict.flags, w.flags[len(v.flags):]...)
 		return false
 	}
 	st.verdict, st.provisional, st.judgedLen = w, false, len(st.evidence)

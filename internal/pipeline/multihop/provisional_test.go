@@ -500,6 +500,12 @@ func TestNoDescriptionCheckWhenTheSecondJudgementNamesAnother(t *testing.T) {
 var srcBeachBoth = hit("https://en.wikipedia.org/wiki/Adam_Beach", "Wikipedia",
 	"Adam Beach, a Canadian actor, played Detective Chester Lake in Law & Order: Special Victims Unit and plays Slipknot in Suicide Squad.", nil)
 
+// dependentConfirmedOnBoth is c2's judge confirming the claim stated with the name on
+// srcBeachBoth.
+func dependentConfirmedOnBoth(t testing.TB) string {
+	return judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, a Canadian actor, played Detective Chester Lake in Law & Order: Special Victims Unit and plays Slipknot in Suicide Squad", evidence.StanceSupports})
+}
+
 // lowBridgeRun runs the Canadian statement with c1 confirmed at Low (the actor named), c2 stated
 // with the name and judged dependent, and look as the reply to the look at Low.
 func lowBridgeRun(t *testing.T, dependent, look string) (*pipeline.Result, *pipelinetest.StubModel) {
@@ -531,7 +537,7 @@ func lowBridgeRun(t *testing.T, dependent, look string) (*pipeline.Result, *pipe
 func TestBridgeConfirmedAtLowWithNothingNewGetsTheLookAtLow(t *testing.T) {
 	t.Parallel()
 	sup := evidence.StanceSupports
-	dependent := judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, a Canadian actor, played Detective Chester Lake in Law & Order: Special Victims Unit and plays Slipknot in Suicide Squad", sup})
+	dependent := dependentConfirmedOnBoth(t)
 	res, model := lowBridgeRun(t, dependent, judgeReplyJSON(t, "supported", "Medium", "", nil,
 		judgeCitation{1, "Adam Beach, a Canadian actor, played Detective Chester Lake", sup}))
 	c1, c2 := res.Claims[0], res.Claims[1]
@@ -561,7 +567,7 @@ func TestBridgeConfirmedAtLowWithNothingNewGetsTheLookAtLow(t *testing.T) {
 func TestBridgeConfirmedAtLowLookCannotSmuggle(t *testing.T) {
 	t.Parallel()
 	sup := evidence.StanceSupports
-	confirmed := judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, a Canadian actor, played Detective Chester Lake in Law & Order: Special Victims Unit and plays Slipknot in Suicide Squad", sup})
+	confirmed := dependentConfirmedOnBoth(t)
 	for _, tc := range []struct {
 		name, dependent, look string
 		looks                 int
@@ -573,18 +579,131 @@ func TestBridgeConfirmedAtLowLookCannotSmuggle(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, model := lowBridgeRun(t, tc.dependent, tc.look)
-			if c1, c2 := res.Claims[0], res.Claims[1]; c1.Verdict != pipeline.VerdictUnverified || c2.Verdict != pipeline.VerdictUnverified {
-				t.Errorf("claims:\n%+v\n%+v", c1, c2)
+			checkBridgeLook(t, res, model, lowLookMarker, false, tc.looks)
+		})
+	}
+}
+
+// canadianPartFirst is c1's first judgement confirming the actor and not his nationality, in
+// part: the bridge is provisional, named from its cited passage.
+func canadianPartFirst(t testing.TB, passage string) string {
+	first := judgeReplyJSON(t, "partly_supported", "Medium", "", &judgeAnswer{Value: "Adam Beach", Source: 1, Passage: passage},
+		judgeCitation{1, passage, evidence.StanceSupports})
+	return strings.Replace(first, `"supported_part":""`, `"supported_part":"Adam Beach played Detective Chester Lake."`, 1)
+}
+
+// A bridge its judge confirmed in part, whose dependents were all confirmed with its name and
+// found nothing it was not given, was never read again (session 46's cohort: exfever-3816
+// "Bohemian Rhapsody belongs to a loosely defined subgenre of popular music", -4077): the look
+// at the part left uncovered that a claim no other builds on gets (secondLook) is asked of it,
+// on the sources its judge cited, and only a grounded confirmation at Medium settles it. Its
+// prompt carries neither the dependent's text nor the statement.
+func TestBridgeConfirmedInPartWithNothingNewGetsTheLook(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	dependent := dependentConfirmedOnBoth(t)
+	for _, tc := range []struct {
+		name, dependent, look string
+		settled               bool
+		looks                 int
+	}{
+		{"confirmed", dependent, judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, a Canadian actor, played Detective Chester Lake", sup}), true, 1},
+		{"quotes what no source says", dependent, judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach was born in Manitoba, Canada", sup}), false, 1},
+		{"cites a source it was not shown", dependent, judgeReplyJSON(t, "supported", "High", "", nil, judgeCitation{3, "Adam Beach, a Canadian actor", sup}), false, 1},
+		{"in part again", dependent, canadianPartFirst(t, "Adam Beach, a Canadian actor, played Detective Chester Lake"), false, 1},
+		{"a dependent not confirmed", judgeReplyJSON(t, "unverified", "Low", "", nil), judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, a Canadian actor", sup}), false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			model := planModel(t, canadianPlan(), map[string]string{
+				canadianClaim:     canadianPartFirst(t, "Adam Beach, a Canadian actor, played Detective Chester Lake"),
+				canadianDependent: tc.dependent})
+			model.Rules = append([]pipelinetest.StubRule{{Contains: secondLookMarker, Reply: tc.look}}, model.Rules...)
+			searcher := &StubSearcher{honour: true, rules: []searchRule{
+				{contains: "Detective Chester Lake", results: []pipeline.SearchResult{srcBeachBoth}},
+				{contains: "Adam Beach Slipknot", results: []pipeline.SearchResult{srcBeachBoth}},
+			}}
+			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: canadianStatement})
+			if err != nil {
+				t.Fatal(err)
 			}
-			looks := 0
-			for _, p := range model.Sent(pipeline.StepJudge) {
-				if strings.Contains(p, lowLookMarker) {
-					looks++
+			checkBridgeLook(t, res, model, secondLookMarker, tc.settled, tc.looks)
+		})
+	}
+}
+
+// A bridge judged again with what its dependents found can be confirmed at Low or in part a
+// second time, with every dependent confirmed with its name (session 46's second cohort:
+// exfever-3728 Walt Disney, -6030 Albert Brooks); that judgement gets the look a claim no other
+// builds on gets, on the sources it cited (its own and the one found by searching for the
+// entity), and only a grounded confirmation at Medium settles the bridge, under the name its
+// first judge read from a cited passage. A second judgement naming another entity gets no look.
+func TestBridgeJudgedAgainAtLowGetsTheLook(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	dependent := judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, a Canadian actor, plays Slipknot in Suicide Squad", sup})
+	atLow := func(name string) string {
+		return judgeReplyJSON(t, "supported", "Low", "", &judgeAnswer{Value: name, Source: 1, Passage: "Adam Beach played Detective Chester Lake"},
+			judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}, judgeCitation{2, "Adam Beach, a Canadian actor", sup})
+	}
+	confirmedLook := judgeReplyJSON(t, "supported", "Medium", "", nil,
+		judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}, judgeCitation{2, "Adam Beach, a Canadian actor", sup})
+	for _, tc := range []struct {
+		name, second, look string
+		settled            bool
+		looks              int
+	}{
+		{"confirmed", atLow("Adam Beach"), confirmedLook, true, 1},
+		{"Low again", atLow("Adam Beach"), judgeReplyJSON(t, "supported", "Low", "", nil, judgeCitation{2, "Adam Beach, a Canadian actor", sup}), false, 1},
+		{"quotes what no source says", atLow("Adam Beach"), judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{2, "Adam Beach, a Canadian actor born in Manitoba", sup}), false, 1},
+		{"the second judgement named another", atLow("Jason Momoa"), confirmedLook, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			model := canadianModel(t, dependent, tc.second)
+			model.Rules = append([]pipelinetest.StubRule{{Contains: lowLookMarker, Reply: tc.look}}, model.Rules...)
+			res, err := Multihop{Model: model, Searcher: canadianSearcher()}.Run(context.Background(), pipeline.Input{Text: canadianStatement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, look := range checkBridgeLook(t, res, model, lowLookMarker, tc.settled, tc.looks) {
+				if !strings.Contains(look, srcBeachCanadian.Snippet) {
+					t.Errorf("the look did not get the source c2 found:\n%s", look)
 				}
 			}
-			if looks != tc.looks {
-				t.Errorf("looks at Low: %d, want %d", looks, tc.looks)
+			found := slices.ContainsFunc(res.Evidence, func(e pipeline.Evidence) bool {
+				return e.ClaimPosition == 1 && e.URL == srcBeachCanadian.URL && e.FromClaimPosition == 2
+			})
+			if found != tc.settled {
+				t.Errorf("c1 keeps the source c2 found: %v, want %v: %+v", found, tc.settled, res.Evidence)
 			}
 		})
 	}
+}
+
+// checkBridgeLook checks that the Canadian statement's bridge c1 was settled by the look whose
+// prompt holds marker (c1 confirmed at Medium by a second look, c2 stated with the name and
+// confirmed) exactly when settled, both left unverified otherwise, and that the look was asked
+// looks times, each without c2's text or the statement's. It returns the looks' prompts.
+func checkBridgeLook(t *testing.T, res *pipeline.Result, model *pipelinetest.StubModel, marker string, settled bool, looks int) []string {
+	t.Helper()
+	c1, c2 := res.Claims[0], res.Claims[1]
+	got := c1.Verdict == pipeline.VerdictSupported && c1.Confidence == pipeline.ConfidenceMedium && strings.Contains(c1.Reason, "second look") &&
+		c2.Text == canadianDependent && c2.Verdict == pipeline.VerdictSupported
+	if got != settled || !settled && (c1.Verdict != pipeline.VerdictUnverified || c2.Verdict != pipeline.VerdictUnverified) {
+		t.Errorf("settled %v, want %v:\n%+v\n%+v", got, settled, c1, c2)
+	}
+	var prompts []string
+	for _, p := range model.Sent(pipeline.StepJudge) {
+		if strings.Contains(p, marker) {
+			prompts = append(prompts, p)
+			if strings.Contains(p, canadianDependent+"\n</untrusted_claim>") || strings.Contains(p, canadianStatement) {
+				t.Errorf("the look got another claim's or the statement's text:\n%s", p)
+			}
+		}
+	}
+	if len(prompts) != looks {
+		t.Errorf("looks: %d, want %d", len(prompts), looks)
+	}
+	return prompts
 }
