@@ -64,7 +64,7 @@ func judgeReplyJSON(t testing.TB, verdict, confidence, missing string, answer *j
 		b, _ := json.Marshal(c)
 		raw = append(raw, b)
 	}
-	b, err := json.Marshal(judgeReply{Verdict: verdict, Citations: raw, Reason: "scripted", Confidence: confidence, Missing: missing, Answer: answer})
+	b, err := json.Marshal(judgeReply{Verdict: verdict, Citations: raw, Reason: "scripted", Confidence: confidence, Missing: textOrList(missing), Answer: answer})
 	if err != nil {
 		t.Fatal(err)
 	}

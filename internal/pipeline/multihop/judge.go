@@ -110,8 +110,28 @@ type judgeReply struct {
 	SupportedPart string            `json:"supported_part"`
 	Correction    string            `json:"correction"`
 	Confidence    string            `json:"confidence"`
-	Missing       string            `json:"missing,omitempty"`
+	Missing       textOrList        `json:"missing,omitempty"`
 	Answer        *judgeAnswer      `json:"answer,omitempty"`
+}
+
+// textOrList is a reply's text field that a model may write as a list of strings: a judge asked
+// for "a short search query ... for the fact they lack" wrote the facts as a list in a relay run
+// (session 47, FEVEROUS-S 11746), and the whole reply was lost as unreadable. The list is read as
+// its items joined by spaces; any other shape is an error, as before.
+type textOrList string
+
+func (t *textOrList) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*t = textOrList(s)
+		return nil
+	}
+	var items []string
+	if err := json.Unmarshal(b, &items); err != nil {
+		return fmt.Errorf("want a string or a list of strings, got %s", text.Truncate(string(b), 40))
+	}
+	*t = textOrList(strings.Join(items, " "))
+	return nil
 }
 
 // judgeCitation is one cited source of a judge's reply: its number, the passage of it the
@@ -238,7 +258,7 @@ func (j judge) groundVerdict(reply string, given []evidence.Retrieved) judgement
 	}
 	out := judgement{VariantVerdict: text.Truncate(strings.TrimSpace(p.Verdict), 60), said: text.Truncate(strings.TrimSpace(p.Confidence), 20),
 		quotes: map[int]string{}, stances: map[int]string{}}
-	out.missing = text.OneLine(text.Truncate(p.Missing, 200))
+	out.missing = text.OneLine(text.Truncate(string(p.Missing), 200))
 	if p.Answer != nil {
 		out.answer = judgeAnswer{Value: text.Truncate(p.Answer.Value, 4*evidence.MaxBridgeBytes), Source: p.Answer.Source,
 			Passage: text.Truncate(p.Answer.Passage, evidence.MaxQuoteBytes)}

@@ -1191,3 +1191,22 @@ func planTwiceModel(t *testing.T, p Plan) *pipelinetest.StubModel {
 		{Contains: pipeline.MarkerMultihopPlan, Reply: planJSON(t, p)},
 	}}
 }
+
+// A judge that writes "missing" as a list of what the sources lack gave a readable, honest reply:
+// in session 47's relay cohort (FEVEROUS-S 11746) one reply so written was dropped whole as
+// unreadable ("cannot unmarshal array ... judgeReply.missing"), its verdict lost. The list is
+// read as one query, its items joined; any other shape is still no reply.
+func TestJudgeReplyWithMissingAsAList(t *testing.T) {
+	t.Parallel()
+	given := []evidence.Retrieved{{SearchResult: srcNature}}
+	j := judge{grounding: DefaultGrounding}
+	reply := `{"verdict":"unverified","citations":[],"reason":"No source gives the score.","supported_part":"","correction":"","confidence":"Low","missing":["France 1955 Five Nations","points table"]}`
+	got := j.groundVerdict(reply, given)
+	if got.Reason != "No source gives the score." || got.missing != "France 1955 Five Nations points table" {
+		t.Errorf("reason %q, missing %q", got.Reason, got.missing)
+	}
+	got = j.groundVerdict(strings.Replace(reply, `["France 1955 Five Nations","points table"]`, `{"query":"France"}`, 1), given)
+	if !strings.Contains(got.Reason, "could not be read") {
+		t.Errorf("missing as an object: %+v", got)
+	}
+}
