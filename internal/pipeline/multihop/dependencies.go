@@ -267,8 +267,8 @@ func subjectWords(c PlanClaim, language string) map[string]bool {
 }
 
 // judgeOnOthersCitations judges once more, after every other claim, each claim that had no
-// source when it was judged (foundNothing), and each bridge claim its judge left wanting on the
-// sources it had (leftWanting): with the sources, not among its own, the other claims' verdicts
+// source when it was judged (foundNothing), and each claim its judge left wanting on the
+// sources it had (leftWanting, and for a claim no other builds on leftShort): with the sources, not among its own, the other claims' verdicts
 // cited that hold at least minCitedSharedWords of its content words (all of them when it has fewer),
 // or every word of its subject (subjectWords) or of one of the entities the plan lists for it
 // (a book's page lists "A Flight of Pigeons" among its author's works with "written", not the
@@ -289,7 +289,7 @@ func subjectWords(c PlanClaim, language string) map[string]bool {
 // bridge claim was judged.
 func (r *multihopRun) judgeOnOthersCitations(ctx context.Context, targets []*chainState) {
 	for _, st := range targets {
-		if !(st.foundNothing || leftWanting(st)) || st.reused != nil || ctx.Err() != nil {
+		if !(st.foundNothing || leftWanting(st) || r.leftShort(st)) || st.reused != nil || ctx.Err() != nil {
 			continue
 		}
 		words := tokenSet(topicWords(evidence.WithoutBridges(st.claim.ClaimText), r.in.language))
@@ -434,8 +434,31 @@ func (r *multihopRun) judgeDescribedAgain(ctx context.Context, d *chainState) {
 // refused (unsettle) was judged again with what the claims stated with it cited, and those
 // claims stay unverified whatever a later judgement says.
 func leftWanting(st *chainState) bool {
+	return st.hasDependents && !st.unsettled && judgedShort(st)
+}
+
+// leftShort reports whether st, a claim no other builds on, was left unverified on the sources
+// it was judged with (judgedShort), and is stated with no name a provisional bridge failed to
+// establish (such a claim stays unverified whatever a later judgement says: unsettle). The
+// sources the other claims' searches kept reach it before its judgement only when they pass the
+// hop relevance test with the claim as topic (shareFindings), and the wrong value of a false
+// claim is on no page about its subject: in two relay cohorts (sessions 46 and 47)
+// exfever-3759's "Chennai is in Telangana" was judged on a composer's page from Chennai and left
+// unverified, while the claim "Kollywood is the Indian film industry ... based in Chennai" cited
+// "based in Chennai, Tamil Nadu".
+func (r *multihopRun) leftShort(st *chainState) bool {
+	return !st.hasDependents && judgedShort(st) && !slices.ContainsFunc(r.bridgesOf(st), func(id string) bool {
+		d := r.stateOf(id)
+		return d != nil && d.unsettled
+	})
+}
+
+// judgedShort reports whether st was judged, could be stated, and was left unverified with its
+// judge's own verdict unverified, or partly supported with nothing contradicted (which code
+// makes unverified).
+func judgedShort(st *chainState) bool {
 	said := strings.ToLower(strings.TrimSpace(st.verdict.VariantVerdict))
-	return st.hasDependents && st.judged && !st.unsettled && st.unresolved == "" && st.verdict.Verdict == pipeline.VerdictUnverified &&
+	return st.judged && st.unresolved == "" && st.verdict.Verdict == pipeline.VerdictUnverified &&
 		(said == pipeline.VerdictUnverified || said == pipeline.VerdictPartlySupported)
 }
 

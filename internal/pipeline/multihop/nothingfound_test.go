@@ -618,3 +618,86 @@ func TestFollowUpReadsForTheClaimAPageItHasFromAnotherClaim(t *testing.T) {
 		})
 	}
 }
+
+// The Kollywood statement (EX-FEVER exfever-3759): the film industry's page, which another claim
+// cites, places its city in its state; the claim about the city, whose own search found a
+// composer's page, names the wrong state, which no page near the city's name holds.
+const (
+	kollywoodStatement = "Kollywood is the film industry based in Chennai, which is in Telangana."
+	kollywoodClaim     = "Kollywood is the film industry based in Chennai"
+	chennaiClaim       = "Chennai is in Telangana"
+)
+
+var (
+	srcKollywood = hit("https://en.wikipedia.org/wiki/Tamil_cinema", "Wikipedia", "Tamil cinema, also known as Kollywood, is an Indian film industry of Tamil-language motion pictures based in Chennai, Tamil Nadu.", nil)
+	srcComposer  = hit("https://en.wikipedia.org/wiki/Harris_Jayaraj", "Wikipedia", "Harris Jayaraj is an Indian film composer from Chennai.", nil)
+)
+
+func kollywoodPlan() Plan {
+	return Plan{
+		PlanID: "kollywood",
+		Claims: []PlanClaim{
+			{ClaimID: "c1", ClaimText: kollywoodClaim, SourceSpan: "Kollywood is the film industry based in Chennai",
+				Entities: []string{"Kollywood", "Chennai"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries: []string{"Kollywood film industry Chennai"}, SourceIndependenceScore: 0.8},
+			{ClaimID: "c2", ClaimText: chennaiClaim, SourceSpan: "Chennai, which is in Telangana",
+				Entities: []string{"Chennai", "Telangana"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries: []string{"Chennai state"}, SourceIndependenceScore: 0.8},
+		},
+		QueryChains: []QueryChain{
+			{ClaimID: "c1", Hops: []PlanHop{{1, "Kollywood film industry", "encyclopedia", "the industry"}}},
+			{ClaimID: "c2", Hops: []PlanHop{{1, "Chennai composer", "encyclopedia", "the city"}}},
+		},
+		CrossValidationPairs:   []CrossValidationPair{{"c1", "c2", "the city"}},
+		CrossValidationQueries: []CrossValidationQuery{{"Kollywood Chennai film industry city", []int{0, 1}}},
+		ExecutionOrder:         []string{"c1", "c2"},
+	}
+}
+
+// A claim no other builds on, left unverified on its own sources, is judged once more after the
+// others with the sources their verdicts cited that hold its subject (judgeOnOthersCitations):
+// the sources the other claims' searches kept reach it before its judgement only when they pass
+// the hop relevance test with the claim as topic, and a false claim's wrong value ("Telangana")
+// is on no page about its subject. In two relay cohorts (sessions 46 and 47) exfever-3759's
+// "Chennai is in Telangana" stayed unverified beside the cited "based in Chennai, Tamil Nadu".
+// A dishonest second judgement gains nothing: a passage the page does not hold is dropped and
+// flagged, and the claim stays unverified.
+func TestClaimLeftUnverifiedIsJudgedOnWhatTheOthersCitedAboutItsSubject(t *testing.T) {
+	t.Parallel()
+	ref := evidence.StanceRefutes
+	kollywoodShared := `title="` + srcKollywood.Title + `" relation="` + relationShared + `"`
+	for _, tt := range []struct {
+		name, second, want, flag string
+	}{
+		{"honest", judgeReplyJSON(t, "refuted", "Medium", "", nil, judgeCitation{2, "based in Chennai, Tamil Nadu", ref}), pipeline.VerdictRefuted, ""},
+		{"quotes what the page does not say", judgeReplyJSON(t, "refuted", "Medium", "", nil, judgeCitation{2, "Chennai is the capital of Tamil Nadu, not of Telangana", ref}), pipeline.VerdictUnverified, pipeline.FlagQuoteNotInSource},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			model := planModel(t, kollywoodPlan(), map[string]string{
+				kollywoodClaim: judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Kollywood, is an Indian film industry of Tamil-language motion pictures based in Chennai", evidence.StanceSupports}),
+				chennaiClaim:   judgeReplyJSON(t, "unverified", "Low", "", nil),
+			})
+			model.Rules = append([]pipelinetest.StubRule{{Contains: kollywoodShared, Reply: tt.second}}, model.Rules...)
+			searcher := &StubSearcher{honour: true, rules: []searchRule{
+				{contains: "Kollywood film industry", results: []pipeline.SearchResult{srcKollywood}},
+				{contains: "Chennai composer", results: []pipeline.SearchResult{srcComposer}},
+			}}
+			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: kollywoodStatement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := res.Claims[1]; c.Verdict != tt.want {
+				t.Errorf("claim 2 = %s (%s): %s, want %s", c.Verdict, c.Confidence, c.Reason, tt.want)
+			}
+			prompts := judgePromptsOf(model, chennaiClaim)
+			if len(prompts) != 2 || !strings.Contains(prompts[1], kollywoodShared) || !strings.Contains(prompts[1], srcComposer.Snippet) {
+				t.Fatalf("claim 2's judge prompts (%d), want a second with its own page and the industry's, marked as another claim's finding:\n%s", len(prompts), strings.Join(prompts, "\n----\n"))
+			}
+			checkJudgeSawNone(t, 2, prompts[1], kollywoodClaim, kollywoodStatement)
+			if tt.flag != "" && !flaggedOnClaim(res, tt.flag, 2) {
+				t.Errorf("no %s flag on claim 2: %+v", tt.flag, res.ReviewFlags)
+			}
+		})
+	}
+}
