@@ -1541,3 +1541,71 @@ func TestARepeatOfAnEmptiedHopIsReadAsAPage(t *testing.T) {
 		}
 	}
 }
+
+// The Romance statement (EX-FEVER exfever-4027): the bridge's page names the grouping the claim
+// building on it is about, and the judge read that name as the bridge's answer.
+const (
+	romanceStatement = "Western Romance languages are subdivisions of a proposed subdivision of the Romance languages based on the La Spezia–Rimini Line."
+	romanceBridge    = "A proposed subdivision of the Romance languages is based on the La Spezia–Rimini Line"
+	romancePassage   = "Western Romance languages are one of the two subdivisions of a proposed subdivision of the Romance languages based on the La Spezia–Rimini Line"
+)
+
+var srcWesternRomance = hit("https://en.wikipedia.org/wiki/Western_Romance_languages", "Wikipedia", romancePassage+".", nil)
+
+func romancePlan() Plan {
+	return Plan{
+		PlanID: "romance",
+		Claims: []PlanClaim{
+			{ClaimID: "c1", ClaimText: romanceBridge, SourceSpan: "a proposed subdivision of the Romance languages based on the La Spezia–Rimini Line",
+				Entities: []string{"Romance languages", "La Spezia–Rimini Line"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{},
+				SubQueries: []string{"La Spezia–Rimini Line Romance languages"}, SourceIndependenceScore: 0.8},
+			{ClaimID: "c2", ClaimText: "Western Romance languages are a subdivision of {c1}", SourceSpan: "Western Romance languages are subdivisions of",
+				Entities: []string{"Western Romance languages"}, Verifiable: true, Interpretations: []Interpretation{}, DependsOn: []string{"c1"},
+				SubQueries: []string{"Western Romance languages classification"}, SourceIndependenceScore: 0.6},
+		},
+		QueryChains: []QueryChain{
+			{ClaimID: "c1", Hops: []PlanHop{{1, "La Spezia–Rimini Line Romance languages", "encyclopedia", "classification"}}},
+			{ClaimID: "c2", Hops: []PlanHop{{1, "Western Romance languages classification {c1}", "encyclopedia", "classification"}}},
+		},
+		CrossValidationPairs:   []CrossValidationPair{{"c1", "c2", "the grouping"}},
+		CrossValidationQueries: []CrossValidationQuery{{"Romance languages subdivision La Spezia–Rimini", []int{0, 1}}},
+		ExecutionOrder:         []string{"c1", "c2"},
+	}
+}
+
+// A bridge's answer that the claim building on it names already would make that claim say the
+// entity is related to itself: exfever-4027's judge named "Western Romance languages" for "A
+// proposed subdivision of the Romance languages is based on the La Spezia–Rimini Line" (its
+// page says the former is a subdivision of the latter), and "Western Romance languages are a
+// subdivision of {c1}" was stated "Western Romance languages are a subdivision of Western
+// Romance languages", left unverified as circular in two relay cohorts (sessions 46 and 47), a
+// true statement with it. Such a claim is stated with the statement's own words for the entity,
+// as when the bridge was not established, and its hop searches without the placeholder.
+func TestBridgeTheClaimNamesAlreadyIsStatedWithTheStatementsWords(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	stated := "Western Romance languages are a subdivision of a proposed subdivision of the Romance languages based on the La Spezia–Rimini Line"
+	model := planModel(t, romancePlan(), map[string]string{
+		romanceBridge: judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "Western Romance languages", Source: 1, Passage: romancePassage},
+			judgeCitation{1, romancePassage, sup}),
+		stated: judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, romancePassage, sup}),
+	})
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "La Spezia–Rimini Line Romance", results: []pipeline.SearchResult{srcWesternRomance}},
+		{contains: "Western Romance languages classification", results: []pipeline.SearchResult{srcWesternRomance}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: romanceStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := res.Claims[1]
+	if c2.Text != stated || c2.Verdict != pipeline.VerdictSupported {
+		t.Errorf("claim 2: %q %s (%s), want %q supported", c2.Text, c2.Verdict, c2.Reason, stated)
+	}
+	if h := findHop(res, 2, 1); strings.Contains(h.Query, "Western Romance languages classification Western Romance") || strings.Contains(h.Query, "{c1}") {
+		t.Errorf("claim 2's hop: %q", h.Query)
+	}
+	if len(judgePromptsOf(model, "Western Romance languages are a subdivision of Western Romance languages")) != 0 {
+		t.Error("claim 2 was judged stated with its own subject as the bridge")
+	}
+}

@@ -508,6 +508,15 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 	unstatedWhy := map[string]string{}
 	for _, id := range ids {
 		d := r.stateOf(id)
+		if d != nil && d.checked && d.bridge.Value != "" && !d.provisional && namesAlready(st.claim.ClaimText, id, d.bridge.Value) {
+			if words, ok := r.statementWordsFor(d, st); ok {
+				values[id] = words
+				described = append(described, id)
+				from = append(from, fmt.Sprintf("{%s} is %q, the answer of %s, which this claim names already (stated with it, it would relate that entity to itself): the claim is stated with the statement's words for it, %q, and searched without it",
+					id, d.bridge.Value, id, words))
+				continue
+			}
+		}
 		if d != nil && d.checked && d.bridge.Value != "" {
 			values[id] = d.bridge.Value
 			names = append(names, d.bridge.Value)
@@ -591,6 +600,20 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 	}
 	st.hops = hops
 	st.bridgeNote = strings.Join(from, "; ")
+}
+
+// namesAlready reports whether claim names value, the answer of the bridge id it builds on, apart
+// from the placeholder: stated with it, the claim would relate the entity to itself. In two relay
+// cohorts (sessions 46 and 47) exfever-4027's bridge judge read "Western Romance languages" from
+// "Western Romance languages are one of the two subdivisions of a proposed subdivision of the
+// Romance languages based on ...", and "Western Romance languages are a subdivision of {c1}" was
+// stated "... a subdivision of Western Romance languages": unverified as circular, and the true
+// statement with it. Such a claim is stated with the statement's words for the entity instead
+// (resolveBridges), as when the bridge was not established; not when the bridge is provisional,
+// since the claims stated with its name are what settles it.
+func namesAlready(claim, id, value string) bool {
+	rest := strings.ReplaceAll(claim, "{"+id+"}", " ")
+	return text.ContainsRun(text.Words(text.FoldForMatch(rest)), text.Words(text.FoldForMatch(value)))
 }
 
 // unresolvedBecause says why a claim cannot be stated: the bridge id it builds on was not
