@@ -268,9 +268,10 @@ func subjectWords(c PlanClaim, language string) map[string]bool {
 
 // judgeOnOthersCitations judges once more, after every other claim, each claim that had no
 // source when it was judged (foundNothing), and each claim its judge left wanting on the
-// sources it had (leftWanting, and for a claim no other builds on leftShort): with the sources, not among its own, the other claims' verdicts
-// cited that hold at least minCitedSharedWords of its content words (all of them when it has fewer),
-// or every word of its subject (subjectWords) or of one of the entities the plan lists for it
+// sources it had (a bridge claim: leftWanting; a claim no other builds on: leftShort): with the
+// sources, not among its own, the other claims' verdicts cited that hold at least
+// minCitedSharedWords of its content words (all of them when it has fewer), or every word of its
+// subject (subjectWords) or of one of the entities the plan lists for it
 // (a book's page lists "A Flight of Pigeons" among its author's works with "written", not the
 // claim's "wrote"), at most maxSharedSources, marked as another claim's findings. A real
 // model's run: "Two women were killed by a truck driver in <a region's long official name>"

@@ -87,8 +87,8 @@ func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) (w
 // look a claim no other builds on gets (secondLook), on the sources v cited, and is settled only
 // by a grounded confirmation at Medium or above. v is its first judgement when the claims
 // stated with its name found nothing it was not given (so it cannot be judged again with more),
-// or its second, with what they found, when that one answered with the same entity or none. The name
-// stays the one its first judge read from a cited passage (resolveBridge).
+// or its second, with what they found, when that one answered with the same entity or none.
+// The name stays the one its first judge read from a cited passage (resolveBridge).
 //
 // Relay runs left such statements unverified with every fact found: in session 46's second
 // cohort exfever-3730 ("An actress has established her career predominantly in Tamil-language
