@@ -1609,3 +1609,36 @@ func TestBridgeTheClaimNamesAlreadyIsStatedWithTheStatementsWords(t *testing.T) 
 		t.Error("claim 2 was judged stated with its own subject as the bridge")
 	}
 }
+
+// When the statement has no words of its own for the entity (here the claim's span holds the
+// bridge's), a claim that names its bridge's answer already cannot be stated: it is unverified,
+// its hops not run, and never judged. In session 47's second cohort exfever-4027's claim was so
+// planned, stated "Western Romance languages are subdivisions of Western Romance languages",
+// and refuted by its judge as circular: a true statement refuted.
+func TestClaimThatNamesItsBridgesAnswerWithoutWordsForItIsNotStated(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	plan := romancePlan()
+	plan.Claims[1].SourceSpan = romanceStatement // overlaps c1's span: no words of the statement's own for c1
+	circular := "Western Romance languages are a subdivision of Western Romance languages"
+	model := planModel(t, plan, map[string]string{
+		romanceBridge: judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "Western Romance languages", Source: 1, Passage: romancePassage},
+			judgeCitation{1, romancePassage, sup}),
+		circular: judgeCites("refuted", "Medium", "scripted", "Western Romance languages are a subdivision of a proposed subdivision of the Romance languages",
+			judgeCitation{1, romancePassage, evidence.StanceRefutes}),
+	})
+	searcher := &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "La Spezia–Rimini Line Romance", results: []pipeline.SearchResult{srcWesternRomance}},
+		{contains: "Western Romance languages classification", results: []pipeline.SearchResult{srcWesternRomance}},
+	}}
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: romanceStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c2 := res.Claims[1]; c2.Verdict != pipeline.VerdictUnverified || !strings.Contains(c2.Reason, "names already") {
+		t.Errorf("claim 2: %q %s (%s), want unverified, not stated", c2.Text, c2.Verdict, c2.Reason)
+	}
+	if len(judgePromptsOf(model, circular)) != 0 {
+		t.Error("claim 2 was judged stated with its own subject as the bridge")
+	}
+}

@@ -510,13 +510,17 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 	for _, id := range ids {
 		d := r.stateOf(id)
 		if d != nil && d.checked && d.bridge.Value != "" && !d.provisional && namesAlready(st.claim.ClaimText, id, d.bridge.Value) {
-			if words, ok := r.statementWordsFor(d, st); ok {
-				values[id] = words
-				described = append(described, id)
-				from = append(from, fmt.Sprintf("{%s} is %q, the answer of %s, which this claim names already (stated with it, it would relate that entity to itself): the claim is stated with the statement's words for it, %q, and searched without it",
-					id, d.bridge.Value, id, words))
-				continue
+			words, ok := r.statementWordsFor(d, st)
+			if !ok {
+				st.unresolved = fmt.Sprintf("it builds on the answer of %s, %q, which it names already (stated with it, it would relate that entity to itself), and the statement has no words of its own for it",
+					id, d.bridge.Value)
+				return
 			}
+			values[id] = words
+			described = append(described, id)
+			from = append(from, fmt.Sprintf("{%s} is %q, the answer of %s, which this claim names already (stated with it, it would relate that entity to itself): the claim is stated with the statement's words for it, %q, and searched without it",
+				id, d.bridge.Value, id, words))
+			continue
 		}
 		if d != nil && d.checked && d.bridge.Value != "" {
 			values[id] = d.bridge.Value
@@ -610,8 +614,10 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 // Romance languages based on ...", and "Western Romance languages are a subdivision of {c1}" was
 // stated "... a subdivision of Western Romance languages": unverified as circular, and the true
 // statement with it. Such a claim is stated with the statement's words for the entity instead
-// (resolveBridges), as when the bridge was not established; not when the bridge is provisional,
-// since the claims stated with its name are what settles it.
+// (resolveBridges), as when the bridge was not established, and, when the statement has none,
+// is not stated at all (in session 47's second cohort the claim so planned was judged as written
+// and refuted as circular: a true statement refuted). Not when the bridge is provisional, since
+// the claims stated with its name are what settles it.
 func namesAlready(claim, id, value string) bool {
 	rest := strings.ReplaceAll(claim, "{"+id+"}", " ")
 	return text.ContainsRun(text.Words(text.FoldForMatch(rest)), text.Words(text.FoldForMatch(value)))
