@@ -1642,3 +1642,26 @@ func TestClaimThatNamesItsBridgesAnswerWithoutWordsForItIsNotStated(t *testing.T
 		t.Error("claim 2 was judged stated with its own subject as the bridge")
 	}
 }
+
+// namesAlready reads the answer as a whole name only: not as the opening or closing words of a
+// longer one ("FX" in "FX Networks, LLC": in session 47's second cohort exfever-6011's claim
+// "{c3} is owned by FX Networks, LLC" went unstated for it).
+func TestNamesAlready(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		claim, id, value string
+		want             bool
+	}{
+		{"Western Romance languages are a subdivision of {c1}", "c1", "Western Romance languages", true},
+		{"{c1} was adapted from the novel Jaws", "c1", "Jaws", true},
+		{"The Walt Disney Company owns {c1}", "c1", "Walt Disney Company", true},
+		{"{c3} is owned by FX Networks, LLC", "c3", "FX", false},
+		{"{c1} is the sister of Venus Williams", "c1", "Williams", false},
+		{"{c1} played Slipknot in Suicide Squad", "c1", "Adam Beach", false},
+		{"{c1} played Slipknot in Suicide Squad", "c1", "", false},
+	} {
+		if got := namesAlready(tt.claim, tt.id, tt.value); got != tt.want {
+			t.Errorf("namesAlready(%q, %q) = %v, want %v", tt.claim, tt.value, got, tt.want)
+		}
+	}
+}

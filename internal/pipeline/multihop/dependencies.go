@@ -618,9 +618,30 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 // is not stated at all (in session 47's second cohort the claim so planned was judged as written
 // and refuted as circular: a true statement refuted). Not when the bridge is provisional, since
 // the claims stated with its name are what settles it.
+//
+// The name counts only as a whole name: not as the opening or closing words of a longer one, a
+// capitalised word right before or after it ("FX" in "{c3} is owned by FX Networks, LLC", in
+// session 47's second cohort: the claim went unstated and its statement lost a finding), a
+// determiner opening the claim excepted ("The Walt Disney Company owns {c1}").
 func namesAlready(claim, id, value string) bool {
 	rest := strings.ReplaceAll(claim, "{"+id+"}", " ")
-	return text.ContainsRun(text.Words(text.FoldForMatch(rest)), text.Words(text.FoldForMatch(value)))
+	name := text.Words(text.FoldForMatch(value))
+	var words, folded []string
+	for _, sp := range text.WordSpans(rest) {
+		words = append(words, rest[sp[0]:sp[1]])
+		folded = append(folded, strings.Join(text.Words(text.FoldForMatch(rest[sp[0]:sp[1]])), " "))
+	}
+	for i := 0; len(name) > 0 && i+len(name) <= len(folded); i++ {
+		if !slices.Equal(folded[i:i+len(name)], name) {
+			continue
+		}
+		after := i+len(name) < len(words) && text.IsCapitalised(words[i+len(name)])
+		before := i > 0 && text.IsCapitalised(words[i-1]) && !(i == 1 && (indefiniteArticles[strings.ToLower(words[0])] || strings.EqualFold(words[0], "the")))
+		if !after && !before {
+			return true
+		}
+	}
+	return false
 }
 
 // unresolvedBecause says why a claim cannot be stated: the bridge id it builds on was not
