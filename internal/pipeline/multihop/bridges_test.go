@@ -1573,6 +1573,14 @@ func romancePlan() Plan {
 	}
 }
 
+// romanceSearcher finds the Western Romance page for both claims' hops.
+func romanceSearcher() *StubSearcher {
+	return &StubSearcher{honour: true, rules: []searchRule{
+		{contains: "La Spezia–Rimini Line Romance", results: []pipeline.SearchResult{srcWesternRomance}},
+		{contains: "Western Romance languages classification", results: []pipeline.SearchResult{srcWesternRomance}},
+	}}
+}
+
 // A bridge's answer that the claim building on it names already would make that claim say the
 // entity is related to itself: exfever-4027's judge named "Western Romance languages" for "A
 // proposed subdivision of the Romance languages is based on the La Spezia–Rimini Line" (its
@@ -1590,11 +1598,7 @@ func TestBridgeTheClaimNamesAlreadyIsStatedWithTheStatementsWords(t *testing.T) 
 			judgeCitation{1, romancePassage, sup}),
 		stated: judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, romancePassage, sup}),
 	})
-	searcher := &StubSearcher{honour: true, rules: []searchRule{
-		{contains: "La Spezia–Rimini Line Romance", results: []pipeline.SearchResult{srcWesternRomance}},
-		{contains: "Western Romance languages classification", results: []pipeline.SearchResult{srcWesternRomance}},
-	}}
-	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: romanceStatement})
+	res, err := Multihop{Model: model, Searcher: romanceSearcher()}.Run(context.Background(), pipeline.Input{Text: romanceStatement})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1627,11 +1631,7 @@ func TestClaimThatNamesItsBridgesAnswerWithoutWordsForItIsNotStated(t *testing.T
 		circular: judgeCites("refuted", "Medium", "scripted", "Western Romance languages are a subdivision of a proposed subdivision of the Romance languages",
 			judgeCitation{1, romancePassage, evidence.StanceRefutes}),
 	})
-	searcher := &StubSearcher{honour: true, rules: []searchRule{
-		{contains: "La Spezia–Rimini Line Romance", results: []pipeline.SearchResult{srcWesternRomance}},
-		{contains: "Western Romance languages classification", results: []pipeline.SearchResult{srcWesternRomance}},
-	}}
-	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: romanceStatement})
+	res, err := Multihop{Model: model, Searcher: romanceSearcher()}.Run(context.Background(), pipeline.Input{Text: romanceStatement})
 	if err != nil {
 		t.Fatal(err)
 	}

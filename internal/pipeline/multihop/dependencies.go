@@ -636,7 +636,7 @@ func namesAlready(claim, id, value string) bool {
 			continue
 		}
 		after := i+len(name) < len(words) && text.IsCapitalised(words[i+len(name)])
-		before := i > 0 && text.IsCapitalised(words[i-1]) && !(i == 1 && (indefiniteArticles[strings.ToLower(words[0])] || strings.EqualFold(words[0], "the")))
+		before := i > 0 && text.IsCapitalised(words[i-1]) && !(i == 1 && articles[strings.ToLower(words[0])])
 		if !after && !before {
 			return true
 		}

@@ -510,11 +510,18 @@ func dependentConfirmedOnBoth(t testing.TB) string {
 // with the name and judged dependent, and look as the reply to the look at Low.
 func lowBridgeRun(t *testing.T, dependent, look string) (*pipeline.Result, *pipelinetest.StubModel) {
 	t.Helper()
-	sup := evidence.StanceSupports
 	first := judgeReplyJSON(t, "supported", "Low", "", &judgeAnswer{Value: "Adam Beach", Source: 1, Passage: "Adam Beach, a Canadian actor, played Detective Chester Lake"},
-		judgeCitation{1, "Adam Beach, a Canadian actor, played Detective Chester Lake", sup})
+		judgeCitation{1, "Adam Beach, a Canadian actor, played Detective Chester Lake", evidence.StanceSupports})
+	return bridgeLookRun(t, first, dependent, lowLookMarker, look)
+}
+
+// bridgeLookRun runs the Canadian statement on srcBeachBoth alone, so that the claim stated with
+// the name finds nothing c1 was not given: c1's judge replies first, c2's dependent, and the
+// look whose prompt holds marker replies look.
+func bridgeLookRun(t *testing.T, first, dependent, marker, look string) (*pipeline.Result, *pipelinetest.StubModel) {
+	t.Helper()
 	model := planModel(t, canadianPlan(), map[string]string{canadianClaim: first, canadianDependent: dependent})
-	model.Rules = append([]pipelinetest.StubRule{{Contains: lowLookMarker, Reply: look}}, model.Rules...)
+	model.Rules = append([]pipelinetest.StubRule{{Contains: marker, Reply: look}}, model.Rules...)
 	searcher := &StubSearcher{honour: true, rules: []searchRule{
 		{contains: "Detective Chester Lake", results: []pipeline.SearchResult{srcBeachBoth}},
 		{contains: "Adam Beach Slipknot", results: []pipeline.SearchResult{srcBeachBoth}},
@@ -615,18 +622,8 @@ func TestBridgeConfirmedInPartWithNothingNewGetsTheLook(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			model := planModel(t, canadianPlan(), map[string]string{
-				canadianClaim:     canadianPartFirst(t, "Adam Beach, a Canadian actor, played Detective Chester Lake"),
-				canadianDependent: tc.dependent})
-			model.Rules = append([]pipelinetest.StubRule{{Contains: secondLookMarker, Reply: tc.look}}, model.Rules...)
-			searcher := &StubSearcher{honour: true, rules: []searchRule{
-				{contains: "Detective Chester Lake", results: []pipeline.SearchResult{srcBeachBoth}},
-				{contains: "Adam Beach Slipknot", results: []pipeline.SearchResult{srcBeachBoth}},
-			}}
-			res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: canadianStatement})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res, model := bridgeLookRun(t, canadianPartFirst(t, "Adam Beach, a Canadian actor, played Detective Chester Lake"),
+				tc.dependent, secondLookMarker, tc.look)
 			checkBridgeLook(t, res, model, secondLookMarker, tc.settled, tc.looks)
 		})
 	}
