@@ -71,6 +71,8 @@ func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) (w
 	v := r.newJudge().judgeClaim(ctx, st.index+1, st.claim.ClaimText, given, true)
 	b, _ := resolveBridge(v, given)
 	switch {
+	case r.contradictedOnEntity(st, v, given):
+		return "", false
 	case v.Verdict != pipeline.VerdictSupported && (v.answer.Value == "" || sameEntityNamed(name, v.answer.Value)) && r.lookAtBridge(ctx, st, v, given):
 		return "", false
 	case v.Verdict != pipeline.VerdictSupported:
@@ -112,6 +114,45 @@ func (r *multihopRun) lookAtBridge(ctx context.Context, st *chainState, v judgem
 	return true
 }
 
+// contradictedOnEntity settles st, a provisional bridge, with its second judgement v (given
+// given) when v contradicts the claim at Medium or above on the entity the first judge named:
+// partly supported with a correction (code drops one given below Medium), citing a passage that
+// refutes the claim, and answering with that entity under resolveBridge's checks; and every
+// claim stated with the name was confirmed, so that the statement's other facts single the
+// entity out. That is the finding describedOtherwise asks a check for, given by the second
+// judgement itself on what the claims stated with the name found, and it costs no call. The
+// check asks only what the claim says the entity is; the second judgement reads the whole claim:
+// in a relay run (session 48, exfever-3814) "A television drama series aired on JTBC on
+// December 20, 2022", judged again with the page that says "On December 20, 2021, JTBC broadcast
+// The One and Only", was corrected to 2021 at Medium naming The One and Only, which the claim
+// stated with the name confirmed Joy starred in; the check of "a television drama series" found
+// nothing wrong, the bridge was unsettled and the false statement left unverified. The name
+// stays the first judge's.
+func (r *multihopRun) contradictedOnEntity(st *chainState, v judgement, given []evidence.Retrieved) bool {
+	dependents := r.buildingOn(st)
+	if v.Verdict != pipeline.VerdictPartlySupported || v.Correction == "" || !allConfirmed(dependents) ||
+		!slices.ContainsFunc(v.cited, func(k int) bool { return v.stances[k] == evidence.StanceRefutes }) {
+		return false
+	}
+	name := st.bridge.Value
+	if b, _ := resolveBridge(v, given); !sameEntityNamed(name, b.Value) {
+		return false
+	}
+	v.Reason = fmt.Sprintf("its judge named %q but confirmed the claim only in part; claim %s, stated with that name, confirmed the rest the statement says of it, and judged again with what it found, the claim was contradicted on that entity: %s",
+		name, positions(dependents), v.Reason)
+	st.verdict, st.provisional, st.judgedLen = v, false, len(st.evidence)
+	return true
+}
+
+// positions lists the claims' positions, as a reason names them ("2, 3").
+func positions(claims []*chainState) string {
+	out := make([]string, len(claims))
+	for i, o := range claims {
+		out[i] = strconv.Itoa(o.index + 1)
+	}
+	return strings.Join(out, ", ")
+}
+
 // allConfirmed reports whether there are claims and every one was supported.
 func allConfirmed(claims []*chainState) bool {
 	for _, o := range claims {
@@ -146,10 +187,6 @@ func (r *multihopRun) describedOtherwise(ctx context.Context, st *chainState, wh
 	if !allConfirmed(dependents) || r.in.language != "en" {
 		return false
 	}
-	var confirmed []string
-	for _, o := range dependents {
-		confirmed = append(confirmed, strconv.Itoa(o.index+1))
-	}
 	description, ok := descriptionOf(st.claim.ClaimText)
 	if !ok {
 		return false
@@ -164,7 +201,7 @@ func (r *multihopRun) describedOtherwise(ctx context.Context, st *chainState, wh
 	}
 	w.Verdict, w.SupportedPart = pipeline.VerdictPartlySupported, st.verdict.SupportedPart
 	w.Reason = fmt.Sprintf("its judge named %q but confirmed the claim only in part, and %s; claim %s, stated with that name, confirmed the rest the statement says of it, and the sources contradict %q: %s",
-		name, why, strings.Join(confirmed, ", "), check, w.Reason)
+		name, why, positions(dependents), check, w.Reason)
 	st.verdict, st.provisional, st.judgedLen = w, false, len(st.evidence)
 	return true
 }

@@ -2,6 +2,7 @@ package multihop
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -703,4 +704,99 @@ func checkBridgeLook(t *testing.T, res *pipeline.Result, model *pipelinetest.Stu
 		t.Errorf("looks: %d, want %d", len(prompts), looks)
 	}
 	return prompts
+}
+
+// secondJudgementCorrecting is c1's second judgement (with what c2 found) confirming in part,
+// naming Adam Beach from the source c1's hop found, and correcting the claim on the passage
+// refuting, at confidence.
+func secondJudgementCorrecting(t testing.TB, confidence, refuting string) string {
+	t.Helper()
+	played := "Adam Beach played Detective Chester Lake"
+	var raw []json.RawMessage
+	for _, c := range []judgeCitation{{1, played, evidence.StanceSupports}, {2, refuting, evidence.StanceRefutes}} {
+		b, _ := json.Marshal(c)
+		raw = append(raw, b)
+	}
+	b, err := json.Marshal(judgeReply{Verdict: "partly_supported", Citations: raw, Reason: "scripted: American, not Canadian", SupportedPart: played,
+		Correction: "Adam Beach, an American actor, played Detective Chester Lake", Confidence: confidence,
+		Answer: &judgeAnswer{Value: "Adam Beach", Source: 1, Passage: played}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A provisional bridge judged again with what the claims stated with its name found may be
+// contradicted there, at Medium, on the entity its first judge named: that is the finding the
+// description check asks for (describedOtherwise), given by the second judgement itself, and it
+// settles the bridge when every claim stated with the name was confirmed (they single the entity
+// out). In a relay run (session 48, exfever-3814) "A television drama series aired on JTBC on
+// December 20, 2022" was judged again with the page that says "On December 20, 2021, JTBC
+// broadcast The One and Only", corrected to 2021 at Medium naming The One and Only, which the
+// claim stated with the name confirmed Joy starred in; the check asked of its description ("a
+// television drama series") found nothing wrong, the bridge was unsettled and the false
+// statement left unverified. A contradiction at Low, one no cited passage grounds, one on
+// another entity, or one with a claim stated with the name not confirmed, settles nothing.
+func TestSecondJudgementContradictingTheNamedEntitySettlesTheBridge(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	confirmed := judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, an American actor, plays Slipknot in Suicide Squad", sup})
+	notConfirmed := judgeReplyJSON(t, "unverified", "Low", "", nil)
+	// The check of c1's description finds nothing wrong with it, as in the relay run.
+	check := judgeCites("supported", "Medium", "scripted", "", judgeCitation{2, "Adam Beach, an American actor", sup})
+	tests := []struct {
+		name, dependent, second string
+		settled                 bool
+	}{
+		{"contradicted at Medium on the entity", confirmed, secondJudgementCorrecting(t, "Medium", "Adam Beach, an American actor"), true},
+		{"contradicted at Low", confirmed, secondJudgementCorrecting(t, "Low", "Adam Beach, an American actor"), false},
+		{"a refuting quote no source holds", confirmed, secondJudgementCorrecting(t, "Medium", "Adam Beach, a Mexican actor"), false},
+		{"the claim stated with the name not confirmed", notConfirmed, secondJudgementCorrecting(t, "Medium", "Adam Beach, an American actor"), false},
+		{"another entity named", confirmed, strings.Replace(secondJudgementCorrecting(t, "Medium", "Adam Beach, an American actor"), `"value":"Adam Beach"`, `"value":"Jason Momoa"`, 1), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			model := canadianModel(t, tt.dependent, tt.second)
+			model.Rules = append([]pipelinetest.StubRule{{Contains: "<untrusted_claim>\n" + descriptionCheck + "\n", Reply: check}}, model.Rules...)
+			res, err := Multihop{Model: model, Searcher: americanSearcher()}.Run(context.Background(), pipeline.Input{Text: canadianStatement})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c1, c2 := res.Claims[0], res.Claims[1]
+			if c2.Text != canadianDependent {
+				t.Fatalf("claim 2 was not stated with the name: %+v", c2)
+			}
+			stored := slices.ContainsFunc(res.Evidence, func(e pipeline.Evidence) bool {
+				return e.ClaimPosition == 1 && e.URL == srcBeachAmerican.URL && e.Stance == evidence.StanceRefutes
+			})
+			if !tt.settled {
+				if c1.Verdict != pipeline.VerdictUnverified || c1.CorrectedText != "" {
+					t.Errorf("claim 1: %+v", c1)
+				}
+				if c2.Verdict != pipeline.VerdictUnverified {
+					t.Errorf("claim 2: %+v", c2)
+				}
+				if stored {
+					t.Errorf("c1 keeps the refuting source of a judgement not kept: %+v", res.Evidence)
+				}
+				return
+			}
+			if c1.Verdict != pipeline.VerdictPartlySupported || c1.Confidence != pipeline.ConfidenceMedium || c1.CorrectedText == "" ||
+				!strings.Contains(c1.Reason, `"Adam Beach"`) || !strings.Contains(c1.Reason, "claim 2") {
+				t.Errorf("claim 1: %+v", c1)
+			}
+			if c2.Verdict != pipeline.VerdictSupported {
+				t.Errorf("claim 2: %+v", c2)
+			}
+			if !stored {
+				t.Errorf("the refuting source is not stored as c1's evidence: %+v", res.Evidence)
+			}
+			for _, p := range model.Sent(pipeline.StepJudge) {
+				if strings.Contains(p, "<untrusted_claim>\n"+descriptionCheck+"\n") {
+					t.Errorf("the description was checked although the second judgement had contradicted it:\n%s", p)
+				}
+			}
+		})
+	}
 }
