@@ -54,14 +54,7 @@ func (r *multihopRun) settleProvisional(ctx context.Context) {
 // with the judgement that was not kept.
 func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) (why string, another bool) {
 	name := st.bridge.Value
-	added := 0
-	for _, o := range r.buildingOn(st) {
-		added += st.addCitedOf(o, 400+o.index, true)
-	}
-	pages := r.readFor(ctx, st, r.entityPagesOf(st, name))
-	st.evidence = append(st.evidence, pages...)
-	added += len(pages)
-	if added == 0 {
+	if r.addFoundOnEntity(ctx, st) == 0 {
 		if r.lookAtBridge(ctx, st, st.verdict, givenOf(st)) {
 			return "", false
 		}
@@ -82,6 +75,62 @@ func (r *multihopRun) confirmProvisional(ctx context.Context, st *chainState) (w
 	}
 	st.verdict, st.bridge, st.provisional, st.judgedLen = v, b, false, len(st.evidence)
 	return "", false
+}
+
+// addFoundOnEntity appends to st's evidence the sources the claims stated with its bridge's name
+// cited, and the entity's own pages their hops kept (entityPagesOf), each marked as found by
+// searching for the entity, and returns how many it added.
+func (r *multihopRun) addFoundOnEntity(ctx context.Context, st *chainState) int {
+	added := 0
+	for _, o := range r.buildingOn(st) {
+		added += st.addCitedOf(o, 400+o.index, true)
+	}
+	pages := r.readFor(ctx, st, r.entityPagesOf(st, st.bridge.Value))
+	st.evidence = append(st.evidence, pages...)
+	return added + len(pages)
+}
+
+// reconsiderContradicted judges again each bridge claim its judge contradicted in part while
+// naming the entity (partly supported with a correction, so at Medium or above: a name
+// resolveBridge takes as established), when every claim stated with the name was confirmed,
+// with what they found on the entity (addFoundOnEntity), as a provisional bridge is judged
+// again. It keeps that judgement when it confirms the claim (supported, so at Medium or above),
+// cites a source they found, and names the same entity under resolveBridge's checks; otherwise
+// the claim keeps its contradiction, and what the second judgement broke stays among its flags.
+// The first judge read a page that leaves out what the claim says of the entity as saying
+// otherwise: in session 48's tenth cohort (exfever-3931) "... had been broadcast for 17 years on
+// a sports television network" was corrected on CBS's page ("a commercial broadcast television
+// and radio network ... rather than a sports television network") while "CBS is a sports
+// television network", stated with the name, was confirmed on another page, and a true statement
+// was refuted. A claim whose contradiction holds on the entity's other pages keeps it; evidence
+// on the entity can confirm the claim, and the claims it builds on single that entity out.
+func (r *multihopRun) reconsiderContradicted(ctx context.Context) {
+	for _, st := range r.claims {
+		if ctx.Err() != nil || !st.checked || !st.hasDependents || st.reused != nil || st.provisional || st.bridge.Value == "" ||
+			st.verdict.Verdict != pipeline.VerdictPartlySupported || st.verdict.Correction == "" {
+			continue
+		}
+		dependents := r.buildingOn(st)
+		if !allConfirmed(dependents) {
+			continue
+		}
+		before := len(st.evidence)
+		if r.addFoundOnEntity(ctx, st) == 0 {
+			continue
+		}
+		given := givenOf(st)
+		v := r.newJudge().judgeClaim(ctx, st.index+1, st.claim.ClaimText, given, true)
+		b, _ := resolveBridge(v, given)
+		if v.Verdict != pipeline.VerdictSupported || !sameEntityNamed(st.bridge.Value, b.Value) ||
+			!slices.ContainsFunc(v.cited, func(k int) bool { return k >= before }) {
+			st.evidence = st.evidence[:before]
+			st.verdict.flags = append(st.verdict.flags, v.flags...)
+			continue
+		}
+		v.Reason = fmt.Sprintf("judged again with what claim %s, stated with %q, found (its first judge corrected it to %q): %s",
+			positions(dependents), st.bridge.Value, st.verdict.Correction, v.Reason)
+		st.verdict, st.judgedLen = v, len(st.evidence)
+	}
 }
 
 // lookAtBridge settles a provisional bridge whose latest judgement v, given given, confirmed it

@@ -706,6 +706,20 @@ func checkBridgeLook(t *testing.T, res *pipeline.Result, model *pipelinetest.Stu
 	return prompts
 }
 
+// canadianStatedRun runs the Canadian statement and checks that c2 was stated with the name c1's
+// judge gave.
+func canadianStatedRun(t *testing.T, model *pipelinetest.StubModel, searcher *StubSearcher) *pipeline.Result {
+	t.Helper()
+	res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: canadianStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c2 := res.Claims[1]; c2.Text != canadianDependent {
+		t.Fatalf("claim 2 was not stated with the name: %+v", c2)
+	}
+	return res
+}
+
 // secondJudgementCorrecting is c1's second judgement (with what c2 found) confirming in part,
 // naming Adam Beach from the source c1's hop found, and correcting the claim on the passage
 // refuting, at confidence.
@@ -759,14 +773,8 @@ func TestSecondJudgementContradictingTheNamedEntitySettlesTheBridge(t *testing.T
 			t.Parallel()
 			model := canadianModel(t, tt.dependent, tt.second)
 			model.Rules = append([]pipelinetest.StubRule{{Contains: "<untrusted_claim>\n" + descriptionCheck + "\n", Reply: check}}, model.Rules...)
-			res, err := Multihop{Model: model, Searcher: americanSearcher()}.Run(context.Background(), pipeline.Input{Text: canadianStatement})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := canadianStatedRun(t, model, americanSearcher())
 			c1, c2 := res.Claims[0], res.Claims[1]
-			if c2.Text != canadianDependent {
-				t.Fatalf("claim 2 was not stated with the name: %+v", c2)
-			}
 			stored := slices.ContainsFunc(res.Evidence, func(e pipeline.Evidence) bool {
 				return e.ClaimPosition == 1 && e.URL == srcBeachAmerican.URL && e.Stance == evidence.StanceRefutes
 			})
@@ -797,6 +805,83 @@ func TestSecondJudgementContradictingTheNamedEntitySettlesTheBridge(t *testing.T
 					t.Errorf("the description was checked although the second judgement had contradicted it:\n%s", p)
 				}
 			}
+		})
+	}
+}
+
+// A bridge claim its judge contradicted in part, naming the entity, may be contradicted on a page
+// that only fails to say what the claims stated with the name then confirm elsewhere: in session
+// 48's tenth cohort (exfever-3931) "... had been broadcast for 17 years on a sports television
+// network" was partly supported naming CBS, corrected on CBS's page ("a commercial broadcast
+// television and radio network ... rather than a sports television network"), while "CBS is a
+// sports television network", stated with the name, was confirmed on another page; a true
+// statement was refuted. When every claim stated with the name was confirmed, the bridge claim is
+// judged again with what they cited, as a provisional bridge is, and a grounded confirmation at
+// Medium or above naming the same entity replaces the contradiction. Anything else keeps it: a
+// second contradiction, a confirmation naming another entity, a quote no source holds; and with a
+// claim stated with the name not confirmed, no second judgement is asked.
+func TestContradictedBridgeJudgedAgainWithWhatItsDependentsFound(t *testing.T) {
+	t.Parallel()
+	sup, ref := evidence.StanceSupports, evidence.StanceRefutes
+	played := "Adam Beach played Detective Chester Lake"
+	var raw []json.RawMessage
+	for _, c := range []judgeCitation{{1, played, sup}, {1, "Adam Beach played Detective Chester Lake in Law & Order", ref}} {
+		b, _ := json.Marshal(c)
+		raw = append(raw, b)
+	}
+	b, err := json.Marshal(judgeReply{Verdict: "partly_supported", Citations: raw, Reason: "scripted: the page does not make him Canadian", SupportedPart: played,
+		Correction: "Adam Beach, an actor, played Detective Chester Lake", Confidence: "Medium", Answer: &judgeAnswer{Value: "Adam Beach", Source: 1, Passage: played}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := string(b)
+	confirmed := judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, a Canadian actor, plays Slipknot in Suicide Squad", sup})
+	second := func(name, passage string) string {
+		return judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: name, Source: 1, Passage: played},
+			judgeCitation{1, played, sup}, judgeCitation{2, passage, sup})
+	}
+	tests := []struct {
+		name, dependent, second string
+		settled, asked          bool
+	}{
+		{"confirmed on what the dependent found", confirmed, second("Adam Beach", "Adam Beach, a Canadian actor"), true, true},
+		{"contradicted again", confirmed, first, false, true},
+		{"confirmed naming another entity", confirmed, second("Jason Momoa", "Adam Beach, a Canadian actor"), false, true},
+		{"a quote no source holds", confirmed, second("Adam Beach", "Adam Beach, a Canadian-born actor"), false, true},
+		{"the claim stated with the name not confirmed", judgeReplyJSON(t, "unverified", "Low", "", nil), second("Adam Beach", "Adam Beach, a Canadian actor"), false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			model := canadianModelFrom(t, first, tt.dependent, tt.second)
+			res := canadianStatedRun(t, model, canadianSearcher())
+			c1, c2 := res.Claims[0], res.Claims[1]
+			asked := slices.ContainsFunc(model.Sent(pipeline.StepJudge), func(p string) bool { return strings.Contains(p, relationBuiltOn) })
+			if asked != tt.asked {
+				t.Errorf("judged again: %v, want %v", asked, tt.asked)
+			}
+			flagged := slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool {
+				return f.Code == pipeline.FlagQuoteNotInSource && strings.Contains(f.Detail, "Canadian-born")
+			})
+			if flagged != (tt.name == "a quote no source holds") {
+				t.Errorf("quote_not_in_source flag for the made-up passage: %v (%+v)", flagged, res.ReviewFlags)
+			}
+			if !tt.settled {
+				if c1.Verdict != pipeline.VerdictPartlySupported || c1.CorrectedText != "Adam Beach, an actor, played Detective Chester Lake" {
+					t.Errorf("claim 1 lost its first judgement: %+v", c1)
+				}
+				if slices.ContainsFunc(res.Evidence, func(e pipeline.Evidence) bool { return e.ClaimPosition == 1 && e.URL == srcBeachCanadian.URL }) {
+					t.Errorf("c1 keeps a source of a judgement not kept: %+v", res.Evidence)
+				}
+				return
+			}
+			if c1.Verdict != pipeline.VerdictSupported || c1.Confidence != pipeline.ConfidenceMedium || c1.CorrectedText != "" || !strings.Contains(c1.Reason, "claim 2") {
+				t.Errorf("claim 1: %+v", c1)
+			}
+			if c2.Verdict != pipeline.VerdictSupported {
+				t.Errorf("claim 2: %+v", c2)
+			}
+			checkSecondJudgement(t, model, res, canadianClaim, srcLake, srcBeachCanadian, 2, relationBuiltOn, canadianDependent, canadianStatement)
 		})
 	}
 }
