@@ -264,7 +264,7 @@ func (r *multihopRun) nameByCandidates(ctx context.Context, d *chainState, waiti
 	for i, c := range candidates {
 		var these []candidateTrial
 		for _, st := range waiting {
-			t, err := r.tryCandidate(ctx, st, d, c.name, fmt.Sprintf("one of the names %s's judge listed", d.claim.ClaimID))
+			t, err := r.tryCandidate(ctx, st, d, c.name)
 			if err != nil || ctx.Err() != nil {
 				return false // a search failure no retry can fix names no one; the claims stay as they were
 			}
@@ -357,15 +357,14 @@ func sentenceWith(source, name string) string {
 // out reaches the judge marked as not independent), numbered after st's earlier hops, and the
 // judge is given what it kept, st's evidence (its search by description) and d's cited sources
 // as a dependency's findings. st itself is not changed: the chosen candidate's hop is kept by
-// the caller; whose says, in its hop's note, where the name came from. Only an error no retry
-// can fix is returned. In a relay run (EX-FEVER 3841-3920)
+// the caller. Only an error no retry can fix is returned. In a relay run (EX-FEVER 3841-3920)
 // the claims on the collaborator of Gang Signs & Prayer ("{c2} is American", "... a dancer")
 // had found no page of MNEK or of Kehlani by description, and neither candidate was confirmed
 // on the album's page alone.
-func (r *multihopRun) tryCandidate(ctx context.Context, st, d *chainState, name, whose string) (candidateTrial, error) {
+func (r *multihopRun) tryCandidate(ctx context.Context, st, d *chainState, name string) (candidateTrial, error) {
 	values := map[string]string{d.claim.ClaimID: name}
 	for _, id := range r.bridgesOf(st) {
-		if o := r.stateOf(id); o != nil && id != d.claim.ClaimID && o.bridge.Value != "" {
+		if o := r.stateOf(id); o != nil && o != d && o.bridge.Value != "" {
 			values[id] = o.bridge.Value
 		}
 	}
@@ -384,8 +383,8 @@ func (r *multihopRun) tryCandidate(ctx context.Context, st, d *chainState, name,
 		if err != nil {
 			return t, err
 		}
-		t.hop.Note = strings.TrimSuffix(fmt.Sprintf("its first planned hop with %q, %s, for %s (the candidate every claim building on it confirmed is kept)",
-			name, whose, d.claim.ClaimID)+"; "+t.hop.Note, "; ")
+		t.hop.Note = strings.TrimSuffix(fmt.Sprintf("its first planned hop with %q, one of the names %s's judge listed, for %s (the candidate every claim building on it confirmed is kept)",
+			name, d.claim.ClaimID, d.claim.ClaimID)+"; "+t.hop.Note, "; ")
 		t.searched, t.kept, t.repeats, t.about = true, kept, repeats, claim
 		hop := t.hop
 		r.keepHop(ctx, trial, &hop, kept, repeats, maxRepeatsPerHop, claim)

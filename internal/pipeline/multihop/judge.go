@@ -376,7 +376,6 @@ func (r *multihopRun) judgeAll(ctx context.Context) {
 	_ = g.Wait() // no call returns an error: each records its own failure
 	r.settleProvisional(ctx)
 	r.reconsiderContradicted(ctx)
-	r.nameAgainByDescription(ctx)
 	r.judgeOnOthersCitations(ctx, targets)
 	r.corroboratedRefutations()
 	for _, st := range targets {
