@@ -720,24 +720,30 @@ func canadianStatedRun(t *testing.T, model *pipelinetest.StubModel, searcher *St
 	return res
 }
 
-// secondJudgementCorrecting is c1's second judgement (with what c2 found) confirming in part,
-// naming Adam Beach from the source c1's hop found, and correcting the claim on the passage
-// refuting, at confidence.
-func secondJudgementCorrecting(t testing.TB, confidence, refuting string) string {
+// partlyCorrected is a judge reply that confirms part (its supported part) of a claim and
+// corrects the rest, at confidence, naming answer.
+func partlyCorrected(t testing.TB, confidence, part, correction string, answer *judgeAnswer, cites ...judgeCitation) string {
 	t.Helper()
-	played := "Adam Beach played Detective Chester Lake"
 	var raw []json.RawMessage
-	for _, c := range []judgeCitation{{1, played, evidence.StanceSupports}, {2, refuting, evidence.StanceRefutes}} {
+	for _, c := range cites {
 		b, _ := json.Marshal(c)
 		raw = append(raw, b)
 	}
-	b, err := json.Marshal(judgeReply{Verdict: "partly_supported", Citations: raw, Reason: "scripted: American, not Canadian", SupportedPart: played,
-		Correction: "Adam Beach, an American actor, played Detective Chester Lake", Confidence: confidence,
-		Answer: &judgeAnswer{Value: "Adam Beach", Source: 1, Passage: played}})
+	b, err := json.Marshal(judgeReply{Verdict: "partly_supported", Citations: raw, Reason: "scripted: " + correction, SupportedPart: part,
+		Correction: correction, Confidence: confidence, Answer: answer})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// secondJudgementCorrecting is c1's second judgement (with what c2 found) confirming in part,
+// naming Adam Beach from the source c1's hop found, and correcting the claim on the passage
+// refuting, at confidence.
+func secondJudgementCorrecting(t testing.TB, confidence, refuting string) string {
+	played := "Adam Beach played Detective Chester Lake"
+	return partlyCorrected(t, confidence, played, "Adam Beach, an American actor, played Detective Chester Lake", &judgeAnswer{Value: "Adam Beach", Source: 1, Passage: played},
+		judgeCitation{1, played, evidence.StanceSupports}, judgeCitation{2, refuting, evidence.StanceRefutes})
 }
 
 // A provisional bridge judged again with what the claims stated with its name found may be
@@ -824,17 +830,8 @@ func TestContradictedBridgeJudgedAgainWithWhatItsDependentsFound(t *testing.T) {
 	t.Parallel()
 	sup, ref := evidence.StanceSupports, evidence.StanceRefutes
 	played := "Adam Beach played Detective Chester Lake"
-	var raw []json.RawMessage
-	for _, c := range []judgeCitation{{1, played, sup}, {1, "Adam Beach played Detective Chester Lake in Law & Order", ref}} {
-		b, _ := json.Marshal(c)
-		raw = append(raw, b)
-	}
-	b, err := json.Marshal(judgeReply{Verdict: "partly_supported", Citations: raw, Reason: "scripted: the page does not make him Canadian", SupportedPart: played,
-		Correction: "Adam Beach, an actor, played Detective Chester Lake", Confidence: "Medium", Answer: &judgeAnswer{Value: "Adam Beach", Source: 1, Passage: played}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	first := string(b)
+	first := partlyCorrected(t, "Medium", played, "Adam Beach, an actor, played Detective Chester Lake", &judgeAnswer{Value: "Adam Beach", Source: 1, Passage: played},
+		judgeCitation{1, played, sup}, judgeCitation{1, "Adam Beach played Detective Chester Lake in Law & Order", ref})
 	confirmed := judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach, a Canadian actor, plays Slipknot in Suicide Squad", sup})
 	second := func(name, passage string) string {
 		return judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: name, Source: 1, Passage: played},
