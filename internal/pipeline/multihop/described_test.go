@@ -1272,3 +1272,33 @@ func TestOnlyNamesReadsTheClaimsWordsInAnyForm(t *testing.T) {
 		}
 	}
 }
+
+// A name found by description that the claim waiting for it names already would relate the
+// entity to itself: the claim is left unstated, as when resolveBridges finds such a name and the
+// statement has no words for the entity (namesAlready). In session 48's twelfth cohort
+// exfever-4027's "Western Romance languages are subdivisions of {c1}" waited for c1's name, c1's
+// second judgement named "Western Romance languages", and the claim so stated was left
+// unverified as circular, and the true statement with it.
+func TestNameFoundByDescriptionThatTheClaimNamesAlreadyLeavesItUnstated(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	circular := "Slipknot played Slipknot in Suicide Squad"
+	model := describedModel(t,
+		judgeReplyJSON(t, "supported", "Medium", "", &judgeAnswer{Value: "Slipknot", Source: 2, Passage: "Adam Beach, known as Detective Chester Lake of Law & Order: Special Victims Unit, plays Slipknot"},
+			judgeCitation{2, "Adam Beach, known as Detective Chester Lake of Law & Order: Special Victims Unit, plays Slipknot", sup}),
+		judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "plays Slipknot", sup}))
+	model.Rules = append([]pipelinetest.StubRule{judgeRuleFor(circular, judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "plays Slipknot", sup}))}, model.Rules...)
+	res, err := Multihop{Model: model, Searcher: describedSearcher()}.Run(context.Background(), pipeline.Input{Text: describedStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := res.Claims[1]
+	if c2.Text == circular || c2.Verdict != pipeline.VerdictUnverified || !strings.Contains(c2.Reason, "names already") {
+		t.Errorf("claim 2: %+v", c2)
+	}
+	for _, p := range model.Sent(pipeline.StepJudge) {
+		if strings.Contains(p, circular) {
+			t.Errorf("the circular claim was judged:\n%s", p)
+		}
+	}
+}
