@@ -512,8 +512,7 @@ func (r *multihopRun) resolveBridges(st *chainState) {
 		if d != nil && d.checked && d.bridge.Value != "" && !d.provisional && namesAlready(st.claim.ClaimText, id, d.bridge.Value) {
 			words, ok := r.statementWordsFor(d, st)
 			if !ok {
-				st.unresolved = fmt.Sprintf("it builds on the answer of %s, %q, which it names already (stated with it, it would relate that entity to itself), and the statement has no words of its own for it",
-					id, d.bridge.Value)
+				st.unresolved = circularBecause(id, d.bridge.Value)
 				return
 			}
 			values[id] = words
@@ -642,6 +641,14 @@ func namesAlready(claim, id, value string) bool {
 		}
 	}
 	return false
+}
+
+// circularBecause says why a claim that names the answer of the bridge id it builds on, value,
+// already is not stated: with it, the claim would relate the entity to itself, and the statement
+// has no words of its own for it (namesAlready).
+func circularBecause(id, value string) string {
+	return fmt.Sprintf("it builds on the answer of %s, %q, which it names already (stated with it, it would relate that entity to itself), and the statement has no words of its own for it",
+		id, value)
 }
 
 // unresolvedBecause says why a claim cannot be stated: the bridge id it builds on was not

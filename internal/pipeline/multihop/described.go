@@ -153,8 +153,7 @@ func (r *multihopRun) nameByDescription(ctx context.Context) error {
 				// has no words of its own for it (st waited for a name): not stated, as in
 				// resolveBridges. In session 48's twelfth cohort exfever-4027's "Western Romance
 				// languages are subdivisions of {c1}" was stated so, and left unverified.
-				st.unresolved += fmt.Sprintf("; %s named %q, which it names already (stated with it, it would relate that entity to itself), and the statement has no words of its own for it",
-					id, d.bridge.Value)
+				st.unresolved += "; " + circularBecause(id, d.bridge.Value)
 				continue
 			}
 			r.stateWithName(st, d, when)
