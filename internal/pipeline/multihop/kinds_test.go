@@ -225,12 +225,50 @@ func TestRelevanceOfWhatAClaimSaysOfAKindInOtherWords(t *testing.T) {
 		{kind, "Maritime trade", "The maritime trade comprises the commercial and technical institutions of shipping.", true},
 		// Two of the five words the claim says of the kind: not most of them.
 		{kind, "Maritime trade", "The maritime trade grew with the commercial fleets of Westmoor.", false},
-		// What the claim says, of another kind.
-		{kind, "Shipbuilding", "Shipbuilding comprises the commercial and technical institutions of shipping.", false},
+		// What the claim says, every word of it, of a kind by another name: whether it is the
+		// same kind is the judge's reading (TestRelevanceOfAKindStatedInFullByAnotherName).
+		{kind, "Shipbuilding", "Shipbuilding comprises the commercial and technical institutions of shipping.", true},
+		// Most of what the claim says, of another kind: not all of it, and not the head noun.
+		{kind, "Shipbuilding", "Shipbuilding comprises the commercial institutions of Westmoor.", false},
 		// The head noun and the words, far past the text's opening.
 		{kind, "Maritime trade", "The maritime trade is old." + strings.Repeat(" Ships sailed.", 20) + " It comprises the commercial and technical institutions of shipping.", false},
 		// A named entity is found by its name, not by what is said of it.
 		{named, "Westmoor trade", "The Westmoor trade comprises the commercial and technical institutions of shipping.", false},
+	} {
+		if got := newHopTopic("en", "query words", tc.claim).relevant(tc.title, tc.text); got != tc.relevant {
+			t.Errorf("relevant(%q, %q) to %q = %v, want %v", tc.title, tc.text, tc.claim.ClaimText, got, tc.relevant)
+		}
+	}
+}
+
+// A claim about a kind is about a text whose opening says all it says of the kind, or all but one
+// word and at least minRestatedWords, though the text calls the kind by another name ("A film
+// director controls a film's artistic and dramatic aspects" for "The filmmaker controls ...",
+// "Humour is the tendency of experiences to provoke laughter" for "Comedic tone is ..."). In
+// session 49's thirteenth cohort both pages were among their hops' results and neither was
+// kept (neither holds the kind's head noun, nor opens "A <kind> is"), and two true statements
+// (exfever-6094, -3846) were left unverified. A named entity is found by its name, and a few
+// of the words, or the words past the opening, make no text about the kind.
+func TestRelevanceOfAKindStatedInFullByAnotherName(t *testing.T) {
+	t.Parallel()
+	kind := PlanClaim{ClaimText: "The shipwright builds and repairs wooden sailing vessels", Entities: []string{"shipwright"}}
+	tone := PlanClaim{ClaimText: "Nautical lore is the tradition of sailors telling tales of sea monsters", Entities: []string{"nautical lore"}}
+	named := PlanClaim{ClaimText: "The Ostmoor yard builds and repairs wooden sailing vessels", Entities: []string{"Ostmoor yard"}}
+	for _, tc := range []struct {
+		claim       PlanClaim
+		title, text string
+		relevant    bool
+	}{
+		{kind, "Boatwright", "A boatwright builds and repairs wooden sailing vessels in a harbour.", true},
+		{tone, "Shantylore", "Shantylore is the tradition of sailors telling tales of sea monsters and ghost ships.", true},
+		// All but one of the five words.
+		{kind, "Boatwright", "A boatwright builds and repairs wooden vessels in a harbour.", true},
+		// Three of the five: most, not all but one.
+		{kind, "Boatwright", "A boatwright builds wooden vessels in a harbour.", false},
+		// Every word, past the text's opening.
+		{kind, "Boatwright", "A boatwright works in a harbour." + strings.Repeat(" Boats rot.", 25) + " It builds and repairs wooden sailing vessels.", false},
+		// A named entity is found by its name.
+		{named, "Westmoor yard", "The Westmoor yard builds and repairs wooden sailing vessels.", false},
 	} {
 		if got := newHopTopic("en", "query words", tc.claim).relevant(tc.title, tc.text); got != tc.relevant {
 			t.Errorf("relevant(%q, %q) to %q = %v, want %v", tc.title, tc.text, tc.claim.ClaimText, got, tc.relevant)

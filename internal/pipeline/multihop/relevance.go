@@ -72,6 +72,9 @@ type hopTopic struct {
 	// most of what the claims say is about them, whatever word it modifies it with
 	// (statesOfKind).
 	kindHeads map[string]bool
+	// kindsOnly says every entity of the claims is a kind, none a name: a text may state what
+	// they say of it under another name (statesOfKind).
+	kindsOnly bool
 	// described says the hop searches for an entity a bridge claim describes without naming
 	// it, by what the claims say of it (a description hop): a text that opens by stating most of
 	// that is about the entity, named or not (describes).
@@ -90,6 +93,7 @@ const minSharedWords = 2
 // with the planned query.
 func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
 	t := hopTopic{language: language, words: map[string]bool{}, numbers: map[string]bool{}, spaceless: map[string]bool{}, kindHeads: map[string]bool{}}
+	names := 0 // the entities that are names, not kinds
 	// A placeholder left unresolved ("{c1}") names nothing a page could hold: read as the
 	// identifier "c1", it would be an anchor no result has.
 	texts := []string{evidence.WithoutBridges(planned)}
@@ -113,6 +117,8 @@ func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
 			}
 			if !slices.ContainsFunc(strings.Fields(e), text.IsCapitalised) {
 				t.kindHeads[words[len(words)-1]] = true
+			} else {
+				names++
 			}
 			t.names = append(t.names, nameWords(e, language, words))
 			t.linkTexts = append(t.linkTexts, words)
@@ -132,8 +138,10 @@ func newHopTopic(language, planned string, claims ...PlanClaim) hopTopic {
 		}
 		for _, id := range identifiers(s) {
 			t.names = append(t.names, []string{id})
+			names++
 		}
 	}
+	t.kindsOnly = len(t.kindHeads) > 0 && names == 0
 	t.predicate = map[string]bool{}
 	for _, s := range texts[1:] {
 		for _, w := range topicWords(s, language) {
@@ -334,13 +342,38 @@ func (t hopTopic) describes(body string) bool {
 // technological and commercial institutions of filmmaking" for "The movie industry comprises
 // ...". A kind has no name to anchor on, and a text may call it by another word: in a relay run
 // (EX-FEVER 3441-3520) that text was kept for no hop of the claim, which stayed unverified.
+//
+// When the claims are about kinds alone (kindsOnly), a text whose opening says all they say of
+// them, one word aside and at least minRestatedWords (restatesPredicate), is about them
+// without the head noun: the text may name the kind otherwise in full ("A film director
+// controls a film's artistic and dramatic aspects" for "The filmmaker controls ...", "Humour is
+// the tendency of experiences to provoke laughter" for "Comedic tone is ..."), and neither opens
+// as definedKind reads a definition. In session 49's thirteenth cohort both were among their
+// hops' results, neither was kept, and two true statements were left unverified. Whether that
+// other name is the claim's kind or another kind ("Shipbuilding comprises ..." for "The sea
+// trade comprises ...") is for the judge to read, from the text it must quote: a hop that kept
+// nothing gave it nothing to read.
 func (t hopTopic) statesOfKind(body string) bool {
 	if len(t.kindHeads) == 0 {
 		return false
 	}
 	opening := strings.Join(openingWords(body), " ")
+	if t.kindsOnly && t.restatesPredicate(opening) {
+		return true
+	}
 	return slices.ContainsFunc(topicWords(opening, t.language), func(w string) bool { return t.kindHeads[w] }) &&
 		t.predicateOpens(opening)
+}
+
+// minRestatedWords is the fewest predicate words a text's opening must hold to say what a claim
+// says of a kind under another name (restatesPredicate).
+const minRestatedWords = 4
+
+// restatesPredicate reports whether opening, a text's opening words, holds at least
+// minRestatedWords of the topic's predicate words and every one of them but one at most.
+func (t hopTopic) restatesPredicate(opening string) bool {
+	shared := t.predicateShared(opening)
+	return shared >= minRestatedWords && shared >= len(t.predicate)-1
 }
 
 // opensWithPredicate reports whether the first definitionWindow words of body hold at least
