@@ -67,6 +67,7 @@ func (r *multihopRun) judgeOne(ctx context.Context, st *chainState) {
 	}
 	if !st.bridged {
 		v, _ = j.secondLook(ctx, st.index+1, st.claim.ClaimText, v, given)
+		v, _ = j.lookAtContradiction(ctx, st.index+1, st.claim.ClaimText, v, given)
 	}
 	st.verdict, st.withheld = refutesNoDescription(st, v), nil
 	if st.verdict.Verdict != v.Verdict {

@@ -223,20 +223,32 @@ func (j judge) dateFor(claim string) string {
 // more tokens than before; the sentence on sources found by searching for the entity is there
 // only in a provisional bridge's second judgement (settleProvisional).
 func renderJudgePrompt(claim string, given []evidence.Retrieved, grounding, dated string, bridge bool, part string) (string, error) {
-	return renderLookPrompt(claim, given, grounding, dated, bridge, part, false)
+	return renderLookPrompt(claim, given, grounding, dated, bridge, part, lookAtPart)
 }
 
-// renderLookPrompt is renderJudgePrompt with, when atLow is set, the paragraph of a second look
-// at a confirmation its first reading gave at Low (secondLook).
-func renderLookPrompt(claim string, given []evidence.Retrieved, grounding, dated string, bridge bool, part string, atLow bool) (string, error) {
+// lookKind is what a second look reads again: the part a first reading confirmed (the part is
+// in the prompt), or a confirmation or a contradiction that reading gave at Low.
+type lookKind int
+
+const (
+	lookAtPart lookKind = iota
+	lookAtLowConfirmation
+	lookAtLowContradiction
+)
+
+// renderLookPrompt is renderJudgePrompt with the paragraph of a second look at a confirmation
+// (secondLook) or a contradiction (lookAtContradiction) its first reading gave at Low, when look
+// says so.
+func renderLookPrompt(claim string, given []evidence.Retrieved, grounding, dated string, bridge bool, part string, look lookKind) (string, error) {
 	related := slices.ContainsFunc(given, func(e evidence.Retrieved) bool { return e.Relation != "" })
 	builtOn := slices.ContainsFunc(given, func(e evidence.Retrieved) bool { return e.Relation == relationBuiltOn })
 	described := slices.ContainsFunc(given, func(e evidence.Retrieved) bool { return e.Relation == relationDescribed })
 	return pipeline.RenderPrompt("multihop_judge", struct {
-		Claim, Evidence, Grounding, Dated, Part, Kinds string
-		Related, BuiltOn, Described, Bridge, AtLow     bool
+		Claim, Evidence, Grounding, Dated, Part, Kinds                string
+		Related, BuiltOn, Described, Bridge, AtLow, ContradictedAtLow bool
 	}{pipeline.EscapeFenced(strings.TrimSpace(claim)), evidence.RenderEvidence(given), pipeline.EscapeFenced(text.OneLine(grounding)), dated,
-		pipeline.EscapeFenced(text.OneLine(part)), kindsSentence(definedKinds(claim, given)), related, builtOn, described, bridge, atLow})
+		pipeline.EscapeFenced(text.OneLine(part)), kindsSentence(definedKinds(claim, given)), related, builtOn, described, bridge,
+		look == lookAtLowConfirmation, look == lookAtLowContradiction})
 }
 
 // groundVerdict turns a judge's reply into a judgement under the grounding rules, in code:
@@ -490,6 +502,28 @@ func (j judge) secondLook(ctx context.Context, position int, claim string, v jud
 	if atLow {
 		part = ""
 	}
+	look := lookAtPart
+	if atLow {
+		look = lookAtLowConfirmation
+	}
+	w, ok := j.lookAgain(ctx, position, claim, v, given, part, look)
+	if !ok || w.Verdict != pipeline.VerdictSupported {
+		// What the second look broke (a quote no source holds) is still for the editor to see.
+		v.flags = append(v.flags, w.flags...)
+		return v, false
+	}
+	if atLow {
+		w.Reason = "a second look at a confirmation the first reading gave at Low confirmed it: " + w.Reason
+	} else {
+		w.Reason = "a second look at the part the first reading left uncovered confirmed it: " + w.Reason
+	}
+	return w, true
+}
+
+// lookAgain judges claim again, as look says, with only the sources v's reading cited, and
+// returns that judgement under the grounding rules with its citations back at the indices of
+// given; ok is false when the look could not be asked or answered.
+func (j judge) lookAgain(ctx context.Context, position int, claim string, v judgement, given []evidence.Retrieved, part string, look lookKind) (w judgement, ok bool) {
 	shown := make([]evidence.Retrieved, len(v.cited))
 	for i, k := range v.cited {
 		shown[i] = given[k]
@@ -497,20 +531,15 @@ func (j judge) secondLook(ctx context.Context, position int, claim string, v jud
 			shown[i].Relation = "not independent of an earlier source" // its numbers are not these
 		}
 	}
-	prompt, err := renderLookPrompt(claim, shown, j.grounding, j.dateFor(claim), false, part, atLow)
+	prompt, err := renderLookPrompt(claim, shown, j.grounding, j.dateFor(claim), false, part, look)
 	if err != nil {
-		return v, false
+		return judgement{}, false
 	}
 	reply, err := j.rec.Complete(ctx, pipeline.StepJudge, position, pipeline.ModelRequest{Prompt: prompt, Schema: judgeRequest(), MaxTokens: 1024})
 	if err != nil {
-		return v, false
+		return judgement{}, false
 	}
-	w := j.groundVerdict(reply, shown)
-	if w.Verdict != pipeline.VerdictSupported {
-		// What the second look broke (a quote no source holds) is still for the editor to see.
-		v.flags = append(v.flags, w.flags...)
-		return v, false
-	}
+	w = j.groundVerdict(reply, shown)
 	// Back to the indices of the claim's evidence.
 	quotes, stances := map[int]string{}, map[int]string{}
 	for i, k := range w.cited {
@@ -518,12 +547,45 @@ func (j judge) secondLook(ctx context.Context, position int, claim string, v jud
 		quotes[v.cited[k]], stances[v.cited[k]] = w.quotes[k], w.stances[k]
 	}
 	w.quotes, w.stances = quotes, stances
-	if atLow {
-		w.Reason = "a second look at a confirmation the first reading gave at Low confirmed it: " + w.Reason
-	} else {
-		w.Reason = "a second look at the part the first reading left uncovered confirmed it: " + w.Reason
-	}
 	return w, true
+}
+
+// lookAtContradiction reads once more a contradiction the judge gave at Low (contradictedAtLow):
+// the confidence gate leaves the claim unverified and corrects nothing, yet relay judges gave it
+// of claims their source contradicts in so many words or by one plain step, hedging on the step
+// ("the sources date the start of his career to the 1980s rather than the 1970s, though only by
+// this inference", exfever-5983 in session 49's thirteenth cohort: 12 such claims in 311
+// statements). The claim is judged again with only the sources that judge cited, told that a
+// contradiction at Low corrects nothing, when Low is the answer, and that a fact the sources do
+// not mention contradicts nothing. Only a contradiction counts, under the same grounding rules:
+// refuted, or partly supported with a correction, so at Medium or above, citing a passage of
+// those sources. Anything else leaves the first judgement as it was, and what the look broke
+// among its flags: a look at a contradiction can correct, never confirm. A bridge claim gets no
+// such look (judgeOne): evidence on the entity a judge named settles a bridge by the rules of a
+// provisional bridge (contradictedOnEntity).
+func (j judge) lookAtContradiction(ctx context.Context, position int, claim string, v judgement, given []evidence.Retrieved) (judgement, bool) {
+	if !contradictedAtLow(v) {
+		return v, false
+	}
+	w, ok := j.lookAgain(ctx, position, claim, v, given, "", lookAtLowContradiction)
+	if !ok || w.Verdict != pipeline.VerdictRefuted && (w.Verdict != pipeline.VerdictPartlySupported || w.Correction == "") {
+		v.flags = append(v.flags, w.flags...)
+		return v, false
+	}
+	w.Reason = fmt.Sprintf("a second look at a contradiction the first reading gave at Low found it at %s: %s", w.Confidence, w.Reason)
+	return w, true
+}
+
+// contradictedAtLow reports whether the judge itself contradicted the claim at Low, citing a
+// source that refutes it: a contradiction the confidence gate leaves unverified.
+func contradictedAtLow(v judgement) bool {
+	switch strings.ToLower(v.VariantVerdict) {
+	case pipeline.VerdictRefuted, pipeline.VerdictPartlySupported:
+	default:
+		return false
+	}
+	return v.Verdict == pipeline.VerdictUnverified && strings.EqualFold(v.said, pipeline.ConfidenceLow) &&
+		slices.ContainsFunc(v.cited, func(k int) bool { return v.stances[k] == evidence.StanceRefutes })
 }
 
 // confirmedAtLow reports whether the judge itself said supported at Low: a confirmation the

@@ -235,3 +235,88 @@ func TestNoSecondLookAtLowWithoutAConfirmationAtLow(t *testing.T) {
 		}
 	}
 }
+
+// contradictionLookMarker is in the judge prompt of a second look at a contradiction given at
+// Low only.
+const contradictionLookMarker = "A first reading of these sources contradicted the claim at Low confidence"
+
+// lowContradictionModel is c2's first judge contradicting the claim at Low, citing its own
+// source as refuting it; the second look at the contradiction is scripted by second.
+func lowContradictionModel(t testing.TB, second string) *pipelinetest.StubModel {
+	first := judgeReplyJSON(t, "refuted", "Low", "", nil, judgeCitation{1, "written and directed by David Ayer", evidence.StanceRefutes})
+	return firstReadingModel(t, first, contradictionLookMarker, second)
+}
+
+// A contradiction given at Low corrects nothing (the confidence gate), yet relay judges gave it
+// of claims their one source contradicts in so many words or by one plain step, hedging on the
+// step ("the sources date the start of his career to the 1980s rather than the 1970s, though only
+// by this inference"): 12 claims of session 49's thirteenth cohort, the only unverified claim of
+// some false statements left unverified (exfever-5983) and none of a true one but one. It gets a
+// second look, with the sources its first reading cited, told that a contradiction at Low
+// corrects nothing and when Low is the answer; a contradiction at Medium or above, grounded as
+// any verdict is, is stored with the second look named in its reason. Nothing else the look
+// says counts: a confirmation, a contradiction at Low again, a quote no source holds (flagged).
+func TestSecondLookAtAContradictionGivenAtLow(t *testing.T) {
+	t.Parallel()
+	ref := evidence.StanceRefutes
+	for _, tc := range []struct {
+		name     string
+		second   string
+		verdict  string
+		flagged  bool
+		cited    []int
+		confined bool
+	}{
+		{"contradicted at Medium", judgeReplyJSON(t, "refuted", "Medium", "", nil, judgeCitation{1, "written and directed by David Ayer", ref}), pipeline.VerdictRefuted, false, []int{2}, true},
+		{"contradicted at Low again", judgeReplyJSON(t, "refuted", "Low", "", nil, judgeCitation{1, "written and directed by David Ayer", ref}), pipeline.VerdictUnverified, false, nil, true},
+		{"a quote no source holds", judgeReplyJSON(t, "refuted", "Medium", "", nil, judgeCitation{1, "directed by Zack Snyder", ref}), pipeline.VerdictUnverified, true, nil, true},
+		{"confirmed instead", judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach plays Slipknot", evidence.StanceSupports}), pipeline.VerdictUnverified, false, nil, true},
+	} {
+		model := lowContradictionModel(t, tc.second)
+		res, err := Multihop{Model: model, Searcher: slipknotSearcher()}.Run(context.Background(), pipeline.Input{Text: slipknotStatement})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c2 := res.Claims[1]
+		if c2.Verdict != tc.verdict || tc.cited != nil && (!slices.Equal(c2.Citations, tc.cited) || c2.Confidence != pipeline.ConfidenceMedium || !strings.Contains(c2.Reason, "second look")) {
+			t.Errorf("%s: claim 2 stored %s at %s citing %v (%s), want %s", tc.name, c2.Verdict, c2.Confidence, c2.Citations, c2.Reason, tc.verdict)
+		}
+		if flagged := slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool { return f.Code == pipeline.FlagQuoteNotInSource }); flagged != tc.flagged {
+			t.Errorf("%s: quote_not_in_source flagged %v, want %v: %+v", tc.name, flagged, tc.flagged, res.ReviewFlags)
+		}
+		var looks []string
+		for _, p := range model.Sent(pipeline.StepJudge) {
+			if strings.Contains(p, contradictionLookMarker) {
+				looks = append(looks, p)
+			}
+		}
+		if len(looks) != 1 || strings.Contains(looks[0], secondLookMarker) || strings.Contains(looks[0], lowLookMarker) || strings.Contains(looks[0], srcLake.Snippet) ||
+			strings.Contains(looks[0], slipknotStatement) || !strings.Contains(looks[0], srcSlipknot.Snippet) {
+			t.Fatalf("%s: second looks (%d), want one with claim 2's cited source alone:\n%s", tc.name, len(looks), strings.Join(looks, "\n----\n"))
+		}
+	}
+}
+
+// Only a contradiction given at Low gets the look at a contradiction: not one given at Medium
+// (it stands), not a partial confirmation at Low that contradicts nothing (it gets the look at
+// its confirmed part), not a claim its judge left unverified.
+func TestNoContradictionLookWithoutAContradictionAtLow(t *testing.T) {
+	t.Parallel()
+	ref, sup := evidence.StanceRefutes, evidence.StanceSupports
+	for _, first := range []string{
+		judgeReplyJSON(t, "refuted", "Medium", "", nil, judgeCitation{1, "written and directed by David Ayer", ref}),
+		judgeReplyJSON(t, "partly_supported", "Low", "Suicide Squad cast", nil, judgeCitation{1, "Adam Beach plays Slipknot", sup}),
+		judgeReplyJSON(t, "unverified", "Low", "", nil),
+	} {
+		model := lowContradictionModel(t, "{}")
+		model.Rules = append([]pipelinetest.StubRule{judgeRuleFor(resolvedSlipknot, first)}, model.Rules...)
+		if _, err := (Multihop{Model: model, Searcher: slipknotSearcher()}).Run(context.Background(), pipeline.Input{Text: slipknotStatement}); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range model.Sent(pipeline.StepJudge) {
+			if strings.Contains(p, contradictionLookMarker) {
+				t.Errorf("a look at a contradiction after %s", first)
+			}
+		}
+	}
+}
