@@ -554,7 +554,7 @@ func (j judge) lookAgain(ctx context.Context, position int, claim string, v judg
 // the confidence gate leaves the claim unverified and corrects nothing, yet relay judges gave it
 // of claims their source contradicts in so many words or by one plain step, hedging on the step
 // ("the sources date the start of his career to the 1980s rather than the 1970s, though only by
-// this inference", exfever-5983 in session 49's thirteenth cohort: 12 such claims in 311
+// this inference", exfever-5983 in session 49's thirteenth cohort: 9 such claims in 311
 // statements). The claim is judged again with only the sources that judge cited, told that a
 // contradiction at Low corrects nothing, when Low is the answer, and that a fact the sources do
 // not mention contradicts nothing. Only a contradiction counts, under the same grounding rules:

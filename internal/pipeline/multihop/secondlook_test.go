@@ -250,8 +250,8 @@ func lowContradictionModel(t testing.TB, second string) *pipelinetest.StubModel 
 // A contradiction given at Low corrects nothing (the confidence gate), yet relay judges gave it
 // of claims their one source contradicts in so many words or by one plain step, hedging on the
 // step ("the sources date the start of his career to the 1980s rather than the 1970s, though only
-// by this inference"): 12 claims of session 49's thirteenth cohort, the only unverified claim of
-// some false statements left unverified (exfever-5983) and none of a true one but one. It gets a
+// by this inference"): 9 claims of session 49's thirteenth cohort, all of false statements, 7 of
+// them left unverified (exfever-5983's the only unverified claim of its statement). It gets a
 // second look, with the sources its first reading cited, told that a contradiction at Low
 // corrects nothing and when Low is the answer; a contradiction at Medium or above, grounded as
 // any verdict is, is stored with the second look named in its reason. Nothing else the look
