@@ -3,6 +3,7 @@ package multihop
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -315,14 +316,23 @@ func (r *multihopRun) judgeOnOthersCitations(ctx context.Context, targets []*cha
 			return heldCount(words, held) >= need ||
 				slices.ContainsFunc(names, func(name map[string]bool) bool { return heldCount(name, held) == len(name) })
 		}
+		subject := subjectWords(st.claim, r.in.language)
+		rest := map[string]bool{} // the claim's words outside its subject
+		for w := range words {
+			if !subject[w] {
+				rest[w] = true
+			}
+		}
 		for _, o := range targets {
 			if o == st || o.foundNothing || o.reused != nil {
 				continue
 			}
+			onSubject := confirmedOnSubject(o, subject, r.in.language) && len(rest) > 0
 			for _, k := range o.verdict.cited {
 				e := o.evidence[k]
+				text := e.Title + " " + evidence.SourceText(e.Retrieved)
 				if len(st.sharedFinds) >= maxSharedSources || holdsURL(st.sharedFinds, e.SearchResult) || holdsURL(st.evidence, e.SearchResult) ||
-					!about(e.Title+" "+evidence.SourceText(e.Retrieved)) {
+					!about(text) && !(onSubject && heldCount(rest, tokenSet(topicWords(text, r.in.language))) == len(rest)) {
 					continue
 				}
 				found := e.Retrieved
@@ -339,6 +349,15 @@ func (r *multihopRun) judgeOnOthersCitations(ctx context.Context, targets []*cha
 		r.judgeDescribedAgain(ctx, st)
 		r.stateNamedLate(ctx, st)
 	}
+}
+
+// confirmedOnSubject reports whether o's judge confirmed o (supported, so at Medium or above)
+// and o is about subject, a claim's subject words (subjectWords): a source that judge cited is
+// one it read as about that subject, whatever name the source gives it ("A film director
+// controls ..." cited for "The filmmaker controls ..."), and so is about the subject for
+// judgeOnOthersCitations when it holds the rest of a claim's words.
+func confirmedOnSubject(o *chainState, subject map[string]bool, language string) bool {
+	return len(subject) > 0 && o.verdict.Verdict == pipeline.VerdictSupported && maps.Equal(subjectWords(o.claim, language), subject)
 }
 
 // stateNamedLate states the claims left unstated for want of d's name, now that d, judged again

@@ -701,3 +701,92 @@ func TestClaimLeftUnverifiedIsJudgedOnWhatTheOthersCitedAboutItsSubject(t *testi
 		})
 	}
 }
+
+// The shipwright statement: two claims about one kind; the page that says both calls it by
+// another name ("A boatwright ..."), and only the first claim's search finds it.
+const (
+	shipwrightStatement   = "The shipwright builds wooden sailing vessels and reads hulls."
+	shipwrightBuildsClaim = "The shipwright builds wooden sailing vessels"
+	shipwrightReadsClaim  = "The shipwright reads hulls"
+)
+
+var srcBoatwright = hit("https://en.wikipedia.org/wiki/Boatwright", "Wikipedia", "A boatwright builds wooden sailing vessels and reads hulls as a mason reads stone.", nil)
+
+// shipwrightPlan is the statement's plan: two claims about the shipwright, one hop each.
+func shipwrightPlan() Plan {
+	claim := func(id, text, query string) PlanClaim {
+		return PlanClaim{ClaimID: id, ClaimText: text, SourceSpan: strings.TrimPrefix(text, "The shipwright "), Entities: []string{"shipwright"}, Verifiable: true,
+			Interpretations: []Interpretation{}, DependsOn: []string{}, SubQueries: []string{query}, SourceIndependenceScore: 0.8}
+	}
+	return Plan{
+		PlanID: "shipwright",
+		Claims: []PlanClaim{claim("c1", shipwrightBuildsClaim, "shipwright wooden sailing vessels"), claim("c2", shipwrightReadsClaim, "shipwright hulls")},
+		QueryChains: []QueryChain{
+			{ClaimID: "c1", Hops: []PlanHop{{1, "shipwright wooden sailing vessels", "encyclopedia", "the trade"}}},
+			{ClaimID: "c2", Hops: []PlanHop{{1, "shipwright hulls", "encyclopedia", "the trade"}}},
+		},
+		CrossValidationPairs:   []CrossValidationPair{{"c1", "c2", "the trade"}},
+		CrossValidationQueries: []CrossValidationQuery{{"shipwright trade", []int{0, 1}}},
+		ExecutionOrder:         []string{"c1", "c2"},
+	}
+}
+
+// A claim whose hops found nothing is given the source another claim's judge confirmed a claim
+// about the same subject with, when that source holds every other word of the claim: the judge
+// that confirmed "The filmmaker controls a film's artistic and dramatic aspects" on "A film
+// director controls ... and visualizes the screenplay" read it as about the filmmaker, and the
+// source says what "The filmmaker visualizes the screenplay" says, which kept nothing of its own
+// (session 49's thirteenth cohort, exfever-6094: a true statement left unverified). It holds
+// neither the subject's word nor three of the claim's, so no other rule gave it. Not given: when
+// the other claim was not confirmed, is about another subject, or the source lacks a word.
+func TestClaimThatFoundNothingIsGivenWhatConfirmedAClaimOnItsSubject(t *testing.T) {
+	t.Parallel()
+	sup := evidence.StanceSupports
+	for _, tc := range []struct {
+		name, firstVerdict, reads string
+		srcText                   string
+		given                     bool
+	}{
+		{"confirmed on the same subject", "supported", shipwrightReadsClaim, srcBoatwright.Snippet, true},
+		{"the other claim unconfirmed", "unverified", shipwrightReadsClaim, srcBoatwright.Snippet, false},
+		{"another subject", "supported", "The caulker reads hulls", srcBoatwright.Snippet, false},
+		{"a word missing", "supported", shipwrightReadsClaim, "A boatwright builds wooden sailing vessels and reads the sky.", false},
+	} {
+		plan := shipwrightPlan()
+		plan.Claims[1].ClaimText = tc.reads
+		if tc.reads != shipwrightReadsClaim {
+			plan.Claims[1].Entities = []string{"caulker"}
+		}
+		src := srcBoatwright
+		src.Snippet = tc.srcText
+		first := judgeReplyJSON(t, tc.firstVerdict, "Medium", "", nil, judgeCitation{1, "builds wooden sailing vessels", sup})
+		if tc.firstVerdict == "unverified" {
+			first = judgeReplyJSON(t, "unverified", "Low", "", nil)
+		}
+		model := planModel(t, plan, map[string]string{
+			shipwrightBuildsClaim: first,
+			tc.reads:              judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "builds wooden sailing vessels and reads hulls", sup}),
+		})
+		searcher := &StubSearcher{honour: true, rules: []searchRule{{contains: "wooden sailing", results: []pipeline.SearchResult{src}}}}
+		res, err := Multihop{Model: model, Searcher: searcher}.Run(context.Background(), pipeline.Input{Text: shipwrightStatement})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Claims) != 2 || res.Claims[0].Verdict != tc.firstVerdict {
+			t.Fatalf("%s: the plan's claims were not checked as scripted: %+v", tc.name, res.Claims)
+		}
+		judged := judgePromptsOf(model, tc.reads)
+		got := slices.ContainsFunc(judged, func(p string) bool { return strings.Contains(p, tc.srcText) })
+		if got != tc.given {
+			t.Errorf("%s: claim 2 given the boatwright page = %v, want %v (%d prompts)", tc.name, got, tc.given, len(judged))
+		}
+		if c := res.Claims[1]; tc.given && c.Verdict != pipeline.VerdictSupported {
+			t.Errorf("%s: claim 2 = %s: %s", tc.name, c.Verdict, c.Reason)
+		}
+		for _, p := range judged {
+			if strings.Contains(p, shipwrightStatement) || strings.Contains(p, shipwrightBuildsClaim) {
+				t.Errorf("%s: claim 2's prompt holds the statement or claim 1's text:\n%s", tc.name, p)
+			}
+		}
+	}
+}
