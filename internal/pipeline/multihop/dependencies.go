@@ -311,8 +311,7 @@ func (r *multihopRun) judgeOnOthersCitations(ctx context.Context, targets []*cha
 				names = append(names, w)
 			}
 		}
-		about := func(s string) bool {
-			held := tokenSet(topicWords(s, r.in.language))
+		about := func(held map[string]bool) bool {
 			return heldCount(words, held) >= need ||
 				slices.ContainsFunc(names, func(name map[string]bool) bool { return heldCount(name, held) == len(name) })
 		}
@@ -330,9 +329,11 @@ func (r *multihopRun) judgeOnOthersCitations(ctx context.Context, targets []*cha
 			onSubject := confirmedOnSubject(o, subject, r.in.language) && len(rest) > 0
 			for _, k := range o.verdict.cited {
 				e := o.evidence[k]
-				text := e.Title + " " + evidence.SourceText(e.Retrieved)
-				if len(st.sharedFinds) >= maxSharedSources || holdsURL(st.sharedFinds, e.SearchResult) || holdsURL(st.evidence, e.SearchResult) ||
-					!about(text) && !(onSubject && heldCount(rest, tokenSet(topicWords(text, r.in.language))) == len(rest)) {
+				if len(st.sharedFinds) >= maxSharedSources || holdsURL(st.sharedFinds, e.SearchResult) || holdsURL(st.evidence, e.SearchResult) {
+					continue
+				}
+				held := tokenSet(topicWords(e.Title+" "+evidence.SourceText(e.Retrieved), r.in.language))
+				if !about(held) && !(onSubject && heldCount(rest, held) == len(rest)) {
 					continue
 				}
 				found := e.Retrieved

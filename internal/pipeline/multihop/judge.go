@@ -568,12 +568,18 @@ func (j judge) lookAtContradiction(ctx context.Context, position int, claim stri
 		return v, false
 	}
 	w, ok := j.lookAgain(ctx, position, claim, v, given, "", lookAtLowContradiction)
-	if !ok || w.Verdict != pipeline.VerdictRefuted && (w.Verdict != pipeline.VerdictPartlySupported || w.Correction == "") {
+	if !ok || !contradicts(w) {
 		v.flags = append(v.flags, w.flags...)
 		return v, false
 	}
 	w.Reason = fmt.Sprintf("a second look at a contradiction the first reading gave at Low found it at %s: %s", w.Confidence, w.Reason)
 	return w, true
+}
+
+// contradicts reports whether v says the claim is false: refuted, or partly supported with a
+// correction (code drops a correction given below Medium).
+func contradicts(v judgement) bool {
+	return v.Verdict == pipeline.VerdictRefuted || v.Verdict == pipeline.VerdictPartlySupported && v.Correction != ""
 }
 
 // contradictedAtLow reports whether the judge itself contradicted the claim at Low, citing a

@@ -170,11 +170,7 @@ func TestRelevanceOfADefinitionOfWhatTheClaimSays(t *testing.T) {
 	institute := PlanClaim{ClaimText: "The Ostmoor Institute is responsible for the collection of tide records", Entities: []string{"Ostmoor Institute"}}
 	hall := PlanClaim{ClaimText: "Ostmoor Hall trains apprentices through paid work under a master craftsman", Entities: []string{"Ostmoor Hall"}}
 	named := PlanClaim{ClaimText: "Ostmoor Hall is in Westmoor", Entities: []string{"Ostmoor Hall", "Westmoor"}}
-	for _, tc := range []struct {
-		claim       PlanClaim
-		title, text string
-		relevant    bool
-	}{
+	checkRelevance(t, []relevanceCase{
 		{institute, "Tide agency", "A tide agency is a government agency responsible for the collection of tide records.", true},
 		// Another claim's finding comes as its title, then its text.
 		{institute, "Tide agency", "Tide agency\nA tide agency is a government agency responsible for the collection of tide records.", true},
@@ -201,11 +197,7 @@ func TestRelevanceOfADefinitionOfWhatTheClaimSays(t *testing.T) {
 		// the person's page ("serial killer"), left a true statement unverified.
 		{PlanClaim{ClaimText: "Mara Quinn painted three or more murals", Entities: []string{"Mara Quinn"}},
 			"Muralist", "A muralist is typically a person who paints three or more murals.", true},
-	} {
-		if got := newHopTopic("en", "query words", tc.claim).relevant(tc.title, tc.text); got != tc.relevant {
-			t.Errorf("relevant(%q, %q) to %q = %v, want %v", tc.title, tc.text, tc.claim.ClaimText, got, tc.relevant)
-		}
-	}
+	})
 }
 
 // A claim about a kind ("The movie industry comprises ...", an entity in lower case) is about a
@@ -217,11 +209,7 @@ func TestRelevanceOfWhatAClaimSaysOfAKindInOtherWords(t *testing.T) {
 	t.Parallel()
 	kind := PlanClaim{ClaimText: "The sea trade comprises the commercial and technical institutions of shipping", Entities: []string{"sea trade"}}
 	named := PlanClaim{ClaimText: "The Ostmoor trade comprises the commercial and technical institutions of shipping", Entities: []string{"Ostmoor trade"}}
-	for _, tc := range []struct {
-		claim       PlanClaim
-		title, text string
-		relevant    bool
-	}{
+	checkRelevance(t, []relevanceCase{
 		{kind, "Maritime trade", "The maritime trade comprises the commercial and technical institutions of shipping.", true},
 		// Two of the five words the claim says of the kind: not most of them.
 		{kind, "Maritime trade", "The maritime trade grew with the commercial fleets of Westmoor.", false},
@@ -234,11 +222,7 @@ func TestRelevanceOfWhatAClaimSaysOfAKindInOtherWords(t *testing.T) {
 		{kind, "Maritime trade", "The maritime trade is old." + strings.Repeat(" Ships sailed.", 20) + " It comprises the commercial and technical institutions of shipping.", false},
 		// A named entity is found by its name, not by what is said of it.
 		{named, "Westmoor trade", "The Westmoor trade comprises the commercial and technical institutions of shipping.", false},
-	} {
-		if got := newHopTopic("en", "query words", tc.claim).relevant(tc.title, tc.text); got != tc.relevant {
-			t.Errorf("relevant(%q, %q) to %q = %v, want %v", tc.title, tc.text, tc.claim.ClaimText, got, tc.relevant)
-		}
-	}
+	})
 }
 
 // A claim about a kind is about a text whose opening says all it says of the kind, or all but one
@@ -254,11 +238,7 @@ func TestRelevanceOfAKindStatedInFullByAnotherName(t *testing.T) {
 	kind := PlanClaim{ClaimText: "The shipwright builds and repairs wooden sailing vessels", Entities: []string{"shipwright"}}
 	tone := PlanClaim{ClaimText: "Nautical lore is the tradition of sailors telling tales of sea monsters", Entities: []string{"nautical lore"}}
 	named := PlanClaim{ClaimText: "The Ostmoor yard builds and repairs wooden sailing vessels", Entities: []string{"Ostmoor yard"}}
-	for _, tc := range []struct {
-		claim       PlanClaim
-		title, text string
-		relevant    bool
-	}{
+	checkRelevance(t, []relevanceCase{
 		{kind, "Boatwright", "A boatwright builds and repairs wooden sailing vessels in a harbour.", true},
 		{tone, "Shantylore", "Shantylore is the tradition of sailors telling tales of sea monsters and ghost ships.", true},
 		// All but one of the five words.
@@ -269,11 +249,7 @@ func TestRelevanceOfAKindStatedInFullByAnotherName(t *testing.T) {
 		{kind, "Boatwright", "A boatwright works in a harbour." + strings.Repeat(" Boats rot.", 25) + " It builds and repairs wooden sailing vessels.", false},
 		// A named entity is found by its name.
 		{named, "Westmoor yard", "The Westmoor yard builds and repairs wooden sailing vessels.", false},
-	} {
-		if got := newHopTopic("en", "query words", tc.claim).relevant(tc.title, tc.text); got != tc.relevant {
-			t.Errorf("relevant(%q, %q) to %q = %v, want %v", tc.title, tc.text, tc.claim.ClaimText, got, tc.relevant)
-		}
-	}
+	})
 }
 
 // The definition a hop found reaches the judge beside the entity's page, and the judge is told
@@ -504,5 +480,23 @@ func TestBridgeDescribedByAKindIsConfirmedByItsDefinition(t *testing.T) {
 	}
 	if c2 := res.Claims[1]; c2.Text != "Mara Quinn attended Ostmoor Hall" || c2.Verdict != pipeline.VerdictSupported {
 		t.Errorf("claim 2: %+v", c2)
+	}
+}
+
+// relevanceCase is a text (title and body) and whether it is relevant to a hop of claim searched
+// with any query (checkRelevance).
+type relevanceCase struct {
+	claim       PlanClaim
+	title, text string
+	relevant    bool
+}
+
+// checkRelevance fails t for each case whose text the hop topic of its claim reads otherwise.
+func checkRelevance(t *testing.T, cases []relevanceCase) {
+	t.Helper()
+	for _, tc := range cases {
+		if got := newHopTopic("en", "query words", tc.claim).relevant(tc.title, tc.text); got != tc.relevant {
+			t.Errorf("relevant(%q, %q) to %q = %v, want %v", tc.title, tc.text, tc.claim.ClaimText, got, tc.relevant)
+		}
 	}
 }

@@ -243,7 +243,7 @@ func (r *multihopRun) describedOtherwise(ctx context.Context, st *chainState, wh
 	name := st.bridge.Value
 	check := name + " is " + description
 	w := r.newJudge().judgeClaim(ctx, st.index+1, check, givenOf(st), false)
-	if w.Verdict != pipeline.VerdictRefuted && (w.Verdict != pipeline.VerdictPartlySupported || w.Correction == "") {
+	if !contradicts(w) {
 		// What the check broke (a quote no source holds) is still for the editor to see.
 		st.verdict.flags = append(st.verdict.flags, w.flags...)
 		return false
