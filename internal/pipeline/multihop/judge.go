@@ -227,28 +227,34 @@ func renderJudgePrompt(claim string, given []evidence.Retrieved, grounding, date
 }
 
 // lookKind is what a second look reads again: the part a first reading confirmed (the part is
-// in the prompt), or a confirmation or a contradiction that reading gave at Low.
+// in the prompt), a confirmation or a contradiction that reading gave at Low, or the rest of a
+// claim it confirmed in part (the part is in the prompt).
 type lookKind int
 
 const (
 	lookAtPart lookKind = iota
 	lookAtLowConfirmation
 	lookAtLowContradiction
+	lookAtUncoveredRest
 )
 
 // renderLookPrompt is renderJudgePrompt with the paragraph of a second look at a confirmation
-// (secondLook) or a contradiction (lookAtContradiction) its first reading gave at Low, when look
-// says so.
+// (secondLook) or a contradiction (lookAtContradiction) its first reading gave at Low, or at the
+// rest of a claim it confirmed in part (part, lookAtContradiction), when look says so.
 func renderLookPrompt(claim string, given []evidence.Retrieved, grounding, dated string, bridge bool, part string, look lookKind) (string, error) {
 	related := slices.ContainsFunc(given, func(e evidence.Retrieved) bool { return e.Relation != "" })
 	builtOn := slices.ContainsFunc(given, func(e evidence.Retrieved) bool { return e.Relation == relationBuiltOn })
 	described := slices.ContainsFunc(given, func(e evidence.Retrieved) bool { return e.Relation == relationDescribed })
+	confirmedPart := ""
+	if look == lookAtUncoveredRest {
+		part, confirmedPart = "", part // the look at the part's paragraph is not this look's
+	}
 	return pipeline.RenderPrompt("multihop_judge", struct {
-		Claim, Evidence, Grounding, Dated, Part, Kinds                string
+		Claim, Evidence, Grounding, Dated, Part, RestOf, Kinds        string
 		Related, BuiltOn, Described, Bridge, AtLow, ContradictedAtLow bool
 	}{pipeline.EscapeFenced(strings.TrimSpace(claim)), evidence.RenderEvidence(given), pipeline.EscapeFenced(text.OneLine(grounding)), dated,
-		pipeline.EscapeFenced(text.OneLine(part)), kindsSentence(definedKinds(claim, given)), related, builtOn, described, bridge,
-		look == lookAtLowConfirmation, look == lookAtLowContradiction})
+		pipeline.EscapeFenced(text.OneLine(part)), pipeline.EscapeFenced(text.OneLine(confirmedPart)), kindsSentence(definedKinds(claim, given)),
+		related, builtOn, described, bridge, look == lookAtLowConfirmation, look == lookAtLowContradiction})
 }
 
 // groundVerdict turns a judge's reply into a judgement under the grounding rules, in code:
@@ -557,23 +563,45 @@ func (j judge) lookAgain(ctx context.Context, position int, claim string, v judg
 // this inference", exfever-5983 in session 49's thirteenth cohort: 9 such claims in 311
 // statements). The claim is judged again with only the sources that judge cited, told that a
 // contradiction at Low corrects nothing, when Low is the answer, and that a fact the sources do
-// not mention contradicts nothing. Only a contradiction counts, under the same grounding rules:
-// refuted, or partly supported with a correction, so at Medium or above, citing a passage of
-// those sources. Anything else leaves the first judgement as it was, and what the look broke
-// among its flags: a look at a contradiction can correct, never confirm. A bridge claim gets no
-// such look (judgeOne): evidence on the entity a judge named settles a bridge by the rules of a
-// provisional bridge (contradictedOnEntity).
+// not mention contradicts nothing.
+//
+// It reads once more, too, the rest of a claim the judge confirmed in part and found not covered
+// (restUncovered), once the second look at the part (secondLook) has not confirmed it: relay
+// judges gave that reading of claims whose source states the rest otherwise, and would not call
+// it a contradiction ("they name Sony/ATV Music Publishing as the company and never mention Air
+// Deluxe Music Group", exfever-5909 in session 50's fifteenth cohort). That look gets the part
+// the first reading confirmed, and is told that a source stating the rest otherwise contradicts
+// it and a fact the sources do not mention contradicts nothing.
+//
+// Only a contradiction counts, under the same grounding rules: refuted, or partly supported with
+// a correction, so at Medium or above, citing a passage of those sources. Anything else leaves
+// the first judgement as it was, and what the look broke among its flags: a look at a
+// contradiction can correct, never confirm. A bridge claim gets no such look (judgeOne):
+// evidence on the entity a judge named settles a bridge by the rules of a provisional bridge
+// (contradictedOnEntity).
 func (j judge) lookAtContradiction(ctx context.Context, position int, claim string, v judgement, given []evidence.Retrieved) (judgement, bool) {
-	if !contradictedAtLow(v) {
+	look, part, lookedAt := lookAtLowContradiction, "", "a contradiction the first reading gave at Low"
+	switch {
+	case contradictedAtLow(v):
+	case restUncovered(v):
+		look, part, lookedAt = lookAtUncoveredRest, v.SupportedPart, "the rest of a claim the first reading confirmed in part"
+	default:
 		return v, false
 	}
-	w, ok := j.lookAgain(ctx, position, claim, v, given, "", lookAtLowContradiction)
+	w, ok := j.lookAgain(ctx, position, claim, v, given, part, look)
 	if !ok || !contradicts(w) {
 		v.flags = append(v.flags, w.flags...)
 		return v, false
 	}
-	w.Reason = fmt.Sprintf("a second look at a contradiction the first reading gave at Low found it at %s: %s", w.Confidence, w.Reason)
+	w.Reason = fmt.Sprintf("a second look at %s found it contradicted at %s: %s", lookedAt, w.Confidence, w.Reason)
 	return w, true
+}
+
+// restUncovered reports whether the judge confirmed part of the claim, named that part, and
+// contradicted nothing: a reading the grounding rules leave unverified (groundVerdict).
+func restUncovered(v judgement) bool {
+	return v.Verdict == pipeline.VerdictUnverified && strings.EqualFold(v.VariantVerdict, pipeline.VerdictPartlySupported) &&
+		v.Correction == "" && v.SupportedPart != "" && len(v.cited) > 0 && confirmedInPart(v)
 }
 
 // contradicts reports whether v says the claim is false: refuted, or partly supported with a

@@ -259,42 +259,60 @@ func lowContradictionModel(t testing.TB, second string) *pipelinetest.StubModel 
 func TestSecondLookAtAContradictionGivenAtLow(t *testing.T) {
 	t.Parallel()
 	ref := evidence.StanceRefutes
-	for _, tc := range []struct {
-		name     string
-		second   string
-		verdict  string
-		flagged  bool
-		cited    []int
-		confined bool
-	}{
-		{"contradicted at Medium", judgeReplyJSON(t, "refuted", "Medium", "", nil, judgeCitation{1, "written and directed by David Ayer", ref}), pipeline.VerdictRefuted, false, []int{2}, true},
-		{"contradicted at Low again", judgeReplyJSON(t, "refuted", "Low", "", nil, judgeCitation{1, "written and directed by David Ayer", ref}), pipeline.VerdictUnverified, false, nil, true},
-		{"a quote no source holds", judgeReplyJSON(t, "refuted", "Medium", "", nil, judgeCitation{1, "directed by Zack Snyder", ref}), pipeline.VerdictUnverified, true, nil, true},
-		{"confirmed instead", judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach plays Slipknot", evidence.StanceSupports}), pipeline.VerdictUnverified, false, nil, true},
+	for _, tc := range []contradictionLookCase{
+		{"contradicted at Medium", judgeReplyJSON(t, "refuted", "Medium", "", nil, judgeCitation{1, "written and directed by David Ayer", ref}), pipeline.VerdictRefuted, false, []int{2}},
+		{"contradicted at Low again", judgeReplyJSON(t, "refuted", "Low", "", nil, judgeCitation{1, "written and directed by David Ayer", ref}), pipeline.VerdictUnverified, false, nil},
+		{"a quote no source holds", judgeReplyJSON(t, "refuted", "Medium", "", nil, judgeCitation{1, "directed by Zack Snyder", ref}), pipeline.VerdictUnverified, true, nil},
+		{"confirmed instead", judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach plays Slipknot", evidence.StanceSupports}), pipeline.VerdictUnverified, false, nil},
 	} {
-		model := lowContradictionModel(t, tc.second)
-		res, err := Multihop{Model: model, Searcher: slipknotSearcher()}.Run(context.Background(), pipeline.Input{Text: slipknotStatement})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c2 := res.Claims[1]
-		if c2.Verdict != tc.verdict || tc.cited != nil && (!slices.Equal(c2.Citations, tc.cited) || c2.Confidence != pipeline.ConfidenceMedium || !strings.Contains(c2.Reason, "second look")) {
-			t.Errorf("%s: claim 2 stored %s at %s citing %v (%s), want %s", tc.name, c2.Verdict, c2.Confidence, c2.Citations, c2.Reason, tc.verdict)
-		}
-		if flagged := slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool { return f.Code == pipeline.FlagQuoteNotInSource }); flagged != tc.flagged {
-			t.Errorf("%s: quote_not_in_source flagged %v, want %v: %+v", tc.name, flagged, tc.flagged, res.ReviewFlags)
-		}
-		var looks []string
-		for _, p := range model.Sent(pipeline.StepJudge) {
-			if strings.Contains(p, contradictionLookMarker) {
-				looks = append(looks, p)
-			}
-		}
-		if len(looks) != 1 || strings.Contains(looks[0], secondLookMarker) || strings.Contains(looks[0], lowLookMarker) || strings.Contains(looks[0], srcLake.Snippet) ||
-			strings.Contains(looks[0], slipknotStatement) || !strings.Contains(looks[0], srcSlipknot.Snippet) {
-			t.Fatalf("%s: second looks (%d), want one with claim 2's cited source alone:\n%s", tc.name, len(looks), strings.Join(looks, "\n----\n"))
+		checkContradictionLook(t, tc, lowContradictionModel(t, tc.look), contradictionLookMarker, "second look", []string{secondLookMarker, lowLookMarker}, nil)
+	}
+}
+
+// contradictionLookCase is what a look at a contradiction replies (look), and what claim 2
+// then stores: its verdict, whether a quote is flagged, and the citations of a contradiction.
+type contradictionLookCase struct {
+	name    string
+	look    string
+	verdict string
+	flagged bool
+	cited   []int
+}
+
+// checkContradictionLook runs the Slipknot statement with model and checks what claim 2
+// stores against tc (a contradiction with reasonWords in its reason), and that one judge prompt
+// holds marker, with claim 2's cited source and the words of holds, and neither the other
+// source, the statement, nor any of notWith.
+func checkContradictionLook(t *testing.T, tc contradictionLookCase, model *pipelinetest.StubModel, marker, reasonWords string, notWith, holds []string) pipeline.Claim {
+	t.Helper()
+	res, err := Multihop{Model: model, Searcher: slipknotSearcher()}.Run(context.Background(), pipeline.Input{Text: slipknotStatement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := res.Claims[1]
+	if c2.Verdict != tc.verdict || tc.cited != nil && (!slices.Equal(c2.Citations, tc.cited) || c2.Confidence != pipeline.ConfidenceMedium || !strings.Contains(c2.Reason, reasonWords)) {
+		t.Errorf("%s: claim 2 stored %s at %s citing %v (%s), want %s", tc.name, c2.Verdict, c2.Confidence, c2.Citations, c2.Reason, tc.verdict)
+	}
+	if flagged := slices.ContainsFunc(res.ReviewFlags, func(f pipeline.ReviewFlag) bool { return f.Code == pipeline.FlagQuoteNotInSource }); flagged != tc.flagged {
+		t.Errorf("%s: quote_not_in_source flagged %v, want %v: %+v", tc.name, flagged, tc.flagged, res.ReviewFlags)
+	}
+	var looks []string
+	for _, p := range model.Sent(pipeline.StepJudge) {
+		if strings.Contains(p, marker) {
+			looks = append(looks, p)
 		}
 	}
+	confined := len(looks) == 1 && !strings.Contains(looks[0], srcLake.Snippet) && !strings.Contains(looks[0], slipknotStatement) && strings.Contains(looks[0], srcSlipknot.Snippet)
+	for _, words := range notWith {
+		confined = confined && !strings.Contains(looks[0], words)
+	}
+	for _, words := range holds {
+		confined = confined && strings.Contains(looks[0], words)
+	}
+	if !confined {
+		t.Fatalf("%s: looks (%d), want one with claim 2's cited source alone:\n%s", tc.name, len(looks), strings.Join(looks, "\n----\n"))
+	}
+	return c2
 }
 
 // Only a contradiction given at Low gets the look at a contradiction: not one given at Medium
@@ -316,6 +334,70 @@ func TestNoContradictionLookWithoutAContradictionAtLow(t *testing.T) {
 		for _, p := range model.Sent(pipeline.StepJudge) {
 			if strings.Contains(p, contradictionLookMarker) {
 				t.Errorf("a look at a contradiction after %s", first)
+			}
+		}
+	}
+}
+
+// restLookMarker is in the judge prompt of a look at the rest of a partial confirmation only.
+const restLookMarker = "A first reading of these sources confirmed this part of the claim and found the rest not covered"
+
+// restLookModel is the Slipknot run with c2's first judge confirming that Adam Beach plays
+// Slipknot and finding "in Suicide Squad" not covered, citing its own source only; the second
+// look at that part reads it so again, and the look at the rest is scripted by rest.
+func restLookModel(t testing.TB, rest string) *pipelinetest.StubModel {
+	first := judgeReplyJSON(t, "partly_supported", "Medium", "Suicide Squad cast", nil, judgeCitation{1, "Adam Beach plays Slipknot", evidence.StanceSupports})
+	first = strings.Replace(first, `"supported_part":""`, `"supported_part":"Adam Beach plays Slipknot."`, 1)
+	model := firstReadingModel(t, first, restLookMarker, rest)
+	model.Rules = append([]pipelinetest.StubRule{{Contains: secondLookMarker, Reply: first}}, model.Rules...)
+	return model
+}
+
+// A partial confirmation that contradicts nothing is unverified, and its second look can only
+// confirm; relay judges gave it of claims whose source states the rest otherwise and that they
+// would not call contradicted ("they name Sony/ATV Music Publishing as the company and never
+// mention Air Deluxe Music Group", exfever-5909 in session 50's fifteenth cohort: 52 such claims
+// in 311 statements, 32 of them in false statements). When the look at the part confirms
+// nothing, a look at the rest gets the claim, the confirmed part and only the sources the first
+// reading cited, told that a fact stated otherwise contradicts and a fact the sources do not
+// mention contradicts nothing; a contradiction at Medium or above, grounded as any verdict is,
+// is stored with the look named in its reason. Nothing else it says counts: a confirmation, a
+// contradiction at Low, a quote no source holds (flagged), unverified.
+func TestLookAtTheRestOfAPartialConfirmation(t *testing.T) {
+	t.Parallel()
+	ref, sup := evidence.StanceRefutes, evidence.StanceSupports
+	for _, tc := range []contradictionLookCase{
+		{"contradicted at Medium", judgeReplyJSON(t, "refuted", "Medium", "", nil, judgeCitation{1, "written and directed by David Ayer", ref}), pipeline.VerdictRefuted, false, []int{2}},
+		{"contradicted at Low", judgeReplyJSON(t, "refuted", "Low", "", nil, judgeCitation{1, "written and directed by David Ayer", ref}), pipeline.VerdictUnverified, false, nil},
+		{"a quote no source holds", judgeReplyJSON(t, "refuted", "Medium", "", nil, judgeCitation{1, "directed by Zack Snyder", ref}), pipeline.VerdictUnverified, true, nil},
+		{"confirmed instead", judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach plays Slipknot", sup}), pipeline.VerdictUnverified, false, nil},
+		{"not mentioned", judgeReplyJSON(t, "unverified", "Low", "", nil), pipeline.VerdictUnverified, false, nil},
+	} {
+		c2 := checkContradictionLook(t, tc, restLookModel(t, tc.look), restLookMarker, "look at the rest", []string{secondLookMarker, contradictionLookMarker}, []string{"Adam Beach plays Slipknot."})
+		if tc.cited == nil && (c2.VariantVerdict != pipeline.VerdictPartlySupported || !strings.Contains(c2.Reason, "confirm part of the claim")) {
+			t.Errorf("%s: claim 2 lost its first judgement: %+v", tc.name, c2)
+		}
+	}
+}
+
+// A partial confirmation the second look at its part confirms gets no look at its rest, nor
+// does a claim its judge left unverified or contradicted at Medium.
+func TestNoLookAtTheRestWithoutAnUncoveredRest(t *testing.T) {
+	t.Parallel()
+	ref, sup := evidence.StanceRefutes, evidence.StanceSupports
+	confirmed := restLookModel(t, "{}")
+	confirmed.Rules[0].Reply = judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach plays Slipknot", sup})
+	for name, model := range map[string]*pipelinetest.StubModel{
+		"the part confirmed":     confirmed,
+		"unverified":             firstReadingModel(t, judgeReplyJSON(t, "unverified", "Low", "", nil), restLookMarker, "{}"),
+		"contradicted at Medium": firstReadingModel(t, judgeReplyJSON(t, "refuted", "Medium", "", nil, judgeCitation{1, "written and directed by David Ayer", ref}), restLookMarker, "{}"),
+	} {
+		if _, err := (Multihop{Model: model, Searcher: slipknotSearcher()}).Run(context.Background(), pipeline.Input{Text: slipknotStatement}); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range model.Sent(pipeline.StepJudge) {
+			if strings.Contains(p, restLookMarker) {
+				t.Errorf("%s: a look at the rest", name)
 			}
 		}
 	}
