@@ -499,9 +499,8 @@ func (r *multihopRun) crossValidationVerdicts() {
 // is loose"). That look is told that Low counts as unverified and when Low is the answer, and
 // the same rules hold: only a confirmation at Medium or above counts.
 func (j judge) secondLook(ctx context.Context, position int, claim string, v judgement, given []evidence.Retrieved) (judgement, bool) {
-	partly := strings.EqualFold(v.VariantVerdict, pipeline.VerdictPartlySupported) && v.SupportedPart != ""
 	atLow := confirmedAtLow(v)
-	if v.Verdict != pipeline.VerdictUnverified || !partly && !atLow || len(v.cited) == 0 || !confirmedInPart(v) {
+	if !confirmedOnlyInPart(v) || !restUncovered(v) && !atLow {
 		return v, false
 	}
 	part := v.SupportedPart
@@ -600,8 +599,7 @@ func (j judge) lookAtContradiction(ctx context.Context, position int, claim stri
 // restUncovered reports whether the judge confirmed part of the claim, named that part, and
 // contradicted nothing: a reading the grounding rules leave unverified (groundVerdict).
 func restUncovered(v judgement) bool {
-	return v.Verdict == pipeline.VerdictUnverified && strings.EqualFold(v.VariantVerdict, pipeline.VerdictPartlySupported) &&
-		v.Correction == "" && v.SupportedPart != "" && len(v.cited) > 0 && confirmedInPart(v)
+	return confirmedOnlyInPart(v) && strings.EqualFold(v.VariantVerdict, pipeline.VerdictPartlySupported) && v.SupportedPart != "" && v.Correction == ""
 }
 
 // contradicts reports whether v says the claim is false: refuted, or partly supported with a

@@ -24,10 +24,14 @@ func secondLookModel(t testing.TB, second string) *pipelinetest.StubModel {
 
 // secondLookModelAt is secondLookModel with the first judge's confidence.
 func secondLookModelAt(t testing.TB, firstConfidence, second string) *pipelinetest.StubModel {
-	sup := evidence.StanceSupports
-	first := judgeReplyJSON(t, "partly_supported", firstConfidence, "Suicide Squad cast", nil, judgeCitation{1, "Adam Beach plays Slipknot", sup})
-	first = strings.Replace(first, `"supported_part":""`, `"supported_part":"Adam Beach plays Slipknot."`, 1)
-	return firstReadingModel(t, first, secondLookMarker, second)
+	return firstReadingModel(t, partialReading(t, firstConfidence), secondLookMarker, second)
+}
+
+// partialReading is c2's first judge, at confidence, confirming that Adam Beach plays Slipknot
+// and finding "in Suicide Squad" not covered, citing its own source only.
+func partialReading(t testing.TB, confidence string) string {
+	first := judgeReplyJSON(t, "partly_supported", confidence, "Suicide Squad cast", nil, judgeCitation{1, "Adam Beach plays Slipknot", evidence.StanceSupports})
+	return strings.Replace(first, `"supported_part":""`, `"supported_part":"Adam Beach plays Slipknot."`, 1)
 }
 
 // firstReadingModel is the Slipknot run with c1 confirmed naming Adam Beach, c2's first judge
@@ -163,14 +167,7 @@ func TestNoSecondLookWithoutAPartialConfirmation(t *testing.T) {
 				judgeCitation{1, "Adam Beach played Detective Chester Lake", sup}),
 			resolvedSlipknot: first,
 		})
-		if _, err := (Multihop{Model: model, Searcher: slipknotSearcher()}).Run(context.Background(), pipeline.Input{Text: slipknotStatement}); err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range model.Sent(pipeline.StepJudge) {
-			if strings.Contains(p, secondLookMarker) {
-				t.Errorf("a second look after %s", first)
-			}
-		}
+		checkNoLook(t, model, secondLookMarker, first)
 	}
 }
 
@@ -225,14 +222,7 @@ func TestNoSecondLookAtLowWithoutAConfirmationAtLow(t *testing.T) {
 	} {
 		model := lowConfirmationModel(t, "{}")
 		model.Rules = append([]pipelinetest.StubRule{judgeRuleFor(resolvedSlipknot, first)}, model.Rules...)
-		if _, err := (Multihop{Model: model, Searcher: slipknotSearcher()}).Run(context.Background(), pipeline.Input{Text: slipknotStatement}); err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range model.Sent(pipeline.StepJudge) {
-			if strings.Contains(p, lowLookMarker) {
-				t.Errorf("a second look at Low after %s", first)
-			}
-		}
+		checkNoLook(t, model, lowLookMarker, first)
 	}
 }
 
@@ -266,6 +256,20 @@ func TestSecondLookAtAContradictionGivenAtLow(t *testing.T) {
 		{"confirmed instead", judgeReplyJSON(t, "supported", "Medium", "", nil, judgeCitation{1, "Adam Beach plays Slipknot", evidence.StanceSupports}), pipeline.VerdictUnverified, false, nil},
 	} {
 		checkContradictionLook(t, tc, lowContradictionModel(t, tc.look), contradictionLookMarker, "second look", []string{secondLookMarker, lowLookMarker}, nil)
+	}
+}
+
+// checkNoLook runs the Slipknot statement with model and reports each judge prompt that holds
+// marker, a look that after (the first reading, or the case) should not have asked for.
+func checkNoLook(t *testing.T, model *pipelinetest.StubModel, marker, after string) {
+	t.Helper()
+	if _, err := (Multihop{Model: model, Searcher: slipknotSearcher()}).Run(context.Background(), pipeline.Input{Text: slipknotStatement}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range model.Sent(pipeline.StepJudge) {
+		if strings.Contains(p, marker) {
+			t.Errorf("a look (%q) after %s", marker, after)
+		}
 	}
 }
 
@@ -328,14 +332,7 @@ func TestNoContradictionLookWithoutAContradictionAtLow(t *testing.T) {
 	} {
 		model := lowContradictionModel(t, "{}")
 		model.Rules = append([]pipelinetest.StubRule{judgeRuleFor(resolvedSlipknot, first)}, model.Rules...)
-		if _, err := (Multihop{Model: model, Searcher: slipknotSearcher()}).Run(context.Background(), pipeline.Input{Text: slipknotStatement}); err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range model.Sent(pipeline.StepJudge) {
-			if strings.Contains(p, contradictionLookMarker) {
-				t.Errorf("a look at a contradiction after %s", first)
-			}
-		}
+		checkNoLook(t, model, contradictionLookMarker, first)
 	}
 }
 
@@ -346,8 +343,7 @@ const restLookMarker = "A first reading of these sources confirmed this part of 
 // Slipknot and finding "in Suicide Squad" not covered, citing its own source only; the second
 // look at that part reads it so again, and the look at the rest is scripted by rest.
 func restLookModel(t testing.TB, rest string) *pipelinetest.StubModel {
-	first := judgeReplyJSON(t, "partly_supported", "Medium", "Suicide Squad cast", nil, judgeCitation{1, "Adam Beach plays Slipknot", evidence.StanceSupports})
-	first = strings.Replace(first, `"supported_part":""`, `"supported_part":"Adam Beach plays Slipknot."`, 1)
+	first := partialReading(t, pipeline.ConfidenceMedium)
 	model := firstReadingModel(t, first, restLookMarker, rest)
 	model.Rules = append([]pipelinetest.StubRule{{Contains: secondLookMarker, Reply: first}}, model.Rules...)
 	return model
@@ -381,7 +377,8 @@ func TestLookAtTheRestOfAPartialConfirmation(t *testing.T) {
 }
 
 // A partial confirmation the second look at its part confirms gets no look at its rest, nor
-// does a claim its judge left unverified or contradicted at Medium.
+// does a claim its judge left unverified, contradicted at Medium, or confirmed in part at Medium
+// with a correction (a contradiction, which stands).
 func TestNoLookAtTheRestWithoutAnUncoveredRest(t *testing.T) {
 	t.Parallel()
 	ref, sup := evidence.StanceRefutes, evidence.StanceSupports
@@ -391,14 +388,8 @@ func TestNoLookAtTheRestWithoutAnUncoveredRest(t *testing.T) {
 		"the part confirmed":     confirmed,
 		"unverified":             firstReadingModel(t, judgeReplyJSON(t, "unverified", "Low", "", nil), restLookMarker, "{}"),
 		"contradicted at Medium": firstReadingModel(t, judgeReplyJSON(t, "refuted", "Medium", "", nil, judgeCitation{1, "written and directed by David Ayer", ref}), restLookMarker, "{}"),
+		"corrected at Medium":    firstReadingModel(t, strings.Replace(partialReading(t, pipeline.ConfidenceMedium), `"correction":""`, `"correction":"Adam Beach played Slipknot in another film"`, 1), restLookMarker, "{}"),
 	} {
-		if _, err := (Multihop{Model: model, Searcher: slipknotSearcher()}).Run(context.Background(), pipeline.Input{Text: slipknotStatement}); err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range model.Sent(pipeline.StepJudge) {
-			if strings.Contains(p, restLookMarker) {
-				t.Errorf("%s: a look at the rest", name)
-			}
-		}
+		checkNoLook(t, model, restLookMarker, name)
 	}
 }
